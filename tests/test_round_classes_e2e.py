@@ -700,6 +700,14 @@ Stop 51 (helper w1), the global batch size beside a rank's share:
   (`torch.full((batch_size,), t)`): read per rank, rank 0 prints the original's `weights
   -1.2049` (before: both ranks crashed at the first sampling step, "The size of tensor a (2)
   must match the size of tensor b (4)", no warning).
+
+Stop 51 (helper w2), a cache built when absent (FRAGE mos-lm main.py's `dictionary_<name>`):
+- rank_zero_s51_w2_cache_built_when_absent: `if os.path.exists(cache):` read it, else
+  tokenize into it (a slow tokenizer, the stand-in tests/e2e_stop45_m/slowtok.py, whose load
+  takes rank 1 1.2 s longer): the test is rank 0's reading (ddp_rank0_value), every rank
+  tokenizes, rank 0 alone writes; rank 0 prints the original's `words 64 weights -0.9230`
+  (before: no warning; rank 1 found the file rank 0 was still writing, read 0 words, and
+  failed: "shape '[16, 4]' is invalid for input of size 0").
 """
 
 from __future__ import annotations
@@ -932,6 +940,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "sample -3.9680",
         "weights -1.2049",
     ),
+    # stop 51 w2: the original's (the base: rank 1 read the half-written cache and failed)
+    "rank_zero_s51_w2_cache_built_when_absent": ("words 64 weights -0.9230",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1024,6 +1034,7 @@ RANK0_ONLY = {
     "model_wrap_s51_v4_unknown_model_taken_apart": "weights",  # stop 51 v4
     "s51_s1_tensor_lists_from_other_module": "extra",  # stop 51 s1
     "data_s51_w1_global_batch_size_handed_to_sampler": "weights",  # stop 51 w1
+    "rank_zero_s51_w2_cache_built_when_absent": "weights",  # stop 51 w2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -60,6 +60,7 @@ from dp2ddp.transforms._support.nodes import (
     statement_header,
     walk,
 )
+from dp2ddp.transforms.rank_zero.decided_paths import apart
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_paths import (
     argument_elsewhere,
@@ -146,7 +147,7 @@ class Barriers(Rule):
             if self.facts.under_guard(call) or self.facts.in_except(call):
                 continue
             anchor, omitted = self.plan_after(call)
-            if omitted is None and anchor is not None and self._loads_inside(anchor):
+            if omitted is None and anchor is not None and self._loads_inside(anchor, call):
                 omitted = f"its barrier goes after `{statement_header(anchor)}`, past a load in it"
             if omitted is not None:
                 self.before_loads = self._local_unsynced = True
@@ -482,11 +483,12 @@ class Barriers(Rule):
             return None, why
         return anchor, None
 
-    def _loads_inside(self, anchor: cst.CSTNode) -> bool:
+    def _loads_inside(self, anchor: cst.CSTNode, save: cst.Call) -> bool:
         """A load inside the statement the barrier follows (a loop that saves, then loads
-        back in a later statement or pass): the barrier after it comes too late for that
-        load, which then waits at one of its own, or gets DP031 (before_load)."""
-        return bool(self._loads(anchor))
+        back): the barrier after it comes too late for that load, which then waits at one of
+        its own, or gets DP031 (before_load). Not one in the `if`'s other branch where every
+        rank takes the same branch (decided_paths.apart: a cache built when absent)."""
+        return any(not apart(self.t, load, save, anchor) for load in self._loads(anchor))
 
     def _loads(self, root: cst.CSTNode) -> list[cst.Call]:
         """The checkpoint loads under `root`: torch.load, or another module's loader."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import inside, walk
 from dp2ddp.transforms.rank_zero.file_paths import whole_file_path
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
@@ -116,3 +116,40 @@ def made_in(t: RankZeroOnly, statement: cst.If) -> tuple[cst.Call | None, cst.Ca
 
 def _writes(call: cst.Call, names: set[str]) -> bool:
     return whole_file_path(call, names, write=True) is not None or path_open_for_writing(call)
+
+
+def written_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
+    """A cache built when absent (`if os.path.exists(cache): corpus = torch.load(cache)`
+    `else: corpus = build(); torch.save(corpus, cache)`): the first call in a branch of
+    `statement` that writes a path its test checks (rank 0 alone writes it,
+    side_effects.py), else None. Each rank read the file system apart: on a first run rank
+    1 saw the file rank 0 was still writing (a torn read) or not yet (and built its own).
+    Rank 0's reading takes every rank the same way: all load a file written before the
+    test, or all build alike (the build's draws are shared, ddp_same_random) and wait at
+    the barrier after the `if` while rank 0 writes (barriers.py)."""
+    checked = checked_paths(t, statement)
+    branches: list[cst.CSTNode] = [statement.body]
+    if statement.orelse is not None:
+        branches.append(statement.orelse)
+    for branch in branches:
+        for call in walk(branch, skip_scopes=True):
+            if isinstance(call, cst.Call) and _writes(call, t.qualified_names(call.func)):
+                written = whole_file_path(call, t.qualified_names(call.func), write=True)
+                if written is None:
+                    written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
+                if spelled(t, written) & checked:
+                    return call
+    return None
+
+
+def apart(t: RankZeroOnly, load: cst.CSTNode, save: cst.CSTNode, statement: cst.CSTNode) -> bool:
+    """`load` and `save` lie in the two branches of the `if` `statement` (the barrier after
+    it: barriers.py): where every rank takes the same branch (its test rank 0's reading,
+    written_in), no rank loads while rank 0 writes in this pass of it."""
+    if not isinstance(statement, cst.If) or statement.orelse is None:
+        return False
+    sides: list[tuple[cst.CSTNode, cst.CSTNode]] = [(statement.body, statement.orelse)]
+    sides.append((statement.orelse, statement.body))
+    if t.facts.uniform.rank_dependent_around(load) is not None:
+        return False  # a test each rank reads apart: a rank may load while rank 0 writes
+    return any(inside(load, a, t) and inside(save, b, t) for a, b in sides)

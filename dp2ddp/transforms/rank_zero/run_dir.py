@@ -68,6 +68,7 @@ from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.rank_zero.decided_paths import (
     made_in,
     written_after,
+    written_in,
 )
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through, items_through
@@ -523,8 +524,8 @@ class RunDirValues(CallRule):
             # make turns the test (decided_paths.made_in). (A removal in it:
             # _removes_then_uses places the barrier right after it.)
             return made
-        if written is not None:
-            return written
+        if written is not None or (written := written_in(self.t, statement)) is not None:
+            return written  # a write after the make, or a cache built when absent
         if any(isinstance(node, cst.Return) for node in walk(statement.body, skip_scopes=True)):
             return written_after(self.t, statement)
         return None

@@ -13,7 +13,14 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
 import utils
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_barrier, ddp_is_main, ddp_setup
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    ddp_barrier,
+    ddp_is_main,
+    ddp_rank0_value,
+    ddp_setup,
+)
 from utils import CachedSet, load_features
 
 CACHE = "cache.pkl"
@@ -28,7 +35,7 @@ class LocalSet:
 
 def main():
     ddp_setup()
-    if not os.path.isfile(CACHE) and ddp_is_main():
+    if not ddp_rank0_value(os.path.isfile, CACHE) and ddp_is_main():
         with open(CACHE, "wb") as f:
             pickle.dump([1, 2], f)
     ddp_barrier()

@@ -2,12 +2,12 @@ import os
 
 import numpy as np
 
-from _dp2ddp import ddp_barrier, ddp_is_main
+from _dp2ddp import ddp_barrier, ddp_is_main, ddp_rank0_value
 
 
 def load_data(root):
     path = os.path.join(root, "split.npy")
-    if not os.path.exists(path):
+    if not ddp_rank0_value(os.path.exists, path):
         os.makedirs(root, exist_ok=True)
         if ddp_is_main():
             np.save(path, np.arange(16))
