@@ -680,6 +680,13 @@ Stop 51 w3:
   verdict (before: migrate silent, verify's notes named no warning); the mean loss over the
   model's weights in the same step is not said (before stop 51 any mean loss of the program
   was).
+
+Stop 51 w4:
+- s51_w4_with_header_written_plus (ryanchankh/mcr2@005c2f7 utils.py:50, 80): files opened
+  with a "+" mode in a `with` whose handle is only written (`with open(csv_path, 'w+') as f:
+  f.write(header)`, rows appended with "a+"): rank 0 writes them, the others a scratch file,
+  as for "w"/"a" (before: every rank wrote, losses.csv had each row twice, and DP066 said
+  "written on rank 0" of a write left on every rank).
 """
 
 from __future__ import annotations
@@ -900,6 +907,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 51 v4: the original's (the base: "Expected to have finished reduction" at step 2)
     "model_wrap_s51_v4_unknown_model_taken_apart": ("weights -3.6435",),
+    # stop 51 w4: the original's (the base: the same lines, losses.csv's rows twice)
+    "s51_w4_with_header_written_plus": ("{'lr': 0.1}", "weights -0.4283"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -924,6 +933,7 @@ PROGRAMS = {
     "s49_f2_teacher_built_by_other_module": "train.py",  # stop 49 f2
     "s49_h1_stamp_handed_across_modules": "main.py",  # stop 49 h1
     "s51_s2_factory_in_other_module": "train.py",  # stop 51 s2
+    "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -989,12 +999,15 @@ RANK0_ONLY = {
     "s51_s2_factory_in_other_module": "weights",  # stop 51 s2
     "data_s51_v4_step_counter_summed_after_loop": "weights",  # stop 51 v4
     "model_wrap_s51_v4_unknown_model_taken_apart": "weights",  # stop 51 v4
+    "s51_w4_with_header_written_plus": "weights",  # stop 51 w4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
     "rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2},
     # stop 48 v1
     "rank_zero_stdlib_openers": {"log.txt": 2},
+    # stop 51 w4: the header and 4 rows (the base: every rank wrote them, 9 lines)
+    "s51_w4_with_header_written_plus": {"out/losses.csv": 5},
 }
 #: e2e_cases scripts migrated here with inline helpers (their original runs in this process)
 MIGRATED = {
