@@ -708,6 +708,13 @@ Stop 51 (helper w2), a cache built when absent (FRAGE mos-lm main.py's `dictiona
   tokenizes, rank 0 alone writes; rank 0 prints the original's `words 64 weights -0.9230`
   (before: no warning; rank 1 found the file rank 0 was still writing, read 0 words, and
   failed: "shape '[16, 4]' is invalid for input of size 0").
+
+Stop 51 w4:
+- s51_w4_with_header_written_plus (ryanchankh/mcr2@005c2f7 utils.py:50, 80): files opened
+  with a "+" mode in a `with` whose handle is only written (`with open(csv_path, 'w+') as f:
+  f.write(header)`, rows appended with "a+"): rank 0 writes them, the others a scratch file,
+  as for "w"/"a" (before: every rank wrote, losses.csv had each row twice, and DP066 said
+  "written on rank 0" of a write left on every rank).
 """
 
 from __future__ import annotations
@@ -942,6 +949,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 51 w2: the original's (the base: rank 1 read the half-written cache and failed)
     "rank_zero_s51_w2_cache_built_when_absent": ("words 64 weights -0.9230",),
+    # stop 51 w4: the original's (the base: the same lines, losses.csv's rows twice)
+    "s51_w4_with_header_written_plus": ("{'lr': 0.1}", "weights -0.4283"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -967,6 +976,7 @@ PROGRAMS = {
     "s49_h1_stamp_handed_across_modules": "main.py",  # stop 49 h1
     "s51_s2_factory_in_other_module": "train.py",  # stop 51 s2
     "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
+    "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1035,12 +1045,15 @@ RANK0_ONLY = {
     "s51_s1_tensor_lists_from_other_module": "extra",  # stop 51 s1
     "data_s51_w1_global_batch_size_handed_to_sampler": "weights",  # stop 51 w1
     "rank_zero_s51_w2_cache_built_when_absent": "weights",  # stop 51 w2
+    "s51_w4_with_header_written_plus": "weights",  # stop 51 w4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
     "rank_zero_open_mode_held": {"log.txt": 2, "config.txt": 2, "history.txt": 2},
     # stop 48 v1
     "rank_zero_stdlib_openers": {"log.txt": 2},
+    # stop 51 w4: the header and 4 rows (the base: every rank wrote them, 9 lines)
+    "s51_w4_with_header_written_plus": {"out/losses.csv": 5},
 }
 #: e2e_cases scripts migrated here with inline helpers (their original runs in this process)
 MIGRATED = {

@@ -22,7 +22,7 @@ from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
 from dp2ddp.transforms.data.closure_reads import inner_figures, nested_shows
 from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
 from dp2ddp.transforms.data.decisions import no_grad_inside
-from dp2ddp.transforms.data.figure_aliases import figure_aliases
+from dp2ddp.transforms.data.figure_aliases import figure_aliases, may_hold
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.handed_meters import reduced_handed_meters
@@ -358,6 +358,7 @@ class LoaderEvaluation(ShowingCalls):
                         if isinstance(n, cst.Name)
                         for figure in seen.get(n.value, ())
                         if figure in shown_counters or figure in objects
+                        if inner is not None or not after or may_hold(self, n, figure, end, seen)
                     }
                 )
                 if not shown:

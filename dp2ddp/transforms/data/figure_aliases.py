@@ -3,9 +3,16 @@ names bound from them, and lists fed with them."""
 
 from __future__ import annotations
 
-import libcst as cst
+from typing import TYPE_CHECKING
 
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import variables_under, walk
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 
 
 def figure_aliases(root: cst.CSTNode, figures: set[str]) -> dict[str, set[str]]:
@@ -69,3 +76,44 @@ def bindings(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tupl
         pairs = zip(elements, (e.value for e in value.elements), strict=True)
         return [b for t, v in pairs for b in bindings(t, v)]
     return [b for t in elements for b in bindings(t, value)]
+
+
+#: The bindings whose value is all a name holds after them (its reads are followed).
+_REBINDS = frozenset({"assign", "annassign", "augassign", "walrus"})
+
+
+def may_hold(
+    t: LoaderEvaluation,
+    name: cst.Name,
+    figure: str,
+    end: int,
+    held: dict[str, set[str]],
+    visiting: frozenset[int] = frozenset(),
+) -> bool:
+    """Whether this read of `name` (which `held` says may hold `figure`, a running figure of
+    a loop ending at line `end`) may hold it, by the bindings reaching the read (the
+    def-use view): a binding made after the loop holds only what its value reads
+    (`outstr = 'Test ...' % (test_loss / count)` after the training loop and a test loop
+    that set `count = 0.0` and summed it again: GBNet main.py:157, stop 51 v4-F), followed
+    the same way; a binding before or inside the loop, or one not plainly a value (a
+    loop's target, a parameter), may hold it. Unsure (no binding found): may."""
+    flow = view(t._module_node)
+    if flow.parent(name) is None:
+        return True
+    found = [d for d in flow.reaching(name) if d.kind != "store"]
+    if not found:
+        return True
+    for definition in found:
+        place = t.get_metadata(PositionProvider, definition.statement, None)
+        if place is None or place.start.line <= end or definition.kind not in _REBINDS:
+            return True
+        if id(definition) in visiting or definition.value is None:
+            continue
+        inner = visiting | {id(definition)}
+        reads = [n for n in variables_under(definition.value) if figure in held.get(n.value, ())]
+        target = definition.target
+        if definition.kind == "augassign" and isinstance(target, cst.Name):
+            reads.append(target)  # `s += ...` keeps what s held
+        if any(may_hold(t, n, figure, end, held, inner) for n in reads):
+            return True
+    return False

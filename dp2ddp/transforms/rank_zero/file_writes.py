@@ -274,24 +274,29 @@ class FileWrites(CallRule):
         is no read of it (MILVLG/mcan-vqa@6b165e9 core/exec.py reopens `logfile` with "a+"
         for each entry of its epoch log: both ranks wrote every line, stop 42's v3-C)."""
         assign = self.t.parent(call)
-        if not (
+        bound: cst.CSTNode
+        scope: cst.CSTNode | None
+        if isinstance(assign, cst.WithItem) and isinstance(assign.asname, cst.AsName):
+            # `with open(csv_path, "w+") as f: f.write(header)`: the handle is the with's
+            # (ryanchankh/mcr2@005c2f7 utils.py:50: every rank wrote losses.csv's header)
+            bound, scope = assign.asname.name, self.t.parent(assign)
+            if not isinstance(bound, cst.Name) or not isinstance(scope, cst.With):
+                return False
+        elif (
             isinstance(assign, cst.Assign)
             and len(assign.targets) == 1
             and isinstance(assign.targets[0].target, cst.Name)
         ):
+            bound, scope = assign.targets[0].target, self.t.parent(assign)
+            while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
+                scope = self.t.parent(scope)
+            if scope is None:
+                return False
+        else:
             return False
-        name = assign.targets[0].target.value
-        scope = self.t.parent(assign)
-        while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
-            scope = self.t.parent(scope)
-        if scope is None:
-            return False
+        name = bound.value
         for node in walk(scope):
-            if (
-                isinstance(node, cst.Name)
-                and node.value == name
-                and node is not assign.targets[0].target
-            ):
+            if isinstance(node, cst.Name) and node.value == name and node is not bound:
                 holder = self.t.parent(node)
                 if isinstance(holder, cst.AssignTarget):
                     continue  # a rebinding (the next `log = open(path, "a+")`), not a read
