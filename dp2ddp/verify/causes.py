@@ -33,6 +33,8 @@ only adds where to look):
 * a buffer (not a parameter: a memory bank, running statistics kept by hand) differs
   from the original's before the parameters do, or more -> that buffer is named, not
   float rounding
+* the global RNG advanced during the models' training forwards -> random numbers drawn
+  inside the model's forward (draw_cause.py); the loop's own draws are those between them
 * dropout masks, BatchNorm batch statistics (over other groups: data_evidence.py), draws
   between steps -> named as such, with the neutralising flag.
 """
@@ -46,6 +48,7 @@ from dp2ddp.verify import data_evidence as data
 from dp2ddp.verify import scan
 from dp2ddp.verify.buffers import diverged_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
+from dp2ddp.verify.draw_cause import forward_draws, random_in_forward
 from dp2ddp.verify.ratio_cause import (
     batch_ratios,
     per_rank_tables,
@@ -92,6 +95,8 @@ class Evidence:
     #: Losses of the original program averaging over a count the data decides (DP043):
     #: `path:line call`.
     mean_losses: tuple[str, ...] = ()
+    #: Draws of the global RNGs in a `forward` of the program that ran: `path:line call`.
+    forward_draws: tuple[str, ...] = ()
 
     def windows(self, run: RankRecord) -> list[dict[str, Any]]:
         return run.windows[: max(self.numerics.steps_compared, 1)]
@@ -538,6 +543,9 @@ def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
                 "runs for the check (on GPUs, --sync-batchnorm changes the migration itself).",
             )
         )  # fmt: skip
+    in_forward = forward_draws(ev)
+    if in_forward:
+        causes.append(random_in_forward(ev, in_forward))
     if _rng_in_loop(ev) and not dropout and not any(c.key == "random_in_loop" for c in found):
         causes.append(_random_in_loop(ev))
     return causes

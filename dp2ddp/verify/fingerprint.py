@@ -143,9 +143,12 @@ def install(recorder: Recorder) -> None:
                         else None,
                     )
                     recorder.forward_batch = tensor.size(0) if tensor.dim() else None
+                before = recorder.forward_began()
                 done, output = chunked_forward(recorder, native_call, self, args, kwargs)
-                if done:
-                    return output
+                if not done:
+                    output = native_call(self, *args, **kwargs)
+                recorder.forward_ended(before)
+                return output
             else:
                 recorder.note_stateful(self)
             return native_call(self, *args, **kwargs)

@@ -88,7 +88,12 @@ class Window:
     #: the original: training forwards run chunk by chunk as DataParallel's replicas (replicas)
     replicated: int = 0
     loader_started: bool = False  # a DataLoader iterator was created (draws a seed)
-    rng_consumed: bool | None = None  # the global RNGs advanced (None: not measurable)
+    #: the global RNGs advanced outside the models' training forwards (None: not measurable)
+    rng_consumed: bool | None = None
+    rng_outside: bool = False  # they advanced between two training forwards of this window
+    #: training forwards during which the global RNGs advanced: draws inside the model's
+    #: forward (a diffusion step, DropPath), not aligned dropout (probes restore the RNG)
+    forward_draws: int = 0
 
 
 def rng_digest() -> str:
@@ -257,6 +262,25 @@ class Recorder:
         if along_dim1 is not None:
             self.current.inputs_dim1.setdefault(str(ordinal), []).extend(along_dim1)
 
+    def forward_began(self) -> str:
+        """The RNG digest before a training forward; a change since the last mark was drawn
+        outside the forwards (the loop's own draws: causes._rng_in_loop)."""
+        now = rng_digest()
+        if self._rng_mark is not None and now != self._rng_mark:
+            self.current.rng_outside = True
+        return now
+
+    def forward_ended(self, before: str) -> None:
+        """Count a forward that drew from the global RNGs; later draws are measured from here.
+        Cold-Diffusion-Models@f8b1379 draws its diffusion steps (`torch.randint`) in forward,
+        zczcwh/PoseFormer@a908b29 timm's DropPath: both were "drawn inside the training
+        loop" or unexplained (docs/real-world.md, stop 51, w5)."""
+        after = rng_digest()
+        if after != before:
+            self.current.forward_draws += 1
+        if self._rng_mark is not None:
+            self._rng_mark = after
+
     # -- optimizer hooks ---------------------------------------------------------------------
     def _params(self, opt: torch.optim.Optimizer) -> list[tuple[str, torch.Tensor]]:
         """The optimizer's parameters, each with its key: its name in the wrapped model
@@ -329,7 +353,7 @@ class Recorder:
                 if self.keep_tensors:
                     self.init[key] = p.detach().cpu().clone()
         if self._rng_mark is not None and not self.current.loader_started:
-            self.current.rng_consumed = rng_digest() != self._rng_mark
+            self.current.rng_consumed = self.current.rng_outside or rng_digest() != self._rng_mark
         self._before = [p.detach().clone() for _, p in params]
         if self.keep_tensors:
             self._grads = {

@@ -214,6 +214,37 @@ def pair_losses(entry: Path) -> tuple[str, ...]:
     )
 
 
+def forward_draws(entry: Path) -> tuple[str, ...]:
+    """`path:line call` of each draw of the global RNGs (no `generator=`) inside a `forward`
+    method of the program of `entry` (its modules, as `dp2ddp migrate` discovers them): where
+    a measured draw in the model's forward comes from (draw_cause.py)."""
+    from dp2ddp.errors import InputError
+    from dp2ddp.program.discovery import discover_program
+
+    try:
+        sources = [(m.path, m.source.text) for m in discover_program(str(entry)).modules]
+    except (InputError, OSError, UnicodeDecodeError):
+        return ()
+    out = []
+    for path, text in sources:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.FunctionDef) and node.name == "forward"):
+                continue
+            for call in ast.walk(node):
+                if (
+                    isinstance(call, ast.Call)
+                    and _is_random_call(_dotted(call.func))
+                    and not any(kw.arg == "generator" for kw in call.keywords)
+                ):
+                    text_of = ast.unparse(call).splitlines()[0][:60]
+                    out.append(f"{path}:{call.lineno} {text_of}")
+    return tuple(dict.fromkeys(out))
+
+
 def _used(name: str, texts: list[str]) -> bool:
     """`name` (a loss class or function) is used by the program: named in some module other
     than by its own `def`/`class` line or an import (a loss module's other classes the

@@ -431,6 +431,9 @@ def judge(
         )
         if not numerics.passed
         else (),
+        forward_draws=tuple(filter(reached.ran_at, scan.forward_draws(config.original)))
+        if not numerics.passed
+        else (),
     )
     if diverged is None:
         causes = diagnose(evidence)

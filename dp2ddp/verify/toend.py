@@ -74,6 +74,10 @@ class OutputCheck:
     #: the original's lines that rank 0 does not print (numbers masked)
     missing: list[str] = field(default_factory=list)
     lines: int = 0  # the original's stdout lines
+    #: of `missing`, those whose form rank 0 printed too, fewer times: the print is on rank
+    #: 0's path and ran; a condition around it decided otherwise (GBNet's `if test_acc >=
+    #: best_test_acc:` on another test figure was "keep the original's prints": stop 51, w5)
+    fewer: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -122,7 +126,8 @@ def check_output(
         if seen[key] < lacking[key]:
             seen[key] += 1
             kept.append(line)
-    return OutputCheck(duplicated, kept[::-1], len(wanted))
+    fewer = [line for line in kept[::-1] if rank0.get(_key(line), 0) > 0]
+    return OutputCheck(duplicated, kept[::-1], len(wanted), fewer)
 
 
 #: Words of lines whose numbers are a clock's, not training's: never compared.
@@ -396,13 +401,30 @@ def to_end_causes(
                 "Print on rank 0 only (`if ddp_is_main():`).",
             )
         )
-    if output.missing:
+    dropped = [line for line in output.missing if line not in output.fewer]
+    if dropped:
+        shown = "; ".join(repr(line) for line in dropped[:_EXAMPLES])
         causes.append(
             Cause(
                 "output_missing",
                 "rank 0 does not print what the original printed",
-                output.describe(),
+                f"of the original's {output.lines} lines, rank 0 never printed a line of the "
+                f"form of {len(dropped)} ({shown})",
                 "Keep the original's prints in the migration, on rank 0.",
+            )
+        )
+    if output.fewer:
+        shown = "; ".join(repr(line) for line in output.fewer[:_EXAMPLES])
+        causes.append(
+            Cause(
+                "output_fewer",
+                "rank 0 printed some of the original's lines fewer times",
+                f"{len(output.fewer)} of the original's {output.lines} lines ({shown}): rank 0 "
+                "printed lines of their form too, so the print is kept on rank 0's path and "
+                "ran; a condition around it (a figure compared, a count) decided otherwise",
+                "Compare the figures that decide that print (the other figures above, a "
+                "figure of rank 0's share alone: DP030, per-process BatchNorm statistics: "
+                "DP008); the print itself needs no change.",
             )
         )
     return causes

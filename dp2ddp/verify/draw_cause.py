@@ -1,0 +1,56 @@
+"""Random numbers drawn inside the model's forward (measured: recorder.forward_ended).
+
+A draw in forward (a diffusion step `torch.randint(0, T, (b,))`, timm's DropPath, a noise
+layer) is made per process: DataParallel's replicas drew theirs on their own devices, the
+DDP ranks (seeded alike by verify) draw the same values for their shares; no step-by-step
+alignment is possible. Told apart from the loop's own draws (causes._random_in_loop), which
+are measured between the forwards: arpitbansal297/Cold-Diffusion-Models@f8b1379 was
+"no measured cause matched; DP011 a candidate" and zczcwh/PoseFormer@a908b29 "the global
+RNG advanced … DP006" at a generator whose batch was split right (docs/real-world.md,
+stop 51, w5).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dp2ddp.verify.report import Cause
+
+if TYPE_CHECKING:
+    from dp2ddp.verify.causes import Evidence
+
+
+def forward_draws(ev: Evidence) -> int:
+    """Training forwards of the compared steps that drew from the global RNGs, where no
+    dropout was drawn as is (aligned or switched-off dropout leaves the RNG where it was)."""
+    runs = [ev.original, *ev.migrated]
+    as_is = sum(
+        int(w.get("dropout", 0)) - int(w.get("dropout_off", 0)) - int(w.get("dropout_aligned", 0))
+        for run in runs
+        for w in ev.windows(run)
+    )
+    if as_is > 0 and not ev.no_dropout:
+        return 0
+    return sum(int(w.get("forward_draws", 0)) for run in runs for w in ev.windows(run))
+
+
+def random_in_forward(ev: Evidence, count: int) -> Cause:
+    where = (
+        f" (drawn at {'; '.join(ev.forward_draws[:3])}"
+        + (f" and {len(ev.forward_draws) - 3} more" if len(ev.forward_draws) > 3 else "")
+        + ")"
+        if ev.forward_draws
+        else " (no draw in a forward() of the program's modules ran: a library layer's, e.g. "
+        "stochastic depth / DropPath or a noise layer)"
+    )
+    return Cause(
+        "random_in_forward",
+        "random numbers drawn inside the model's forward",
+        f"the global RNG advanced during {count} training forwards of the compared steps (the "
+        "original's and the ranks'), not by dropout" + where + "; each process draws its own "
+        "values: the ranks (seeded alike by verify) draw the same values for their shares, the "
+        "original other values for its batch",
+        "Such draws cannot be aligned between 1 and W processes: switch them off for the check "
+        "with the script's own options after `--` (a drop-path rate of 0, a fixed step), or "
+        "accept the difference (DataParallel's replicas also drew their own on each device).",
+    )
