@@ -700,6 +700,15 @@ Stop 51 (helper w1), the global batch size beside a rank's share:
   (`torch.full((batch_size,), t)`): read per rank, rank 0 prints the original's `weights
   -1.2049` (before: both ranks crashed at the first sampling step, "The size of tensor a (2)
   must match the size of tensor b (4)", no warning).
+
+Stop 51 (helper w6), grids of a batch drawn with next():
+- data_s51_w6_grid_of_next_batch (arpitbansal297/Cold-Diffusion-Models@f8b1379
+  resolution_diffusion_pytorch.py ~977-1000): a batch drawn by `next()` of a cycled sharded
+  loader (`self.dl = cycle(DataLoader(...))`), handed to a method of the wrapped model's EMA
+  copy (`self.ema_model.module.sample(img=og_img)`), the batch and the method's output saved
+  as grids every N steps (`og_img = (og_img + 1) * 0.5`): each gathered where every rank
+  arrives, rank 0 prints and saves the original's 8 rows (before: `grid 2 og 4 rows 4 sum
+  21.676`, no warning).
 """
 
 from __future__ import annotations
@@ -932,6 +941,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "sample -3.9680",
         "weights -1.2049",
     ),
+    # stop 51 w6: the original's (the base printed grid 2 og 4 rows 4 sum 21.676)
+    "data_s51_w6_grid_of_next_batch": ("grid 2 og 8 rows 8 sum 43.289", "weights 0.6633"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1024,6 +1035,7 @@ RANK0_ONLY = {
     "model_wrap_s51_v4_unknown_model_taken_apart": "weights",  # stop 51 v4
     "s51_s1_tensor_lists_from_other_module": "extra",  # stop 51 s1
     "data_s51_w1_global_batch_size_handed_to_sampler": "weights",  # stop 51 w1
+    "data_s51_w6_grid_of_next_batch": "grid",  # stop 51 w6
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1513,6 +1525,12 @@ def test_a_sample_grid_saved_by_rank_0_holds_every_ranks_rows(launch: Launch) ->
     launch.status("data_s50_s1_grid_nested_next", 1)
     folder = launch.workdir("data_s50_s1_grid_nested_next")
     assert (folder / "test_1.jpg").read_text() == "rows 12 sum 44.788\n"
+    # stop 51 w6: a batch drawn by next() of a cycled loader and an EMA copy's method's output
+    # (before: rows 4 sum 38.010, rows 4 sum 21.676)
+    launch.status("data_s51_w6_grid_of_next_batch", 1)
+    folder = launch.workdir("data_s51_w6_grid_of_next_batch")
+    assert (folder / "og-2.png").read_text() == "rows 8 sum 76.740\n"
+    assert (folder / "recons-2.png").read_text() == "rows 8 sum 43.289\n"
 
 
 def test_a_figure_padded_to_its_width_is_printed_not_missing(tmp_path: Path) -> None:
