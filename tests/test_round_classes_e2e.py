@@ -715,6 +715,15 @@ Stop 51 w4:
   f.write(header)`, rows appended with "a+"): rank 0 writes them, the others a scratch file,
   as for "w"/"a" (before: every rank wrote, losses.csv had each row twice, and DP066 said
   "written on rank 0" of a write left on every rank).
+
+Stop 51 (helper w6), grids of a batch drawn with next():
+- data_s51_w6_grid_of_next_batch (arpitbansal297/Cold-Diffusion-Models@f8b1379
+  resolution_diffusion_pytorch.py ~977-1000): a batch drawn by `next()` of a cycled sharded
+  loader (`self.dl = cycle(DataLoader(...))`), handed to a method of the wrapped model's EMA
+  copy (`self.ema_model.module.sample(img=og_img)`), the batch and the method's output saved
+  as grids every N steps (`og_img = (og_img + 1) * 0.5`): each gathered where every rank
+  arrives, rank 0 prints and saves the original's 8 rows (before: `grid 2 og 4 rows 4 sum
+  21.676`, no warning).
 """
 
 from __future__ import annotations
@@ -951,6 +960,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s51_w2_cache_built_when_absent": ("words 64 weights -0.9230",),
     # stop 51 w4: the original's (the base: the same lines, losses.csv's rows twice)
     "s51_w4_with_header_written_plus": ("{'lr': 0.1}", "weights -0.4283"),
+    # stop 51 w6: the original's (the base printed grid 2 og 4 rows 4 sum 21.676)
+    "data_s51_w6_grid_of_next_batch": ("grid 2 og 8 rows 8 sum 43.289", "weights 0.6633"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1046,6 +1057,7 @@ RANK0_ONLY = {
     "data_s51_w1_global_batch_size_handed_to_sampler": "weights",  # stop 51 w1
     "rank_zero_s51_w2_cache_built_when_absent": "weights",  # stop 51 w2
     "s51_w4_with_header_written_plus": "weights",  # stop 51 w4
+    "data_s51_w6_grid_of_next_batch": "grid",  # stop 51 w6
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1537,6 +1549,12 @@ def test_a_sample_grid_saved_by_rank_0_holds_every_ranks_rows(launch: Launch) ->
     launch.status("data_s50_s1_grid_nested_next", 1)
     folder = launch.workdir("data_s50_s1_grid_nested_next")
     assert (folder / "test_1.jpg").read_text() == "rows 12 sum 44.788\n"
+    # stop 51 w6: a batch drawn by next() of a cycled loader and an EMA copy's method's output
+    # (before: rows 4 sum 38.010, rows 4 sum 21.676)
+    launch.status("data_s51_w6_grid_of_next_batch", 1)
+    folder = launch.workdir("data_s51_w6_grid_of_next_batch")
+    assert (folder / "og-2.png").read_text() == "rows 8 sum 76.740\n"
+    assert (folder / "recons-2.png").read_text() == "rows 8 sum 43.289\n"
 
 
 def test_a_figure_padded_to_its_width_is_printed_not_missing(tmp_path: Path) -> None:

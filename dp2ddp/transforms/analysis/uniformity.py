@@ -386,6 +386,8 @@ class RankUniformity:
         if stored_elsewhere(self, expr, self._own_class(expr, at)):
             return False
         for statement, value in self.index.attribute_sets.get(expr.attr.value, []):
+            if value is None and _grows(statement, expr.attr.value):
+                value = statement.value  # type: ignore[attr-defined]  # the old one: this
             if value is None or not self.value(value, statement):
                 return False
             if self.rank_dependent_around(statement) is not None:
@@ -678,3 +680,13 @@ class RankUniformity:
                         result = False
         self._memo[key] = result
         return result
+
+
+def _grows(statement: cst.CSTNode, attr: str) -> bool:
+    """`self.step += 1`: the attribute's old value (uniform where its every store is, the
+    question asked) and the operand (class w6 of stop 51, Cold-Diffusion's Trainer)."""
+    return (
+        isinstance(statement, cst.AugAssign)
+        and isinstance(statement.target, cst.Attribute)
+        and statement.target.attr.value == attr
+    )

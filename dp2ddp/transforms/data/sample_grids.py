@@ -12,13 +12,18 @@ An image save (`torchvision.utils.save_image(v, ...)`) in such a loop whose imag
 reads the batch (loop_takers.batch_derived) is proved and gathered where:
 
 - `v` is a name whose every binding reaching the save is one `torch.cat((a, b, ...))` along
-  dim 0 in the loop's body, and each operand is a name (read as it is: `out.detach()`,
+  dim 0 in the loop's body, or arithmetic keeping the rows (`(og_img + 1) * 0.5`: names and
+  numbers joined by `+ - * /`), and each operand is a name (read as it is: `out.detach()`,
   `.cpu()`) whose every reaching binding gives this rank's rows of the step: an element
   the loop's target unpacks, a `next(it)` of a sharded loader's batches (or an element it
-  unpacks), what a call of the DataParallel wrap returns (each element of a returned
-  tuple: DataParallel gathers each along dim 0), one hop through `.to()`/`.cuda()`/
-  `.detach()`; or itself such a grid (`torch.cat((style, torch.cat((content, out))))` in
-  two bindings);
+  unpacks; `it` also a generator of the module over the loader, `cycle(loader)`:
+  analysis/generator_batches.generator_takers), what a call of the DataParallel wrap
+  returns (each element of a returned tuple: DataParallel gathers each along dim 0), one
+  hop through `.to()`/`.cuda()`/`.detach()`, what a method of the wrapped model returns
+  when handed such rows (`ema_model.module.sample(img=og_img)`: the receiver's every
+  origin, flow.origins, is the wrap, through `.module` and `copy.deepcopy`: the model's own
+  method on this rank's share, where DataParallel's `.module` ran it on the whole batch);
+  or itself such a grid (`torch.cat((style, torch.cat((content, out))))` in two bindings);
 - every read of each grid binding is the save's image, an operand of the next grid, or
   inside a call that shows it (`print(grid.shape)`), so gathering changes nothing the
   step computes;
@@ -41,6 +46,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import view
+from dp2ddp.flow.origins import origins
 from dp2ddp.transforms._support.names import DATAPARALLEL, DDP_WRAPS, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
@@ -50,6 +56,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.generator_batches import generator_takers
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 if TYPE_CHECKING:
@@ -91,7 +98,8 @@ def _gather_grids(
 ) -> None:
     flow = view(t._module_node)
     cache: list[RankUniformity] = []
-    derived = derived_names(loop.body, t._batch_derived(loop) | _taken(t, loader, loop))
+    step = _Step(loader, loop, _generator_takers(flow, loader))
+    derived = derived_names(loop.body, t._batch_derived(loop) | _taken(t, step))
     for call in saves:
         if not call.args or call.args[0].keyword is not None or call.args[0].star:
             continue
@@ -100,7 +108,7 @@ def _gather_grids(
             continue  # not read from the batches: a fixed sample, saved as DataParallel did
         if any(isinstance(n, cst.Call) and name_is(n, GATHER) for n in walk(image)):
             continue
-        why = _plan(t, flow, _Step(loader, loop), image, cache)
+        why = _plan(t, flow, step, image, cache)
         if isinstance(why, str):
             t.warn(
                 call,
@@ -128,6 +136,20 @@ class _Step:
 
     loader: Loader
     loop: cst.For | cst.While
+    #: The `next()` calls taking the loader's batches from a generator of the module.
+    takers: frozenset[int]
+
+
+def _generator_takers(flow: DefUse, loader: Loader) -> frozenset[int]:
+    """The `next(it)` calls of the module taking `loader`'s batches through a generator
+    over it (`self.dl = cycle(DataLoader(...))`, then `next(self.dl)`)."""
+    return frozenset(
+        id(node)
+        for loop, _, _ in loader.loops
+        if isinstance(loop, cst.For)
+        for node in generator_takers(flow, loop)
+        if isinstance(node, cst.Call)
+    )
 
 
 def name_is(call: cst.Call, name: str) -> bool:
@@ -159,7 +181,10 @@ def _plan(
         seen.add(id(d.statement))
         parts = _cat_parts(t, d) if id(d.statement) in inside else None
         if parts is None:
-            return f"`{t.code(d.target)}` is not bound by torch.cat along dim 0 in the loop"
+            return (
+                f"`{t.code(d.target)}` is not bound by torch.cat along dim 0, or by arithmetic "
+                "keeping its rows, in the loop"
+            )
         if not cache:
             cache.append(RankUniformity.for_pass(t, t._module_node))
         if _rank_dependent(cache[0], loop, d.statement):
@@ -175,6 +200,11 @@ def _plan(
             found = _defs(flow, part)
             if not found:
                 return f"`{part.value}` is not followed"
+            if (receiver := _unproved_method(t, flow, step, found)) is not None:
+                return (
+                    f"`{part.value}` is what a method of `{receiver}` returns for the batch, "
+                    f"and `{receiver}` is not proved the wrapped model or a copy of it"
+                )
             grids += [(inner, part) for inner in found]
     return gathered
 
@@ -184,10 +214,13 @@ def _defs(flow: DefUse, name: cst.Name) -> list[Definition]:
 
 
 def _cat_parts(t: LoaderEvaluation, d: Definition) -> list[cst.BaseExpression] | None:
-    """The operands of `torch.cat((a, b, ...))` along dim 0 a plain binding gives."""
+    """The operands of `torch.cat((a, b, ...))` along dim 0 a plain binding gives, or the
+    names of arithmetic that keeps their rows (`(og_img + 1) * 0.5`)."""
     value = d.value
-    if d.kind != "assign" or d.element or not isinstance(value, cst.Call):
+    if d.kind != "assign" or d.element or value is None:
         return None
+    if not isinstance(value, cst.Call):
+        return _arithmetic_names(value)
     if "torch.cat" not in t.qualified_names(value.func) or not value.args:
         return None
     first, rest = value.args[0], value.args[1:]
@@ -201,6 +234,27 @@ def _cat_parts(t: LoaderEvaluation, d: Definition) -> list[cst.BaseExpression] |
     if any(not isinstance(e, cst.Element) for e in first.value.elements):
         return None
     return [e.value for e in first.value.elements]
+
+
+_ROW_WISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+
+
+def _arithmetic_names(value: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The names `value` joins with numbers by `+ - * /` (elementwise: each row stays its
+    own), or None."""
+    names: list[cst.BaseExpression] = []
+    todo = [value]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _ROW_WISE):
+            todo += [node.left, node.right]
+        elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            todo.append(node.expression)
+        elif isinstance(node, cst.Name):
+            names.append(node)
+        elif not isinstance(node, (cst.Integer, cst.Float)):
+            return None
+    return names or None
 
 
 def _read_only_by(
@@ -283,12 +337,32 @@ def _rows(
             continue
         if not isinstance(value, cst.Call):
             return False
-        if name_is(value, "next") and _takes(t, step.loader, value):
+        if name_is(value, "next") and (id(value) in step.takers or _takes(t, step.loader, value)):
             continue  # a batch taken from the sharded loader
         if isinstance(value.func, cst.Name) and _wrap(t, flow, value.func):
             continue  # the wrap's output (each element of a tuple: gathered along dim 0)
+        if _wrap_method(t, flow, step, value, through | {id(d.statement)}):
+            continue
         return False
     return True
+
+
+def _wrap_method(
+    t: LoaderEvaluation, flow: DefUse, step: _Step, call: cst.Call, through: set[int]
+) -> bool:
+    """`W.module.sample(img=x)`: a method of the wrapped model (every origin of `W` the
+    wrap, through `.module` and `copy.deepcopy`: an EMA copy) handed this rank's rows `x`.
+    DataParallel's `.module` ran it on the whole batch; here on this rank's share."""
+    if not isinstance(call.func, cst.Attribute) or not any(
+        isinstance(a.value, cst.Name) and _rows(t, flow, step, a.value, through) for a in call.args
+    ):
+        return False
+    found = [
+        o for o in origins(flow, call.func.value, stop=lambda c: _is_wrap(t, c)) if not o.selects
+    ]
+    return bool(found) and all(
+        o.kind == "call" and isinstance(o.node, cst.Call) and _is_wrap(t, o.node) for o in found
+    )
 
 
 def _takes(t: LoaderEvaluation, loader: Loader, call: cst.Call) -> bool:
@@ -311,15 +385,39 @@ def _takes(t: LoaderEvaluation, loader: Loader, call: cst.Call) -> bool:
     )
 
 
-def _taken(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While) -> set[str]:
+def _unproved_method(
+    t: LoaderEvaluation, flow: DefUse, step: _Step, found: list[Definition]
+) -> str | None:
+    """The receiver of a method handed this rank's rows that binds one of `found`, not
+    proved the wrap (_wrap_method said no): for DP132's text."""
+    for d in found:
+        value = _as_is(d.value) if d.value is not None else None
+        if (
+            d.kind == "assign"
+            and isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Attribute)
+            and any(
+                isinstance(a.value, cst.Name) and _rows(t, flow, step, a.value, set())
+                for a in value.args
+            )
+        ):
+            return t.code(value.func.value)
+    return None
+
+
+def _taken(t: LoaderEvaluation, step: _Step) -> set[str]:
     """Names the loop binds from `next(it)` of `loader`'s batches, through `.to(device)`
     and the like (`x = next(it).to(device)`; loop_takers.next_bound reads `next(it)` bare)."""
     found: set[str] = set()
-    for node in walk(loop.body, skip_scopes=True):
+    for node in walk(step.loop.body, skip_scopes=True):
         if not isinstance(node, cst.Assign):
             continue
         value = _as_is(node.value)
-        if isinstance(value, cst.Call) and name_is(value, "next") and _takes(t, loader, value):
+        if (
+            isinstance(value, cst.Call)
+            and name_is(value, "next")
+            and (id(value) in step.takers or _takes(t, step.loader, value))
+        ):
             found |= {n.value for tg in node.targets for n in variables_under(tg.target)}
     return found
 
@@ -345,7 +443,12 @@ def _wrap(t: LoaderEvaluation, flow: DefUse, func: cst.Name) -> bool:
         value = _as_is(d.value) if d.value is not None else None
         if not (d.kind == "assign" and not d.element and isinstance(value, cst.Call)):
             return False
-        wraps = t.qualified_names(value.func) & (DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL)
-        if not wraps and not (isinstance(value.func, cst.Name) and value.func.value in DDP_WRAPS):
+        if not _is_wrap(t, value):
             return False
     return bool(found)
+
+
+def _is_wrap(t: LoaderEvaluation, call: cst.Call) -> bool:
+    """The DataParallel wrap, or the model pass's DDP wrap of it."""
+    wraps = t.qualified_names(call.func) & (DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL)
+    return bool(wraps) or isinstance(call.func, cst.Name) and call.func.value in DDP_WRAPS
