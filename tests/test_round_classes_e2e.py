@@ -708,6 +708,20 @@ Stop 51 (helper w2), a cache built when absent (FRAGE mos-lm main.py's `dictiona
   tokenizes, rank 0 alone writes; rank 0 prints the original's `words 64 weights -0.9230`
   (before: no warning; rank 1 found the file rank 0 was still writing, read 0 words, and
   failed: "shape '[16, 4]' is invalid for input of size 0").
+
+Stop 51 (helper w7), data drawn on each rank, then cut (w2's repro, reduced):
+- batches_s51_w7_corpus_drawn_before_loop: `corpus = torch.randn(64, 8)`, unseeded, before a
+  loop that cuts its rows into batches (`x = corpus[i:j]`, split by ddp_shard_batch): drawn
+  in `with ddp_same_random():`, so each rank's share is of rank 0's corpus; rank 0 prints
+  `agree True` (the weights after 3 steps equal the same steps computed by hand on the whole
+  batches of its corpus, as in the original) (before: `agree False`, rank 1's shares were of
+  a corpus of its own, no warning).
+- batches_s51_w7_corpus_built_by_function_cached: the corpus a function draws, built when a
+  cache file is absent: the call site draws alike; `agree True` (before: `agree False`).
+- batches_s51_w7_corpus_seeded_alike (kept out): `torch.manual_seed(0)` first: no
+  ddp_same_random; rank 0 prints the original's `weights -0.0391`.
+  The first two run first in the launch (UNSEEDED): an earlier script's seed would make the
+  ranks' own draws alike and hide the class.
 """
 
 from __future__ import annotations
@@ -942,6 +956,10 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 51 w2: the original's (the base: rank 1 read the half-written cache and failed)
     "rank_zero_s51_w2_cache_built_when_absent": ("words 64 weights -0.9230",),
+    # stop 51 w7: the original's (the base printed agree False: rank 1 cut its own corpus)
+    "batches_s51_w7_corpus_drawn_before_loop": ("agree True",),
+    "batches_s51_w7_corpus_built_by_function_cached": ("agree True",),
+    "batches_s51_w7_corpus_seeded_alike": ("weights -0.0391",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1035,6 +1053,9 @@ RANK0_ONLY = {
     "s51_s1_tensor_lists_from_other_module": "extra",  # stop 51 s1
     "data_s51_w1_global_batch_size_handed_to_sampler": "weights",  # stop 51 w1
     "rank_zero_s51_w2_cache_built_when_absent": "weights",  # stop 51 w2
+    "batches_s51_w7_corpus_drawn_before_loop": "agree",  # stop 51 w7
+    "batches_s51_w7_corpus_built_by_function_cached": "agree",  # stop 51 w7
+    "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1052,7 +1073,13 @@ MIGRATED = {
 #: Run first in the launch: they draw from Python's and numpy's global streams unseeded,
 #: which must still be each process's own (an earlier script may seed them alike on both
 #: ranks, and then a draw of each rank's own would look like one draw).
-UNSEEDED = ("generator_batches", "generator_early_stop")
+UNSEEDED = (
+    "generator_batches",
+    "generator_early_stop",
+    # stop 51 w7
+    "batches_s51_w7_corpus_drawn_before_loop",
+    "batches_s51_w7_corpus_built_by_function_cached",
+)
 #: loader_wrapping_class's steps of 4 rows
 STEPS = 8
 
