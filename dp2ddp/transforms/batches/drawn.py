@@ -19,9 +19,10 @@ Data a batch split by the proof is cut from, drawn from a process-wide stream no
 alike (`corpus = torch.randn(64, 8)` before the loop, `x = corpus[i:j]`; or a function of
 the module that returns such a draw, `corpus = build_corpus()`): each rank would take its
 share of a corpus of its own (stop 51, w7). The statement that draws it (or binds the
-function's result, the call site) runs inside `with ddp_same_random():` where every rank
-reaches it (a condition on a file, a cache's `if os.path.exists(...)`, is rank 0's: the
-rank-zero pass). Noise drawn in the loop is DP006's question.
+function's result, the call site; not a generator's, which draws as the loop iterates it)
+runs inside `with ddp_same_random():` where every rank reaches it (a condition on a file,
+a cache's `if os.path.exists(...)`, is rank 0's: the rank-zero pass). Noise drawn in the
+loop is DP006's question.
 """
 
 from __future__ import annotations
@@ -124,7 +125,12 @@ class DrawnBatches(BatchLoops):
         if not names & RANDOM_DRAWS or stream_of(names) in alike:
             return
         entered = origin.entered()
-        statement = flow.statement_of(entered[0] if entered else draw)
+        function = next((a for a in flow.ancestors(draw) if isinstance(a, cst.FunctionDef)), None)
+        statement = flow.statement_of(draw)
+        if entered and function is not None and not self._inside(batch, function):
+            if any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(function)):
+                return  # a generator draws as it is iterated, in the loop: DP006's
+            statement = flow.statement_of(entered[0])  # the call site of the drawing function
         if (
             not isinstance(statement, cst.SimpleStatementLine)
             or statement in self._same_random
