@@ -724,6 +724,20 @@ Stop 51 (helper w6), grids of a batch drawn with next():
   as grids every N steps (`og_img = (og_img + 1) * 0.5`): each gathered where every rank
   arrives, rank 0 prints and saves the original's 8 rows (before: `grid 2 og 4 rows 4 sum
   21.676`, no warning).
+
+Stop 51 (helper w7), data drawn on each rank, then cut (w2's repro, reduced):
+- batches_s51_w7_corpus_drawn_before_loop: `corpus = torch.randn(64, 8)`, unseeded, before a
+  loop that cuts its rows into batches (`x = corpus[i:j]`, split by ddp_shard_batch): drawn
+  in `with ddp_same_random():`, so each rank's share is of rank 0's corpus; rank 0 prints
+  `agree True` (the weights after 3 steps equal the same steps computed by hand on the whole
+  batches of its corpus, as in the original) (before: `agree False`, rank 1's shares were of
+  a corpus of its own, no warning).
+- batches_s51_w7_corpus_built_by_function_cached: the corpus a function draws, built when a
+  cache file is absent: the call site draws alike; `agree True` (before: `agree False`).
+- batches_s51_w7_corpus_seeded_alike (kept out): `torch.manual_seed(0)` first: no
+  ddp_same_random; rank 0 prints the original's `weights -0.0391`.
+  The first two run first in the launch (UNSEEDED): an earlier script's seed would make the
+  ranks' own draws alike and hide the class.
 """
 
 from __future__ import annotations
@@ -962,6 +976,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "s51_w4_with_header_written_plus": ("{'lr': 0.1}", "weights -0.4283"),
     # stop 51 w6: the original's (the base printed grid 2 og 4 rows 4 sum 21.676)
     "data_s51_w6_grid_of_next_batch": ("grid 2 og 8 rows 8 sum 43.289", "weights 0.6633"),
+    # stop 51 w7: the original's (the base printed agree False: rank 1 cut its own corpus)
+    "batches_s51_w7_corpus_drawn_before_loop": ("agree True",),
+    "batches_s51_w7_corpus_built_by_function_cached": ("agree True",),
+    "batches_s51_w7_corpus_seeded_alike": ("weights -0.0391",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1058,6 +1076,9 @@ RANK0_ONLY = {
     "rank_zero_s51_w2_cache_built_when_absent": "weights",  # stop 51 w2
     "s51_w4_with_header_written_plus": "weights",  # stop 51 w4
     "data_s51_w6_grid_of_next_batch": "grid",  # stop 51 w6
+    "batches_s51_w7_corpus_drawn_before_loop": "agree",  # stop 51 w7
+    "batches_s51_w7_corpus_built_by_function_cached": "agree",  # stop 51 w7
+    "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1077,7 +1098,13 @@ MIGRATED = {
 #: Run first in the launch: they draw from Python's and numpy's global streams unseeded,
 #: which must still be each process's own (an earlier script may seed them alike on both
 #: ranks, and then a draw of each rank's own would look like one draw).
-UNSEEDED = ("generator_batches", "generator_early_stop")
+UNSEEDED = (
+    "generator_batches",
+    "generator_early_stop",
+    # stop 51 w7
+    "batches_s51_w7_corpus_drawn_before_loop",
+    "batches_s51_w7_corpus_built_by_function_cached",
+)
 #: loader_wrapping_class's steps of 4 rows
 STEPS = 8
 

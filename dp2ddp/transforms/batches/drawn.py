@@ -14,15 +14,26 @@ process drew one. Such a binding runs inside `with ddp_same_random():`
   (stop 41's v1-C; before, each rank evaluated its own draws and the ranks left the epoch
   loop at different epochs: "Connection closed by peer", or a hang). Every rank evaluates
   the original's draw with the same weights: the figure, and what it decides, is alike.
+
+Data a batch split by the proof is cut from, drawn from a process-wide stream no seed makes
+alike (`corpus = torch.randn(64, 8)` before the loop, `x = corpus[i:j]`; or a function of
+the module that returns such a draw, `corpus = build_corpus()`): each rank would take its
+share of a corpus of its own (stop 51, w7). The statement that draws it (or binds the
+function's result, the call site; not a generator's, which draws as the loop iterates it)
+runs inside `with ddp_same_random():` where every rank reaches it (a condition on a file,
+a cache's `if os.path.exists(...)`, is rank 0's: the rank-zero pass). Noise drawn in the
+loop is DP006's question.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.flow import origins, view
+from dp2ddp.flow import DefUse, Origin, code, origins, view
 from dp2ddp.transforms._support.nodes import ModuleNodes, name_of, walk
+from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
 from dp2ddp.transforms.batches.loops import SAME_RANDOM, BatchLoops
+from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, own_stream
 
 #: torch's random draws (numpy's and Python's: their module prefix).
 _TORCH_DRAWS = frozenset({"torch.randperm", "torch.randint", "torch.multinomial"})
@@ -39,6 +50,10 @@ class DrawnBatches(BatchLoops):
         if statement in self._same_random:
             return
         source = self._drawing_source(assign, next_only=False)
+        if source is None and self._module is not None:
+            flow = view(self._module)
+            for origin in origins(flow, assign.value):
+                self._share_data_draw(flow, origin, statement)
         if source is not None:
             self._draw_alike_at(
                 statement,
@@ -94,6 +109,40 @@ class DrawnBatches(BatchLoops):
                     f"{self.code(node)} draws the data {self.code(source)} draws batches "
                     "from: drawn alike on every rank (ddp_same_random)",
                 )
+
+    def _share_data_draw(self, flow: DefUse, origin: Origin, batch: cst.CSTNode) -> None:
+        """A batch split at `batch` (a statement or expression) cut (`origin.cut`) from a
+        draw of a process-wide stream the program does not seed alike, drawn outside the
+        loops around `batch`: drawn alike on every rank (see the module docstring)."""
+        draw = origin.node
+        if not origin.cut or origin.kind != "call" or not isinstance(draw, cst.Call):
+            return
+        if own_stream(draw):
+            return
+        loops = [a for a in flow.ancestors(batch) if isinstance(a, (cst.For, cst.While))]
+        names = self.qualified_names(draw.func)
+        alike = alike_streams(self.state.facts.seeded_streams, lambda: self.state.text or "")
+        if not names & RANDOM_DRAWS or stream_of(names) in alike:
+            return
+        entered = origin.entered()
+        function = next((a for a in flow.ancestors(draw) if isinstance(a, cst.FunctionDef)), None)
+        statement = flow.statement_of(draw)
+        if entered and function is not None and not self._inside(batch, function):
+            if any(isinstance(n, (cst.Yield, cst.Await)) for n in walk(function)):
+                return  # a generator draws as it is iterated, in the loop: DP006's
+            statement = flow.statement_of(entered[0])  # the call site of the drawing function
+        if (
+            not isinstance(statement, cst.SimpleStatementLine)
+            or statement in self._same_random
+            or any(self._inside(statement, around) for around in loops)
+            or not self._outside_same_random(statement)
+        ):
+            return
+        self._draw_alike_at(
+            statement,
+            f"{code(draw)} draws the data the batch is cut from: drawn alike on every rank "
+            "(ddp_same_random), so the ranks' parts are of one draw, the original's",
+        )
 
     def _draw_alike_at(self, statement: cst.CSTNode, reason: str) -> None:
         """Run `statement` inside `with ddp_same_random():` (the pass's leave hook wraps

@@ -173,6 +173,7 @@ class BatchProof(DrawnBatches):
                             + self._per_process_note(),
                         )
                         return
+                    self._share_data_draw(flow, origin, origin.path[-1].node)
                     per_rank = True
         if not per_rank:
             # no part of a split batch: where every input is computed whole and alike on
