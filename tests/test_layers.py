@@ -20,8 +20,6 @@ TRANSFORMS = PACKAGE / "transforms"
 KNOWN: set[tuple[str, str]] = {
     # the dataset-draw finder (hazards' module_draws) -> transforms/analysis/draws.py
     ("dp2ddp.transforms.shared_draws", "dp2ddp.transforms.hazards.draws"),
-    ("dp2ddp.transforms.shared_draws.dataset_draws", "dp2ddp.transforms.hazards.draws"),
-    ("dp2ddp.transforms.batches.drawn", "dp2ddp.transforms.hazards.draws"),  # stop 51 w7
     # batches reads the data pass's loader resolution (LoaderImports, plan patterns) and its
     # figure rule (LoaderEvaluation: DP030 for the loops it splits): all go to an analysis
     # of loaders once the data chain is split into planners (review problem 2)

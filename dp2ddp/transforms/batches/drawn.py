@@ -31,9 +31,9 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, Origin, code, origins, view
 from dp2ddp.transforms._support.nodes import ModuleNodes, name_of, walk
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
 from dp2ddp.transforms.batches.loops import SAME_RANDOM, BatchLoops
-from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, own_stream
 
 #: torch's random draws (numpy's and Python's: their module prefix).
 _TORCH_DRAWS = frozenset({"torch.randperm", "torch.randint", "torch.multinomial"})

@@ -78,6 +78,7 @@ from dp2ddp.transforms.analysis.pickled_params import (
     saved_object,
     whole_parts,
 )
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams
 from dp2ddp.transforms.hazards.backward_program import (
     ProgramForeign,
@@ -86,7 +87,7 @@ from dp2ddp.transforms.hazards.backward_program import (
 )
 from dp2ddp.transforms.hazards.batch_pairing import batch_pairings
 from dp2ddp.transforms.hazards.count_means import CountMeans
-from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
+from dp2ddp.transforms.hazards.draws import HelperDraws
 from dp2ddp.transforms.hazards.forward_calls import helper_changes
 from dp2ddp.transforms.hazards.handed_forwards import handed_forwards
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value

@@ -34,50 +34,13 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, parsed_or_none, walk
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 Position = Callable[[cst.CSTNode], tuple[int, int]]
 Parent = Callable[[cst.CSTNode], cst.CSTNode | None]
-
-#: Library functions that draw from numpy's process-wide stream unless given a
-#: `random_state` (scikit-learn's `check_random_state(None)` is `np.random`'s global
-#: RandomState): a split or resample of a dataset drawn per process (zhutmost/lsq-net@1f644e9:
-#: `train_test_split(indices, test_size=..., stratify=targets)` with numpy never seeded).
-LIBRARY_DRAWS = frozenset(
-    f"sklearn.{name}"
-    for name in (
-        "model_selection.train_test_split model_selection._split.train_test_split "
-        "cross_validation.train_test_split utils.shuffle utils.resample"
-    ).split()
-)
-
-#: Global-RNG draws: each process advances its own generator.
-RANDOM_DRAWS = frozenset(
-    [
-        f"torch.{name}"
-        for name in (
-            "randn rand randint randperm normal bernoulli multinomial poisson "
-            "rand_like randn_like randint_like"
-        ).split()
-    ]
-    + [
-        f"numpy.random.{name}"
-        for name in (
-            "rand randn randint random random_sample ranf sample choice permutation shuffle "
-            "normal uniform beta binomial gamma exponential dirichlet lognormal laplace "
-            "standard_normal multivariate_normal"
-        ).split()
-    ]
-    + [
-        f"random.{name}"
-        for name in "random uniform randint randrange choice choices shuffle sample gauss "
-        "normalvariate betavariate".split()
-    ]
-    + list(LIBRARY_DRAWS)
-)
-
 
 #: Constructors of a generator object the program holds (`self.random_state =
 #: np.random.RandomState(seed)`, `rng = np.random.default_rng(0)`, `random.Random(1)`).
@@ -174,24 +137,6 @@ def _own_generator(call: cst.Call) -> bool:
     global stream, so a helper that only draws so is no drawing helper, as such a draw
     written where it is used is none (hazards/__init__.py, shared_draws/)."""
     return own_stream(call)
-
-
-def own_stream(call: cst.Call) -> bool:
-    """Whether a call of RANDOM_DRAWS leaves the process-wide streams alone: it names its
-    generator (`generator=g`), a library draw is given its seed or generator
-    (`random_state=0`; `random_state=None`, scikit-learn's default, is numpy's global
-    stream), or it is told not to shuffle (`train_test_split(..., shuffle=False)`)."""
-    for arg in call.args:
-        if arg.keyword is None:
-            continue
-        key, value = arg.keyword.value, arg.value
-        if key == "generator":
-            return True
-        if key == "random_state" and not (isinstance(value, cst.Name) and value.value == "None"):
-            return True
-        if key == "shuffle" and isinstance(value, cst.Name) and value.value == "False":
-            return True
-    return False
 
 
 class HelperDraws:

@@ -81,8 +81,9 @@ from dp2ddp.transforms.analysis.batch_noise import (
     loops_over,
     per_rank_noise,
 )
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
 from dp2ddp.transforms.analysis.training import loop_trains
-from dp2ddp.transforms.hazards.draws import RANDOM_DRAWS, HelperDraws
+from dp2ddp.transforms.hazards.draws import HelperDraws
 from dp2ddp.transforms.shared_draws.dataset_draws import (
     SAME_RANDOM,
     DatasetDrawFinder,

@@ -1,0 +1,66 @@
+"""Which calls draw from a process-wide random stream, and which leave it alone.
+
+Each process of a DDP job advances its own copy of these streams, so a draw that names no
+generator of its own differs between ranks unless the program seeds the stream alike. The
+names are the facts the hazards pass (DP006), the shared-draws pass and the batch proof
+(`batches/drawn.py`) read; they live here, below all three, so none imports another pass.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+#: Library functions that draw from numpy's process-wide stream unless given a
+#: `random_state` (scikit-learn's `check_random_state(None)` is `np.random`'s global
+#: RandomState): a split or resample of a dataset drawn per process (zhutmost/lsq-net@1f644e9:
+#: `train_test_split(indices, test_size=..., stratify=targets)` with numpy never seeded).
+LIBRARY_DRAWS = frozenset(
+    f"sklearn.{name}"
+    for name in (
+        "model_selection.train_test_split model_selection._split.train_test_split "
+        "cross_validation.train_test_split utils.shuffle utils.resample"
+    ).split()
+)
+
+#: Global-RNG draws: each process advances its own generator.
+RANDOM_DRAWS = frozenset(
+    [
+        f"torch.{name}"
+        for name in (
+            "randn rand randint randperm normal bernoulli multinomial poisson "
+            "rand_like randn_like randint_like"
+        ).split()
+    ]
+    + [
+        f"numpy.random.{name}"
+        for name in (
+            "rand randn randint random random_sample ranf sample choice permutation shuffle "
+            "normal uniform beta binomial gamma exponential dirichlet lognormal laplace "
+            "standard_normal multivariate_normal"
+        ).split()
+    ]
+    + [
+        f"random.{name}"
+        for name in "random uniform randint randrange choice choices shuffle sample gauss "
+        "normalvariate betavariate".split()
+    ]
+    + list(LIBRARY_DRAWS)
+)
+
+
+def own_stream(call: cst.Call) -> bool:
+    """Whether a call of RANDOM_DRAWS leaves the process-wide streams alone: it names its
+    generator (`generator=g`), a library draw is given its seed or generator
+    (`random_state=0`; `random_state=None`, scikit-learn's default, is numpy's global
+    stream), or it is told not to shuffle (`train_test_split(..., shuffle=False)`)."""
+    for arg in call.args:
+        if arg.keyword is None:
+            continue
+        key, value = arg.keyword.value, arg.value
+        if key == "generator":
+            return True
+        if key == "random_state" and not (isinstance(value, cst.Name) and value.value == "None"):
+            return True
+        if key == "shuffle" and isinstance(value, cst.Name) and value.value == "False":
+            return True
+    return False
