@@ -26,9 +26,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.nodes import bound_names, enclosing_function, variables_under, walk
+from dp2ddp.transforms._support.nodes import variables_under, walk
 from dp2ddp.transforms.data.filled_tables import made_to_fill, read_after
 
 if TYPE_CHECKING:
@@ -42,20 +41,18 @@ _INDEXED = {
 }
 
 
-def index_added_tables(t: ShardDataLoaders, loop: cst.For, batch: set[str]) -> set[str]:
+def index_added_tables(
+    t: ShardDataLoaders,
+    loop: cst.For,
+    batch: set[str],
+    bound_here: set[str],
+    end: int,
+    scope: cst.CSTNode,
+) -> set[str]:
     """Warn DP142 at each in-place index write of `loop` (over a sharded loader) into a
-    table read after it at indices the batch gives; the names of those tables."""
-    bound_here = {
-        n.value
-        for node in walk(loop.body, skip_scopes=True)
-        if isinstance(node, (cst.Assign, cst.For))
-        for target in (
-            [a.target for a in node.targets] if isinstance(node, cst.Assign) else [node.target]
-        )
-        for n in bound_names(target)
-    }
-    end = t.get_metadata(PositionProvider, loop).end.line
-    scope: cst.CSTNode = enclosing_function(loop, t) or t._module_node
+    table read after it at indices the batch gives; the names of those tables. The names
+    the loop's body binds (`bound_here`), the loop's last line and the scope it is read in
+    are the caller's (index_tables), computed once for both kinds of table."""
     said: set[str] = set()
     for node in walk(loop.body, skip_scopes=True):
         if not (

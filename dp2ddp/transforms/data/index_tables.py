@@ -64,7 +64,6 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> set[str
     batch = _batch_elements(loop)
     if not batch:
         return set()
-    added = index_added_tables(t, loop, batch)
     bound_here = {
         n.value
         for node in walk(loop.body, skip_scopes=True)
@@ -76,6 +75,7 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> set[str
     }
     end = t.get_metadata(PositionProvider, loop).end.line
     scope: cst.CSTNode = enclosing_function(loop, t) or t._module_node
+    added = index_added_tables(t, loop, batch, bound_here, end, scope)
     writes: dict[str, list[tuple[cst.Assign | cst.AugAssign, cst.Subscript]]] = {}
     reads: dict[str, int] = {}
     for node in walk(loop.body, skip_scopes=True):
