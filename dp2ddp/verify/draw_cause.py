@@ -8,12 +8,18 @@ are measured between the forwards: arpitbansal297/Cold-Diffusion-Models@f8b1379 
 "no measured cause matched; DP011 a candidate" and zczcwh/PoseFormer@a908b29 "the global
 RNG advanced … DP006" at a generator whose batch was split right (docs/real-world.md,
 stop 51, w5).
+
+A loop's draws that take the batch's rows in a drawn order (mixup, CutMix: DP147 from verify's
+own migration) are named as such (`permuted_batch`): verify seeds every process alike, so each
+rank draws the same permutation and mixing weight and pairs rows within its own share; the
+cause "each process draws its own values" was false there (stop 51 s1, stop 52 s4).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.report import Cause
 
 if TYPE_CHECKING:
@@ -53,4 +59,28 @@ def random_in_forward(ev: Evidence, count: int) -> Cause:
         "Such draws cannot be aligned between 1 and W processes: switch them off for the check "
         "with the script's own options after `--` (a drop-path rate of 0, a fixed step), or "
         "accept the difference (DataParallel's replicas also drew their own on each device).",
+    )
+
+
+def permuted_batch(ev: Evidence, evidence: str, drawn: str) -> Cause | None:
+    """The loop takes the batch's rows in a drawn order on the way to the model, as verify's
+    own migration said (DP147 at `path:line`); None where it said no such thing. `drawn`:
+    where the loop's draws were seen (the scan's lines, DP006's)."""
+    places = warned(ev.migration_warnings, "DP147")
+    if not places:
+        return None
+    shown = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+    return Cause(
+        "permuted_batch",
+        "the batch's rows mixed in a drawn order (mixup, CutMix): each rank pairs rows within "
+        "its own share",
+        (f"{evidence}; " if evidence else "")
+        + f"DP147 from dp2ddp migrate at {shown}: verify starts every process from the same "
+        "seed (as a program seeding alike on every rank does), so each rank draws the same "
+        "permutation of its share's positions and the same mixing weights on each step, and "
+        "pairs every row with a partner from its own share only; the original drew one "
+        f"permutation over its whole batch, whose partners cross the ranks' shares{drawn}",
+        "Do what DP147 at that line says: accept per-rank mixing and seed each rank's draws "
+        "differently (verify then cannot show equivalence for this loop), or gather the "
+        "global batch before mixing so that rows pair across all of it.",
     )
