@@ -609,8 +609,10 @@ def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
         "random numbers drawn inside the training loop",
         (f"{evidence}; " if evidence else "")
         + "the global RNG advanced between optimizer steps; each process draws from its own "
-        "generators (verify seeds them alike: the ranks draw the same values, each for its "
-        "share, where the original drew once for its whole batch)" + where,
+        "generators, each rank for its own share where the original drew once for its whole "
+        "batch (the ranks draw the same values where the program seeds its generators alike; "
+        "else verify seeds rank 0 as the original and the others apart, as torchrun leaves "
+        "them)" + where,
         "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
         "broadcast, or accept the difference.",
     )
