@@ -133,8 +133,9 @@ def compared_scope(
     distance: tuple[float, str] | None,
 ) -> str:
     """What an EQUIVALENT verdict covers, "" where it covers the whole run (the original
-    ended before the requested steps, or, run to the end, made no step after them). `steps`: the optimizer
-    steps compared; `distance`: the final parameters' (--to-end), None where not measured."""
+    ended before the requested steps, or, run to the end, made no step after them). `steps`:
+    the optimizer steps compared; `distance`: the final parameters' (--to-end), None where
+    not measured."""
     if original.status == protocol.FINISHED and steps < config.steps and not config.to_end:
         return ""
     head = f"the first {steps} optimizer steps, compared step by step"
