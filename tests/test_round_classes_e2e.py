@@ -738,6 +738,15 @@ Stop 51 (helper w7), data drawn on each rank, then cut (w2's repro, reduced):
   ddp_same_random; rank 0 prints the original's `weights -0.0391`.
   The first two run first in the launch (UNSEEDED): an earlier script's seed would make the
   ranks' own draws alike and hide the class.
+
+Stop 52 (helper s4), verify's texts (two verify runs of their own, not the shared launch: the
+check is verify's verdict, which the launch does not make):
+- data_s52_s4_centres_read_after_the_compared_steps under `--steps 3 --to-end`: the verdict
+  says it covers the first 3 steps only, the final parameters beyond rtol (before: a bare
+  EQUIVALENT, the final distance "information only").
+- hazards_s51_s1_batch_mixed_with_permutation: the first likely cause is the permuted batch
+  at DP147's line (before: "each process draws its own values", "draw on rank 0 and
+  broadcast").
 """
 
 from __future__ import annotations
@@ -1601,3 +1610,40 @@ def test_a_figure_padded_to_its_width_is_printed_not_missing(tmp_path: Path) -> 
     )
     assert report.to_end.get("output", "").startswith("ok"), report.to_end
     assert report.to_end.get("figures", "").startswith("information only"), report.to_end
+
+
+# stop 52 s4: verify's texts say what was measured
+def test_a_verdict_from_three_steps_says_it_covers_three(tmp_path: Path) -> None:
+    """data_s52_s4_centres_read_after_the_compared_steps under `verify --steps 3 --to-end`
+    (idstcv/KDA@0f509e6's centres, stop 51 v3): three equal steps, a difference from step 4.
+    The verdict says it covers the first three steps only and that the final parameters are
+    beyond the tolerance (before: "EQUIVALENT", the final distance "information only")."""
+    case = "data_s52_s4_centres_read_after_the_compared_steps"
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    script = tmp_path / "train.py"
+    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    report = verify(
+        VerifyConfig(
+            script, None, steps=3, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True
+        )
+    )
+    assert report.exit_code == 0 and report.steps_compared == 3, report
+    assert "the original's 6 later steps were not compared step by step" in report.scope
+    assert "beyond rtol" in report.scope and "may begin after step 3" in report.scope
+
+
+def test_a_batch_mixed_in_a_drawn_order_is_verifys_cause(tmp_path: Path) -> None:
+    """hazards_s51_s1_batch_mixed_with_permutation under verify (stop 51 s1): the first likely
+    cause is the permuted batch, DP147 at its line (before: "each process draws its own
+    values", fix "draw on rank 0 and broadcast")."""
+    case = "hazards_s51_s1_batch_mixed_with_permutation"
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    script = tmp_path / "train.py"
+    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    report = verify(VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
+    assert report.exit_code == 1, report
+    assert report.causes and report.causes[0].key == "permuted_batch", report.causes
+    assert "DP147 from dp2ddp migrate at " in report.causes[0].detail
+    assert "train.py:27; " in report.causes[0].detail

@@ -48,7 +48,7 @@ from dp2ddp.verify import data_evidence as data
 from dp2ddp.verify import scan
 from dp2ddp.verify.buffers import diverged_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
-from dp2ddp.verify.draw_cause import forward_draws, random_in_forward
+from dp2ddp.verify.draw_cause import forward_draws, permuted_batch, random_in_forward
 from dp2ddp.verify.ratio_cause import (
     batch_ratios,
     per_rank_tables,
@@ -546,7 +546,7 @@ def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
     in_forward = forward_draws(ev)
     if in_forward:
         causes.append(random_in_forward(ev, in_forward))
-    if _rng_in_loop(ev) and not dropout and not any(c.key == "random_in_loop" for c in found):
+    if _rng_in_loop(ev) and not dropout and not any(c.key in _LOOP_DRAWS for c in found):
         causes.append(_random_in_loop(ev))
     return causes
 
@@ -587,6 +587,10 @@ def _shape(draw: str) -> str:
     return rest.rpartition(":")[0] + f" (p {rest.rpartition(':')[2]})"
 
 
+#: The keys of the causes `_random_in_loop` names.
+_LOOP_DRAWS = frozenset({"random_in_loop", "permuted_batch"})
+
+
 def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
     """Draws inside the loop: where the scan and `dp2ddp migrate`'s DP006 saw them."""
     drawn = [
@@ -598,12 +602,17 @@ def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
     if drawn:
         where += f"; DP006 from dp2ddp migrate at {'; '.join(drawn[:3])}"
         where += f" and {len(drawn) - 3} more" if len(drawn) > 3 else ""
+    if permuted := permuted_batch(ev, evidence, where):
+        return permuted
     return Cause(
         "random_in_loop",
         "random numbers drawn inside the training loop",
         (f"{evidence}; " if evidence else "")
-        + "the global RNG advanced between optimizer steps; each process draws its own values"
-        + where,
+        + "the global RNG advanced between optimizer steps; each process draws from its own "
+        "generators, each rank for its own share where the original drew once for its whole "
+        "batch (the ranks draw the same values where the program seeds its generators alike; "
+        "else verify seeds rank 0 as the original and the others apart, as torchrun leaves "
+        "them)" + where,
         "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
         "broadcast, or accept the difference.",
     )

@@ -1,19 +1,28 @@
 """Random numbers drawn inside the model's forward (measured: recorder.forward_ended).
 
 A draw in forward (a diffusion step `torch.randint(0, T, (b,))`, timm's DropPath, a noise
-layer) is made per process: DataParallel's replicas drew theirs on their own devices, the
-DDP ranks (seeded alike by verify) draw the same values for their shares; no step-by-step
-alignment is possible. Told apart from the loop's own draws (causes._random_in_loop), which
-are measured between the forwards: arpitbansal297/Cold-Diffusion-Models@f8b1379 was
+layer) is made per process: DataParallel's replicas drew theirs on their own devices, each
+DDP rank draws for its share (the same values where the program seeds alike; verify seeds
+rank 0 as the original and the others apart otherwise: alignment.process_seed); no
+step-by-step alignment is possible. Told apart from the loop's own draws
+(causes._random_in_loop), which are measured between the forwards:
+arpitbansal297/Cold-Diffusion-Models@f8b1379 was
 "no measured cause matched; DP011 a candidate" and zczcwh/PoseFormer@a908b29 "the global
 RNG advanced … DP006" at a generator whose batch was split right (docs/real-world.md,
 stop 51, w5).
+
+A loop's draws that take the batch's rows in a drawn order (mixup, CutMix: DP147 from verify's
+own migration) are named as such (`permuted_batch`): each rank draws a permutation of its own
+share's positions (the same one on every rank where the program seeds alike) and pairs rows
+within its share; the cause "each process draws its own values", fix "draw on rank 0 and
+broadcast", hid that (a broadcast order still pairs within each share; stop 51 s1, stop 52 s4).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.report import Cause
 
 if TYPE_CHECKING:
@@ -48,9 +57,35 @@ def random_in_forward(ev: Evidence, count: int) -> Cause:
         "random numbers drawn inside the model's forward",
         f"the global RNG advanced during {count} training forwards of the compared steps (the "
         "original's and the ranks'), not by dropout" + where + "; each process draws its own "
-        "values: the ranks (seeded alike by verify) draw the same values for their shares, the "
-        "original other values for its batch",
+        "values: each rank for its share (the same values on every rank where the program seeds "
+        "its generators alike; else verify seeds rank 0 as the original and the others apart, "
+        "as torchrun leaves them), the original once for its whole batch",
         "Such draws cannot be aligned between 1 and W processes: switch them off for the check "
         "with the script's own options after `--` (a drop-path rate of 0, a fixed step), or "
         "accept the difference (DataParallel's replicas also drew their own on each device).",
+    )
+
+
+def permuted_batch(ev: Evidence, evidence: str, drawn: str) -> Cause | None:
+    """The loop takes the batch's rows in a drawn order on the way to the model, as verify's
+    own migration said (DP147 at `path:line`); None where it said no such thing. `drawn`:
+    where the loop's draws were seen (the scan's lines, DP006's)."""
+    places = warned(ev.migration_warnings, "DP147")
+    if not places:
+        return None
+    shown = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+    return Cause(
+        "permuted_batch",
+        "the batch's rows mixed in a drawn order (mixup, CutMix): each rank pairs rows within "
+        "its own share",
+        (f"{evidence}; " if evidence else "")
+        + f"DP147 from dp2ddp migrate at {shown}: each rank draws a permutation of its own "
+        "share's positions and pairs every row with a partner from its own share only (where "
+        "the program seeds its generators alike, as DP006 says, every rank draws the same "
+        "permutation and the same mixing weights on each step; else verify seeds rank 0 as "
+        "the original and the others apart, as torchrun leaves them); the original drew one "
+        f"permutation over its whole batch, whose partners cross the ranks' shares{drawn}",
+        "Do what DP147 at that line says: accept per-rank mixing and seed each rank's draws "
+        "differently (verify then cannot show equivalence for this loop), or gather the "
+        "global batch before mixing so that rows pair across all of it.",
     )

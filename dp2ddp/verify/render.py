@@ -37,7 +37,14 @@ def _rows(report: VerifyReport) -> list[tuple[str, str]]:
         ),
     ]
     rows += [(f"to end: {label}", value) for label, value in report.to_end.items()]
+    if report.scope:
+        rows.append(("verdict covers", report.scope))
     return rows
+
+
+def _scoped(report: VerifyReport) -> str:
+    """ " over the first N optimizer steps only" after a verdict that covers no more."""
+    return f" over the first {report.steps_compared} optimizer steps only" if report.scope else ""
 
 
 def _steps(report: VerifyReport) -> str:
@@ -59,7 +66,7 @@ _PARAM_HEADER = ["parameter", "shape", "step", "rel. error", "max abs diff", ""]
 
 
 def to_text(report: VerifyReport) -> str:
-    lines = [f"dp2ddp verify: {report.verdict.upper()}"]
+    lines = [f"dp2ddp verify: {report.verdict.upper()}{_scoped(report)}"]
     lines += [f"  {label:<{_LABEL}} {value}" for label, value in _rows(report)]
     for failure in report.failures:
         where = f"{failure.run} run" + (
@@ -100,7 +107,7 @@ def to_markdown(report: VerifyReport) -> str:
     lines = [
         "## dp2ddp verify",
         "",
-        f"**{mark} {report.verdict}** (exit {report.exit_code})",
+        f"**{mark} {report.verdict}{_scoped(report)}** (exit {report.exit_code})",
         "",
         "| | |",
         "|---|---|",

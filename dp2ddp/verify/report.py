@@ -72,6 +72,9 @@ class VerifyReport:
     seconds: dict[str, float] = field(default_factory=dict)
     #: --to-end: what was checked after the compared steps (label -> result), in order
     to_end: dict[str, str] = field(default_factory=dict)
+    #: What an EQUIVALENT verdict covers where not the whole run: the steps compared, and with
+    #: --to-end what the final parameters show of the later ones (end_checks.compared_scope)
+    scope: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """JSON-safe dict (non-finite floats as strings)."""

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 from dp2ddp.errors import InputError, error_line
 from dp2ddp.migrate.sourcefile import decode
 from dp2ddp.transforms.shared_draws import unshared_draws
-from dp2ddp.verify import hang, launch, own_rngs, protocol, scan, toend
+from dp2ddp.verify import end_checks, hang, launch, own_rngs, protocol, scan
 from dp2ddp.verify.chunks import replica_chunks
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.datasets import dataset_mismatch
-from dp2ddp.verify.failures import RunFailures, deliberate_exit, deliberate_exits, exit_aborts
-from dp2ddp.verify.in_copy import in_migrated_copy, migrated_cwd, migrated_environ
+from dp2ddp.verify.failures import RunFailures, deliberate_exits, exit_aborts
+from dp2ddp.verify.in_copy import migrated_cwd, migrated_environ
 from dp2ddp.verify.proctree import ProcessTree
 from dp2ddp.verify.reach import Reached
 from dp2ddp.verify.records import RankRecord, load_rank, load_run
@@ -37,7 +37,6 @@ from dp2ddp.verify.report import (
     FAILED,
     NOT_COMPARABLE,
     NOT_EQUIVALENT,
-    Cause,
     ParamRow,
     VerifyReport,
 )
@@ -450,6 +449,7 @@ def judge(
         and datasets_differ is None
     )
     to_end: dict[str, str] = {}
+    distance: tuple[float, str] | None = None
     if config.to_end:  # reported whatever the step comparison found
         stopped = [
             "the original" if r is original else f"rank {r.rank}"
@@ -462,7 +462,7 @@ def judge(
                 "step, before the end of the script"
             }
         else:
-            to_end, end_causes, end_notes = _to_end(
+            to_end, end_causes, end_notes, distance = end_checks.to_end_rows(
                 config, scripts, workdir, results, original, ranks
             )
             causes += end_causes
@@ -492,111 +492,10 @@ def judge(
         causes=tuple(causes),
         notes=head.notes + tuple(_notes(config, original, ranks)) + _rounding_notes(numerics),
         to_end=to_end,
+        scope=end_checks.compared_scope(config, numerics.steps_compared, original, distance)
+        if verdict == EQUIVALENT
+        else "",
     )
-
-
-def _to_end(
-    config: VerifyConfig,
-    scripts: Scripts,
-    workdir: Path,
-    results: dict[str, launch.RunResult],
-    original: RankRecord,
-    ranks: list[RankRecord],
-) -> tuple[dict[str, str], list[Cause], list[str]]:
-    """--to-end: both runs ended by themselves; check exits, output, files; measure drift."""
-    rows: dict[str, str] = {}
-    notes: list[str] = []
-    later = [r.data.get("later_steps", 0) for r in (original, ranks[0])]
-    rows["steps"] = (
-        f"{config.steps} compared, then {later[0]} more in the original, "
-        f"{later[1]} in the migration"
-    )
-    aborted = {
-        name: exit_aborts(
-            result, load_run(workdir / name, len(ranks) if name == launch.MIGRATED else 1)
-        )
-        for name, result in results.items()
-    }
-    rows["exits"] = (
-        f"ok: the original and all {len(ranks)} ranks ended their script and exited 0 "
-        f"within {config.timeout:g} s"
-    )
-    chosen = deliberate_exit(original, ranks)
-    if chosen is not None:
-        rows["exits"] = (
-            f"ok: the original and the migrated run exited with the status their script chose, "
-            f"{chosen}, within {config.timeout:g} s (matching: not a crash)"
-        )
-    for name, which in aborted.items():
-        if which:
-            who = (
-                ", ".join(f"rank {r}" for r in which) if name == launch.MIGRATED else "the original"
-            )
-            notes.append(
-                f"{who} ({name} run) ended its script, then aborted at interpreter exit with "
-                f"torch's known '{toend.KNOWN_EXIT_ABORT}' (SIGABRT in a C++ destructor at "
-                "exit, not the script): counted as a clean exit"
-            )
-    output = toend.check_output(
-        original.stdout,
-        [r.stdout for r in ranks],
-        replacements=((scripts.copy[0].as_posix(), scripts.copy[1].as_posix()),)
-        if scripts.copy
-        else (),
-    )
-    rows["output"] = output.describe()
-    if ranks:
-        figures = toend.check_figures(
-            original.stdout,
-            ranks[0].stdout,
-            replacements=((scripts.copy[0].as_posix(), scripts.copy[1].as_posix()),)
-            if scripts.copy
-            else (),
-        )
-        if figures.compared:
-            rows["figures"] = figures.describe()
-    shared = toend.shared_writes([list(r.data.get("writes", [])) for r in ranks])
-    written = [scripts.display(w) for r in ranks[:1] for w in r.data.get("writes", [])]
-    if shared:
-        rows["files"] = "NOT once: " + "; ".join(
-            f"{scripts.display(path)} by ranks {', '.join(map(str, who))}"
-            for path, who in shared.items()
-        )
-    else:
-        shown = ", ".join(written[:5]) + (
-            f" and {len(written) - 5} more" if len(written) > 5 else ""
-        )
-        rows["files"] = f"ok: each written by one rank ({shown or 'rank 0 wrote none'})"
-    own = toend.own_directories(
-        [list(r.data.get("directories", [])) for r in ranks],
-        [w for r in ranks[:1] for w in r.data.get("writes", [])],
-        [in_migrated_copy(d, scripts.copy) for d in original.data.get("directories", [])],
-    )
-    if own:
-        rows["directories"] = "NOT one: " + "; ".join(
-            f"{scripts.display(path)} made by rank {', '.join(map(str, who))} only"
-            for path, who in own.items()
-        )
-    readers = toend.stdin_readers([int(r.data.get("stdin_reads", 0)) for r in ranks])
-    if readers:
-        rows["stdin"] = "NOT once: read by rank " + ", ".join(map(str, readers)) + " as well"
-    distance = toend.final_distance(original.final(), ranks[0].final(), original.names())
-    if distance is not None:
-        rel, name = distance
-        sync = _final_sync(ranks)
-        rows["final params"] = (
-            f"relative distance up to {rel:.3g} ({name}), information only; ranks "
-            + ("identical" if sync else "DIFFER")
-            + " at the end"
-        )
-    from dp2ddp.verify.toend import to_end_causes
-
-    return rows, to_end_causes(output, shared, scripts.display, own, readers), notes
-
-
-def _final_sync(ranks: list[RankRecord]) -> bool:
-    reference = ranks[0].data.get("final_hashes", {})
-    return all(r.data.get("final_hashes", {}) == reference for r in ranks[1:])
 
 
 def _initial(numerics: Numerics) -> str:

@@ -17,6 +17,9 @@ ModelClass.pairs):
   operand; both operands plain names (a weight or a table of class centres is an attribute:
   `x.mm(self.centers.t())` compares samples with classes);
 * torch.cdist / torch.pdist;
+* told first where the class has one, as the evidence and never alone the finding: a norm
+  over every element of a plain name (`loss / torch.norm(t_sim)`), before a product of two
+  different values, which may be a batch against a table handed in (`_coupling`);
 * `a.unsqueeze(i)` against `b.unsqueeze(j)`, i != j, in an arithmetic operation or as a
   call's first two arguments (`F.cosine_similarity(z.unsqueeze(1), z.unsqueeze(0))`, an
   `nn.CosineSimilarity` attribute: ae-foster/pytorch-simclr@cd4744c's LinearCritic, stop 48
@@ -45,7 +48,7 @@ def forward_pairs(cls: ast.ClassDef, path: str) -> str:
     }
     todo = [methods["forward"]] if "forward" in methods else []
     seen: set[str] = set()
-    found: list[tuple[ast.expr, str]] = []
+    found: list[tuple[int, ast.expr, str]] = []
     while todo:
         method = todo.pop()
         if method.name in seen:
@@ -63,13 +66,83 @@ def forward_pairs(cls: ast.ClassDef, path: str) -> str:
                 and node.func.attr in methods
             ):
                 todo.append(methods[node.func.attr])  # its own method: read there
-            elif _compares(node):
-                found.append((node, method.name))
-    if not found:
-        return ""
-    node, name = min(found, key=lambda f: (f[0].lineno, f[0].col_offset))
+            elif (rank := _coupling(node)) is not None:
+                found.append((rank, node, method.name))
+    if not any(rank != _WHOLE_NORM for rank, _, _ in found):
+        return ""  # a norm alone is no comparison of rows: evidence, never the finding
+    rank, node, name = min(found, key=lambda f: (f[0], f[1].lineno, f[1].col_offset))
     where = "" if name == "forward" else f" in self.{name}(), reached from forward()"
-    return f"{path + ':' if path else 'line '}{node.lineno}: {ast.unparse(node)[:60]}{where}"
+    said = NORM_SAID if rank == _WHOLE_NORM else ""
+    return f"{path + ':' if path else 'line '}{node.lineno}: {ast.unparse(node)[:60]}{said}{where}"
+
+
+#: How surely an operation couples the batch's rows, best first: a value against itself (its
+#: own rows, `x @ x.t()`, a distance matrix, a broadcast pair); a norm over every element of
+#: a plain name (`torch.norm(t_sim)`: the loss divided by a figure of all the rows at once);
+#: one value against another (`s_feat.matmul(s_center.t())`: a pair only where the second
+#: is a batch too, not a table of class centres; idstcv/KDA@0f509e6 loss.py, stop 51 v3-B,
+#: where DP040 named the product and the norm over the batch is what couples the rows).
+_ITSELF, _WHOLE_NORM, _ACROSS = 0, 1, 2
+#: After a norm told as the evidence (hazards/pairs.py then says the forward() couples the
+#: rows, where a comparison is said to compare them).
+NORM_SAID = ", a norm over all of the batch's rows at once"
+
+
+def _coupling(node: ast.AST) -> int | None:
+    if _whole_norm(node):
+        return _WHOLE_NORM
+    if not _compares(node):
+        return None
+    names = _product_names(node)
+    return _ACROSS if names is not None and names[0] != names[1] else _ITSELF
+
+
+def _whole_norm(node: ast.AST) -> bool:
+    """`torch.norm(x)`, `torch.linalg.norm(x)`, `x.norm()` of a plain name, with no `dim`
+    (a `p=` kept): one figure of every element, every row of a batch together."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    if node.func.attr != "norm" or any(k.arg in {"dim", "axis"} for k in node.keywords):
+        return False
+    value = node.func.value
+    module = (
+        isinstance(value, ast.Name)
+        and value.id == "torch"
+        or (isinstance(value, ast.Attribute) and value.attr == "linalg")
+    )
+    if module:  # torch.norm(x) or torch.norm(x, p): a third argument is a dim
+        return len(node.args) in (1, 2) and isinstance(_rows_kept(node.args[0]), ast.Name)
+    return len(node.args) <= 1 and isinstance(_rows_kept(value), ast.Name)  # x.norm(p)
+
+
+def _product_names(node: ast.AST) -> tuple[str, str] | None:
+    """The two operands' names of a product `_compares` accepted, None for other kinds."""
+    pair: tuple[ast.expr, ast.expr] | None = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        pair = (node.left, node.right)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in _PRODUCTS and not (
+            isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+        ):
+            pair = (node.func.value, node.args[0]) if node.args else None
+        elif node.func.attr in _PRODUCTS and len(node.args) >= 2:
+            pair = (node.args[0], node.args[1])
+    if pair is None:
+        return None
+    left, right = _rows_kept(pair[0]), _rows_kept(_untransposed(pair[1]))
+    if isinstance(left, ast.Name) and isinstance(right, ast.Name):
+        return left.id, right.id
+    return None
+
+
+def _untransposed(node: ast.expr) -> ast.expr:
+    """`y` of `y.t()`, `y.T`, `y.transpose(0, 1)` (as `_transposed` accepts them)."""
+    node = _rows_kept(node)
+    if isinstance(node, ast.Attribute) and node.attr == "T":
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.value
+    return node
 
 
 def _compares(node: ast.AST) -> bool:

@@ -46,6 +46,7 @@ from dp2ddp.transforms._support.nodes import (
     parsed_or_none,
     walk,
 )
+from dp2ddp.transforms.analysis.batch_pairs import NORM_SAID
 from dp2ddp.transforms.analysis.handed_parameters import handed, wraps
 from dp2ddp.transforms.analysis.held_objects import held
 from dp2ddp.transforms.analysis.partial_forward import module_classes
@@ -362,9 +363,10 @@ def _detail(instance: str, how: str, mixed: bool) -> str:
             "DataParallel's saw the whole batch"
         )
     if not mixed:
+        verb = "couples" if NORM_SAID in how else "compares"  # a norm over them all: not pairs
         return (
             f"{instance}() is called on the wrapped model's output and its class's forward() "
-            f"compares the batch's rows ({how}): each rank's loss sees its own part of each "
+            f"{verb} the batch's rows ({how}): each rank's loss sees its own part of each "
             "batch, DataParallel's saw the whole batch"
         )
     return (

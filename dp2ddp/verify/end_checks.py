@@ -1,0 +1,163 @@
+"""What `verify --to-end` checks after the compared steps (the rows `to end: ...`: exits,
+output, figures, files, directories, stdin, final parameters), and what a verdict covers
+(`compared_scope`): a verdict of EQUIVALENT from `--steps 3` says that it compared three
+steps only, and with `--to-end` what the final parameters show of the later ones
+(idstcv/KDA@0f509e6, whose difference starts at step 6: "EQUIVALENT" from 3 steps said
+nothing of that; docs/real-world.md, stop 52, s4). Moved out of session.py whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dp2ddp.verify import launch, protocol, toend
+from dp2ddp.verify.config import VerifyConfig
+from dp2ddp.verify.failures import deliberate_exit, exit_aborts
+from dp2ddp.verify.in_copy import in_migrated_copy
+from dp2ddp.verify.records import RankRecord, load_run
+from dp2ddp.verify.report import Cause
+from dp2ddp.verify.toend import to_end_causes
+
+if TYPE_CHECKING:
+    from dp2ddp.verify.session import Scripts
+
+
+def to_end_rows(
+    config: VerifyConfig,
+    scripts: Scripts,
+    workdir: Path,
+    results: dict[str, launch.RunResult],
+    original: RankRecord,
+    ranks: list[RankRecord],
+) -> tuple[dict[str, str], list[Cause], list[str], tuple[float, str] | None]:
+    """--to-end: both runs ended by themselves; check exits, output, files; measure drift
+    (the final parameters' largest relative distance, returned for `compared_scope`)."""
+    rows: dict[str, str] = {}
+    notes: list[str] = []
+    later = [r.data.get("later_steps", 0) for r in (original, ranks[0])]
+    rows["steps"] = (
+        f"{config.steps} compared, then {later[0]} more in the original, "
+        f"{later[1]} in the migration"
+    )
+    aborted = {
+        name: exit_aborts(
+            result, load_run(workdir / name, len(ranks) if name == launch.MIGRATED else 1)
+        )
+        for name, result in results.items()
+    }
+    rows["exits"] = (
+        f"ok: the original and all {len(ranks)} ranks ended their script and exited 0 "
+        f"within {config.timeout:g} s"
+    )
+    chosen = deliberate_exit(original, ranks)
+    if chosen is not None:
+        rows["exits"] = (
+            f"ok: the original and the migrated run exited with the status their script chose, "
+            f"{chosen}, within {config.timeout:g} s (matching: not a crash)"
+        )
+    for name, which in aborted.items():
+        if which:
+            who = (
+                ", ".join(f"rank {r}" for r in which) if name == launch.MIGRATED else "the original"
+            )
+            notes.append(
+                f"{who} ({name} run) ended its script, then aborted at interpreter exit with "
+                f"torch's known '{toend.KNOWN_EXIT_ABORT}' (SIGABRT in a C++ destructor at "
+                "exit, not the script): counted as a clean exit"
+            )
+    output = toend.check_output(
+        original.stdout,
+        [r.stdout for r in ranks],
+        replacements=((scripts.copy[0].as_posix(), scripts.copy[1].as_posix()),)
+        if scripts.copy
+        else (),
+    )
+    rows["output"] = output.describe()
+    if ranks:
+        figures = toend.check_figures(
+            original.stdout,
+            ranks[0].stdout,
+            replacements=((scripts.copy[0].as_posix(), scripts.copy[1].as_posix()),)
+            if scripts.copy
+            else (),
+        )
+        if figures.compared:
+            rows["figures"] = figures.describe()
+    shared = toend.shared_writes([list(r.data.get("writes", [])) for r in ranks])
+    written = [scripts.display(w) for r in ranks[:1] for w in r.data.get("writes", [])]
+    if shared:
+        rows["files"] = "NOT once: " + "; ".join(
+            f"{scripts.display(path)} by ranks {', '.join(map(str, who))}"
+            for path, who in shared.items()
+        )
+    else:
+        shown = ", ".join(written[:5]) + (
+            f" and {len(written) - 5} more" if len(written) > 5 else ""
+        )
+        rows["files"] = f"ok: each written by one rank ({shown or 'rank 0 wrote none'})"
+    own = toend.own_directories(
+        [list(r.data.get("directories", [])) for r in ranks],
+        [w for r in ranks[:1] for w in r.data.get("writes", [])],
+        [in_migrated_copy(d, scripts.copy) for d in original.data.get("directories", [])],
+    )
+    if own:
+        rows["directories"] = "NOT one: " + "; ".join(
+            f"{scripts.display(path)} made by rank {', '.join(map(str, who))} only"
+            for path, who in own.items()
+        )
+    readers = toend.stdin_readers([int(r.data.get("stdin_reads", 0)) for r in ranks])
+    if readers:
+        rows["stdin"] = "NOT once: read by rank " + ", ".join(map(str, readers)) + " as well"
+    distance = toend.final_distance(original.final(), ranks[0].final(), original.names())
+    if distance is not None:
+        rel, name = distance
+        sync = _final_sync(ranks)
+        rows["final params"] = (
+            f"relative distance up to {rel:.3g} ({name}), information only; ranks "
+            + ("identical" if sync else "DIFFER")
+            + " at the end"
+        )
+    causes = to_end_causes(output, shared, scripts.display, own, readers)
+    return rows, causes, notes, distance
+
+
+def _final_sync(ranks: list[RankRecord]) -> bool:
+    reference = ranks[0].data.get("final_hashes", {})
+    return all(r.data.get("final_hashes", {}) == reference for r in ranks[1:])
+
+
+def compared_scope(
+    config: VerifyConfig,
+    steps: int,
+    original: RankRecord,
+    distance: tuple[float, str] | None,
+) -> str:
+    """What an EQUIVALENT verdict covers, "" where it covers the whole run (the original
+    ended before the requested steps, or, run to the end, made no step after them). `steps`:
+    the optimizer steps compared; `distance`: the final parameters' (--to-end), None where
+    not measured."""
+    if original.status == protocol.FINISHED and steps < config.steps and not config.to_end:
+        return ""
+    head = f"the first {steps} optimizer steps, compared step by step"
+    if not config.to_end:
+        return (
+            f"{head}; the runs were stopped there, and any later step was not compared "
+            "(--to-end runs both to the end and compares their final parameters)"
+        )
+    later = int(original.data.get("later_steps", 0))
+    if later == 0:
+        return ""
+    head += f"; the original's {later} later steps were not compared step by step"
+    if distance is None:
+        return f"{head}, nor the final parameters (none recorded)"
+    rel, name = distance
+    if rel <= config.rtol:
+        return (
+            f"{head}; the final parameters agree within rtol {config.rtol:g} (relative "
+            f"distance up to {rel:.3g})"
+        )
+    return (
+        f"{head}; the final parameters differ by a relative distance up to {rel:.3g} ({name}), "
+        f"beyond rtol {config.rtol:g}: a difference may begin after step {steps} (rerun with "
+        "more --steps to find where)"
+    )
