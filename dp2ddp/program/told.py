@@ -378,14 +378,16 @@ class ProgramTeller:
         if "optim" not in module.source.text:
             return ()
         if self._tensor_lists is None:
-            from dp2ddp.transforms.analysis.tensor_lists import module_tensor_lists
+            from dp2ddp.transforms.analysis.tensor_lists import module_tensor_lists, resolved
 
-            self._tensor_lists = self.project.per_module(
-                self.program.modules,
-                "tensor_lists",
-                lambda m: module_tensor_lists(
-                    m.name, m.path, m.source.text, partial(self.project.parsed_or_none, m)
-                ),
+            self._tensor_lists = resolved(
+                self.project.per_module(
+                    self.program.modules,
+                    "tensor_lists",
+                    lambda m: module_tensor_lists(
+                        m.name, m.path, m.source.text, partial(self.project.parsed_or_none, m)
+                    ),
+                )
             )
         return tuple(name for name, k in others(self._tensor_lists, module) if k == kind)
 

@@ -234,7 +234,8 @@ def _built_holding(held: cst.Name, attr: str, module: cst.Module, t: MigrationTr
     head.to(d)`, `head = head.cuda()`), constructs a module holding `attr` as a trainable
     tensor: a torch.nn module class's `weight` / `bias`, or one of this module's classes
     every binding of whose `self.<attr>` is a trainable leaf tensor, or a class of another
-    module of the program told so (ProgramFacts.tensor_holders, stop 51 s1)."""
+    module of the program told so (ProgramFacts.tensor_holders, stop 51 s1), or one of this
+    module's classes storing no `self.<attr>` with a base so told (stop 52 s1)."""
     definitions = view(module)
     pending, seen, built = [held], set[int](), False
     while pending:
@@ -260,7 +261,9 @@ def _built_holding(held: cst.Name, attr: str, module: cst.Module, t: MigrationTr
                 pass  # a class of another module of the program (stop 51 s1)
             elif owner is not None:
                 stores = definitions.attribute_definitions(owner, attr)
-                if not stores or not all(_leaf_tensor(s.value, t) for s in stores):
+                if not stores and _told_base(owner, attr, t):
+                    pass  # `class Child(Base)`, Base of another module holding it (stop 52 s1)
+                elif not stores or not all(_leaf_tensor(s.value, t) for s in stores):
                     return False
             elif attr not in _OWN_PARAMETERS or not any(
                 q.startswith("torch.nn.") and q.count(".") == 2 and q[9:10].isupper()
@@ -269,6 +272,15 @@ def _built_holding(held: cst.Name, attr: str, module: cst.Module, t: MigrationTr
                 return False
             built = True
     return built
+
+
+def _told_base(owner: cst.ClassDef, attr: str, t: MigrationTransform) -> bool:
+    """A base of `owner` is a class of another module of the program told to hold `attr`
+    as a trained tensor (ProgramFacts.tensor_holders), and `owner` stores no `self.attr`."""
+    told = set(t.state.facts.tensor_holders)
+    return bool(told) and any(
+        f"{q}.{attr}" in told for b in owner.bases for q in t.qualified_names(b.value)
+    )
 
 
 def _held_attributes(module: cst.Module, t: MigrationTransform) -> set[str]:

@@ -14,11 +14,19 @@ where every binding of it reaching the read builds such a list and every other r
 proved list) or reads it without handing it on (an index, an operand, an iteration, a call
 of torch's or of a builtin that does not keep it): no alias and no function of the program
 adds anything else.
+
+Stop 52 (s1): a function of another module returning a third module's call (`return
+build()` in a.py, `build` of b.py returning such a list) and a class whose base is another
+module's (`class Child(Base)`, b.Base binding `self.gain = nn.Parameter(...)`) are recorded
+as pending by each module's one read ("via:b.build", "base:b.Base:<attributes it stores>")
+and joined over the program by `resolved`, a bounded number of modules deep; and a list
+written as a parameter group in an optimizer's call (`{"params": extra, "lr": 1e-3}`) is a
+read that does not keep it (the optimizer copies the group's tensors).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -162,9 +170,36 @@ def _grown_by_leaves(
             name_of(call.func) in _READERS
             or any(n.startswith("torch.") for n in t.qualified_names(call.func))
         )
+    if isinstance(parent, cst.DictElement):
+        return parent.value is use and _handed_group(parent, definitions.parent, t)
     return isinstance(
         parent, (cst.BinaryOperation, cst.Return, cst.For, cst.CompFor, cst.Element, cst.Comparison)
     )
+
+
+def _handed_group(
+    entry: cst.DictElement,
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    t: MigrationTransform,
+) -> bool:
+    """`{"params": x, ...}`, a parameter group written in an optimizer's call or an
+    `add_param_group(...)` (alone or in a list or tuple display of groups): the optimizer
+    copies the group's tensors into a list of its own (torch's `add_param_group`), so it
+    neither keeps nor grows `x` (stop 52 s1)."""
+    key = entry.key
+    if not isinstance(key, cst.SimpleString) or key.evaluated_value != "params":
+        return False
+    node = parent(entry)
+    above = parent(node) if isinstance(node, cst.Dict) else None
+    if isinstance(above, cst.Element):
+        display = parent(above)
+        above = parent(display) if isinstance(display, (cst.List, cst.Tuple)) else None
+    call = parent(above) if isinstance(above, cst.Arg) else None
+    if not isinstance(call, cst.Call):
+        return False
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_param_group":
+        return True
+    return any(n.startswith("torch.optim.") for n in t.qualified_names(call.func))
 
 
 def _stored(node: cst.CSTNode, parent: Callable[[cst.CSTNode], cst.CSTNode | None]) -> bool:
@@ -187,23 +222,55 @@ class _ExportTensorLists(MigrationTransform):
         self.found: list[str] = []
         #: "Class.attr" of the module's classes binding `self.attr` only to such tensors
         self.held: list[str] = []
+        #: what only the program's other modules can prove (`resolved`): a function
+        #: returning their calls ("via:b.build"), a class of a base of theirs ("base:...")
+        self.pending: dict[str, str] = {}
 
     def visit_Module(self, node: cst.Module) -> bool:
         flow = view(node)
         for statement in node.body:
             if isinstance(statement, cst.ClassDef):
                 self.held += [f"{statement.name.value}.{a}" for a in _held(statement, flow, self)]
+                self._based(statement, flow)
             if not isinstance(statement, cst.FunctionDef):
                 continue
             function = flow.functions.get(statement)
-            if (
-                function is not None
-                and function.returns
-                and not function.yields
-                and all(_returned_list(r, node, self, (), 1) for r in function.returns)
-            ):
-                self.found.append(statement.name.value)
+            if function is None or not function.returns or function.yields:
+                continue
+            outside: list[str] = []
+            for r in function.returns:
+                if _returned_list(r, node, self, (), 1):
+                    continue
+                names = self.qualified_names(r.func) if isinstance(r, cst.Call) else set()
+                if not names or not isinstance(r, cst.Call) or flow.callees(r):
+                    break
+                outside.append(",".join(sorted(names)))  # `return build()` of another module
+            else:
+                name = statement.name.value
+                if outside:
+                    self.pending[name] = "via:" + ";".join(outside)
+                else:
+                    self.found.append(name)
         return False
+
+    def _based(self, owner: cst.ClassDef, flow: DefUse) -> None:
+        """A class with a base that is no class of this module (`class Child(Base)`, `Base`
+        imported): its bases' qualified names and the attributes it stores itself, so that
+        the program's facts tell it holds what the base of another module does."""
+        bases = {
+            q
+            for b in owner.bases
+            if not (isinstance(b.value, cst.Name) and b.value.value in flow.classes)
+            for q in self.qualified_names(b.value)
+        }
+        if bases:
+            own = {
+                target.attr.value
+                for target in nodes_of(owner, cst.Attribute)
+                if isinstance(self.parent(target), (cst.AssignTarget, cst.AugAssign))
+                or isinstance(self.parent(target), cst.AnnAssign)
+            }
+            self.pending[owner.name.value] = f"base:{','.join(sorted(bases))}:{','.join(own)}"
 
 
 def _held(owner: cst.ClassDef, flow: DefUse, t: MigrationTransform) -> list[str]:
@@ -229,9 +296,10 @@ def module_tensor_lists(
 ) -> dict[str, str]:
     """Another module's functions returning lists of trainable leaf tensors ("list"), by
     the qualified name an importer resolves (`params.make_extra`), and the attributes its
-    classes hold such tensors at ("held": `heads.Scaler.scale`). Read only where the text
-    can build one."""
-    if "return" not in source or ("Parameter" not in source and "requires_grad" not in source):
+    classes hold such tensors at ("held": `heads.Scaler.scale`), and what only the other
+    modules can prove ("via:...", "base:...": `resolved` joins them). Read only where the
+    text has a function returning or a class."""
+    if "return" not in source and "class " not in source:
         return {}
     module = parsed()
     if module is None:
@@ -241,4 +309,33 @@ def module_tensor_lists(
     reader = _ExportTensorLists(CodemodContext(filename=path), state)
     reader.transform_module(module)
     found = {f"{import_name}.{name}": "list" for name in reader.found}
+    found |= {f"{import_name}.{name}": kind for name, kind in reader.pending.items()}
     return found | {f"{import_name}.{name}": "held" for name in reader.held}
+
+
+def resolved(items: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """The program's facts of `module_tensor_lists`, each module's read once, joined: a
+    function returning another module's calls (`return build()`) returns a list of trained
+    tensors where each call's function does; a class with a base of another module
+    (`class Child(Base)`) holds the base's trained tensors at the attributes it does not
+    store itself. Followed `_DEPTH` modules deep (stop 52 s1)."""
+    known = {name: kind for name, kind in items if kind in ("list", "held")}
+    pending = [(name, kind) for name, kind in items if kind not in ("list", "held")]
+    for _ in range(_DEPTH):
+        grown = dict[str, str]()
+        for name, kind in pending:
+            if kind.startswith("via:") and name not in known:
+                calls = [set(c.split(",")) for c in kind[4:].split(";")]
+                if all(any(known.get(c) == "list" for c in call) for call in calls):
+                    grown[name] = "list"
+            elif kind.startswith("base:"):
+                bases, own = (set(part.split(",")) for part in kind.split(":")[1:])
+                for held, k in known.items():
+                    owner, _, attr = held.rpartition(".")
+                    if k == "held" and owner in bases and attr not in own:
+                        grown.setdefault(f"{name}.{attr}", "held")
+        grown = {n: k for n, k in grown.items() if n not in known}
+        if not grown:
+            break
+        known |= grown
+    return tuple(sorted(known.items()))
