@@ -37,10 +37,13 @@ from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.nodes import name_of, nodes_of
 
 PARAMETER = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+PARAMETER_LIST = frozenset({"torch.nn.ParameterList", "torch.nn.modules.container.ParameterList"})
+#: Methods that grow a list (or a ParameterList) in place.
+GROWING = frozenset({"append", "extend", "insert", "__setitem__", "__iadd__"})
 #: Builtins a list may be handed to without being kept or grown.
 _READERS = frozenset({"list", "tuple", "len", "iter", "enumerate", "zip", "map", "print", "sum"})
 #: How deep a list returned by a function returning another's call is followed.
-_DEPTH = 4
+DEPTH = 4
 
 
 def leaf_tensor(value: cst.BaseExpression | None, t: MigrationTransform) -> bool:
@@ -73,10 +76,16 @@ def leaf_list(
     other modules told so (`told`: qualified names, ProgramFacts.tensor_lists)."""
     if isinstance(value, (cst.List, cst.Tuple)):
         return all(isinstance(e, cst.Element) and leaf_tensor(e.value, t) for e in value.elements)
-    if isinstance(value, cst.ListComp):
+    if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
         return leaf_tensor(value.elt, t)
-    if not isinstance(value, cst.Call) or depth > _DEPTH:
+    if not isinstance(value, cst.Call) or depth > DEPTH:
         return False
+    if t.matches(value.func, PARAMETER_LIST):  # `nn.ParameterList([...])`
+        return (
+            len(value.args) == 1
+            and value.args[0].keyword is None
+            and _returned_list(value.args[0].value, module, t, told, depth + 1)
+        )
     if told and t.qualified_names(value.func) & set(told):
         return True
     if not isinstance(value.func, cst.Name):
@@ -225,12 +234,17 @@ class _ExportTensorLists(MigrationTransform):
         #: what only the program's other modules can prove (`resolved`): a function
         #: returning their calls ("via:b.build"), a class of a base of theirs ("base:...")
         self.pending: dict[str, str] = {}
+        #: "Class.attr" binding `self.attr` only to lists of such tensors, grown nowhere
+        self.lists: list[str] = []
 
     def visit_Module(self, node: cst.Module) -> bool:
         flow = view(node)
         for statement in node.body:
             if isinstance(statement, cst.ClassDef):
                 self.held += [f"{statement.name.value}.{a}" for a in _held(statement, flow, self)]
+                self.lists += [
+                    f"{statement.name.value}.{a}" for a in _held_lists(statement, node, flow, self)
+                ]
                 self._based(statement, flow)
             if not isinstance(statement, cst.FunctionDef):
                 continue
@@ -291,14 +305,53 @@ def _held(owner: cst.ClassDef, flow: DefUse, t: MigrationTransform) -> list[str]
     )
 
 
+def _held_lists(
+    owner: cst.ClassDef, module: cst.Module, flow: DefUse, t: MigrationTransform
+) -> list[str]:
+    """The attributes `owner`'s methods bind on `self` whose every binding is a list of
+    trainable leaf tensors (`self.extra = nn.ParameterList([nn.Parameter(...), ...])`) and
+    that the module grows nowhere (`grown_attribute`)."""
+    names = {
+        target.attr.value
+        for assign in nodes_of(owner, cst.Assign)
+        if isinstance(assign.value, cst.Call) and t.matches(assign.value.func, PARAMETER_LIST)
+        for target in (a.target for a in assign.targets)
+        if isinstance(target, cst.Attribute)
+    }
+    return sorted(
+        name
+        for name in names
+        if flow.attribute_definitions(owner, name)
+        and all(leaf_list(d.value, module, t) for d in flow.attribute_definitions(owner, name))
+        and not grown_attribute(module, name, t)
+    )
+
+
+def grown_attribute(module: cst.Module, attr: str, t: MigrationTransform) -> bool:
+    """Some `x.<attr>` of the module is grown or stored into in place (`x.extra.append(w)`,
+    `x.extra[0] = w`, `x.extra += [w]`)."""
+    for node in nodes_of(module, cst.Attribute):
+        if node.attr.value != attr:
+            continue
+        parent = t.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr.value in GROWING:
+            return True
+        if isinstance(parent, cst.Subscript) and _stored(parent, t.parent):
+            return True
+        if isinstance(parent, cst.AugAssign) and parent.target is node:
+            return True
+    return False
+
+
 def module_tensor_lists(
     import_name: str, path: str, source: str, parsed: Callable[[], cst.Module | None]
 ) -> dict[str, str]:
     """Another module's functions returning lists of trainable leaf tensors ("list"), by
     the qualified name an importer resolves (`params.make_extra`), and the attributes its
     classes hold such tensors at ("held": `heads.Scaler.scale`), and what only the other
-    modules can prove ("via:...", "base:...": `resolved` joins them). Read only where the
-    text has a function returning or a class."""
+    modules can prove ("via:...", "base:...": `resolved` joins them). Read where the text
+    can build such a tensor (`can_build`), or names what a module that can returns or
+    holds (program/told.py decides, `named`)."""
     if "return" not in source and "class " not in source:
         return {}
     module = parsed()
@@ -310,7 +363,19 @@ def module_tensor_lists(
     reader.transform_module(module)
     found = {f"{import_name}.{name}": "list" for name in reader.found}
     found |= {f"{import_name}.{name}": kind for name, kind in reader.pending.items()}
+    found |= {f"{import_name}.{name}": "heldlist" for name in reader.lists}
     return found | {f"{import_name}.{name}": "held" for name in reader.held}
+
+
+def can_build(source: str) -> bool:
+    """The text may build a trainable leaf tensor (a cheap first filter of the modules)."""
+    return "Parameter" in source or "requires_grad" in source
+
+
+def named(items: Sequence[tuple[str, str]]) -> set[str]:
+    """The names a module reaching these facts spells: `build` of a function returning a
+    list ("b.build"), `Base` of a class holding tensors ("b.Base.gain")."""
+    return {n.split(".")[-1 if k == "list" else -2] for n, k in items}
 
 
 def resolved(items: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
@@ -318,10 +383,11 @@ def resolved(items: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     function returning another module's calls (`return build()`) returns a list of trained
     tensors where each call's function does; a class with a base of another module
     (`class Child(Base)`) holds the base's trained tensors at the attributes it does not
-    store itself. Followed `_DEPTH` modules deep (stop 52 s1)."""
-    known = {name: kind for name, kind in items if kind in ("list", "held")}
-    pending = [(name, kind) for name, kind in items if kind not in ("list", "held")]
-    for _ in range(_DEPTH):
+    store itself. Followed `DEPTH` modules deep (stop 52 s1)."""
+    proved = ("list", "held", "heldlist")
+    known = {name: kind for name, kind in items if kind in proved}
+    pending = [(name, kind) for name, kind in items if kind not in proved]
+    for _ in range(DEPTH):
         grown = dict[str, str]()
         for name, kind in pending:
             if kind.startswith("via:") and name not in known:
@@ -332,8 +398,8 @@ def resolved(items: Sequence[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
                 bases, own = (set(part.split(",")) for part in kind.split(":")[1:])
                 for held, k in known.items():
                     owner, _, attr = held.rpartition(".")
-                    if k == "held" and owner in bases and attr not in own:
-                        grown.setdefault(f"{name}.{attr}", "held")
+                    if k in ("held", "heldlist") and owner in bases and attr not in own:
+                        grown.setdefault(f"{name}.{attr}", k)
         grown = {n: k for n, k in grown.items() if n not in known}
         if not grown:
             break

@@ -8,4 +8,4 @@ def make():
 
 class Child(Base):
     def apply(self, h):
-        return h * self.gain
+        return h * self.gain + self.shift[0] - self.shift[1]

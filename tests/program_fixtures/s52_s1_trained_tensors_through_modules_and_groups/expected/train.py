@@ -1,7 +1,8 @@
 """Stop 52 (helper s1): tensors the optimizer trains that no DDP wrap holds, reached through
 modules: `make()` of a.py returns b.py's `build()`; a.py's `Child` and this module's `Twin`
-hold the `gain` their base `Base` of b.py binds; and all handed over in parameter-group
-dicts (`{"params": extra, "lr": ...}`). Each rank would train its own copies on its share."""
+hold the `gain` and the nn.ParameterList `shift` their base `Base` of b.py binds; and all
+handed over in parameter-group dicts (`{"params": extra, "lr": ...}`). Each rank would
+train its own copies on its share."""
 import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
@@ -13,6 +14,7 @@ from _dp2ddp import (
     DdpDistributedSampler,
     ddp_is_main,
     ddp_per_rank_batch,
+    ddp_print,
     ddp_setup,
     ddp_sync_tensor,
 )
@@ -24,7 +26,7 @@ ddp_setup()
 
 class Twin(Base):
     def apply(self, h):
-        return h + self.gain
+        return h + self.gain * self.shift[1]
 
 
 torch.manual_seed(0)
@@ -45,12 +47,16 @@ opt = torch.optim.SGD(
         {"params": model.parameters()},
         {"params": extra, "lr": 0.02},
         {"params": [head.gain, twin.gain]},
+        {"params": head.shift, "lr": 0.02},
+        {"params": twin.shift},
     ],
     lr=0.01,
 )
 list(map(ddp_sync_tensor, extra))
 ddp_sync_tensor(head.gain)
 ddp_sync_tensor(twin.gain)
+list(map(ddp_sync_tensor, head.shift))
+list(map(ddp_sync_tensor, twin.shift))
 for epoch in range(2):
     for xb, yb in loader:
         out = twin.apply(head.apply(model(xb) * extra[0] + extra[1]))
@@ -61,3 +67,5 @@ for epoch in range(2):
 if ddp_is_main():
     print("extra %.4f %.4f" % (extra[0].item(), extra[1].item()))
     print("gain %.4f twin %.4f" % (head.gain.item(), twin.gain.item()))
+shifts = [head.shift[0], head.shift[1], twin.shift[1]]
+ddp_print("shift %.4f %.4f twin %.4f" % tuple(p.item() for p in shifts))
