@@ -589,6 +589,9 @@ class ProgramFacts:
     #: `head = Scaler()` handed to an optimizer is synced (outside_tensors.py). Empty for a
     #: single file and where the module builds no optimizer.
     tensor_holders: tuple[str, ...] = ()
+    #: As tensor_holders, the attributes bound only to lists of such tensors grown nowhere
+    #: (`self.extra = nn.ParameterList([...])`): `head.extra` is synced, each of its tensors.
+    tensor_list_holders: tuple[str, ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

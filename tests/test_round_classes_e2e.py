@@ -747,6 +747,20 @@ check is verify's verdict, which the launch does not make):
 - hazards_s51_s1_batch_mixed_with_permutation: the first likely cause is the permuted batch
   at DP147's line (before: "each process draws its own values", "draw on rank 0 and
   broadcast").
+
+Stop 52 (helper s1), stop 51's silent leftovers:
+- s52_s1_trained_tensors_through_modules_and_groups: trained tensors no DDP wrap holds,
+  reached through modules (a.py's `make()` returning b.py's `build()`; a.py's `Child` and
+  this module's `Twin` holding the `gain` and the nn.ParameterList `shift` of their base
+  b.Base) and handed over in parameter-group dicts (`{"params": extra, "lr": 0.02}`): each
+  synced, rank 0 prints the original's `extra 1.3040 0.3517`, `gain 2.0845 twin 2.0048`,
+  `shift 0.1763 -0.1763 twin 0.1764` (before: no word, `extra 1.1223 0.5433`, `gain 2.0344
+  twin 2.0099`, `shift 0.2731 -0.2731 twin 0.2730`).
+- data_s52_s1_count_decides_print (stop 51 w5's e1): counts of samples (`seen +=
+  x.shape[0]`, `step_samples += len(xb)`) compared to decide a print (`if seen >= 48:` after
+  the inner loop, `if step_samples > limit:` in a function's loop): each counts the global
+  batch (`ddp_global_count`), rank 0 prints the original's `Current Best: 1`, `tuned past 12
+  at step 1` (before: no word, neither printed, rank 0's counts half the original's).
 """
 
 from __future__ import annotations
@@ -989,6 +1003,21 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s51_w7_corpus_drawn_before_loop": ("agree True",),
     "batches_s51_w7_corpus_built_by_function_cached": ("agree True",),
     "batches_s51_w7_corpus_seeded_alike": ("weights -0.0391",),
+    # stop 52 s1: the original's (the base printed extra 1.1223 0.5433, gain 2.0344 twin
+    # 2.0099, shift 0.2731 -0.2731 twin 0.2730)
+    "s52_s1_trained_tensors_through_modules_and_groups": (
+        "extra 1.3040 0.3517",
+        "gain 2.0845 twin 2.0048",
+        "shift 0.1763 -0.1763 twin 0.1764",
+    ),
+    # stop 52 s1: the original's (the base printed neither `Current Best: 1` nor `tuned
+    # past 12 at step 1`: its counts were rank 0's share)
+    "data_s52_s1_count_decides_print": (
+        "Current Best: 1",
+        "tuned past 12 at step 1",
+        "tuned past 12 at step 3",
+        "weights -0.6862",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1015,6 +1044,7 @@ PROGRAMS = {
     "s51_s2_factory_in_other_module": "train.py",  # stop 51 s2
     "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
     "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
+    "s52_s1_trained_tensors_through_modules_and_groups": "train.py",  # stop 52 s1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1088,6 +1118,8 @@ RANK0_ONLY = {
     "batches_s51_w7_corpus_drawn_before_loop": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_built_by_function_cached": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
+    "s52_s1_trained_tensors_through_modules_and_groups": "extra",  # stop 52 s1
+    "data_s52_s1_count_decides_print": "weights",  # stop 52 s1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

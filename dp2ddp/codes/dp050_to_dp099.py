@@ -563,10 +563,10 @@ LATER: Final[dict[str, tuple[str, str]]] = {
     "DP092": (
         "a count of samples from this rank's batches decides when to log or save",
         "A count grown by each training batch's size (`total_iters += x.size(0)`) decides "
-        "when to log, show or save (`if total_iters % print_freq == 0:`) and is printed. "
+        "when to log, show or save (`if total_iters % print_freq == 0:`, `if seen >= N:`). "
         "Migrated, each rank's batch is its share: the count grows by 1/WORLD_SIZE of the "
-        "original's per step, so the logs, sample outputs and checkpoints come at "
-        "1/WORLD_SIZE of the rate and the printed counts shrink, silently. Where every rank "
+        "original's per step, so the logs, sample outputs and checkpoints come at 1/WORLD_SIZE "
+        "of the rate (past a threshold: later, or never), silently. Where every rank "
         "provably reaches the increment once per step, dp2ddp counts the global batch "
         "itself (`ddp_global_count(size)`, summed over the ranks); this warning is where "
         "that was not proved. Count the global batch (all-reduce it), or count steps. "

@@ -274,6 +274,7 @@ class ProgramTeller:
             batch_sum_returns=self.batch_sum_returns(module) if gate else (),
             tensor_lists=self.tensor_lists(module, "list") if gate else (),
             tensor_holders=self.tensor_lists(module, "held") if gate else (),
+            tensor_list_holders=self.tensor_lists(module, "heldlist") if gate else (),
         )
 
     def _ones_named(self, text: str) -> CommandLine | None:
@@ -378,16 +379,34 @@ class ProgramTeller:
         if "optim" not in module.source.text:
             return ()
         if self._tensor_lists is None:
-            from dp2ddp.transforms.analysis.tensor_lists import module_tensor_lists
-
-            self._tensor_lists = self.project.per_module(
-                self.program.modules,
-                "tensor_lists",
-                lambda m: module_tensor_lists(
-                    m.name, m.path, m.source.text, partial(self.project.parsed_or_none, m)
-                ),
-            )
+            self._tensor_lists = self._joined_tensor_lists()
         return tuple(name for name, k in others(self._tensor_lists, module) if k == kind)
+
+    def _joined_tensor_lists(self) -> tuple[tuple[str, str], ...]:
+        """The modules that can build a trained tensor read first, then (a bounded number
+        of rounds) those naming what the read ones return or hold (`from b import build`,
+        `class Child(Base)`), each module once; joined by `resolved` (stop 52 s1)."""
+        from dp2ddp.transforms.analysis import tensor_lists as lists
+
+        def read(m: ProgramModule) -> dict[str, str]:
+            parsed = partial(self.project.parsed_or_none, m)
+            return lists.module_tensor_lists(m.name, m.path, m.source.text, parsed)
+
+        first = [m for m in self.program.modules if lists.can_build(m.source.text)]
+        found = dict(self.project.per_module(first, "tensor_lists", read))
+        done = {m.real for m in first}
+        for _ in range(lists.DEPTH):
+            names = lists.named(lists.resolved(tuple(found.items())))
+            more = [
+                m
+                for m in self.program.modules
+                if m.real not in done and any(n in m.source.text for n in names)
+            ]
+            if not more:
+                break
+            done |= {m.real for m in more}
+            found |= dict(self.project.per_module(more, "tensor_lists", read))
+        return lists.resolved(tuple(sorted(found.items())))
 
     def fetchers(
         self, module: ProgramModule

@@ -28,8 +28,8 @@ import libcst as cst
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import name_of, nodes_of, unmoved, walk
 from dp2ddp.transforms.analysis.tensor_lists import PARAMETER as _PARAMETER
+from dp2ddp.transforms.analysis.tensor_lists import grown_attribute, leaf_list, list_reads
 from dp2ddp.transforms.analysis.tensor_lists import leaf_tensor as _leaf_tensor
-from dp2ddp.transforms.analysis.tensor_lists import list_reads
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -52,7 +52,8 @@ def trained_tensors(
     held = _held_attributes(module, t)
     told = t.state.facts.tensor_lists  # other modules' (analysis/tensor_lists.py)
     makers = _tensor_lists(module, t, told)
-    stored |= {name.rpartition(".")[2] for name in t.state.facts.tensor_holders}
+    holders = (*t.state.facts.tensor_holders, *t.state.facts.tensor_list_holders)
+    stored |= {name.rpartition(".")[2] for name in holders}
     if not candidates and not held and not makers and not _reads_any(module, stored):
         return  # no name bound to a tensor's construction, no attribute that may hold one
     givers = [
@@ -80,11 +81,17 @@ def trained_tensors(
                 isinstance(node, cst.Attribute)
                 and isinstance(node.value, cst.Name)
                 and (id(line), t.code(node)) not in done
-                and (node.attr.value in held or _unwrapped_part(node, module, t))
             ):
-                done.add((id(line), t.code(node)))
-                yield node, line, False  # `self.scale` of a plain class, `head.bias`
-                continue
+                if node.attr.value in held or _unwrapped_part(node, module, t):
+                    many: bool | None = False  # `self.scale` of a plain class, `head.bias`
+                elif _unwrapped_part(node, module, t, lists=True):
+                    many = True  # `head.extra`, an nn.ParameterList of them (stop 52 s1)
+                else:
+                    many = None
+                if many is not None:
+                    done.add((id(line), t.code(node)))
+                    yield node, line, many
+                    continue
             if not isinstance(node, cst.Name) or node.value not in candidates | makers:
                 continue
             if (id(line), node.value) in done:
@@ -153,7 +160,7 @@ def _candidates(module: cst.Module) -> tuple[set[str], set[str]]:
     for node in nodes_of(module, (cst.Assign, cst.AnnAssign)):
         value = node.value
         if not isinstance(value, cst.Call) or not (
-            name_of(value.func) == "Parameter"
+            name_of(value.func) in ("Parameter", "ParameterList")
             or any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args)
         ):
             continue
@@ -179,7 +186,7 @@ def _tensor_lists(module: cst.Module, t: MigrationTransform, told: tuple[str, ..
     for node in nodes_of(module, cst.Assign):
         value = node.value
         if isinstance(value, cst.Call):
-            hit = name_of(value.func) in returning
+            hit = name_of(value.func) in returning or name_of(value.func) == "ParameterList"
         elif isinstance(value, (cst.List, cst.Tuple)):  # its elements only, as leaf_list
             hit = any(_spelled_tensor(e.value) for e in value.elements)
         elif isinstance(value, cst.ListComp):
@@ -204,16 +211,21 @@ def _spelled_tensor(call: cst.BaseExpression) -> bool:
 _OWN_PARAMETERS = frozenset({"weight", "bias"})
 
 
-def _unwrapped_part(node: cst.Attribute, module: cst.Module, t: MigrationTransform) -> bool:
+def _unwrapped_part(
+    node: cst.Attribute, module: cst.Module, t: MigrationTransform, lists: bool = False
+) -> bool:
     """`head.bias` (`.weight`) of a name every construction of which reaching it builds a
     torch.nn module (`head = nn.Linear(1, 1)`), or `head.scale` where it builds one of this
     module's classes binding `self.scale` only to trainable leaf tensors (`nn.Parameter`),
     through moves of the name onto itself (`head = head.to(DEVICE)`: the def-use view's
     reaching definitions of the moved name), and that the module reads nowhere but as
     `head(...)` or `head.<attribute>`: no wrap and no container holds it, so DDP averages
-    none of its gradients (stop 49 k1; moves and the program's classes: stop 50 s4)."""
+    none of its gradients (stop 49 k1; moves and the program's classes: stop 50 s4). With
+    `lists`: where it holds a list of such tensors grown nowhere (stop 52 s1)."""
     held = node.value
-    if not isinstance(held, cst.Name) or not _built_holding(held, node.attr.value, module, t):
+    if not isinstance(held, cst.Name) or not _built_holding(
+        held, node.attr.value, module, t, lists
+    ):
         return False
     for other in nodes_of(module, cst.Name):
         if other.value != held.value:
@@ -229,12 +241,21 @@ def _unwrapped_part(node: cst.Attribute, module: cst.Module, t: MigrationTransfo
     return True
 
 
-def _built_holding(held: cst.Name, attr: str, module: cst.Module, t: MigrationTransform) -> bool:
+def _built_holding(
+    held: cst.Name, attr: str, module: cst.Module, t: MigrationTransform, lists: bool = False
+) -> bool:
     """Every definition of `held` reaching it, through moves onto itself (`head =
     head.to(d)`, `head = head.cuda()`), constructs a module holding `attr` as a trainable
     tensor: a torch.nn module class's `weight` / `bias`, or one of this module's classes
     every binding of whose `self.<attr>` is a trainable leaf tensor, or a class of another
-    module of the program told so (ProgramFacts.tensor_holders, stop 51 s1)."""
+    module of the program told so (ProgramFacts.tensor_holders, stop 51 s1), or one of this
+    module's classes storing no `self.<attr>` with a base so told (stop 52 s1). With
+    `lists`: a list of such tensors (`nn.ParameterList([...])`) this module grows nowhere
+    (ProgramFacts.tensor_list_holders)."""
+    if lists and grown_attribute(module, attr, t):
+        return False
+    facts = t.state.facts
+    holders = set(facts.tensor_list_holders if lists else facts.tensor_holders)
     definitions = view(module)
     pending, seen, built = [held], set[int](), False
     while pending:
@@ -256,19 +277,37 @@ def _built_holding(held: cst.Name, attr: str, module: cst.Module, t: MigrationTr
                 return False
             owner = definitions.class_called(value)
             told = {f"{n}.{attr}" for n in t.qualified_names(value.func)}
-            if told & set(t.state.facts.tensor_holders):
+            if told & holders:
                 pass  # a class of another module of the program (stop 51 s1)
             elif owner is not None:
                 stores = definitions.attribute_definitions(owner, attr)
-                if not stores or not all(_leaf_tensor(s.value, t) for s in stores):
+                if not stores and _told_base(owner, attr, t, holders):
+                    pass  # `class Child(Base)`, Base of another module holding it (stop 52 s1)
+                elif not stores or not all(
+                    leaf_list(s.value, module, t) if lists else _leaf_tensor(s.value, t)
+                    for s in stores
+                ):
                     return False
-            elif attr not in _OWN_PARAMETERS or not any(
-                q.startswith("torch.nn.") and q.count(".") == 2 and q[9:10].isupper()
-                for q in t.qualified_names(value.func)
+            elif (
+                lists
+                or attr not in _OWN_PARAMETERS
+                or not any(
+                    q.startswith("torch.nn.") and q.count(".") == 2 and q[9:10].isupper()
+                    for q in t.qualified_names(value.func)
+                )
             ):
                 return False
             built = True
     return built
+
+
+def _told_base(owner: cst.ClassDef, attr: str, t: MigrationTransform, told: set[str]) -> bool:
+    """A base of `owner` is a class of another module of the program told to hold `attr`
+    (`told`: ProgramFacts.tensor_holders or .tensor_list_holders); `owner` stores no
+    `self.attr` (asked where the view found no binding)."""
+    return bool(told) and any(
+        f"{q}.{attr}" in told for b in owner.bases for q in t.qualified_names(b.value)
+    )
 
 
 def _held_attributes(module: cst.Module, t: MigrationTransform) -> set[str]:

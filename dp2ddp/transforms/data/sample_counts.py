@@ -13,7 +13,10 @@ shards; a name it grows by a size of its batch (`n += x.size(0)`, `x.shape[0]`, 
 a name the loop assigns from one: data/batch_sized.py's sized names); and, in the same
 scope, a read of that name (or of a name assigned from it) that sets a learning rate: the
 argument of a `.step(...)` call (an optimizer's step takes no count: a scheduler's), or the
-value of an assignment to a `["lr"]` item or an `.lr` attribute.
+value of an assignment to a `["lr"]` item or an `.lr` attribute; or that decides when to log
+or save (`if seen % print_freq == 0:` in the loop), or the test of an `if` in the scope that
+compares it (`if seen >= 48: print(...)`, in the loop or after it: stop 51 w5's e1, stop 52
+s1): counting this rank's share, rank 0 met it at another moment than the original, or never.
 
 Proved, the increment is rewritten to count the global batch as DataParallel saw it:
 `seen += ddp_global_count(x.size(0))` (templates/helpers/global_count.py.j2), the sizes of
@@ -63,6 +66,15 @@ if TYPE_CHECKING:
 
 #: The inserted call (templates/helpers/global_count.py.j2).
 GLOBAL_COUNT = "ddp_global_count"
+#: What a count of this rank's share does to the use it reaches, by what that use decides.
+_EFFECTS = {
+    "the learning rate": "sets the learning rate ({}): the schedule runs at 1/WORLD_SIZE of "
+    "the original's pace",
+    "when to log or save": "decides when to log or save ({}): they come at 1/WORLD_SIZE of "
+    "the original's rate",
+    "what runs": "decides what runs ({}): it is met at another moment than the original's, "
+    "or never",
+}
 
 
 def lr_sample_counts(
@@ -172,6 +184,9 @@ def loop_sample_counts(
         what, code = "the learning rate", "DP088"
         if use is None:
             use, what, code = _cadence_use(loop, count, data), "when to log or save", "DP092"
+        if use is None and data.code(grow.value).strip() == size and _backpropagates_within(loop):
+            # a count of the training batch's rows itself (not a sum weighted by them)
+            use, what, code = _deciding_use(_scope(loop, data), count, data), "what runs", "DP092"
         if use is None:
             continue
         if prove and not cache:
@@ -186,12 +201,7 @@ def loop_sample_counts(
                 code,
             )
             continue
-        effect = (
-            "sets the learning rate ({}): the schedule runs at 1/WORLD_SIZE of the original's pace"
-            if code == "DP088"
-            else "decides when to log or save ({}): they come at 1/WORLD_SIZE of the "
-            "original's rate"
-        ).format(use)
+        effect = _EFFECTS[what].format(use)
         yield (
             grow,
             f"{count} grows by {size}, this rank's share of each batch, and {effect}; "
@@ -322,6 +332,19 @@ def _cadence_use(loop: cst.For, count: str, data: ShardDataLoaders) -> str | Non
             and isinstance(n.operator, cst.Modulo)
             and _reads(n.left, {count})
             for n in walk(node.test)
+        ):
+            return data.code(node.test)
+    return None
+
+
+def _deciding_use(scope: cst.CSTNode, count: str, data: ShardDataLoaders) -> str | None:
+    """The test of an `if` in the count's scope (in the loop or after it) that compares
+    `count` (`if seen >= 48:`, `if step_samples > limit:`): the count decides whether what
+    it guards runs (a print of rank 0's, a save). Counting this rank's share, the test is
+    met at another moment than the original's, or never (stop 51 w5's e1, stop 52 s1)."""
+    for node in walk(scope, skip_scopes=True):
+        if isinstance(node, cst.If) and any(
+            isinstance(n, cst.Comparison) and _reads(n, {count}) for n in walk(node.test)
         ):
             return data.code(node.test)
     return None
