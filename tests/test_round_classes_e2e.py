@@ -738,6 +738,18 @@ Stop 51 (helper w7), data drawn on each rank, then cut (w2's repro, reduced):
   ddp_same_random; rank 0 prints the original's `weights -0.0391`.
   The first two run first in the launch (UNSEEDED): an earlier script's seed would make the
   ranks' own draws alike and hide the class.
+
+Stop 52 (helper s2), stop 51's silent leftovers:
+- data_s52_s2_loss_handed_to_library: `trainer_step(loss, opt)` of a library (the stand-in
+  tests/e2e_stop45_m/steplib.py, not in the fixture's folder) handed the loss, the optimizer
+  made by the library's factory and cleared inside the step, an EMA under no_grad() nested
+  in the loop: the loop trains, its loader sharded (DP152): per epoch the ranks' sample ids
+  are disjoint (STEP_CASES) and rank 0 prints the original's `weights 0.0330` (before: read
+  as an evaluation, DP015, the loader whole, every rank trained all 16 samples each epoch).
+- shared_draws_s52_s2_validation_drawn_per_rank: a validation set drawn once from numpy's
+  unseeded stream (`np.random.choice`) and evaluated whole under no_grad(): drawn in `with
+  ddp_same_random():`, both ranks hold rank 0's indices (before: each rank its own draw,
+  rank 0's figure of a set no other rank evaluated). Runs first (UNSEEDED).
 """
 
 from __future__ import annotations
@@ -980,6 +992,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s51_w7_corpus_drawn_before_loop": ("agree True",),
     "batches_s51_w7_corpus_built_by_function_cached": ("agree True",),
     "batches_s51_w7_corpus_seeded_alike": ("weights -0.0391",),
+    # stop 52 s2
+    "data_s52_s2_loss_handed_to_library": ("epoch 1 ema 0.0537", "weights 0.0330"),
+    "shared_draws_s52_s2_validation_drawn_per_rank": ("epoch 1 val of 16", "weights 3.8041"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1079,6 +1094,8 @@ RANK0_ONLY = {
     "batches_s51_w7_corpus_drawn_before_loop": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_built_by_function_cached": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
+    "data_s52_s2_loss_handed_to_library": "weights",  # stop 52 s2
+    "shared_draws_s52_s2_validation_drawn_per_rank": "weights",  # stop 52 s2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1104,6 +1121,8 @@ UNSEEDED = (
     # stop 51 w7
     "batches_s51_w7_corpus_drawn_before_loop",
     "batches_s51_w7_corpus_built_by_function_cached",
+    # stop 52 s2
+    "shared_draws_s52_s2_validation_drawn_per_rank",
 )
 #: loader_wrapping_class's steps of 4 rows
 STEPS = 8
@@ -1216,6 +1235,8 @@ STEP_CASES = (
     "data_s51_s2_factory_in_module",
     "data_s51_s2_optimizer_parameter",
     "s51_s2_factory_in_other_module",
+    # stop 52 s2: the loss alone proved handed on, the library's step and factory
+    "data_s52_s2_loss_handed_to_library",
 )
 
 
@@ -1601,3 +1622,11 @@ def test_a_figure_padded_to_its_width_is_printed_not_missing(tmp_path: Path) -> 
     )
     assert report.to_end.get("output", "").startswith("ok"), report.to_end
     assert report.to_end.get("figures", "").startswith("information only"), report.to_end
+
+
+def test_a_validation_set_drawn_once_is_rank_zeros_on_every_rank(launch: Launch) -> None:
+    """Stop 52 s2: shared_draws_s52_s2_validation_drawn_per_rank's indices, drawn from numpy's
+    unseeded stream, are rank 0's on both ranks (the base left the draw per rank: two sets)."""
+    case = "shared_draws_s52_s2_validation_drawn_per_rank"
+    drawn = [launch.status(case, rank)["digest"] for rank in (0, 1)]
+    assert len(drawn[0]) == 16 and drawn[0] == drawn[1], drawn

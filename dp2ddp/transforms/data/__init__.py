@@ -395,7 +395,10 @@ class ShardDataLoaders(LoaderEvaluation):
         return (
             self._in_eval_context(loop)
             or self._decision(loop) is not None
-            or never_trains(loop, self.qualified_names, partial(package_call, self), runs)
+            or (
+                never_trains(loop, self.qualified_names, partial(package_call, self), runs)
+                and not self._trains_or_hands_loss(loop)
+            )
         )
 
     def _decision(self, loop: cst.For) -> Decision | None:

@@ -15,9 +15,11 @@ import libcst as cst
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow.bindings import bindings
 from dp2ddp.transforms._support.children import SCOPE_KINDS, children_of
+from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
+    calls_model,
     code_of,
     name_of,
     nodes_of,
@@ -470,9 +472,14 @@ class DatasetDrawFinder:
         lines = list(calls_in)
         needed: set[str] = set()
         in_slice: list[cst.SimpleStatementLine] = []
+        wrapped = set(self.t.state.wrapped)
         for line in lines:
             for call in calls_in[line]:
                 if self._builds_dataset(call):
+                    needed |= _read_keys(call)
+                    in_slice.append(line)
+                    break
+                if calls_model(call, wrapped) and self._evaluated(call, scope):
                     needed |= _read_keys(call)
                     in_slice.append(line)
                     break
@@ -493,6 +500,17 @@ class DatasetDrawFinder:
                 continue  # per-step randomness (noise, augmentation) stays per rank
             for call in calls_in[line]:
                 self._check_call(call)
+
+    def _evaluated(self, call: cst.Call, scope: cst.CSTNode) -> bool:
+        """A call of the wrapped model every rank makes whole: with gradients off, or in no
+        loop of its function that trains. The data it is given (`xv = X[val_idx]`, `val_idx
+        = np.random.choice(n, k)` before the loop: a validation set drawn once) is what
+        DataParallel's one process drew; each rank drawing its own, rank 0's figure (and
+        what it decides: a best checkpoint, an early stop on every rank) would be of a set
+        of its own (stop 52, s2). Its draws are shared like a dataset's."""
+        return under_grad_off(call, self.t.parent, self.t.matches) or not self._in_training_loop(
+            call, scope
+        )
 
     def _in_training_loop(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
         current = self.t.parent(node)
