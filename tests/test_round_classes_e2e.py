@@ -750,6 +750,12 @@ Stop 52 (helper s2), stop 51's silent leftovers:
   unseeded stream (`np.random.choice`) and evaluated whole under no_grad(): drawn in `with
   ddp_same_random():`, both ranks hold rank 0's indices (before: each rank its own draw,
   rank 0's figure of a set no other rank evaluated). Runs first (UNSEEDED).
+- data_s52_s2_global_batch_size_as_literal_or_product (stop 51 w1's leftover): the loader's
+  global batch size handed to the model's sampling method beside that loader's batch as a
+  literal (`sample(batch_size=4, img=og)`) and as a product (`sample(self.bs * 2,
+  torch.cat([og, x]))`): read per rank (`ddp_per_rank_batch(4)`, `ddp_per_rank_batch(
+  self.bs) * 2`); rank 0 prints the original's `sample` and `weights` lines (before: both
+  ranks "The size of tensor a (2) must match the size of tensor b (4)", no warning).
 """
 
 from __future__ import annotations
@@ -995,6 +1001,11 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 52 s2
     "data_s52_s2_loss_handed_to_library": ("epoch 1 ema 0.0537", "weights 0.0330"),
     "shared_draws_s52_s2_validation_drawn_per_rank": ("epoch 1 val of 16", "weights 3.8041"),
+    "data_s52_s2_global_batch_size_as_literal_or_product": (
+        "epoch 0 sample 4.1886",
+        "epoch 1 sample 7.0196",
+        "weights -0.5090",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1096,6 +1107,7 @@ RANK0_ONLY = {
     "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
     "data_s52_s2_loss_handed_to_library": "weights",  # stop 52 s2
     "shared_draws_s52_s2_validation_drawn_per_rank": "weights",  # stop 52 s2
+    "data_s52_s2_global_batch_size_as_literal_or_product": "weights",  # stop 52 s2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
