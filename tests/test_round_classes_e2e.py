@@ -761,6 +761,24 @@ Stop 52 (helper s1), stop 51's silent leftovers:
   the inner loop, `if step_samples > limit:` in a function's loop): each counts the global
   batch (`ddp_global_count`), rank 0 prints the original's `Current Best: 1`, `tuned past 12
   at step 1` (before: no word, neither printed, rank 0's counts half the original's).
+
+Stop 52 (helper s2), stop 51's silent leftovers:
+- data_s52_s2_loss_handed_to_library: `trainer_step(loss, opt)` of a library (the stand-in
+  tests/e2e_stop45_m/steplib.py, not in the fixture's folder) handed the loss, the optimizer
+  made by the library's factory and cleared inside the step, an EMA under no_grad() nested
+  in the loop: the loop trains, its loader sharded (DP152): per epoch the ranks' sample ids
+  are disjoint (STEP_CASES) and rank 0 prints the original's `weights 0.0330` (before: read
+  as an evaluation, DP015, the loader whole, every rank trained all 16 samples each epoch).
+- shared_draws_s52_s2_validation_drawn_per_rank: a validation set drawn once from numpy's
+  unseeded stream (`np.random.choice`) and evaluated whole under no_grad(): drawn in `with
+  ddp_same_random():`, both ranks hold rank 0's indices (before: each rank its own draw,
+  rank 0's figure of a set no other rank evaluated). Runs first (UNSEEDED).
+- data_s52_s2_global_batch_size_as_literal_or_product (stop 51 w1's leftover): the loader's
+  global batch size handed to the model's sampling method beside that loader's batch as a
+  literal (`sample(batch_size=4, img=og)`) and as a product (`sample(self.bs * 2,
+  torch.cat([og, x]))`): read per rank (`ddp_per_rank_batch(4)`, `ddp_per_rank_batch(
+  self.bs) * 2`); rank 0 prints the original's `sample` and `weights` lines (before: both
+  ranks "The size of tensor a (2) must match the size of tensor b (4)", no warning).
 """
 
 from __future__ import annotations
@@ -1018,6 +1036,14 @@ CASES: dict[str, tuple[str, ...]] = {
         "tuned past 12 at step 3",
         "weights -0.6862",
     ),
+    # stop 52 s2
+    "data_s52_s2_loss_handed_to_library": ("epoch 1 ema 0.0537", "weights 0.0330"),
+    "shared_draws_s52_s2_validation_drawn_per_rank": ("epoch 1 val of 16", "weights 3.8041"),
+    "data_s52_s2_global_batch_size_as_literal_or_product": (
+        "epoch 0 sample 4.1886",
+        "epoch 1 sample 7.0196",
+        "weights -0.5090",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1120,6 +1146,9 @@ RANK0_ONLY = {
     "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
     "s52_s1_trained_tensors_through_modules_and_groups": "extra",  # stop 52 s1
     "data_s52_s1_count_decides_print": "weights",  # stop 52 s1
+    "data_s52_s2_loss_handed_to_library": "weights",  # stop 52 s2
+    "shared_draws_s52_s2_validation_drawn_per_rank": "weights",  # stop 52 s2
+    "data_s52_s2_global_batch_size_as_literal_or_product": "weights",  # stop 52 s2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1145,6 +1174,8 @@ UNSEEDED = (
     # stop 51 w7
     "batches_s51_w7_corpus_drawn_before_loop",
     "batches_s51_w7_corpus_built_by_function_cached",
+    # stop 52 s2
+    "shared_draws_s52_s2_validation_drawn_per_rank",
 )
 #: loader_wrapping_class's steps of 4 rows
 STEPS = 8
@@ -1257,6 +1288,8 @@ STEP_CASES = (
     "data_s51_s2_factory_in_module",
     "data_s51_s2_optimizer_parameter",
     "s51_s2_factory_in_other_module",
+    # stop 52 s2: the loss alone proved handed on, the library's step and factory
+    "data_s52_s2_loss_handed_to_library",
 )
 
 
@@ -1679,3 +1712,11 @@ def test_a_batch_mixed_in_a_drawn_order_is_verifys_cause(tmp_path: Path) -> None
     assert report.causes and report.causes[0].key == "permuted_batch", report.causes
     assert "DP147 from dp2ddp migrate at " in report.causes[0].detail
     assert "train.py:27; " in report.causes[0].detail
+
+
+def test_a_validation_set_drawn_once_is_rank_zeros_on_every_rank(launch: Launch) -> None:
+    """Stop 52 s2: shared_draws_s52_s2_validation_drawn_per_rank's indices, drawn from numpy's
+    unseeded stream, are rank 0's on both ranks (the base left the draw per rank: two sets)."""
+    case = "shared_draws_s52_s2_validation_drawn_per_rank"
+    drawn = [launch.status(case, rank)["digest"] for rank in (0, 1)]
+    assert len(drawn[0]) == 16 and drawn[0] == drawn[1], drawn

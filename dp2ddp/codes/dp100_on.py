@@ -549,4 +549,22 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "rank's share: run it under `torch.no_grad()` or build its loader with "
         "`shuffle=False` and leave it whole. Then silence the warning with `# noqa: DP148`.",
     ),
+    "DP152": (
+        "a loss handed to a call dp2ddp does not read: the loop taken for training",
+        "A loop (often one whose body holds a `with torch.no_grad():` block: an EMA update, a "
+        "metric) hands the loss (the wrapped model's output with gradients on, not detached) to"
+        " a call made for what it does (its result unused) whose code dp2ddp does not read: a "
+        "library's (`trainer_step(loss, opt)` of a module not installed, an `accelerate`-like "
+        "helper) or another program module's function with no backward dp2ddp can see; it sees "
+        "no optimizer handed along that was built by a `torch.optim` class or cleared with "
+        "`zero_grad()` in the loop's function. The loop runs no backward and no optimizer step "
+        "of its own. A forward with gradients on whose loss is handed on may be a training "
+        "step's; neither a nested `no_grad()` block nor the library calls around it prove an "
+        "evaluation: the loop is taken for training, its loader sharded (each rank trains its "
+        "share, DDP averages the gradients in the backward the call runs). If the call does not"
+        " run the backward pass (it logs or stores the loss), the loop is an evaluation and its"
+        " figures are this rank's share: run its forward under `torch.no_grad()` or build its "
+        "loader with `shuffle=False` and leave it whole. Then silence the warning with `# noqa:"
+        " DP152`.",
+    ),
 }

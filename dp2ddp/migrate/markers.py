@@ -107,6 +107,7 @@ MARKED = frozenset(
         "DP142",  # stop 51 v3: its loader is sharded by this migration, then not re-derived
         "DP146",  # stop 51 s1: the wrapped model (DataParallel) gates the tensors' proof
         "DP148",  # stop 51 s2: the wrapped model (DataParallel) is what the proof starts from
+        "DP152",  # stop 52 s2: the wrapped model (DataParallel) is what the proof starts from
     }
 )
 #: Codes about the rewrite of the text itself (DP110: lines re-indented for libcst's parser,

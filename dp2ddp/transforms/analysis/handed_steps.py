@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import libcst as cst
+from libcst.helpers import get_full_name_for_node
 
 from dp2ddp.flow import DefUse, code, origins
 from dp2ddp.flow.defuse import Function
@@ -56,7 +57,9 @@ from dp2ddp.transforms._support.grad_mode import qualified_matches, under_grad_o
 from dp2ddp.transforms._support.nodes import calls_under
 from dp2ddp.transforms.analysis.training import QualifiedNames, function_trains
 
-Verdict = Literal["library", "program", "unread", "cleared"]
+#: "module": another program module's callable with no summary (not read; "unread" where
+#: an optimizer is handed too); "loss": the loss alone handed to what is not read.
+Verdict = Literal["library", "program", "unread", "cleared", "module", "loss"]
 
 #: Methods and builtins whose result is no longer attached to the graph.
 _DETACHING = frozenset({"item", "detach", "detach_", "tolist", "numpy", "float", "int"})
@@ -86,15 +89,23 @@ class StepContext:
     backprops: Callable[[str], bool]
 
 
-def handed_step(context: StepContext, loop: cst.For | cst.While) -> HandedStep | None:
+def handed_step(
+    context: StepContext, loop: cst.For | cst.While, *, loss_only: bool = False
+) -> HandedStep | None:
     """The first call of `loop`'s body (not the scopes defined in it) that is handed a loss
-    and an optimizer and is proved to step or not read; None where there is none."""
+    and an optimizer and is proved to step or not read; None where there is none. With
+    `loss_only` (the loop's nested `no_grad()` block is asked about), also the first call
+    handed the loss alone, its result dropped, by a callee whose code is not read (verdict
+    `loss`, see `_loss_handed_off`)."""
     if not context.wrapped:
         return None
-    for call in calls_under(loop.body, skip_scopes=True):
+    calls = calls_under(loop.body, skip_scopes=True)
+    for call in calls:
         found = _handed(context, call)
         if found is not None:
             return found
+    if loss_only:
+        return next(filter(None, (_loss_handed_off(context, c) for c in calls)), None)
     return None
 
 
@@ -109,11 +120,30 @@ def _handed(context: StepContext, call: cst.Call) -> HandedStep | None:
     verdict = _callee(context, call)
     if verdict is None or verdict == "program":  # the program's code says it: no optimizer asked
         return None if verdict is None else HandedStep(call, verdict, loss, None)
+    verdict = "unread" if verdict == "module" else verdict
     optimizer = next((v for v in others if _optimizer(context, v)), None)
     if optimizer is None:
         optimizer = next((v for v in others if _cleared(context, call, v)), None)
         verdict = "cleared" if verdict == "library" else verdict
     return None if optimizer is None else HandedStep(call, verdict, loss, optimizer)
+
+
+def _loss_handed_off(context: StepContext, call: cst.Call) -> HandedStep | None:
+    """`call`, a statement of its own (its result dropped: run for what it does), is handed
+    the loss (`_loss`: the wrapped model's output with gradients on, not detached) by a
+    library's callable or another program module's function with no summary, whose code
+    is not read, and no optimizer it is given is seen built or cleared (`trainer_step(loss,
+    opt)` of an uninstalled module, the optimizer made by its factory and cleared inside
+    it). A loss whose graph is kept and handed on is the evidence a backward may run
+    there; what proves an evaluation is a forward with gradients off, which this is not.
+    The loop is taken for training, and said (DP152). A call whose result is used (a
+    criterion, `acc = metric(out, y)`) computes from the loss and is no step."""
+    if not isinstance(context.view.parent(call), cst.Expr) or _grad_off(context, call):
+        return None
+    loss = next((a.value for a in call.args if _loss(context, a.value)), None)
+    if loss is None or _callee(context, call) not in ("library", "module"):
+        return None
+    return HandedStep(call, "loss", loss, None)
 
 
 def _optimizer(context: StepContext, value: cst.BaseExpression) -> bool:
@@ -219,6 +249,8 @@ def _callee(context: StepContext, call: cst.Call) -> Verdict | None:
         verdicts.add(_source_verdict(context, o.kind, o.node, method))
     if not verdicts or "unread" in verdicts or (None in verdicts and len(verdicts) > 1):
         return "unread"
+    if verdicts == {"library", "module"}:  # a library's and another module's, none read
+        return "module"
     return next(iter(verdicts))
 
 
@@ -239,13 +271,28 @@ def _source_verdict(
     if kind in ("call", "import"):
         named = node.func if isinstance(node, cst.Call) else node
         names = {n for n in context.qualified_names(named) if n}
+        if isinstance(node, cst.ImportAlias):  # `from steplib import trainer_step`
+            names |= _imported(view, node)
         if not names or any(n.startswith("builtins.") for n in names):
             return "unread"  # `getattr(hooks, name)`: what the builtin returns is not known
         if any(n.startswith(".") or n.split(".", 1)[0] in context.program_roots for n in names):
             suffix = "" if kind == "import" and method == "__call__" else f".{method}"
-            return "program" if any(context.backprops(n + suffix) for n in names) else "unread"
+            return "program" if any(context.backprops(n + suffix) for n in names) else "module"
         return "library"
     return "unread"
+
+
+def _imported(view: DefUse, alias: cst.ImportAlias) -> set[str]:
+    """The qualified name an import binds (`steplib.trainer_step`; a relative import's
+    starts with its dots, the program's)."""
+    statement = view.parent(alias)
+    while statement is not None and not isinstance(statement, (cst.Import, cst.ImportFrom)):
+        statement = view.parent(statement)
+    name = get_full_name_for_node(alias.name) or ""
+    if isinstance(statement, cst.ImportFrom):
+        module = get_full_name_for_node(statement.module) if statement.module else ""
+        return {"." * len(statement.relative) + f"{module or ''}.{name}".lstrip(".")}
+    return {name} if name else set()
 
 
 def _functions_step(context: StepContext, functions: list[Function]) -> bool:

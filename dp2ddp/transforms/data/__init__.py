@@ -142,9 +142,10 @@ from dp2ddp.transforms.data.sample_grids import gather_grids
 from dp2ddp.transforms.data.sample_roles import fed_to_samples_only
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
 from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
+from dp2ddp.transforms.data.size_swaps import SizeSwaps
 
 
-class ShardDataLoaders(LoaderEvaluation):
+class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
     """The data pass: each section a module of this package, chained base to base (resolution
     -> arguments -> batch_size -> set_epoch -> evaluation); this class plans and rewrites."""
 
@@ -391,11 +392,11 @@ class ShardDataLoaders(LoaderEvaluation):
         A loop proved never to backpropagate (`never_trains`) is no training loop either:
         its loader is evaluated, summed over the ranks or left whole (DP015).
         """
-        runs = partial(runs_module, self)
+        takers = (partial(package_call, self), partial(runs_module, self))
         return (
             self._in_eval_context(loop)
             or self._decision(loop) is not None
-            or never_trains(loop, self.qualified_names, partial(package_call, self), runs)
+            or never_trains(loop, self.qualified_names, *takers, self._trains_or_hands_loss)
         )
 
     def _decision(self, loop: cst.For) -> Decision | None:
@@ -629,15 +630,6 @@ class ShardDataLoaders(LoaderEvaluation):
             len(line) - len(before) + len(after) > max(LINE_LIMIT, len(line))
             for line, before, after in zip(source, old, new, strict=True)
         )
-
-    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
-        gathered = self._gathers.get(original_node)  # sample_grids.py
-        return gathered or self._chunk_sizes.swaps.get(original_node, updated_node)
-
-    def leave_Attribute(
-        self, original_node: cst.Attribute, updated_node: cst.Attribute
-    ) -> cst.BaseExpression:
-        return self._chunk_sizes.swaps.get(original_node, updated_node)
 
     def leave_AugAssign(
         self, original_node: cst.AugAssign, updated_node: cst.AugAssign

@@ -304,6 +304,7 @@ def never_trains(
     names: QualifiedNames,
     is_package: Callable[[cst.Call], bool],
     runs_module: Callable[[cst.Call], bool],
+    hands_loss: Callable[[cst.For], bool],
 ) -> bool:
     """Proved: the loop runs a model (`runs_module`: a call of a torch module object, its
     forward) and backpropagates nowhere. No `.backward()`/`.step()` in its body, and every
@@ -313,7 +314,9 @@ def never_trains(
     may train, and then nothing is proved; a loop that runs no model (`pass`, batches
     collected) is no evaluation either. Such a loop is not training, whatever its loader's
     shuffle (class H1, stop 32: sharded as training data, a per-sample write gated to
-    rank 0 lost the other rank's files)."""
+    rank 0 lost the other rank's files). A package's function handed the loss (`hands_loss`:
+    the wrapped model's output with gradients on, `trainer_step(loss, opt)`) may run the
+    backward: nothing is proved there (stop 52, s2)."""
     if loop_trains(loop, names):
         return False
     ran = False
@@ -331,4 +334,4 @@ def never_trains(
         if isinstance(func, cst.Attribute) and func.attr.value in _READING_METHODS:
             continue
         return False
-    return ran
+    return ran and not hands_loss(loop)

@@ -655,7 +655,9 @@ class LoaderEvaluation(ShowingCalls):
         loop that trains the student (real-world: peterliht/knowledge-distillation-pytorch
         @b1e4b6a): read as an evaluation, the loader was left whole (DP015) and every rank
         trained on the whole batch."""
-        if no_grad_inside(loop, self.matches, self.qualified_names) and not self._trains(loop):
+        if no_grad_inside(
+            loop, self.matches, self.qualified_names
+        ) and not self._trains_or_hands_loss(loop):
             return True
         if under_grad_off(loop, self.parent, self.matches):
             return True

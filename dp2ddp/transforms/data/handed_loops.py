@@ -26,12 +26,14 @@ if TYPE_CHECKING:
     from dp2ddp.transforms.data.imported import LoaderImports
 
 
-def hands_step(t: LoaderImports, loop: cst.For | cst.While) -> bool:
+def hands_step(t: LoaderImports, loop: cst.For | cst.While, *, loss_only: bool = False) -> bool:
     """`loop` hands the loss and the optimizer to a call proved to step or not read (then
-    DP134), once per loop."""
-    if loop in t._handed:
-        return t._handed[loop]
-    t._handed[loop] = False
+    DP134), once per loop; with `loss_only` (asked for the loop's nested `no_grad()`
+    block), or the loss alone to a call whose code is not read (then DP152)."""
+    key = (loop, loss_only)
+    if key in t._handed:
+        return t._handed[key]
+    t._handed[key] = False
     module = module_of(loop, t)
     if not isinstance(module, cst.Module) or not t.state.wrapped:
         return False
@@ -44,10 +46,10 @@ def hands_step(t: LoaderImports, loop: cst.For | cst.While) -> bool:
     context = StepContext(
         view(module), tuple(t.state.wrapped), t.qualified_names, roots, summaries.__contains__
     )
-    found = handed_step(context, loop)
+    found = handed_step(context, loop, loss_only=loss_only)
     if found is None:
         return False
-    t._handed[loop] = True
+    t._handed[key] = True
     if found.verdict == "unread":
         t.warn(
             found.call,
@@ -66,5 +68,15 @@ def hands_step(t: LoaderImports, loop: cst.For | cst.While) -> bool:
             "no torch.optim class dp2ddp sees) to the library's "
             f"{code(found.call.func)}(): the loop is taken for training, its loader sharded "
             "(each rank trains its share, DDP averages the gradients)",
+        )
+    elif found.verdict == "loss":
+        t.warn(
+            found.call,
+            "DP152",
+            f"`{code(found.call)}` hands the loss `{code(found.loss)}` (the wrapped model's "
+            f"output with gradients on) to {code(found.call.func)}(), whose code dp2ddp does "
+            "not read, and no optimizer it sees built or cleared: the loop is taken for "
+            "training (a nested no_grad() block does not make it an evaluation), its loader "
+            "sharded (each rank trains its share, DDP averages the gradients)",
         )
     return True

@@ -26,8 +26,13 @@ the program's own functions (the view's callees, every one of them) with two arg
   expression the loader's `batch_size=` was given.
 
 Then the argument (a name or an attribute) is read per rank, `ddp_per_rank_batch(B)`, and the
-rewrite is recorded naming the line where the callee sizes by it. A size handed with no batch
-of a sharded loader beside it (a sample or debug batch of its own) is left alone.
+rewrite is recorded naming the line where the callee sizes by it. Since stop 52 (s2) also an
+integer literal whose value every source of the loader's batch_size has
+(`sample(batch_size=4, img=og)` beside `DataLoader(..., batch_size=4)`), and the operand of
+a product by a literal that is the global batch size (`bs * 2` beside `torch.cat([og, x])`:
+the same multiple of the rank's share); a literal of another value, a sum, stay. A size
+handed with no batch of a sharded loader beside it (a sample or debug batch of its own) is
+left alone.
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ from dp2ddp.transforms.data.size_guards import PER_RANK
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
 
+#: the arguments read as a size: a name, an attribute, a literal, a product by a literal
+_SIZES = (cst.Name, cst.Attribute, cst.Integer, cst.BinaryOperation)
 #: the constructor or reshape call a node is a dimension of (batch_shapes._shaped_call)
 ShapedCall = Callable[[cst.CSTNode, "ShardDataLoaders"], "cst.Call | None"]
 
@@ -65,14 +72,14 @@ def plan_handed_sizes(
         if not callees or len(call.args) < 2:
             continue
         for arg in call.args:
-            size = arg.value
-            if arg.star or not isinstance(size, (cst.Name, cst.Attribute)) or size in plan.swaps:
+            if arg.star or not isinstance(arg.value, _SIZES) or arg.value in plan.swaps:
                 continue
             shaped = _sized_in_every(callees, call, arg, flow, data, shaped_call, sized)
             if shaped is None:
                 continue
             loader = _rank_batch_beside(call, arg, sharded, flow)
-            if loader is None or not _same_sources(size, sharded[loader], flow):
+            size = None if loader is None else _global_part(arg.value, sharded[loader], flow)
+            if loader is None or size is None or size in plan.swaps:
                 continue
             plan.swaps[size] = call_named(PER_RANK, cst.Arg(size.deep_clone()))
             plan.records.append(
@@ -123,6 +130,37 @@ def _rank_batch_beside(
             if origin.node in sharded and origin.cut and not origin.selects:
                 assert isinstance(origin.node, cst.Call)
                 return origin.node
+    return None
+
+
+def _global_part(
+    size: cst.BaseExpression, batch_size: cst.BaseExpression, flow: DefUse
+) -> cst.Name | cst.Attribute | cst.Integer | None:
+    """The part of the argument `size` that is the loader's global batch size, to read per
+    rank: `size` itself where its sources are exactly those of the loader's `batch_size=`
+    expression (a name or an attribute), or where it is an integer literal and every source
+    of that expression is a literal of the same value (`sample(batch_size=4, ...)` beside
+    `DataLoader(..., batch_size=4)`); in a product by an integer literal (`bs * 2`, beside
+    `torch.cat([og, og])`), that operand: DataParallel's size was a multiple of the global
+    batch, the rank's is the same multiple of its share. None otherwise (a sum, a literal of
+    another value, a size of its own: left as written)."""
+    if isinstance(size, (cst.Name, cst.Attribute)):
+        return size if _same_sources(size, batch_size, flow) else None
+    if isinstance(size, cst.Integer):
+        found = origins(flow, batch_size)
+        same = [o.node for o in found if o.kind == "constant" and isinstance(o.node, cst.Integer)]
+        value = size.evaluated_value
+        return (
+            size
+            if found and len(same) == len(found) and all(n.evaluated_value == value for n in same)
+            else None
+        )
+    if isinstance(size, cst.BinaryOperation) and isinstance(size.operator, cst.Multiply):
+        for part, factor in ((size.left, size.right), (size.right, size.left)):
+            if isinstance(factor, cst.Integer) and isinstance(part, _SIZES):
+                read = _global_part(part, batch_size, flow)
+                if read is not None:
+                    return read
     return None
 
 

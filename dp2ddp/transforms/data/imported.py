@@ -627,6 +627,11 @@ class LoaderImports(LoaderSetEpoch):
             return True
         return hands_step(self, loop)
 
+    def _trains_or_hands_loss(self, loop: cst.For) -> bool:
+        """`_trains`, or the loop hands the loss alone to a call not read (DP152): asked
+        where only library calls or a nested no_grad() block would make it an evaluation."""
+        return self._trains(loop) or hands_step(self, loop, loss_only=True)
+
     def _functions_called(self, call: cst.Call) -> list[cst.FunctionDef]:
         """The functions a call of a plain name may run (its definitions in this module)."""
         if not isinstance(call.func, cst.Name):

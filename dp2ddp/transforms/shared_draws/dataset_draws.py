@@ -15,10 +15,13 @@ import libcst as cst
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow.bindings import bindings
 from dp2ddp.transforms._support.children import SCOPE_KINDS, children_of
+from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
+    calls_model,
     code_of,
+    model_called,
     name_of,
     nodes_of,
     variables_under,
@@ -82,6 +85,8 @@ class DatasetDrawFinder:
         self.method_bodies: list[cst.IndentedBlock] = []
         #: this module's transform classes that draw per call (_drawing_transform)
         self._drawing: list[tuple[str, str | None]] | None = None
+        #: the last names of the wrapped models' spellings (_wrapped_names), once
+        self._last_names: set[str] | None = None
         #: the streams every rank seeds alike (analysis/seeded_streams.py), once
         self._alike: frozenset[str] | None = None
 
@@ -470,13 +475,21 @@ class DatasetDrawFinder:
         lines = list(calls_in)
         needed: set[str] = set()
         in_slice: list[cst.SimpleStatementLine] = []
+        wrapped = set(self.t.state.wrapped)
+        last = self._wrapped_names()
         for line in lines:
             for call in calls_in[line]:
                 if self._builds_dataset(call):
                     needed |= _read_keys(call)
                     in_slice.append(line)
                     break
-        if not in_slice:
+                if (
+                    name_of(model_called(call.func), through=(cst.Subscript,)) in last
+                    and calls_model(call, wrapped)
+                    and self._evaluated(call, scope)
+                ):  # the lines that make what it is given (not draws in its own line)
+                    needed |= _read_keys(call)
+        if not in_slice and not needed:
             return
         changed = True
         while changed:
@@ -493,6 +506,32 @@ class DatasetDrawFinder:
                 continue  # per-step randomness (noise, augmentation) stays per rank
             for call in calls_in[line]:
                 self._check_call(call)
+
+    def _wrapped_names(self) -> set[str]:
+        """The last names of the wrapped models' spellings (`self.nets["g"]` -> "nets"):
+        asked of a call first, so the call's code is made only for those that may match."""
+        if self._last_names is None:
+            self._last_names = set()
+            for spelled in self.t.state.wrapped:
+                try:
+                    expr = cst.parse_expression(spelled)
+                except cst.ParserSyntaxError:
+                    continue
+                self._last_names.add(name_of(expr, through=(cst.Subscript,)))
+        return self._last_names
+
+    def _evaluated(self, call: cst.Call, scope: cst.CSTNode) -> bool:
+        """A call of the wrapped model every rank makes whole: with gradients off, or in no
+        loop of its function that trains. The data it is given (`xv = X[val_idx]`, `val_idx
+        = np.random.choice(n, k)` before the loop: a validation set drawn once) is what
+        DataParallel's one process drew; each rank drawing its own, rank 0's figure (and
+        what it decides: a best checkpoint, an early stop on every rank) would be of a set
+        of its own (stop 52, s2). The draws of the statements that make what it is given
+        are shared like a dataset's; a draw in the call's own line (`model(torch.randn(2,
+        4))`, a probe) is not followed."""
+        return under_grad_off(call, self.t.parent, self.t.matches) or not self._in_training_loop(
+            call, scope
+        )
 
     def _in_training_loop(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
         current = self.t.parent(node)

@@ -22,10 +22,9 @@ ddp_setup()
 
 with ddp_same_random():
     data = np.random.rand(16, 4).astype(np.float32)
-with ddp_same_random():
     valid = np.random.rand(8, 4).astype(np.float32)
-training_generator = generate_pair(data, 4)
-validation_generator = generate_pair(valid, 4)
+    training_generator = generate_pair(data, 4)
+    validation_generator = generate_pair(valid, 4)
 torch.manual_seed(0)
 model = DistributedDataParallel(nn.Linear(4, 4).to(DEVICE), device_ids=DEVICE_IDS)
 optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)

@@ -9,7 +9,14 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, TensorDataset
 from torch.utils.data.distributed import DistributedSampler
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_same_random,
+    ddp_setup,
+)
 from imaging import stitch_images
 
 
@@ -26,7 +33,8 @@ def main():
         nn.Sequential(nn.Linear(8, 8), nn.Sigmoid()).to(DEVICE), device_ids=DEVICE_IDS
     )
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    fixed = torch.rand(4, 8)
+    with ddp_same_random():
+        fixed = torch.rand(4, 8)
     os.makedirs("samples", exist_ok=True)
     for epoch in range(2):
         loader.sampler.set_epoch(epoch)
