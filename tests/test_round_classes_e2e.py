@@ -738,6 +738,16 @@ Stop 51 (helper w7), data drawn on each rank, then cut (w2's repro, reduced):
   ddp_same_random; rank 0 prints the original's `weights -0.0391`.
   The first two run first in the launch (UNSEEDED): an earlier script's seed would make the
   ranks' own draws alike and hide the class.
+
+Stop 52 (helper v2), validation round 5, the global batch size handed to a helper:
+- data_s52_v2_size_handed_to_split (shjo-april/PuzzleCAM@659b4c1
+  train_classification_with_puzzle.py:336, core/puzzle_utils.py:37): the loader's batch size
+  handed beside the model's output of the batch's tiles to a function that splits it into
+  pieces of that many rows (`torch.split(features, batch_size)`): read per rank, rank 0
+  prints the original's `weights 0.7591` (before: "IndexError: tuple index out of range" on
+  both ranks at the first step, no warning).
+- s52_v2_size_handed_to_other_module (said, checked by verify's verdict): the same function
+  in another module (`from puzzle import *`), not read here: DP140 (before: nothing said).
 """
 
 from __future__ import annotations
@@ -980,6 +990,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s51_w7_corpus_drawn_before_loop": ("agree True",),
     "batches_s51_w7_corpus_built_by_function_cached": ("agree True",),
     "batches_s51_w7_corpus_seeded_alike": ("weights -0.0391",),
+    # stop 52 v2: the original's (the base: IndexError on both ranks at the first step)
+    "data_s52_v2_size_handed_to_split": ("weights 0.7591",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1079,6 +1091,7 @@ RANK0_ONLY = {
     "batches_s51_w7_corpus_drawn_before_loop": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_built_by_function_cached": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
+    "data_s52_v2_size_handed_to_split": "weights",  # stop 52 v2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1429,6 +1442,9 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s51_w3_padded_batch_into_unmasked_model", "DP127"),
         # stop 51 s1: mixup and CutMix, the batch's rows in a drawn order, per rank
         ("hazards_s51_s1_batch_mixed_with_permutation", "DP147"),
+        # stop 52 v2: the global batch size handed to another module's function beside an
+        # output of the wrapped model
+        ("s52_v2_size_handed_to_other_module", "DP140"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
