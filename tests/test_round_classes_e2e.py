@@ -748,6 +748,11 @@ Stop 52 (helper v2), validation round 5, the global batch size handed to a helpe
   both ranks at the first step, no warning).
 - s52_v2_size_handed_to_other_module (said, checked by verify's verdict): the same function
   in another module (`from puzzle import *`), not read here: DP140 (before: nothing said).
+- s52_v2_pair_batches_from_other_module (said, checked by verify's verdict; alinlab/
+  cs-kd@b447f25 datasets.py, train.py:134-142): a batch sampler composing each batch by
+  position (samples, then a partner of each) in a loader another module builds and returns,
+  the loop training on `inputs[:batch_size // 2]`: DP082 in the importer (before: nothing
+  said, rank 0 trained on the samples, rank 1 on their partners).
 """
 
 from __future__ import annotations
@@ -1445,6 +1450,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 52 v2: the global batch size handed to another module's function beside an
         # output of the wrapped model
         ("s52_v2_size_handed_to_other_module", "DP140"),
+        # stop 52 v2: rows read by position in batches another module's loader composes
+        ("s52_v2_pair_batches_from_other_module", "DP082"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

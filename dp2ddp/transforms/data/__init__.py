@@ -196,6 +196,7 @@ class ShardDataLoaders(LoaderEvaluation):
         for loader in loaders.values():
             self._plan(loader)
             self._factory_sites.finish(loader)
+        self._export_composed(loaders)
         for loader in self._sampler_sharded.values():
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
