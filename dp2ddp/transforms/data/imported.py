@@ -90,9 +90,10 @@ class LoaderImports(LoaderSetEpoch):
     _shards: dict[cst.Call, ShardEdit]
 
     # == library side ===================================================================
-    def _export(self, loader: Loader, all_loaders: set[cst.Call]) -> bool:
+    def _export(self, loader: Loader, all_loaders: set[cst.Call], said: bool = True) -> bool:
         """Record how importers reach a training loader this module shards (program mode)
-        without an epoch loop of its own; whether it was."""
+        without an epoch loop of its own; whether it was. `said`: DP135 where the return's
+        shape is not followed (a shuffled loader's; not a batch sampler's, told for DP082)."""
         if self.state.program is None or loader.loops:
             return False
         before = len(self.state.exports)
@@ -114,7 +115,8 @@ class LoaderImports(LoaderSetEpoch):
                 for shape in self._shapes(node.value, function, all_loaders, {}, alike)
             ]
         except _Unknown:
-            warn_unfollowed_return(self, loader, function)  # DP135
+            if said:
+                warn_unfollowed_return(self, loader, function)  # DP135
             return False
         name = function.name.value
         shuffle, shuffle_index = self._shuffle_parameter(loader, function)
@@ -170,7 +172,7 @@ class LoaderImports(LoaderSetEpoch):
             if loader.loops or not isinstance(wrapper, cst.Call) or not wrapper.args:
                 continue
             before = len(self.state.exports)
-            self._export(loader, self._all_loaders)
+            self._export(loader, self._all_loaders, said=False)
             composed = self.code(wrapper.args[0].value)
             for index in range(before, len(self.state.exports)):
                 export = self.state.exports[index]
