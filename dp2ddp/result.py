@@ -38,6 +38,12 @@ class LoaderExport:
     shuffle_index: int | None = None
     attribute: str = ""
     via: str = ""
+    #: the program's own sampler a shard helper wraps in the loader (DdpBatchShard,
+    #: DdpSamplerShard): rows read by position after the importer's model call are
+    #: DP082's (batches/positions.py); `batches`: a batch sampler's (DdpBatchShard), told
+    #: for DP082 only (its loader's `sampler` has no set_epoch: no importer plans one)
+    composed: str = ""
+    batches: bool = False
 
 
 @dataclass(frozen=True)

@@ -779,6 +779,21 @@ Stop 52 (helper s2), stop 51's silent leftovers:
   torch.cat([og, x]))`): read per rank (`ddp_per_rank_batch(4)`, `ddp_per_rank_batch(
   self.bs) * 2`); rank 0 prints the original's `sample` and `weights` lines (before: both
   ranks "The size of tensor a (2) must match the size of tensor b (4)", no warning).
+
+Stop 52 (helper v2), validation round 5, the global batch size handed to a helper:
+- data_s52_v2_size_handed_to_split (shjo-april/PuzzleCAM@659b4c1
+  train_classification_with_puzzle.py:336, core/puzzle_utils.py:37): the loader's batch size
+  handed beside the model's output of the batch's tiles to a function that splits it into
+  pieces of that many rows (`torch.split(features, batch_size)`): read per rank, rank 0
+  prints the original's `weights 0.7591` (before: "IndexError: tuple index out of range" on
+  both ranks at the first step, no warning).
+- s52_v2_size_handed_to_other_module (said, checked by verify's verdict): the same function
+  in another module (`from puzzle import *`), not read here: DP140 (before: nothing said).
+- s52_v2_pair_batches_from_other_module (said, checked by verify's verdict; alinlab/
+  cs-kd@b447f25 datasets.py, train.py:134-142): a batch sampler composing each batch by
+  position (samples, then a partner of each) in a loader another module builds and returns,
+  the loop training on `inputs[:batch_size // 2]`: DP082 in the importer (before: nothing
+  said, rank 0 trained on the samples, rank 1 on their partners).
 """
 
 from __future__ import annotations
@@ -1044,6 +1059,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 sample 7.0196",
         "weights -0.5090",
     ),
+    # stop 52 v2: the original's (the base: IndexError on both ranks at the first step)
+    "data_s52_v2_size_handed_to_split": ("weights 0.7591",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1149,6 +1166,7 @@ RANK0_ONLY = {
     "data_s52_s2_loss_handed_to_library": "weights",  # stop 52 s2
     "shared_draws_s52_s2_validation_drawn_per_rank": "weights",  # stop 52 s2
     "data_s52_s2_global_batch_size_as_literal_or_product": "weights",  # stop 52 s2
+    "data_s52_v2_size_handed_to_split": "weights",  # stop 52 v2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1503,6 +1521,11 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s51_w3_padded_batch_into_unmasked_model", "DP127"),
         # stop 51 s1: mixup and CutMix, the batch's rows in a drawn order, per rank
         ("hazards_s51_s1_batch_mixed_with_permutation", "DP147"),
+        # stop 52 v2: the global batch size handed to another module's function beside an
+        # output of the wrapped model
+        ("s52_v2_size_handed_to_other_module", "DP140"),
+        # stop 52 v2: rows read by position in batches another module's loader composes
+        ("s52_v2_pair_batches_from_other_module", "DP082"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

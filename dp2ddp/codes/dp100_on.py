@@ -478,6 +478,24 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "reached by every rank on every step) and multiply by "
         "`torch.distributed.get_world_size()`.",
     ),
+    "DP140": (
+        "the global batch size handed beside this rank's rows to a function not read here",
+        "The data pass reads a loader's batch_size per rank (`batch_size=ddp_per_rank_batch("
+        "B)`), so each rank's batch holds B / WORLD_SIZE samples. The training loop hands B "
+        "itself, beside an output of the wrapped model or a part of that batch, to a "
+        "function of the program this module does not read (another module's: shjo-april/"
+        "PuzzleCAM@659b4c1's `merge_features(tiled_features, args.num_pieces, "
+        "args.batch_size)`, which splits the output of the batch's tiles into pieces of B "
+        "rows). Under DataParallel the output held the whole batch, so B rows were one "
+        "sample each; on a rank they are WORLD_SIZE times its rows: a split, a reshape or a "
+        "`range(B)` there fails on every rank (IndexError at the first step) or pairs other "
+        "samples. Where dp2ddp reads the function (this module's own) and proves B a "
+        "dimension of a tensor there, it passes ddp_per_rank_batch(B); here it did not "
+        "rewrite the call. Read the function: where it sizes, splits or counts the rows it "
+        "is given by that argument, pass `ddp_per_rank_batch(B)` (from the generated "
+        "helpers module) or the rows' own size (`x.size(0)`); then silence the warning with "
+        "`# noqa: DP140`.",
+    ),
     "DP142": (
         "a table written in place at the batch's indices over a sharded loader, read after "
         "the pass",

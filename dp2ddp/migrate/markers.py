@@ -104,6 +104,7 @@ MARKED = frozenset(
         "DP132",  # stop 50 s1: the save is under the rank-0 guard this migration inserted
         "DP133",  # stop 50 s1: the batch size is ddp_per_rank_batch(...) after this migration
         "DP135",  # stop 49 b3: its loader is sharded by this migration, then not re-derived
+        "DP140",  # stop 52 v2: the batch size is ddp_per_rank_batch(...) after this migration
         "DP142",  # stop 51 v3: its loader is sharded by this migration, then not re-derived
         "DP146",  # stop 51 s1: the wrapped model (DataParallel) gates the tensors' proof
         "DP148",  # stop 51 s2: the wrapped model (DataParallel) is what the proof starts from

@@ -119,7 +119,8 @@ def migrate_parsed(
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
     if code != source:
         code = _mark(source, code, warnings, options)
-    exports = tuple(state.exports) if code != source else ()
+    # a batch sampler's shard is told also once written (DP082 in the importer, re-derived)
+    exports = tuple(e for e in state.exports if code != source or e.batches)
     factories = tuple(state.evaluation_factories) if code != source else ()
     helpers: tuple[str, ...] = ()
     helpers_module = ""

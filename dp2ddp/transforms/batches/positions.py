@@ -14,6 +14,10 @@ here can show what the sampler's positions mean, so a training loop over such a 
 reads rows of the batch or of the model's output by position (a slice with a bound along
 the batch dim) gets DP082 at the first such read, naming the loader. A whole-row slice
 (`out[:, 0]`) and an item of a tuple output (`out[0]`) are no positions of the batch.
+A loader another module of the program builds with such a sampler and returns (a factory's
+`DataLoader(trainset, batch_sampler=PairBatchSampler(...))`, alinlab/cs-kd@b447f25, stop 52
+v2-A) is told to this module by that module's migration (LoaderExport.composed, data/
+imported.py): a loop over it here is read the same way.
 
 What is followed: the loop's targets (the enumerate counter left out) and the wrapped
 model's outputs, then the names the loop body binds from them (`logit1, logit2 =
@@ -28,6 +32,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import view
+from dp2ddp.result import LoaderExport
 from dp2ddp.transforms._support.nodes import ModuleNodes, calls_model, name_of, target_names, walk
 from dp2ddp.transforms.batches.proof import BatchProof
 
@@ -43,7 +48,8 @@ class BatchPositions(BatchProof):
         if self._dim != 0 or self._module is None:
             return
         shards = [call for call in self._loader_calls if self._shard_of(call) is not None]
-        if not shards:
+        composed = tuple(e for e in self.state.loaders.exported if e.composed)
+        if not shards and not composed:
             return
         module = self._module
         seen: set[cst.CSTNode] = set()
@@ -53,27 +59,50 @@ class BatchPositions(BatchProof):
             loop = self._training_loop(lambda: view(module), call)
             if not isinstance(loop, cst.For) or loop in seen:
                 continue
-            loader = self._sharded_source(loop, shards)
-            if loader is None:
+            loader = self._sharded_source(loop, shards) if shards else None
+            export = self._composed_source(loop, composed) if loader is None else None
+            if loader is None and export is None:
                 continue
             seen.add(loop)
             reads = self._position_reads(loop, call)
             if not reads:
                 continue
-            shard = self._shard_of(loader)
-            assert shard is not None
-            where = self._position(loader)
-            at = f" at {where[0]}" if where else ""
+            if export is not None:
+                kept = (
+                    f"the loader {export.module}.{export.name}() returns keeps a contiguous "
+                    f"part of each batch of {export.composed} on each rank"
+                )
+            else:
+                assert loader is not None
+                shard = self._shard_of(loader)
+                assert shard is not None
+                where = self._position(loader)
+                at = f" at {where[0]}" if where else ""
+                kept = (
+                    f"the loader{at} keeps a contiguous part of each batch of "
+                    f"{self.code(shard)} on each rank"
+                )
             shown = ", ".join(f"`{self.code(r)}`" for r in reads[:3])
             more = f" and {len(reads) - 3} more" if len(reads) > 3 else ""
             self.warn(
                 reads[0],
                 "DP082",
-                f"{shown}{more} read rows of the batch by position; the loader{at} keeps a "
-                f"contiguous part of each batch of {self.code(shard)} on each rank, and this "
+                f"{shown}{more} read rows of the batch by position; {kept}, and this "
                 "code ran on the whole gathered batch in DataParallel: not proved that the "
                 "positions select the same samples in a rank's part",
             )
+
+    def _composed_source(
+        self, loop: cst.For, composed: tuple[LoaderExport, ...]
+    ) -> LoaderExport | None:
+        """The export (another module's loader keeping the program's own sampler in a
+        shard helper: data/imported.py `_export_composed`) the loop iterates, else None."""
+        for source in self._loop_sources(loop):
+            for origin in self._origins(source, (), 0, attributes=True):
+                found = next((e for e in composed if self._is_exported(origin, (e,))), None)
+                if found is not None:
+                    return found
+        return None
 
     def _shard_of(self, loader: cst.Call) -> cst.BaseExpression | None:
         """The sampler a shard helper wraps in the loader's `sampler=`/`batch_sampler=`."""

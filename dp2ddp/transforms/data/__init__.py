@@ -197,6 +197,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         for loader in loaders.values():
             self._plan(loader)
             self._factory_sites.finish(loader)
+        self._export_composed(loaders)
         for loader in self._sampler_sharded.values():
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
@@ -241,10 +242,10 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             plan_size_guards(self, nodes, self._iterated_through_names, guards)
             for compare, detail in guards.warnings:
                 self.warn(compare, "DP061", detail)
-            unknown: list[tuple[cst.CSTNode, str]] = []
+            unknown: list[tuple[cst.CSTNode, str, str]] = []
             plan_batch_shapes(self, nodes, self._iterated_through_names, guards, unknown)
-            for shaped, detail in unknown:
-                self.warn(shaped, "DP085", detail)
+            for shaped, code, detail in unknown:
+                self.warn(shaped, code, detail)
             self._chunk_sizes.swaps.update(guards.swaps)
             self._chunk_sizes.records += guards.records
             for chunk, description in self._chunk_sizes.records:

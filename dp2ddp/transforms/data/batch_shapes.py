@@ -55,6 +55,9 @@ _FILLED = frozenset({"full", "new_full"})
 #: Reshapes: every positional argument is a dimension of the result.
 _RESHAPES = frozenset({"view", "reshape", "expand", "resize_", "broadcast_to"})
 _SIZE_KEYWORDS = frozenset({"size", "shape"})
+#: Splits into pieces of a size along dim 0 (`torch.split(t, n)`, `t.split(n)`): n is the
+#: rows of each piece, one sample's worth each where the pieces are stacked batches.
+_SPLIT_SIZES = frozenset({"split_size", "split_size_or_sections"})
 
 
 def plan_batch_shapes(
@@ -62,7 +65,7 @@ def plan_batch_shapes(
     nodes: ModuleNodes,
     iterated_through: Callable[[cst.BaseExpression], list[cst.BaseExpression]],
     plan: ChunkPlan,
-    unknown: list[tuple[cst.CSTNode, str]],
+    unknown: list[tuple[cst.CSTNode, str, str]],
 ) -> None:
     """Add to `plan` the reads of a global batch size that shape a tensor in a loop over a
     sharded loader (swaps, records); to `unknown` those in loops not followed to a loader
@@ -108,12 +111,13 @@ def plan_batch_shapes(
                 unknown.append(
                     (
                         call,
+                        "DP085",
                         f"`{data.code(call)}`: {text} is a DataLoader's global batch_size, each "
                         f"rank's loader gives ddp_per_rank_batch({text}); which loader "
                         f"{data.code(loop.iter)} is was not followed",
                     )
                 )
-    plan_handed_sizes(data, nodes, plan, _shaped_call)
+    plan_handed_sizes(data, nodes, plan, _shaped_call, unknown)
 
 
 def _shaped_call(node: cst.CSTNode, data: ShardDataLoaders) -> cst.Call | None:
@@ -138,13 +142,31 @@ def _shaped_call(node: cst.CSTNode, data: ShardDataLoaders) -> cst.Call | None:
     if parent.keyword is not None:
         if parent.keyword.value in _SIZE_KEYWORDS and name in _CONSTRUCTORS | _FILLED | _RESHAPES:
             return call
+        if parent.keyword.value in _SPLIT_SIZES and name == "split":
+            return call if _split_size(call, None, data) else None
         return None
     position = list(call.args).index(parent)
+    if name == "split":
+        return call if _split_size(call, position, data) else None
     if name in _CONSTRUCTORS or name in _RESHAPES:
         return call
     if name in _FILLED and position == 0:
         return call
     return None
+
+
+def _split_size(call: cst.Call, position: int | None, data: ShardDataLoaders) -> bool:
+    """The argument at `position` (None: the size keyword) is the piece size of a split
+    along dim 0: `torch.split(t, n)` (position 1), `t.split(n)` (position 0), no `dim=`
+    other than 0 (PuzzleCAM's `merge_features`, stop 52 v2-B: `torch.split(features,
+    batch_size)` of the tiles of the batch, stacked)."""
+    function = "torch.split" in data.qualified_names(call.func)
+    positional = [a for a in call.args if a.keyword is None]
+    dims = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "dim"]
+    dims += [a.value for a in positional[2 if function else 1 :]]
+    if any(not (isinstance(d, cst.Integer) and d.value == "0") for d in dims):
+        return False
+    return position is None or position == (1 if function else 0)
 
 
 def _counted_range(node: cst.CSTNode, data: ShardDataLoaders) -> cst.For | None:

@@ -37,14 +37,16 @@ left alone.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Function, origins, view
-from dp2ddp.transforms._support.nodes import ModuleNodes, call_named
+from dp2ddp.flow import DefUse, Function, Origin, origins, view
+from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, calls_model
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
+from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.data.handoffs import global_batch_size
 from dp2ddp.transforms.data.size_guards import PER_RANK
 
@@ -58,10 +60,15 @@ ShapedCall = Callable[[cst.CSTNode, "ShardDataLoaders"], "cst.Call | None"]
 
 
 def plan_handed_sizes(
-    data: ShardDataLoaders, nodes: ModuleNodes, plan: ChunkPlan, shaped_call: ShapedCall
+    data: ShardDataLoaders,
+    nodes: ModuleNodes,
+    plan: ChunkPlan,
+    shaped_call: ShapedCall,
+    said: list[tuple[cst.CSTNode, str, str]],
 ) -> None:
     """Add to `plan` the global batch sizes handed beside a sharded loader's batch to
-    functions of the program that size a tensor by them (swaps, records)."""
+    functions of the program that size a tensor by them (swaps, records); to `said` those
+    handed to a function this module does not read (DP140)."""
     sharded = {c: g for c in data._edits if (g := global_batch_size(data, c)) is not None}
     if not sharded:
         return
@@ -69,6 +76,8 @@ def plan_handed_sizes(
     sized: dict[tuple[cst.CSTNode, str], cst.Call | None] = {}  # (function, parameter)
     for call in nodes.of(cst.Call):
         callees = flow.callees(call)
+        if not callees and len(call.args) >= 2:
+            said.extend(said_unread(data, call, sharded, flow))
         if not callees or len(call.args) < 2:
             continue
         for arg in call.args:
@@ -184,3 +193,100 @@ def _param_of(callee: Function, call: cst.Call, arg: cst.Arg) -> str | None:
     if callee.self_name is not None and isinstance(call.func, cst.Attribute):
         index += 1  # a method called on its receiver: `self` is bound by it
     return params[index] if index < len(params) else None
+
+
+#: Libraries whose functions are not the program's (a grid's `nrow=`, a library's own size).
+_LIBRARIES = ("torch", "torchvision", "numpy", "np", "math", "builtins", "PIL", "cv2")
+
+
+def said_unread(
+    data: ShardDataLoaders,
+    call: cst.Call,
+    sharded: dict[cst.Call, cst.BaseExpression],
+    flow: DefUse,
+) -> list[tuple[cst.CSTNode, str, str]]:
+    """DP140 (stop 52 v2-B, shjo-april/PuzzleCAM@659b4c1 train_classification_with_puzzle.py:
+    336): in a training loop, a sharded loader's global batch size handed to a function of
+    the program this module does not read (another module's: `merge_features(tiled_features,
+    args.num_pieces, args.batch_size)` of `from core.puzzle_utils import *`, which splits
+    the output by it), beside an output of the wrapped model or this rank's batch. Whether
+    the function sizes that rank's rows by it (then it must read ddp_per_rank_batch(B)) is
+    not proved here, so it is said. Only a function called by a bare name that no library
+    binds; the size proved the loader's (the same sources as its batch_size=)."""
+    func = call.func
+    if not isinstance(func, cst.Name) or hasattr(builtins, func.value):
+        return []
+    names = data.qualified_names(func)
+    if any(n.split(".")[0] in _LIBRARIES for n in names):
+        return []
+    loop = _training_loop(data, call)
+    if loop is None:
+        return []
+    wrapped = set(data.state.wrapped)
+
+    def stop(other: cst.Call) -> bool:
+        return calls_model(other, wrapped)
+
+    for arg in call.args:
+        size = arg.value
+        if arg.star or not isinstance(size, (cst.Name, cst.Attribute)):
+            continue
+        loader = next((c for c, b in sharded.items() if _same_size(size, b, flow)), None)
+        if loader is None:
+            continue
+        for other in call.args:
+            if other is arg or other.star:
+                continue
+            found = origins(flow, other.value, stop)
+            beside = next((o for o in found if not o.selects and stop_at(o, stop, sharded)), None)
+            if beside is None:
+                continue
+            what = (
+                "an output of the wrapped model"
+                if isinstance(beside.node, cst.Call) and stop(beside.node)
+                else "this rank's batch"
+            )
+            held = data._loaders[loader].binding if loader in data._loaders else None
+            named = data.code(held) if held is not None else "the DataLoader"
+            return [
+                (
+                    call,
+                    "DP140",
+                    f"{data.code(size)}, the global batch_size of {named} at line "
+                    f"{data.line_of(loader)} (each rank's loader gives "
+                    f"ddp_per_rank_batch({data.code(size)}) samples), is "
+                    f"handed to {func.value}(), which this module does not read, beside "
+                    f"{data.code(other.value)}, {what}: not proved whether {func.value}() "
+                    "sizes, splits or counts this rank's rows by it",
+                )
+            ]
+    return []
+
+
+def _same_size(size: cst.BaseExpression, batch_size: cst.BaseExpression, flow: DefUse) -> bool:
+    """`size` is the loader's batch_size: the same sources, and an attribute the same
+    attribute (`args.num_pieces` and `args.batch_size` both come from `parse_args()`)."""
+    if isinstance(size, cst.Attribute) and not (
+        isinstance(batch_size, cst.Attribute) and batch_size.attr.value == size.attr.value
+    ):
+        return False
+    return _same_sources(size, batch_size, flow)
+
+
+def stop_at(
+    origin: Origin, stop: Callable[[cst.Call], bool], sharded: dict[cst.Call, cst.BaseExpression]
+) -> bool:
+    """The origin is a call of the wrapped model, or a part of a sharded loader."""
+    if isinstance(origin.node, cst.Call) and stop(origin.node):
+        return True
+    return origin.node in sharded and origin.cut
+
+
+def _training_loop(data: ShardDataLoaders, call: cst.Call) -> cst.For | cst.While | None:
+    """The nearest loop around `call` in its function, where it trains."""
+    node: cst.CSTNode | None = data.parent(call)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+        if isinstance(node, (cst.For, cst.While)):
+            return node if loop_trains(node, data.qualified_names) else None
+        node = data.parent(node)
+    return None

@@ -17,11 +17,15 @@ is in the entry. Each module is migrated on its own, so the two sides meet here:
   agree; where the entry finds no epoch loop the sampler still reshuffles every pass.
 * A loader returned by a project module discovery could not follow (state.loaders.unfollowed)
   is sharded by no one: a training loop over it gets DP027.
+* A loader whose batch sampler of the program's own this module shards (DdpBatchShard) is
+  exported for one thing (`batches`, with the sampler as `composed`): the importer's loops
+  over it read rows by position after the model call where this module cannot see them
+  (DP082, batches/positions.py); no set_epoch is planned for it (its `sampler` has none).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -38,7 +42,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.module_index import argument
 from dp2ddp.transforms.analysis.training import trains_through
-from dp2ddp.transforms.data.batch_shard import ShardEdit, is_sampler_shard
+from dp2ddp.transforms.data.batch_shard import BATCH_SHARD, ShardEdit, is_sampler_shard
 from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wrappers
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
 from dp2ddp.transforms.data.handed_loops import hands_step
@@ -86,9 +90,10 @@ class LoaderImports(LoaderSetEpoch):
     _shards: dict[cst.Call, ShardEdit]
 
     # == library side ===================================================================
-    def _export(self, loader: Loader, all_loaders: set[cst.Call]) -> bool:
+    def _export(self, loader: Loader, all_loaders: set[cst.Call], said: bool = True) -> bool:
         """Record how importers reach a training loader this module shards (program mode)
-        without an epoch loop of its own; whether it was."""
+        without an epoch loop of its own; whether it was. `said`: DP135 where the return's
+        shape is not followed (a shuffled loader's; not a batch sampler's, told for DP082)."""
         if self.state.program is None or loader.loops:
             return False
         before = len(self.state.exports)
@@ -110,7 +115,8 @@ class LoaderImports(LoaderSetEpoch):
                 for shape in self._shapes(node.value, function, all_loaders, {}, alike)
             ]
         except _Unknown:
-            warn_unfollowed_return(self, loader, function)  # DP135
+            if said:
+                warn_unfollowed_return(self, loader, function)  # DP135
             return False
         name = function.name.value
         shuffle, shuffle_index = self._shuffle_parameter(loader, function)
@@ -141,6 +147,36 @@ class LoaderImports(LoaderSetEpoch):
         three were sharded as training data (class v2-E of stop 41)."""
         if is_sampler_shard(self._shards[loader.call]):
             self._export(loader, self._all_loaders)
+
+    def _export_composed(self, loaders: dict[cst.Call, Loader]) -> None:
+        """Tell importers which exported loaders a shard helper keeps the program's own
+        sampler in (`composed`), and export a batch sampler's loader for that alone
+        (`batches`): a loop over it in the importer reads rows by position after the model
+        call where this module cannot see them (alinlab/cs-kd@b447f25: datasets.py's
+        `load_dataset` returns `DataLoader(trainset, batch_sampler=PairBatchSampler(...))`,
+        train.py's loop trains on `inputs[:batch_size // 2]` and pairs it with the rest,
+        stop 52 v2-A)."""
+        if self.state.program is None:
+            return
+        wrappers: dict[cst.Call, cst.BaseExpression] = {}
+        for call, shard in self._shards.items():
+            wrapper = shard.wrapper.body if isinstance(shard.wrapper, cst.IfExp) else shard.wrapper
+            if not is_sampler_shard(shard):
+                wrappers[call] = wrapper
+        for call in self._all_loaders:  # migrated before: the helper is written already
+            given = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_sampler"]
+            if given and isinstance(given[0], cst.Call) and name_of(given[0].func) == BATCH_SHARD:
+                wrappers.setdefault(call, given[0])
+        for call, wrapper in wrappers.items():
+            loader = loaders.get(call) or Loader(call, {}, *self._binding(call), None)
+            if loader.loops or not isinstance(wrapper, cst.Call) or not wrapper.args:
+                continue
+            before = len(self.state.exports)
+            self._export(loader, self._all_loaders, said=False)
+            composed = self.code(wrapper.args[0].value)
+            for index in range(before, len(self.state.exports)):
+                export = self.state.exports[index]
+                self.state.exports[index] = replace(export, composed=composed, batches=True)
 
     def _alike_loaders(self, loader: Loader, function: cst.FunctionDef) -> set[cst.Call]:
         """The other DataLoader calls of `function` that this pass shards as `loader`: one
@@ -385,7 +421,7 @@ class LoaderImports(LoaderSetEpoch):
         the loaders of other modules that the program shards, as bound here by a call of
         their factory, with the loops over them: their running figures are this rank's
         share, as for this module's own loaders (the figure rule, data/evaluation.py)."""
-        exported = self.state.loaders.exported
+        exported = tuple(e for e in self.state.loaders.exported if not e.batches)
         unfollowed = dict(self.state.loaders.unfollowed)
         if not exported and not unfollowed:
             return []
