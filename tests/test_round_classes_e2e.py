@@ -738,6 +738,14 @@ Stop 51 (helper w7), data drawn on each rank, then cut (w2's repro, reduced):
   ddp_same_random; rank 0 prints the original's `weights -0.0391`.
   The first two run first in the launch (UNSEEDED): an earlier script's seed would make the
   ranks' own draws alike and hide the class.
+
+Stop 52's validation round 5 (helper v4), loaders with a batch sampler of their own:
+- s52_v4_batch_sampler_loader_handed_in_pairs (v4-B,
+  qiuqiangkong/sound_event_detection_dcase2017_task4@823af88): `holdout_loader` and
+  `extra_loader`, built in `main()` with a batch sampler of the program's own and iterated by
+  no loop of their module (handed through a list of pairs to report.predict, which collects
+  the outputs): left whole, DP009; rank 0 prints the original's rows 16 and 12 (before: each
+  sharded by DdpBatchShard on its name alone, rank 0 printed rows 8 and 6, no warning).
 """
 
 from __future__ import annotations
@@ -980,6 +988,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s51_w7_corpus_drawn_before_loop": ("agree True",),
     "batches_s51_w7_corpus_built_by_function_cached": ("agree True",),
     "batches_s51_w7_corpus_seeded_alike": ("weights -0.0391",),
+    # stop 52 v4: the original's (the base printed holdout rows 8 sum 3.5546, extra rows 6)
+    "s52_v4_batch_sampler_loader_handed_in_pairs": (
+        "holdout rows 16 sum 1.9689",
+        "extra rows 12 sum 0.8608",
+        "weights 2.2874",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1006,6 +1020,7 @@ PROGRAMS = {
     "s51_s2_factory_in_other_module": "train.py",  # stop 51 s2
     "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
     "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
+    "s52_v4_batch_sampler_loader_handed_in_pairs": "train.py",  # stop 52 v4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1079,6 +1094,7 @@ RANK0_ONLY = {
     "batches_s51_w7_corpus_drawn_before_loop": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_built_by_function_cached": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
+    "s52_v4_batch_sampler_loader_handed_in_pairs": "holdout",  # stop 52 v4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
