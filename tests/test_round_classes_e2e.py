@@ -794,6 +794,14 @@ Stop 52 (helper v2), validation round 5, the global batch size handed to a helpe
   position (samples, then a partner of each) in a loader another module builds and returns,
   the loop training on `inputs[:batch_size // 2]`: DP082 in the importer (before: nothing
   said, rank 0 trained on the samples, rank 1 on their partners).
+
+Stop 52's validation round 5 (helper v4), loaders with a batch sampler of their own:
+- s52_v4_batch_sampler_loader_handed_in_pairs (v4-B,
+  qiuqiangkong/sound_event_detection_dcase2017_task4@823af88): `holdout_loader` and
+  `extra_loader`, built in `main()` with a batch sampler of the program's own and iterated by
+  no loop of their module (handed through a list of pairs to report.predict, which collects
+  the outputs): left whole, DP009; rank 0 prints the original's rows 16 and 12 (before: each
+  sharded by DdpBatchShard on its name alone, rank 0 printed rows 8 and 6, no warning).
 """
 
 from __future__ import annotations
@@ -1061,6 +1069,12 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 52 v2: the original's (the base: IndexError on both ranks at the first step)
     "data_s52_v2_size_handed_to_split": ("weights 0.7591",),
+    # stop 52 v4: the original's (the base printed holdout rows 8 sum 3.5546, extra rows 6)
+    "s52_v4_batch_sampler_loader_handed_in_pairs": (
+        "holdout rows 16 sum 1.9689",
+        "extra rows 12 sum 0.8608",
+        "weights 2.2874",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1088,6 +1102,7 @@ PROGRAMS = {
     "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
     "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
     "s52_s1_trained_tensors_through_modules_and_groups": "train.py",  # stop 52 s1
+    "s52_v4_batch_sampler_loader_handed_in_pairs": "train.py",  # stop 52 v4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1167,6 +1182,7 @@ RANK0_ONLY = {
     "shared_draws_s52_s2_validation_drawn_per_rank": "weights",  # stop 52 s2
     "data_s52_s2_global_batch_size_as_literal_or_product": "weights",  # stop 52 s2
     "data_s52_v2_size_handed_to_split": "weights",  # stop 52 v2
+    "s52_v4_batch_sampler_loader_handed_in_pairs": "holdout",  # stop 52 v4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

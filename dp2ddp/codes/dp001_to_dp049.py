@@ -94,7 +94,9 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "Not sharded: every rank loads the whole epoch. dp2ddp shards a loader's own sampler "
         "or batch sampler with DdpBatchShard (every rank draws the same batches, each keeps "
         "its contiguous part, as DataParallel's scatter); here it could not: an evaluation "
-        "loader, arguments passed with **, batch_size=None or a sampler passed by position. "
+        "loader, a loader of a program's module that no loop there iterates (its batches "
+        "summed nowhere over the ranks), arguments passed with **, batch_size=None or a "
+        "sampler passed by position. "
         "Wrap the sampler by hand: batch_sampler=DdpBatchShard(sampler, per_rank_batch).",
     ),
     "DP010": (

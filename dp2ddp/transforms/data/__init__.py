@@ -143,6 +143,7 @@ from dp2ddp.transforms.data.sample_roles import fed_to_samples_only
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
 from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
 from dp2ddp.transforms.data.size_swaps import SizeSwaps
+from dp2ddp.transforms.data.unlooped_shards import keep_unlooped_whole
 
 
 class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
@@ -191,6 +192,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         for found in (loaders, self._sampler_sharded):  # their figures too (F1)
             register_next_loops(self, nodes, found)
             register_generator_loops(self, found)
+        keep_unlooped_whole(self)  # own-sampler loaders no loop here trains: whole (v4-B)
         fed, self._fed_sites = fed_loaders(self, nodes)
         self._factory_sites = FactorySites(self)
         self._factory_sites.split(loaders)
