@@ -738,6 +738,14 @@ Stop 51 (helper w7), data drawn on each rank, then cut (w2's repro, reduced):
   ddp_same_random; rank 0 prints the original's `weights -0.0391`.
   The first two run first in the launch (UNSEEDED): an earlier script's seed would make the
   ranks' own draws alike and hide the class.
+
+Stop 52's validation round 5 (helper v3), said, checked by verify's verdict (nothing is
+rewritten, so it is not in the shared launch: test_a_said_difference_is_named_in_verifys_verdict):
+- data_s52_v3_sampler_type_asserted (v3-A, xu-ji/IIC@b7602b7 code/utils/cluster/data.py:
+  `assert isinstance(train_dataloader.sampler, SequentialSampler)` after a loader built with
+  shuffle=False): the sampler is the migration's DdpDistributedSampler, the assert stops both
+  ranks; DP143 at the read, and at `len(loader.sampler)` (this rank's count), in the notes
+  (before: no warning, `--check` 0, both ranks failed with a bare AssertionError).
 """
 
 from __future__ import annotations
@@ -1429,6 +1437,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s51_w3_padded_batch_into_unmasked_model", "DP127"),
         # stop 51 s1: mixup and CutMix, the batch's rows in a drawn order, per rank
         ("hazards_s51_s1_batch_mixed_with_permutation", "DP147"),
+        # stop 52 v3: the type of a loader's sampler asserted, the sampler now the migration's
+        ("data_s52_v3_sampler_type_asserted", "DP143"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

@@ -62,8 +62,7 @@ class BatchPositions(BatchProof):
                 continue
             shard = self._shard_of(loader)
             assert shard is not None
-            where = self._position(loader)
-            at = f" at {where[0]}" if where else ""
+            at = f" at {self.input_position(loader)[0]}"  # the user's line, not the pass's
             shown = ", ".join(f"`{self.code(r)}`" for r in reads[:3])
             more = f" and {len(reads) - 3} more" if len(reads) > 3 else ""
             self.warn(
