@@ -113,13 +113,25 @@ def _new(data: LoaderBatchSize, loader: Loader) -> str:
 def _original(data: LoaderBatchSize, loader: Loader, key: str) -> str:
     args = loader.call.args
     if key in loader.args:
-        return f"`{data.code(args[loader.args[key]].value)}`"
+        return f"`{_shown(data, args[loader.args[key]].value)}`"
     if loader.own is not None:
-        return f"`{data.code(loader.own.call)}`"
+        return f"`{_shown(data, loader.own.call)}`"
     shuffle = args[loader.args["shuffle"]].value if "shuffle" in loader.args else None
     if shuffle is None or is_false(shuffle):
         return "the SequentialSampler DataLoader builds without shuffle"
-    return f"the RandomSampler DataLoader builds for shuffle={data.code(shuffle)}"
+    if isinstance(shuffle, cst.Name) and shuffle.value == "True":
+        return "the RandomSampler DataLoader builds for shuffle=True"
+    return (
+        f"the sampler DataLoader builds from shuffle={_shown(data, shuffle)} (a "
+        "SequentialSampler where it is false, a RandomSampler where true)"
+    )
+
+
+def _shown(data: LoaderBatchSize, node: cst.CSTNode) -> str:
+    """`node`'s code on one line, without the parentheses around it."""
+    if isinstance(node, (cst.Call, cst.Attribute, cst.Name)) and node.lpar:
+        node = node.with_changes(lpar=[], rpar=[])
+    return " ".join(data.code(node).split())
 
 
 def _detail(data: LoaderBatchSize, read: cst.Attribute, loader: Loader) -> str:
@@ -134,18 +146,18 @@ def _detail(data: LoaderBatchSize, read: cst.Attribute, loader: Loader) -> str:
     test = _type_test(data, read)
     if test is not None:
         return (
-            f"`{data.code(test)}` tests the class of {label}'s {key}, which is now {now}, "
+            f"`{_shown(data, test)}` tests the class of {label}'s {key}, which is now {now}, "
             f"not {was}: the test no longer holds what it held in DataParallel's run (an "
             "assert on it stops every rank)"
         )
     counted = _counted(data, read)
     if counted is not None:
         return (
-            f"`{data.code(counted)}` counts {label}'s {key}, which is now {now}, not {was}: "
+            f"`{_shown(data, counted)}` counts {label}'s {key}, which is now {now}, not {was}: "
             "this rank's share of the samples (the original's count divided by the ranks), "
             "wherever the program prints it or divides by it"
         )
     return (
-        f"`{data.code(read)}` is now {now}, not {was}: what the program reads of it "
+        f"`{_shown(data, read)}` is now {now}, not {was}: what the program reads of it "
         "(attributes, methods, state) is that object's"
     )
