@@ -746,6 +746,15 @@ rewritten, so it is not in the shared launch: test_a_said_difference_is_named_in
   shuffle=False): the sampler is the migration's DdpDistributedSampler, the assert stops both
   ranks; DP143 at the read, and at `len(loader.sampler)` (this rank's count), in the notes
   (before: no warning, `--check` 0, both ranks failed with a bare AssertionError).
+
+Stop 52 (helper v3), a loader handed on through a function-valued parameter:
+- s52_v3_loader_through_function_parameter (v3-B, xu-ji/IIC@b7602b7 cluster_eval.py's
+  `get_data_fn=_clustering_get_data`, then `get_data_fn(config, net, loader)`): a shuffled
+  loader handed to another module's `score()`, whose loop is in a function reached only
+  through a parameter holding it, passed on by keyword: the loop is found and evaluates, the
+  loader stays whole (DP015), rank 0 prints the original's accuracies 0.5000 and 0.7500
+  (before: DP084 "(no loop of its module iterates it)", sharded as training data, rank 0
+  printed 0.7500 and 0.6250 of its half).
 """
 
 from __future__ import annotations
@@ -988,6 +997,13 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s51_w7_corpus_drawn_before_loop": ("agree True",),
     "batches_s51_w7_corpus_built_by_function_cached": ("agree True",),
     "batches_s51_w7_corpus_seeded_alike": ("weights -0.0391",),
+    # stop 52 v3: the original's (the base printed epoch 0 accuracy 0.7500, epoch 1 0.6250:
+    # rank 0's half of the evaluation)
+    "s52_v3_loader_through_function_parameter": (
+        "epoch 0 accuracy 0.5000",
+        "epoch 1 accuracy 0.7500",
+        "weights 0.9371",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1014,6 +1030,7 @@ PROGRAMS = {
     "s51_s2_factory_in_other_module": "train.py",  # stop 51 s2
     "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
     "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
+    "s52_v3_loader_through_function_parameter": "train.py",  # stop 52 v3
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1087,6 +1104,7 @@ RANK0_ONLY = {
     "batches_s51_w7_corpus_drawn_before_loop": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_built_by_function_cached": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
+    "s52_v3_loader_through_function_parameter": "accuracy",  # stop 52 v3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
