@@ -515,7 +515,8 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "or the original sampler's count. Nothing was rewritten. Test or count what the "
         "program means another way (the dataset, its length, the shuffle flag) or drop the "
         "check; then silence the warning with `# noqa: DP143`. Not warned: `set_epoch` on "
-        "it, what the new sampler is for.",
+        "it, what the new sampler is for, and other reads of a shard (DdpSamplerShard, "
+        "DdpBatchShard), which hands them on to the program's own sampler.",
     ),
     "DP146": (
         "a list of trained tensors kept or grown where dp2ddp cannot follow it",

@@ -11,8 +11,10 @@ SequentialSampler)` right after; migrated, the assert stopped every rank and not
 why. A read is found through the data pass's own def-use resolution of the loader
 (`_resolve`: the bindings, parameters and returns the loops' planning follows), so any
 spelling that reaches the replaced loader is seen. Kept out: `.set_epoch(...)` (what the
-replacement is for) and a shard's `.state_dict()` (DP104's). `len(loader.sampler)` is said
-as a count: this rank's share now, where the program divides or prints by it.
+replacement is for), and of a shard any read but a type test or a count: its attributes
+and methods are the program's sampler's (`__getattr__`; `.state_dict()` is DP104's).
+`len(loader.sampler)` is said as a count: this rank's share now, wherever the program
+divides or prints by it.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ def said_sampler_reads(
         )
         if loader is None or _kept(data, read, loader):
             continue
+        if loader.call in data._shards and not (_type_test(data, read) or _counted(data, read)):
+            continue  # the shard hands other reads on to the program's own sampler
         data.warn(read, "DP143", _detail(data, read, loader))
 
 
