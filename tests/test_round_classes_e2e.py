@@ -802,6 +802,23 @@ Stop 52's validation round 5 (helper v4), loaders with a batch sampler of their 
   no loop of their module (handed through a list of pairs to report.predict, which collects
   the outputs): left whole, DP009; rank 0 prints the original's rows 16 and 12 (before: each
   sharded by DdpBatchShard on its name alone, rank 0 printed rows 8 and 6, no warning).
+
+Stop 52's validation round 5 (helper v3), said, checked by verify's verdict (nothing is
+rewritten, so it is not in the shared launch: test_a_said_difference_is_named_in_verifys_verdict):
+- data_s52_v3_sampler_type_asserted (v3-A, xu-ji/IIC@b7602b7 code/utils/cluster/data.py:
+  `assert isinstance(train_dataloader.sampler, SequentialSampler)` after a loader built with
+  shuffle=False): the sampler is the migration's DdpDistributedSampler, the assert stops both
+  ranks; DP143 at the read, and at `len(loader.sampler)` (this rank's count), in the notes
+  (before: no warning, `--check` 0, both ranks failed with a bare AssertionError).
+
+Stop 52 (helper v3), a loader handed on through a function-valued parameter:
+- s52_v3_loader_through_function_parameter (v3-B, xu-ji/IIC@b7602b7 cluster_eval.py's
+  `get_data_fn=_clustering_get_data`, then `get_data_fn(config, net, loader)`): a shuffled
+  loader handed to another module's `score()`, whose loop is in a function reached only
+  through a parameter holding it, passed on by keyword: the loop is found and evaluates, the
+  loader stays whole (DP015), rank 0 prints the original's accuracies 0.5000 and 0.7500
+  (before: DP084 "(no loop of its module iterates it)", sharded as training data, rank 0
+  printed 0.7500 and 0.6250 of its half).
 """
 
 from __future__ import annotations
@@ -1075,6 +1092,13 @@ CASES: dict[str, tuple[str, ...]] = {
         "extra rows 12 sum 0.8608",
         "weights 2.2874",
     ),
+    # stop 52 v3: the original's (the base printed epoch 0 accuracy 0.7500, epoch 1 0.6250:
+    # rank 0's half of the evaluation)
+    "s52_v3_loader_through_function_parameter": (
+        "epoch 0 accuracy 0.5000",
+        "epoch 1 accuracy 0.7500",
+        "weights 0.9371",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1103,6 +1127,7 @@ PROGRAMS = {
     "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
     "s52_s1_trained_tensors_through_modules_and_groups": "train.py",  # stop 52 s1
     "s52_v4_batch_sampler_loader_handed_in_pairs": "train.py",  # stop 52 v4
+    "s52_v3_loader_through_function_parameter": "train.py",  # stop 52 v3
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1183,6 +1208,7 @@ RANK0_ONLY = {
     "data_s52_s2_global_batch_size_as_literal_or_product": "weights",  # stop 52 s2
     "data_s52_v2_size_handed_to_split": "weights",  # stop 52 v2
     "s52_v4_batch_sampler_loader_handed_in_pairs": "holdout",  # stop 52 v4
+    "s52_v3_loader_through_function_parameter": "accuracy",  # stop 52 v3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1542,6 +1568,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s52_v2_size_handed_to_other_module", "DP140"),
         # stop 52 v2: rows read by position in batches another module's loader composes
         ("s52_v2_pair_batches_from_other_module", "DP082"),
+        # stop 52 v3: the type of a loader's sampler asserted, the sampler now the migration's
+        ("data_s52_v3_sampler_type_asserted", "DP143"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

@@ -517,6 +517,25 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "drop_last=True on the sampler or a dataset that divides by WORLD_SIZE; then "
         "silence the warning with `# noqa: DP142`.",
     ),
+    "DP143": (
+        "the program reads the sampler of a loader whose sampler the migration replaced",
+        "A sharded loader gets a sampler from the migration (a DistributedSampler, "
+        "DdpDistributedSampler or ddp_eval_sampler where the original had the "
+        "SequentialSampler or RandomSampler DataLoader builds from `shuffle=`, or a "
+        "shuffle-only sampler of its own; DdpSamplerShard or DdpBatchShard around a sampler "
+        "or batch sampler of the program's), and code of the program reads the loader's "
+        "`sampler` (or `batch_sampler`) back: it gets the migration's object, not the one "
+        "DataParallel's run had. A test of its class (`assert "
+        "isinstance(loader.sampler, SequentialSampler)`) is false now, and an assert on it "
+        "stops every rank; an attribute or method of the original's sampler "
+        "(`loader.sampler.indices`, `.state_dict()`) is the new object's, or missing; "
+        "`len(loader.sampler)` counts this rank's share of the samples, not the dataset's "
+        "or the original sampler's count. Nothing was rewritten. Test or count what the "
+        "program means another way (the dataset, its length, the shuffle flag) or drop the "
+        "check; then silence the warning with `# noqa: DP143`. Not warned: `set_epoch` on "
+        "it, what the new sampler is for, and other reads of a shard (DdpSamplerShard, "
+        "DdpBatchShard), which hands them on to the program's own sampler.",
+    ),
     "DP146": (
         "a list of trained tensors kept or grown where dp2ddp cannot follow it",
         "The optimizer is handed a list whose every binding builds tensors it trains that "

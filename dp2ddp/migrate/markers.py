@@ -106,6 +106,7 @@ MARKED = frozenset(
         "DP135",  # stop 49 b3: its loader is sharded by this migration, then not re-derived
         "DP140",  # stop 52 v2: the batch size is ddp_per_rank_batch(...) after this migration
         "DP142",  # stop 51 v3: its loader is sharded by this migration, then not re-derived
+        "DP143",  # stop 52 v3: its loader's sampler is this migration's, then not re-derived
         "DP146",  # stop 51 s1: the wrapped model (DataParallel) gates the tensors' proof
         "DP148",  # stop 51 s2: the wrapped model (DataParallel) is what the proof starts from
         "DP152",  # stop 52 s2: the wrapped model (DataParallel) is what the proof starts from

@@ -32,7 +32,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from dp2ddp.flow import view
-from dp2ddp.flow.defuse import DefUse
+from dp2ddp.flow.defuse import DefUse, Function
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.libcst_private import positions
@@ -41,6 +41,8 @@ from dp2ddp.transforms.analysis.generator_batches import loop_role
 
 #: The most values one question follows back (a module's size bounds it anyway).
 _BOUND = 200
+#: The most parameters a function is followed through as a value (`f=g`, then `h(f=f)`).
+_HOPS = 4
 #: One parameter's consumers: (position among the positional parameters without `self`,
 #: or None for a keyword-only one; its name; the role; the line of the loop; whether each
 #: call makes one pass: a `for` of a top-level function with no loop around it there).
@@ -168,7 +170,8 @@ def _passed(flow: DefUse, param: cst.Param) -> list[cst.BaseExpression]:
     if function is None or function.owner is not None and function.self_name is None:
         return []
     passed: list[cst.BaseExpression] = []
-    for call in flow.call_sites(function):
+    held = _held_calls(flow, function) if function.owner is None else []
+    for call in [*flow.call_sites(function), *held]:
         func = call.func
         if function.owner is None:
             by_name = isinstance(func, cst.Name)
@@ -183,6 +186,45 @@ def _passed(flow: DefUse, param: cst.Param) -> list[cst.BaseExpression]:
             if isinstance(argument, (cst.Name, cst.Attribute)):
                 passed.append(argument)
     return passed
+
+
+def _held_calls(flow: DefUse, function: Function) -> list[cst.Call]:
+    """Calls of a parameter that holds `function`: `get_data_fn(config, net, loader)` where
+    `get_data_fn=_clustering_get_data` is the parameter's default, or what this module's
+    calls of its function pass for it, through other such parameters (xu-ji/IIC@b7602b7
+    cluster_eval.py: the evaluation's loop in `_clustering_get_data` is reached only that
+    way, and DP084 said "no loop of its module iterates it": stop 52 v3-B)."""
+    return [
+        call
+        for call in flow.calls
+        if isinstance(call.func, cst.Name)
+        and any(
+            isinstance(d.target, cst.Param) and _holds(flow, d.target, function, 0)
+            for d in flow.definitions(call.func)
+        )
+    ]
+
+
+def _holds(flow: DefUse, param: cst.Param, function: Function, depth: int) -> bool:
+    """`param` may hold `function` itself: its default names it, or a call of the
+    function `param` belongs to passes it (or a parameter that may hold it)."""
+    if depth > _HOPS:
+        return False
+    values: list[cst.BaseExpression | None] = [param.default]
+    around = flow.function_around(param)
+    if around is not None:
+        values += [argument_for(call, around, param) for call in flow.call_sites(around)]
+    for value in values:
+        if not isinstance(value, cst.Name):
+            continue
+        for definition in flow.definitions(value):
+            if definition.kind == "def" and definition.statement is function.node:
+                return True
+            target = definition.target
+            if isinstance(target, cst.Param) and target is not param:
+                if _holds(flow, target, function, depth + 1):
+                    return True
+    return False
 
 
 def _slot(flow: DefUse, param: cst.Param) -> tuple[str, int | None] | None:

@@ -76,8 +76,7 @@ class BatchPositions(BatchProof):
                 assert loader is not None
                 shard = self._shard_of(loader)
                 assert shard is not None
-                where = self._position(loader)
-                at = f" at {where[0]}" if where else ""
+                at = f" at {self.input_position(loader)[0]}"  # the user's line, not the pass's
                 kept = (
                     f"the loader{at} keeps a contiguous part of each batch of "
                     f"{self.code(shard)} on each rank"

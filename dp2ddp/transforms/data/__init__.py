@@ -102,7 +102,6 @@ from dp2ddp.transforms.data.batch_shard import (
     is_batch_shard,
     is_sampler_shard,
     plan_batch_shard,
-    said_state_reads,
     sharded_at_run_time,
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
@@ -140,6 +139,7 @@ from dp2ddp.transforms.data.plan import (
 from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
 from dp2ddp.transforms.data.sample_grids import gather_grids
 from dp2ddp.transforms.data.sample_roles import fed_to_samples_only
+from dp2ddp.transforms.data.sampler_reads import said_sampler_reads
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
 from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
 from dp2ddp.transforms.data.size_swaps import SizeSwaps
@@ -205,7 +205,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             self._warn_running_figures(loader)
             self._export_shard(loader)
         self._plan_subclasses(nodes)
-        said_state_reads(self, nodes, len(self._shards))
+        said_sampler_reads(self, nodes, self._sampler_sharded)
         every = {
             c: loaders.get(c) or Loader(c, {}, self._binding(c)[0], None, None)
             for c in self._all_loaders
