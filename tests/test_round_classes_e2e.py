@@ -738,6 +738,15 @@ Stop 51 (helper w7), data drawn on each rank, then cut (w2's repro, reduced):
   ddp_same_random; rank 0 prints the original's `weights -0.0391`.
   The first two run first in the launch (UNSEEDED): an earlier script's seed would make the
   ranks' own draws alike and hide the class.
+
+Stop 52's validation round 5 (helper v1):
+- model_wrap_s52_v1_indexed_library_output (v1-B, hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@
+  b1f70a7 models.py:37-39): a library's encoder (tests/e2e_stop45_m/tuplenet.py, a stand-in
+  for pytorch_transformers' BertModel) whose result is bound to one name and read only at
+  `outputs[0]`: the pooler that feeds only the dropped element gets no gradient; DP041,
+  find_unused_parameters=True, rank 0 prints the original's weights (before: the unpacking
+  `seq, _ = ...` was read, this spelling not: no DP041, "Expected to have finished
+  reduction" at the second step on both ranks).
 """
 
 from __future__ import annotations
@@ -980,6 +989,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s51_w7_corpus_drawn_before_loop": ("agree True",),
     "batches_s51_w7_corpus_built_by_function_cached": ("agree True",),
     "batches_s51_w7_corpus_seeded_alike": ("weights -0.0391",),
+    # stop 52 v1: the original's (the base: "Expected to have finished reduction" at step 2)
+    "model_wrap_s52_v1_indexed_library_output": ("weights -0.9355",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1079,6 +1090,7 @@ RANK0_ONLY = {
     "batches_s51_w7_corpus_drawn_before_loop": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_built_by_function_cached": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
+    "model_wrap_s52_v1_indexed_library_output": "weights",  # stop 52 v1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -1,0 +1,159 @@
+"""The parameters of a module's functions that a DataParallel wrap is handed to (stop 52, v1-A).
+
+The batch proof (batches/proof.py) follows the batch of each call of a wrapped model. It knew
+a model call by the wrap's spelling (`model(x)` where `model = DataParallel(...)`), so a
+training step written as a function of its own that gets the wrap as a parameter of another
+name (`def train(net, q, opt): ... net(x)`), or in another module of the program
+(sooftware/char-rnnlm@fc6573b: main.py hands the wrap to package/trainer.py's
+`supervised_train(model=model, ...)`, whose `while True:` loop takes each batch from
+`queue.get()` of a producer thread), was never proved: every rank trained on the whole batch,
+and no warning said so. Here:
+
+- `handed_parameters(flow, held, hinted)`: the parameters, by function, that a call of this
+  module hands a wrap (a name the program's wraps are bound to, read through the def-use view
+  at the call: `train(model, ...)` after `model = DataParallel(...)`), or that another module's
+  call hands one (`hinted`: ProgramHints.wrap_parameters);
+- `wrap_handoffs(tree, table)`: read with `ast` in a module that names DataParallel, each call
+  of a function its imports resolve to another module (`package.trainer.supervised_train`)
+  with an argument whose binding before the call in its scope is a wrap: `target|slot`, the
+  slot a position or a keyword; `handed_to(name, every)` gives a module those of its own
+  top-level functions.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse
+from dp2ddp.flow.origins import argument_for
+from dp2ddp.transforms._support.ast_nodes import dotted, resolved_name
+
+_WRAPS = ("DataParallel", "DistributedDataParallel")
+_MOVES = ("cuda", "to", "cpu", "float", "double", "half", "train", "eval")
+
+
+def handed_parameters(
+    flow: DefUse,
+    held: Callable[[cst.BaseExpression], bool],
+    hinted: Iterable[str],
+) -> dict[cst.FunctionDef, frozenset[str]]:
+    """Function -> the names of its parameters some call hands a wrap: a call of this module
+    whose argument for the parameter `held` says is a wrap, or another module's call
+    (`hinted`, `function|slot` of this module's top-level functions)."""
+    told: dict[str, set[str]] = {}
+    for hint in hinted:
+        name, _, slot = hint.partition("|")
+        told.setdefault(name, set()).add(slot)
+    found: dict[cst.FunctionDef, frozenset[str]] = {}
+    for function in flow.functions.values():
+        node = function.node
+        if not isinstance(node, cst.FunctionDef):
+            continue
+        names: set[str] = set()
+        slots = told.get(node.name.value, set()) if function.owner is None else set()
+        positional = [*node.params.posonly_params, *node.params.params]
+        for index, param in enumerate(positional):
+            if str(index) in slots or param.name.value in slots:
+                names.add(param.name.value)
+        for param in node.params.kwonly_params:
+            if param.name.value in slots:
+                names.add(param.name.value)
+        for site in flow.call_sites(function):
+            for param in function.params:
+                if param.name.value in names:
+                    continue
+                argument = argument_for(site, function, param)
+                if argument is not None and held(argument):
+                    names.add(param.name.value)
+        if names:
+            found[node] = frozenset(names)
+    return found
+
+
+def wrap_handoffs(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
+    """`target|slot` of each call in `tree` of a dotted name its import table resolves
+    (`table`) that passes, at `slot` (a position, or a keyword), a name whose latest binding
+    before the call in the call's scope (else at module level) is a DataParallel wrap
+    (through `.cuda()`, `.to()`)."""
+    found: set[str] = set()
+    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))]:
+        bindings = _bindings(scope)
+        outer = _bindings(tree) if scope is not tree else {}
+        for call in _own_calls(scope):
+            target = resolved_name(call.func, table)
+            if not target or "." not in target:
+                continue
+            given = [(str(i), a) for i, a in enumerate(call.args)]
+            given += [(k.arg, k.value) for k in call.keywords if k.arg]
+            for slot, value in given:
+                if not isinstance(value, ast.Name):
+                    continue
+                known = bindings.get(value.id) or outer.get(value.id) or []
+                before = [wrap for line, wrap in known if line < call.lineno]
+                if before and before[-1]:
+                    found.add(f"{target}|{slot}")
+    return frozenset(found)
+
+
+def handed_to(name: str, every: Iterable[frozenset[str]]) -> frozenset[str]:
+    """`function|slot` of the top-level functions of the module `name` that another
+    module's call hands a wrap (`every`: each other module's `wrap_handoffs`)."""
+    if not name:
+        return frozenset()
+    found: set[str] = set()
+    for handoffs in every:
+        for handoff in handoffs:
+            target, _, slot = handoff.partition("|")
+            head, _, tail = target.rpartition(".")
+            if head == name and tail:
+                found.add(f"{tail}|{slot}")
+    return frozenset(found)
+
+
+def _own_calls(scope: ast.AST) -> list[ast.Call]:
+    """The calls of `scope`'s own code (not of the functions and classes defined in it)."""
+    found: list[ast.Call] = []
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call):
+            found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _bindings(scope: ast.AST) -> dict[str, list[tuple[int, bool]]]:
+    """Name -> (line, is a wrap) of each plain assignment of `scope`'s own code, in order."""
+    found: dict[str, list[tuple[int, bool]]] = {}
+    stack = list(ast.iter_child_nodes(scope))
+    assigns: list[ast.Assign] = []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Assign):
+            assigns.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    for node in sorted(assigns, key=lambda a: a.lineno):
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                found.setdefault(target.id, []).append((node.lineno, _is_wrap(node.value)))
+    return found
+
+
+def _is_wrap(value: ast.expr) -> bool:
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in _MOVES
+    ):
+        value = value.func.value
+    if isinstance(value, ast.IfExp):
+        return _is_wrap(value.body) or _is_wrap(value.orelse)
+    parts = dotted(value.func) if isinstance(value, ast.Call) else None
+    return parts is not None and bool(parts) and parts[-1] in _WRAPS
