@@ -75,6 +75,9 @@ _ACROSS = frozenset({"t", "transpose", "permute", "flatten", "movedim", "swapaxe
 class BatchProof(TrainingLoops):
     """The proof's questions and edits (see the module docstring); `_prove` runs it."""
 
+    #: the training loops the loop planners settled this pass (split, DP037, a loader's)
+    _planned: list[cst.For | cst.While]
+
     def _prove(self, module: cst.Module, nodes: ModuleNodes) -> None:
         """For each call of a wrapped model in a training loop, follow every tensor it is
         given (and the targets its output is compared with) back to its sources
@@ -95,8 +98,8 @@ class BatchProof(TrainingLoops):
                 continue
             wrapped_here = wrapped | self._handed_here(call, handed)
             loop = self._training_loop(lambda: view(module), call)
-            if loop is None:
-                continue
+            if loop is None or (loop in self._planned and not calls_model(call, wrapped)):
+                continue  # a handed wrap's loop the planners settled: theirs
             if SHARD in self.code(loop.body):  # split before (a migrated module): per call
                 settle_migrated(self, flow := flow or view(module), call, wrapped_here)
                 continue
