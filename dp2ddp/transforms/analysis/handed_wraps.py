@@ -47,30 +47,30 @@ def handed_parameters(
     for hint in hinted:
         name, _, slot = hint.partition("|")
         told.setdefault(name, set()).add(slot)
-    found: dict[cst.FunctionDef, frozenset[str]] = {}
-    for function in flow.functions.values():
+    found: dict[cst.FunctionDef, set[str]] = {}
+    for function in flow.functions.values() if told else ():
         node = function.node
-        if not isinstance(node, cst.FunctionDef):
+        if not isinstance(node, cst.FunctionDef) or function.owner is not None:
             continue
-        names: set[str] = set()
-        slots = told.get(node.name.value, set()) if function.owner is None else set()
+        slots = told.get(node.name.value, set())
         positional = [*node.params.posonly_params, *node.params.params]
         for index, param in enumerate(positional):
             if str(index) in slots or param.name.value in slots:
-                names.add(param.name.value)
+                found.setdefault(node, set()).add(param.name.value)
         for param in node.params.kwonly_params:
             if param.name.value in slots:
-                names.add(param.name.value)
-        for site in flow.call_sites(function):
+                found.setdefault(node, set()).add(param.name.value)
+    for call in flow.calls:  # the module's own calls that hand a wrap, once each
+        if not any(held(a.value) for a in call.args):
+            continue
+        for function in flow.callees(call):
+            if not isinstance(function.node, cst.FunctionDef):
+                continue
             for param in function.params:
-                if param.name.value in names:
-                    continue
-                argument = argument_for(site, function, param)
+                argument = argument_for(call, function, param)
                 if argument is not None and held(argument):
-                    names.add(param.name.value)
-        if names:
-            found[node] = frozenset(names)
-    return found
+                    found.setdefault(function.node, set()).add(param.name.value)
+    return {node: frozenset(names) for node, names in found.items()}
 
 
 def wrap_handoffs(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
@@ -79,9 +79,10 @@ def wrap_handoffs(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
     before the call in the call's scope (else at module level) is a DataParallel wrap
     (through `.cuda()`, `.to()`)."""
     found: set[str] = set()
+    top = _bindings(tree)
     for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))]:
-        bindings = _bindings(scope)
-        outer = _bindings(tree) if scope is not tree else {}
+        bindings = _bindings(scope) if scope is not tree else top
+        outer = top if scope is not tree else {}
         for call in _own_calls(scope):
             target = resolved_name(call.func, table)
             if not target or "." not in target:

@@ -91,7 +91,11 @@ class BatchProof(TrainingLoops):
         if not self._models and not hinted:
             return
         wrapped = set(self._models)
-        handed = handed_parameters(view(module), lambda a: self.code(a) in wrapped, hinted)
+        handed = handed_parameters(
+            view(module),
+            lambda a: isinstance(a, (cst.Name, cst.Attribute)) and self.code(a) in wrapped,
+            hinted,
+        )
         flow: DefUse | None = None  # built for the first call that needs it
         for call in nodes.of(cst.Call):
             if not calls_model(call, wrapped | self._handed_here(call, handed)):
