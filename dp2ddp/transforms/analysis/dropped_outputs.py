@@ -503,10 +503,11 @@ def _unread(
     own body that `callee` names whose result is unpacked into names not all read after it
     (`_` too), or subscripted with a constant (see DroppedOutput)."""
     branches = _branches(function)
+    names = [n for n in _own_nodes(function) if isinstance(n, ast.Name)]
     loads = [
         (n.id, (n.lineno, n.col_offset), branches.get(id(n), frozenset()))
-        for n in _own_nodes(function)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        for n in names
+        if isinstance(n.ctx, ast.Load)
     ]
     stores = _rebindings(function, branches)
     indexed = {  # a name read at a constant position (`outputs[0]`): the position
@@ -534,9 +535,8 @@ def _unread(
             taken = branches.get(id(node), frozenset())
             reads = [
                 indexed.get(id(n))
-                for n in _own_nodes(function)
-                if isinstance(n, ast.Name)
-                and isinstance(n.ctx, ast.Load)
+                for n in names
+                if isinstance(n.ctx, ast.Load)
                 and n.id == name
                 and (n.lineno, n.col_offset) > end
                 and branches.get(id(n), frozenset()) <= taken

@@ -91,16 +91,20 @@ class BatchProof(TrainingLoops):
         if not self._models and not hinted:
             return
         wrapped = set(self._models)
+        bare = {w for w in wrapped if w.isidentifier()}
         handed = handed_parameters(
             view(module),
-            lambda a: isinstance(a, (cst.Name, cst.Attribute)) and self.code(a) in wrapped,
+            lambda a: (
+                (isinstance(a, cst.Name) and a.value in bare)
+                or (isinstance(a, cst.Attribute) and self.code(a) in wrapped)
+            ),
             hinted,
         )
         flow: DefUse | None = None  # built for the first call that needs it
         for call in nodes.of(cst.Call):
-            if not calls_model(call, wrapped | self._handed_here(call, handed)):
+            wrapped_here = wrapped | self._handed_here(call, handed) if handed else wrapped
+            if not calls_model(call, wrapped_here):
                 continue
-            wrapped_here = wrapped | self._handed_here(call, handed)
             loop = self._training_loop(lambda: view(module), call)
             if loop is None or (loop in self._planned and not calls_model(call, wrapped)):
                 continue  # a handed wrap's loop the planners settled: theirs
