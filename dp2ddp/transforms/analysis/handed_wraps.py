@@ -29,6 +29,7 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse
 from dp2ddp.flow.origins import argument_for
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import dotted, resolved_name
 
 _WRAPS = ("DataParallel", "DistributedDataParallel")
@@ -76,26 +77,49 @@ def handed_parameters(
 def wrap_handoffs(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
     """`target|slot` of each call in `tree` of a dotted name its import table resolves
     (`table`) that passes, at `slot` (a position, or a keyword), a name whose latest binding
-    before the call in the call's scope (else at module level) is a DataParallel wrap
-    (through `.cuda()`, `.to()`)."""
+    before the call in the call's function (else at module level) is a DataParallel wrap
+    (through `.cuda()`, `.to()`). One listing of the module (ast_nodes.listed); the
+    bindings read only for the names such calls hand."""
+    nodes = ast_nodes.listed(tree)
+    handing: list[tuple[ast.Call, str, list[tuple[str, str]]]] = []
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        given = [(str(i), a.id) for i, a in enumerate(node.args) if isinstance(a, ast.Name)]
+        given += [
+            (k.arg, k.value.id) for k in node.keywords if k.arg and isinstance(k.value, ast.Name)
+        ]
+        if not given:
+            continue
+        target = resolved_name(node.func, table)
+        if "." in target:
+            handing.append((node, target, given))
+    if not handing:
+        return frozenset()
+    names = {name for _, _, given in handing for _, name in given}
+    functions = [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+    def scope(node: ast.AST) -> ast.AST:
+        """The innermost function whose lines hold `node`'s, else the module."""
+        line = getattr(node, "lineno", 0)
+        inside = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
+        return max(inside, key=lambda f: f.lineno) if inside else tree
+
+    bound: dict[tuple[int, str], list[tuple[int, bool]]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for left in node.targets:
+                if isinstance(left, ast.Name) and left.id in names:
+                    key = (id(scope(node)), left.id)
+                    bound.setdefault(key, []).append((node.lineno, _is_wrap(node.value)))
     found: set[str] = set()
-    top = _bindings(tree)
-    for scope in [tree, *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))]:
-        bindings = _bindings(scope) if scope is not tree else top
-        outer = top if scope is not tree else {}
-        for call in _own_calls(scope):
-            target = resolved_name(call.func, table)
-            if not target or "." not in target:
-                continue
-            given = [(str(i), a) for i, a in enumerate(call.args)]
-            given += [(k.arg, k.value) for k in call.keywords if k.arg]
-            for slot, value in given:
-                if not isinstance(value, ast.Name):
-                    continue
-                known = bindings.get(value.id) or outer.get(value.id) or []
-                before = [wrap for line, wrap in known if line < call.lineno]
-                if before and before[-1]:
-                    found.add(f"{target}|{slot}")
+    for call, target, given in handing:
+        home = id(scope(call))
+        for slot, name in given:
+            known = bound.get((home, name)) or bound.get((id(tree), name)) or []
+            before = [wrap for line, wrap in sorted(known) if line < call.lineno]
+            if before and before[-1]:
+                found.add(f"{target}|{slot}")
     return frozenset(found)
 
 
@@ -112,39 +136,6 @@ def handed_to(name: str, every: Iterable[frozenset[str]]) -> frozenset[str]:
             if head == name and tail:
                 found.add(f"{tail}|{slot}")
     return frozenset(found)
-
-
-def _own_calls(scope: ast.AST) -> list[ast.Call]:
-    """The calls of `scope`'s own code (not of the functions and classes defined in it)."""
-    found: list[ast.Call] = []
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Call):
-            found.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    return found
-
-
-def _bindings(scope: ast.AST) -> dict[str, list[tuple[int, bool]]]:
-    """Name -> (line, is a wrap) of each plain assignment of `scope`'s own code, in order."""
-    found: dict[str, list[tuple[int, bool]]] = {}
-    stack = list(ast.iter_child_nodes(scope))
-    assigns: list[ast.Assign] = []
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Assign):
-            assigns.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    for node in sorted(assigns, key=lambda a: a.lineno):
-        for target in node.targets:
-            if isinstance(target, ast.Name):
-                found.setdefault(target.id, []).append((node.lineno, _is_wrap(node.value)))
-    return found
 
 
 def _is_wrap(value: ast.expr) -> bool:

@@ -132,10 +132,13 @@ def program_hints(
             names,
         )
     )
-    # Only a module whose text names DataParallel can call it.
-    dims = scatter_dims(
-        m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
-    )
+    # Only a module whose text names DataParallel can call it (each such tree parsed once).
+    wrapping = {
+        i: m.passing_tree()
+        for i, m in enumerate(modules)
+        if mentions(m.source.text, "DataParallel")
+    }
+    dims = scatter_dims(wrapping.values())
     hints: dict[str, ProgramHints] = {}
     savers = _by_module([n.savers for n in names])
     loaders = _by_module([n.loaders for n in names])
@@ -160,10 +163,10 @@ def program_hints(
     )
     # the wraps a module that names DataParallel hands another module's functions
     handoffs = [
-        wrap_handoffs(*_tree_table(m.name, m.passing_tree(), m.is_package))
-        if mentions(m.source.text, "DataParallel")
+        wrap_handoffs(*_tree_table(m.name, wrapping[i], m.is_package))
+        if i in wrapping
         else frozenset()
-        for m in modules
+        for i, m in enumerate(modules)
     ]
     for index, module in enumerate(modules):
         built = constructed(module.name, every, {m.name for m in modules if m.name})
