@@ -190,6 +190,11 @@ class ProgramHints:
     #: saving `'m-' + stamp + '.pth.tar'`; rank_zero/path_sinks.path_parameters): a
     #: per-process read handed there names a shared file, and is rank 0's (run_dir.py).
     path_parameters: frozenset[str] = frozenset()
+    #: `function|slot` of this module's top-level functions that a call of another module
+    #: hands a DataParallel wrap at `slot` (a position or a keyword:
+    #: analysis/handed_wraps.py): the batch proof follows the batches of that parameter's
+    #: calls as of the wrap's (stop 52, v1-A).
+    wrap_parameters: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

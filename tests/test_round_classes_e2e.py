@@ -819,6 +819,15 @@ Stop 52 (helper v3), a loader handed on through a function-valued parameter:
   loader stays whole (DP015), rank 0 prints the original's accuracies 0.5000 and 0.7500
   (before: DP084 "(no loop of its module iterates it)", sharded as training data, rank 0
   printed 0.7500 and 0.6250 of its half).
+
+Stop 52's validation round 5 (helper v1):
+- model_wrap_s52_v1_indexed_library_output (v1-B, hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@
+  b1f70a7 models.py:37-39): a library's encoder (tests/e2e_stop45_m/tuplenet.py, a stand-in
+  for pytorch_transformers' BertModel) whose result is bound to one name and read only at
+  `outputs[0]`: the pooler that feeds only the dropped element gets no gradient; DP041,
+  find_unused_parameters=True, rank 0 prints the original's weights (before: the unpacking
+  `seq, _ = ...` was read, this spelling not: no DP041, "Expected to have finished
+  reduction" at the second step on both ranks).
 """
 
 from __future__ import annotations
@@ -1099,6 +1108,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 accuracy 0.7500",
         "weights 0.9371",
     ),
+    # stop 52 v1: the original's (the base: "Expected to have finished reduction" at step 2)
+    "model_wrap_s52_v1_indexed_library_output": ("weights -0.9355",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1209,6 +1220,7 @@ RANK0_ONLY = {
     "data_s52_v2_size_handed_to_split": "weights",  # stop 52 v2
     "s52_v4_batch_sampler_loader_handed_in_pairs": "holdout",  # stop 52 v4
     "s52_v3_loader_through_function_parameter": "accuracy",  # stop 52 v3
+    "model_wrap_s52_v1_indexed_library_output": "weights",  # stop 52 v1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -503,16 +503,49 @@ def _unread(
     own body that `callee` names whose result is unpacked into names not all read after it
     (`_` too), or subscripted with a constant (see DroppedOutput)."""
     branches = _branches(function)
+    names = [n for n in _own_nodes(function) if isinstance(n, ast.Name)]
     loads = [
         (n.id, (n.lineno, n.col_offset), branches.get(id(n), frozenset()))
-        for n in _own_nodes(function)
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        for n in names
+        if isinstance(n.ctx, ast.Load)
     ]
     stores = _rebindings(function, branches)
+    indexed = {  # a name read at a constant position (`outputs[0]`): the position
+        id(n.value): n.slice.value
+        for n in _own_nodes(function)
+        if isinstance(n, ast.Subscript)
+        and isinstance(n.value, ast.Name)
+        and isinstance(n.slice, ast.Constant)
+        and type(n.slice.value) is int
+        and n.slice.value >= 0
+    }
     found: list[tuple[str, tuple[int, ...], int, int, str, bool, ast.Call]] = []
     for node in _own_nodes(function):
         attribute: str | None = None
         if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and (attribute := callee(node.value)) is not None
+        ):
+            # `outputs = self.bert(x)`, then only `outputs[0]`: the other elements are
+            # dropped as by `seq, _ = self.bert(x)` (stop 52, v1-B: BERT-BiLSTM-CRF-NER's
+            # pooler); a read of the whole result keeps everything
+            name, end = node.targets[0].id, (node.end_lineno or 0, node.end_col_offset or 0)
+            taken = branches.get(id(node), frozenset())
+            reads = [
+                indexed.get(id(n))
+                for n in names
+                if isinstance(n.ctx, ast.Load)
+                and n.id == name
+                and (n.lineno, n.col_offset) > end
+                and branches.get(id(n), frozenset()) <= taken
+                and not _rebound(stores, name, end, (n.lineno, n.col_offset), taken)
+            ]
+            if not reads or None in reads:
+                continue
+            kept, last_pass, arity = sorted({r for r in reads if r is not None}), False, 0
+        elif (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0], (ast.Tuple, ast.List))

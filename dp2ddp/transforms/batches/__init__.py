@@ -139,7 +139,7 @@ class ShardBatches(BatchSqueezes):
             self._dim = int(text) if text is not None and text.isdigit() else None
             self._dim_text = text if text is not None else " / ".join(sorted(dims))
         self._known = bool(dims)
-        handled: list[cst.For | cst.While] = []
+        handled = self._planned = list[cst.For | cst.While]()  # settled by the planners
         self._warned: set[cst.CSTNode] = set()
         self._unproved: set[str] = set()  # the codes saying a batch is not proved split
         self._split_calls: set[cst.Call] = set()  # the proof's verdicts (batches/summed.py)

@@ -36,10 +36,9 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Function, Origin, code, origins, view
+from dp2ddp.flow import DefUse, Origin, code, origins, view
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.nodes import (
-    NO_GRAD,
     ModuleNodes,
     call_named,
     calls_model,
@@ -47,9 +46,8 @@ from dp2ddp.transforms._support.nodes import (
     target_names,
     walk,
 )
-from dp2ddp.transforms.analysis.training import function_trains, trains_through
+from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.batches.beside import prove_beside_loader
-from dp2ddp.transforms.batches.drawn import DrawnBatches
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
@@ -61,6 +59,7 @@ from dp2ddp.transforms.batches.numbers import held_alike
 from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, filled_later
 from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
+from dp2ddp.transforms.batches.training_loops import TrainingLoops
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
@@ -73,8 +72,11 @@ _NOT_COMPARING = frozenset({"print", "format", "append", "extend", "write", "log
 _ACROSS = frozenset({"t", "transpose", "permute", "flatten", "movedim", "swapaxes"})
 
 
-class BatchProof(DrawnBatches):
+class BatchProof(TrainingLoops):
     """The proof's questions and edits (see the module docstring); `_prove` runs it."""
+
+    #: the training loops the loop planners settled this pass (split, DP037, a loader's)
+    _planned: list[cst.For | cst.While]
 
     def _prove(self, module: cst.Module, nodes: ModuleNodes) -> None:
         """For each call of a wrapped model in a training loop, follow every tensor it is
@@ -82,28 +84,52 @@ class BatchProof(DrawnBatches):
         (dp2ddp/flow): a loader (the data pass shards it), a split of this pass, the
         model's own output, a constant, state the loop builds (sized per rank here), or a
         batch nobody split: split it where it enters the loop (or, along a dim other than
-        the one the loop steps along, where the source is built), else DP047 with the flow."""
-        if not self._models:
+        the one the loop steps along, where the source is built), else DP047 with the flow.
+        A function's parameter a call hands the wrap (this module's, or another module's:
+        ProgramHints.wrap_parameters) is the wrapped model in that function (stop 52, v1-A)."""
+        hinted = self.state.hints.wrap_parameters
+        if not self._models and not hinted:
             return
         wrapped = set(self._models)
+        bare = {w for w in wrapped if w.isidentifier()}
+        handed = handed_parameters(
+            view(module),
+            lambda a: (
+                (isinstance(a, cst.Name) and a.value in bare)
+                or (isinstance(a, cst.Attribute) and self.code(a) in wrapped)
+            ),
+            hinted,
+        )
         flow: DefUse | None = None  # built for the first call that needs it
         for call in nodes.of(cst.Call):
-            if not calls_model(call, wrapped):
+            wrapped_here = wrapped | self._handed_here(call, handed) if handed else wrapped
+            if not calls_model(call, wrapped_here):
                 continue
             loop = self._training_loop(lambda: view(module), call)
-            if loop is None:
-                continue
+            if loop is None or (loop in self._planned and not calls_model(call, wrapped)):
+                continue  # a handed wrap's loop the planners settled: theirs
             if SHARD in self.code(loop.body):  # split before (a migrated module): per call
-                settle_migrated(self, flow := flow or view(module), call, wrapped)
+                settle_migrated(self, flow := flow or view(module), call, wrapped_here)
                 continue
             if any(a in self._warned for a in (loop, *self._ancestors_to(loop, module))):
                 continue  # DP037 said it
             flow = flow or view(module)
             if any(self._is_loader(u) for u in self._loop_sources(loop)):
-                if prove_beside_loader(self, flow, call, loop, wrapped):
+                if prove_beside_loader(self, flow, call, loop, wrapped_here):
                     self._split_calls.add(call)
                 continue
-            self._prove_call(flow, call, loop, wrapped)
+            self._prove_call(flow, call, loop, wrapped_here)
+
+    def _handed_here(
+        self, call: cst.Call, handed: dict[cst.FunctionDef, frozenset[str]]
+    ) -> frozenset[str]:
+        """The parameters of the function around `call` that a call hands the wrap."""
+        if not handed:
+            return frozenset()
+        for ancestor in self._ancestors_to(call, None):
+            if isinstance(ancestor, cst.FunctionDef):
+                return handed.get(ancestor, frozenset())
+        return frozenset()
 
     def _prove_call(
         self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, wrapped: set[str]
@@ -240,70 +266,6 @@ class BatchProof(DrawnBatches):
         if self.state.options.per_process_batch:
             return " (--per-process-batch deals out whole batches of a loop's iterable only)"
         return ""
-
-    def _training_loop(
-        self, flow: Callable[[], DefUse], call: cst.Call
-    ) -> cst.For | cst.While | None:
-        """The innermost training loop around `call` in its own function (a lambda given
-        as an argument runs where the call it is given to runs: `train_step(opt, lambda
-        idx: model(X[idx]), batch)`); None for a call under `torch.no_grad()` (an
-        evaluation: left whole, as the loops' rules do). A loop trains when its body calls
-        `.backward()`/`optimizer.step()`, itself or through the module's own functions,
-        methods and callable objects (`compute(logits, y)` of a loss class that steps).
-        `flow` gives the module's view, built only where a loop does not say it trains."""
-        return self._loop_around(flow, call, set())
-
-    def _loop_around(
-        self, flow: Callable[[], DefUse], node: cst.CSTNode, seen: set[cst.CSTNode]
-    ) -> cst.For | cst.While | None:
-        """`_training_loop` for `node`; a function that trains itself (a step helper:
-        `def step(xb, yb): ... loss.backward()`) and has no such loop around `node`: the
-        training loop around a call of it in this module (`for ...: step(X[i:i + n], ...)`)."""
-        for ancestor in self._ancestors_to(node, None):
-            if isinstance(ancestor, cst.Lambda) and isinstance(flow().parent(ancestor), cst.Arg):
-                continue
-            if isinstance(ancestor, cst.FunctionDef):
-                if (
-                    ancestor in seen
-                    or not function_trains(ancestor, self.qualified_names)
-                    or any(self.matches(_called(d.decorator), NO_GRAD) for d in ancestor.decorators)
-                ):
-                    return None
-                function = flow().functions.get(ancestor)
-                if function is None:
-                    return None
-                seen.add(ancestor)
-                for site in flow().call_sites(function):
-                    loop = self._loop_around(flow, site, seen)
-                    if loop is not None:
-                        return loop
-                return None
-            if isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
-                return None
-            if isinstance(ancestor, cst.With) and any(
-                self.matches(_called(item.item), NO_GRAD) for item in ancestor.items
-            ):
-                return None
-            if isinstance(ancestor, (cst.For, cst.While)) and trains_through(
-                ancestor,
-                self.qualified_names,
-                lambda call: [f.node for f in self._runs(flow(), call)],
-            ):
-                return ancestor
-        return None
-
-    def _runs(self, flow: DefUse, call: cst.Call) -> list[Function]:
-        """The module's functions `call` may run: its callees, and for a name bound to an
-        instance of a class of this module (`compute = LossCompute(...)`), `__call__`."""
-        found = list(flow.callees(call))
-        if isinstance(call.func, cst.Name):
-            for definition in flow.definitions(call.func):
-                if definition.kind == "assign" and isinstance(definition.value, cst.Call):
-                    owner = flow.class_called(definition.value)
-                    method = flow.method(owner, "__call__") if owner is not None else None
-                    if method is not None:
-                        found.append(method)
-        return found
 
     def _targets(
         self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While
@@ -693,7 +655,3 @@ class BatchProof(DrawnBatches):
                 f"({origin.flow(self.input_position)})",
             )
         return True
-
-
-def _called(expr: cst.BaseExpression) -> cst.BaseExpression:
-    return expr.func if isinstance(expr, cst.Call) else expr

@@ -47,6 +47,7 @@ from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.constructions import constructed, program_constructions
 from dp2ddp.transforms.analysis.device_methods import own_device_classes
+from dp2ddp.transforms.analysis.handed_wraps import handed_to, wrap_handoffs
 from dp2ddp.transforms.analysis.loader_builds import loader_calls
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
 from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
@@ -131,10 +132,13 @@ def program_hints(
             names,
         )
     )
-    # Only a module whose text names DataParallel can call it.
-    dims = scatter_dims(
-        m.passing_tree() for m in modules if mentions(m.source.text, "DataParallel")
-    )
+    # Only a module whose text names DataParallel can call it (each such tree parsed once).
+    wrapping = {
+        i: m.passing_tree()
+        for i, m in enumerate(modules)
+        if mentions(m.source.text, "DataParallel")
+    }
+    dims = scatter_dims(wrapping.values())
     hints: dict[str, ProgramHints] = {}
     savers = _by_module([n.savers for n in names])
     loaders = _by_module([n.loaders for n in names])
@@ -157,8 +161,16 @@ def program_hints(
         lambda i: _tree_table(modules[i].name, modules[i].passing_tree(), modules[i].is_package),
         lambda targets: reexported_as(targets, [(n.reexports, n.bound) for n in names]),
     )
+    # the wraps a module that names DataParallel hands another module's functions
+    handoffs = [
+        wrap_handoffs(*_tree_table(m.name, wrapping[i], m.is_package))
+        if i in wrapping
+        else frozenset()
+        for i, m in enumerate(modules)
+    ]
     for index, module in enumerate(modules):
         built = constructed(module.name, every, {m.name for m in modules if m.name})
+        wraps_to = handed_to(module.name, (h for i, h in enumerate(handoffs) if i != index))
         saved_by = savers(index)
         loaded_by = loaders(index)
         returns = per_rank(index) if any(n.per_rank for n in names) else frozenset()
@@ -188,6 +200,7 @@ def program_hints(
                 builds_loaders=builds,
                 constructed=built,
                 path_parameters=paths_of,
+                wrap_parameters=wraps_to,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -216,6 +229,7 @@ def program_hints(
             builds_loaders=builds,
             constructed=built,
             path_parameters=paths_of,
+            wrap_parameters=wraps_to,
         )
     return hints
 

@@ -1,0 +1,88 @@
+"""The training loop around a call of a wrapped model, for the batch proof (proof.py): the
+innermost loop of the call's own function whose body trains, itself or through the
+module's own functions, methods and callable objects; for a step helper that trains, the
+loop around a call of it in this module. A call under `torch.no_grad()` has none (an
+evaluation, left whole)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, Function
+from dp2ddp.transforms._support.nodes import NO_GRAD
+from dp2ddp.transforms.analysis.training import function_trains, trains_through
+from dp2ddp.transforms.batches.drawn import DrawnBatches
+
+
+class TrainingLoops(DrawnBatches):
+    """Finds the training loop around a call (`_training_loop`)."""
+
+    def _training_loop(
+        self, flow: Callable[[], DefUse], call: cst.Call
+    ) -> cst.For | cst.While | None:
+        """The innermost training loop around `call` in its own function (a lambda given
+        as an argument runs where the call it is given to runs: `train_step(opt, lambda
+        idx: model(X[idx]), batch)`); None for a call under `torch.no_grad()` (an
+        evaluation: left whole, as the loops' rules do). A loop trains when its body calls
+        `.backward()`/`optimizer.step()`, itself or through the module's own functions,
+        methods and callable objects (`compute(logits, y)` of a loss class that steps).
+        `flow` gives the module's view, built only where a loop does not say it trains."""
+        return self._loop_around(flow, call, set())
+
+    def _loop_around(
+        self, flow: Callable[[], DefUse], node: cst.CSTNode, seen: set[cst.CSTNode]
+    ) -> cst.For | cst.While | None:
+        """`_training_loop` for `node`; a function that trains itself (a step helper:
+        `def step(xb, yb): ... loss.backward()`) and has no such loop around `node`: the
+        training loop around a call of it in this module (`for ...: step(X[i:i + n], ...)`)."""
+        for ancestor in self._ancestors_to(node, None):
+            if isinstance(ancestor, cst.Lambda) and isinstance(flow().parent(ancestor), cst.Arg):
+                continue
+            if isinstance(ancestor, cst.FunctionDef):
+                if (
+                    ancestor in seen
+                    or not function_trains(ancestor, self.qualified_names)
+                    or any(self.matches(_called(d.decorator), NO_GRAD) for d in ancestor.decorators)
+                ):
+                    return None
+                function = flow().functions.get(ancestor)
+                if function is None:
+                    return None
+                seen.add(ancestor)
+                for site in flow().call_sites(function):
+                    loop = self._loop_around(flow, site, seen)
+                    if loop is not None:
+                        return loop
+                return None
+            if isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
+                return None
+            if isinstance(ancestor, cst.With) and any(
+                self.matches(_called(item.item), NO_GRAD) for item in ancestor.items
+            ):
+                return None
+            if isinstance(ancestor, (cst.For, cst.While)) and trains_through(
+                ancestor,
+                self.qualified_names,
+                lambda call: [f.node for f in self._runs(flow(), call)],
+            ):
+                return ancestor
+        return None
+
+    def _runs(self, flow: DefUse, call: cst.Call) -> list[Function]:
+        """The module's functions `call` may run: its callees, and for a name bound to an
+        instance of a class of this module (`compute = LossCompute(...)`), `__call__`."""
+        found = list(flow.callees(call))
+        if isinstance(call.func, cst.Name):
+            for definition in flow.definitions(call.func):
+                if definition.kind == "assign" and isinstance(definition.value, cst.Call):
+                    owner = flow.class_called(definition.value)
+                    method = flow.method(owner, "__call__") if owner is not None else None
+                    if method is not None:
+                        found.append(method)
+        return found
+
+
+def _called(expr: cst.BaseExpression) -> cst.BaseExpression:
+    return expr.func if isinstance(expr, cst.Call) else expr
