@@ -738,6 +738,13 @@ Stop 51 (helper w7), data drawn on each rank, then cut (w2's repro, reduced):
   ddp_same_random; rank 0 prints the original's `weights -0.0391`.
   The first two run first in the launch (UNSEEDED): an earlier script's seed would make the
   ranks' own draws alike and hide the class.
+
+Stop 52 (helper s3), said made proved:
+- rank_zero_s52_s3_cache_built_by_helper: stop 51 w2's cache with its build in a helper
+  handed the path (`else: words = build_cache(cache, tokenize)`, `open(path, "w")` inside):
+  the test is rank 0's reading, rank 0 alone writes, the barrier after its write in the
+  helper; rank 0 prints the original's `words 64 weights -0.9230` (before: DP054 said, the
+  test each rank's, and rank 1 read the file rank 0 was still writing).
 """
 
 from __future__ import annotations
@@ -980,6 +987,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s51_w7_corpus_drawn_before_loop": ("agree True",),
     "batches_s51_w7_corpus_built_by_function_cached": ("agree True",),
     "batches_s51_w7_corpus_seeded_alike": ("weights -0.0391",),
+    # stop 52 s3: the original's (the base: rank 1 read the half-written cache and failed)
+    "rank_zero_s52_s3_cache_built_by_helper": ("words 64 weights -0.9230",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1079,6 +1088,7 @@ RANK0_ONLY = {
     "batches_s51_w7_corpus_drawn_before_loop": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_built_by_function_cached": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
+    "rank_zero_s52_s3_cache_built_by_helper": "weights",  # stop 52 s3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
