@@ -745,6 +745,11 @@ Stop 52 (helper s3), said made proved:
   the test is rank 0's reading, rank 0 alone writes, the barrier after its write in the
   helper; rank 0 prints the original's `words 64 weights -0.9230` (before: DP054 said, the
   test each rank's, and rank 1 read the file rank 0 was still writing).
+- s52_s3_grid_of_model_handed_from_entry (arpitbansal297/Cold-Diffusion-Models@f8b1379
+  celebA_128.py:28-43 → resolution_diffusion_pytorch.py:842-1000): stop 51 w6's grids with
+  the Trainer in a module of its own, handed `diffusion`, bound to the model and then to its
+  DataParallel wrap: the sampler's outputs are the wrapped model's, gathered; rank 0 prints
+  the original's `grid 2 og 8 rows 8 sum 43.289` (before: DP132, `rows 4 sum 21.676`).
 """
 
 from __future__ import annotations
@@ -989,6 +994,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s51_w7_corpus_seeded_alike": ("weights -0.0391",),
     # stop 52 s3: the original's (the base: rank 1 read the half-written cache and failed)
     "rank_zero_s52_s3_cache_built_by_helper": ("words 64 weights -0.9230",),
+    # stop 52 s3: the original's (the base printed grid 2 og 8 rows 4 sum 21.676)
+    "s52_s3_grid_of_model_handed_from_entry": ("grid 2 og 8 rows 8 sum 43.289", "weights 0.6633"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1015,6 +1022,7 @@ PROGRAMS = {
     "s51_s2_factory_in_other_module": "train.py",  # stop 51 s2
     "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
     "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
+    "s52_s3_grid_of_model_handed_from_entry": "train.py",  # stop 52 s3
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1089,6 +1097,7 @@ RANK0_ONLY = {
     "batches_s51_w7_corpus_built_by_function_cached": "agree",  # stop 51 w7
     "batches_s51_w7_corpus_seeded_alike": "weights",  # stop 51 w7
     "rank_zero_s52_s3_cache_built_by_helper": "weights",  # stop 52 s3
+    "s52_s3_grid_of_model_handed_from_entry": "grid",  # stop 52 s3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
