@@ -189,3 +189,15 @@ def test_a_mask_key_of_the_collate_and_a_loss_helper_are_followed() -> None:
         for _, line, col, what in padded_mean_notes(trees, collates, masking)
     }
     assert said == {(11, 16, "F.mse_loss"), (23, 19, "model(**batch)")}
+
+
+def test_a_method_called_on_its_class_is_followed_by_either_position() -> None:
+    """`Trainer.step_loss(self, out)`: the batch is the method's `x` (past `self`), though
+    the call's receiver is the class: its mean over `x` said (stop 52 s3)."""
+    source = KEYED.replace("loss = self.step_loss(out)", "loss = Trainer.step_loss(self, out)")
+    trees = [ast.parse(source)]
+    collates = padding_collates(padding_facts(trees[0]))
+    masking = frozenset(name for name, masks in masking_collates(trees[0]) if masks)
+    said = {(line, col) for _, line, col, _ in padded_mean_notes(trees, collates, masking)}
+    assert (11, 16) in said  # step_loss's mean over `x`, the batch's `out`
+    assert (13, 16) not in said  # weight_loss's mean over the weights alone

@@ -402,7 +402,9 @@ def reached_helpers(
 def _handed(
     function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, derived: set[str]
 ) -> set[str]:
-    """The parameters of `function` that `call` hands a name of `derived`; all of them
+    """The parameters of `function` that `call` hands a name of `derived` (for a method
+    called on a receiver, the one past `self` and, but for `self`, the one at the same
+    position: `Class.method(obj, batch)` is not told from `obj.method(batch)`); all of them
     where it hands one by `*`/`**` or through the receiver of a method."""
     arguments = function.args
     params = [a.arg for a in [*arguments.posonlyargs, *arguments.args]]
@@ -421,6 +423,8 @@ def _handed(
             seed.add(params[position + skip])
         elif arguments.vararg is not None:
             seed.add(arguments.vararg.arg)
+        if skip and position < len(params) and params[position] not in ("self", "cls"):
+            seed.add(params[position])  # `Class.method(obj, batch)`: the receiver passed
     for keyword in call.keywords:
         if _names(keyword.value) & derived:
             if keyword.arg is None:
