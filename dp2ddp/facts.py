@@ -220,11 +220,19 @@ class HelperDraw:
     #: the generator object's constructor where it draws from one the program builds
     #: (`np.random.RandomState(seed)`: every process holds its own; hazards/draws.py)
     source: str | None = None
+    #: the parameters that object may also come from (`set_random_state()`'s `random`: a
+    #: state the caller hands, its seed not followed; hazards/draws.handed_generators)
+    handed: str | None = None
 
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
         when = f" when its `{self.when_none[1]}` is None" if self.when_none else ""
         held = f"`{self.source}`, a generator each process builds for itself"
+        if self.handed:
+            held += (
+                f", or of the one handed as {self.handed} (a state its callers hand, not "
+                "followed: alike only if every rank is handed the same)"
+            )
         if not self.helper:
             return f"{self.what}() draws from {held}, at {where}"
         held = f" of {held}" if self.source else ""

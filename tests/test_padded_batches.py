@@ -12,6 +12,7 @@ from dp2ddp.program.padded_batches import (
     padding_facts,
     trains_with_collate,
 )
+from dp2ddp.program.padded_inputs import masking_collates
 
 HELPERS = """
 import numpy as np
@@ -144,3 +145,59 @@ def test_the_padded_batch_is_followed_to_the_model_and_the_loss() -> None:
     collates = padding_collates(fact for tree in trees for fact in padding_facts(tree))
     said = {(line, what.split(",")[0]) for _, line, _, what in padded_mean_notes(trees, collates)}
     assert said == {(18, "conv(x)"), (22, "unknown(x)"), (25, "F.mse_loss")}
+
+
+KEYED = """
+def with_mask(items):
+    longest = max(len(x) for x in items)
+    ids = torch.zeros(len(items), longest)
+    return dict(input_ids=ids, lengths=[len(x) for x in items])
+def without(items):
+    longest = max(len(x) for x in items)
+    return {"input_ids": torch.zeros(len(items), longest)}
+class Trainer:
+    def step_loss(self, x):
+        return F.mse_loss(x, x.flip(0)) + F.mse_loss(self.model.module.w, self.zeros)
+    def weight_loss(self, x):
+        return F.mse_loss(self.model.module.w, self.zeros)
+    def run(self):
+        model = nn.DataParallel(make_model())
+        masked = DataLoader(ds, shuffle=True, collate_fn=with_mask)
+        bare = DataLoader(ds, shuffle=True, collate_fn=without)
+        for batch in masked:
+            batch = {k: v.to(device) for k, v in batch.items()}
+            out = model(**batch)
+            loss = self.step_loss(out)
+        for batch in bare:
+            out = model(**batch)
+            loss = self.weight_loss(out)
+"""
+
+
+def test_a_mask_key_of_the_collate_and_a_loss_helper_are_followed() -> None:
+    """`**batch` of a collate's dict holding `lengths` (kept through a comprehension over
+    its items) hands the mask: no DP127; one of a dict without: DP127. A method called only
+    from the padded loops is followed through its parameters: its mean over the batch said,
+    its mean over the weights alone not (stop 52 s3)."""
+    trees = [ast.parse(KEYED)]
+    collates = padding_collates(padding_facts(trees[0]))
+    masking = frozenset(name for name, masks in masking_collates(trees[0]) if masks)
+    assert {"with_mask", "without"} <= collates and "with_mask" in masking
+    assert "without" not in masking
+    said = {
+        (line, col, what.split(",")[0])
+        for _, line, col, what in padded_mean_notes(trees, collates, masking)
+    }
+    assert said == {(11, 16, "F.mse_loss"), (23, 19, "model(**batch)")}
+
+
+def test_a_method_called_on_its_class_is_followed_by_either_position() -> None:
+    """`Trainer.step_loss(self, out)`: the batch is the method's `x` (past `self`), though
+    the call's receiver is the class: its mean over `x` said (stop 52 s3)."""
+    source = KEYED.replace("loss = self.step_loss(out)", "loss = Trainer.step_loss(self, out)")
+    trees = [ast.parse(source)]
+    collates = padding_collates(padding_facts(trees[0]))
+    masking = frozenset(name for name, masks in masking_collates(trees[0]) if masks)
+    said = {(line, col) for _, line, col, _ in padded_mean_notes(trees, collates, masking)}
+    assert (11, 16) in said  # step_loss's mean over `x`, the batch's `out`
+    assert (13, 16) not in said  # weight_loss's mean over the weights alone

@@ -828,6 +828,18 @@ Stop 52's validation round 5 (helper v1):
   find_unused_parameters=True, rank 0 prints the original's weights (before: the unpacking
   `seq, _ = ...` was read, this spelling not: no DP041, "Expected to have finished
   reduction" at the second step on both ranks).
+
+Stop 52 (helper s3), said made proved:
+- rank_zero_s52_s3_cache_built_by_helper: stop 51 w2's cache with its build in a helper
+  handed the path (`else: words = build_cache(cache, tokenize)`, `open(path, "w")` inside):
+  the test is rank 0's reading, rank 0 alone writes, the barrier after its write in the
+  helper; rank 0 prints the original's `words 64 weights -0.9230` (before: DP054 said, the
+  test each rank's, and rank 1 read the file rank 0 was still writing).
+- s52_s3_grid_of_model_handed_from_entry (arpitbansal297/Cold-Diffusion-Models@f8b1379
+  celebA_128.py:28-43 → resolution_diffusion_pytorch.py:842-1000): stop 51 w6's grids with
+  the Trainer in a module of its own, handed `diffusion`, bound to the model and then to its
+  DataParallel wrap: the sampler's outputs are the wrapped model's, gathered; rank 0 prints
+  the original's `grid 2 og 8 rows 8 sum 43.289` (before: DP132, `rows 4 sum 21.676`).
 """
 
 from __future__ import annotations
@@ -1110,6 +1122,10 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 52 v1: the original's (the base: "Expected to have finished reduction" at step 2)
     "model_wrap_s52_v1_indexed_library_output": ("weights -0.9355",),
+    # stop 52 s3: the original's (the base: rank 1 read the half-written cache and failed)
+    "rank_zero_s52_s3_cache_built_by_helper": ("words 64 weights -0.9230",),
+    # stop 52 s3: the original's (the base printed grid 2 og 8 rows 4 sum 21.676)
+    "s52_s3_grid_of_model_handed_from_entry": ("grid 2 og 8 rows 8 sum 43.289", "weights 0.6633"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1139,6 +1155,7 @@ PROGRAMS = {
     "s52_s1_trained_tensors_through_modules_and_groups": "train.py",  # stop 52 s1
     "s52_v4_batch_sampler_loader_handed_in_pairs": "train.py",  # stop 52 v4
     "s52_v3_loader_through_function_parameter": "train.py",  # stop 52 v3
+    "s52_s3_grid_of_model_handed_from_entry": "train.py",  # stop 52 s3
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1221,6 +1238,8 @@ RANK0_ONLY = {
     "s52_v4_batch_sampler_loader_handed_in_pairs": "holdout",  # stop 52 v4
     "s52_v3_loader_through_function_parameter": "accuracy",  # stop 52 v3
     "model_wrap_s52_v1_indexed_library_output": "weights",  # stop 52 v1
+    "rank_zero_s52_s3_cache_built_by_helper": "weights",  # stop 52 s3
+    "s52_s3_grid_of_model_handed_from_entry": "grid",  # stop 52 s3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -46,8 +46,10 @@ from typing import TYPE_CHECKING
 from dp2ddp.codes import title
 from dp2ddp.program.padded_inputs import (
     layer_facts,
+    masking_collates,
     padded_loops,
     position_blind,
+    reached_helpers,
     reached_spans,
     unmasked_model_calls,
     wrapped_models,
@@ -319,33 +321,68 @@ def _mean(call: ast.Call) -> bool:
 
 
 def padded_mean_notes(
-    trees: list[ast.Module], collates: frozenset[str]
+    trees: list[ast.Module], collates: frozenset[str], masking: frozenset[str] = frozenset()
 ) -> Iterator[tuple[int, int, int, str]]:
     """(module index, line, col, spelling) of each mean loss of a program one of whose
     modules (`trees`) trains on a loader whose collate_fn is one of `collates` (the program's
     padding collates: `padding_collates` of each module), and of each call of a wrapped model
     handed the padded batch unmasked (padded_inputs): a mean loss in a function that loops
-    over the padded loader is said only where the batch reaches it."""
+    over the padded loader is said only where the batch reaches it; `**batch` of a loader
+    whose collates are all of `masking` (they return the mask among the batch's keys) hands
+    the model its mask."""
     if not collates:
         return
     trains = [frozenset(map(id, training_loaders(tree, collates))) for tree in trees]
+    masks = [frozenset(map(id, training_loaders(tree, collates & masking))) for tree in trees]
     if not any(trains):
         return
     wrapped = {k: v for tree in trees for k, v in wrapped_models(tree).items()}
     blind = position_blind([fact for tree in trees for fact in layer_facts(tree)])
+    looped = [list(padded_loops(tree, trains[i], masks[i])) for i, tree in enumerate(trees)]
+    losses = [list(mean_loss_nodes(tree)) for tree in trees]
+    scopes = [
+        _functions(tree, [node for node, _ in found])
+        for tree, found in zip(trees, losses, strict=True)
+    ]
+    helpers = reached_helpers(
+        trees,
+        [[(loop, derived) for loop, derived, _ in each] for each in looped],
+        {f.name for each in scopes for f in each.values()},
+    )
     for index, tree in enumerate(trees):
-        loops = list(padded_loops(tree, trains[index]))
-        followed = [(_enclosing(tree, loop), derived) for loop, derived in loops]
+        loops = looped[index]
+        followed = [(_enclosing(tree, loop), derived) for loop, derived, _ in loops]
         reached: set[str] = set()
-        for loop, derived in loops:
+        for loop, derived, keyed in loops:
             reached |= reached_spans(loop, derived)[1]
-            for call in unmasked_model_calls(loop, derived, wrapped, blind):
+            for call in unmasked_model_calls(loop, derived, wrapped, blind, keyed):
                 what = f"{ast.unparse(call)}, handed the padded batch with no mask or lengths"
                 yield index, call.lineno, call.col_offset + 1, what
         bound = _loss_names(tree)
-        for node, spelling in mean_loss_nodes(tree):
-            if _said(node, followed, bound.get(id(node), ""), reached, bool(loops)):
+        for node, spelling in losses[index]:
+            scope = scopes[index].get(id(node))
+            helper = helpers.get(id(scope)) if scope is not None else None
+            if _said(node, followed, bound.get(id(node), ""), reached, bool(loops), helper):
                 yield index, node.lineno, node.col_offset + 1, spelling
+
+
+def _functions(
+    tree: ast.Module, nodes: list[ast.Call]
+) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The innermost function of `tree` holding each of `nodes`, by the node's id."""
+    if not nodes:
+        return {}
+    functions = [
+        n for n in ast_nodes.listed(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+    found: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for node in nodes:
+        for function in functions:
+            if _within(node, function) and (
+                id(node) not in found or _within(function, found[id(node)])
+            ):
+                found[id(node)] = function
+    return found
 
 
 def _said(
@@ -354,16 +391,19 @@ def _said(
     bound: str,
     reached: set[str],
     looped: bool,
+    helper: set[str] | None = None,
 ) -> bool:
     """Whether a mean loss is said: a loss object bound to a name of a module that loops
     over the padded loader where a call of that name is handed the batch; a loss call in a
-    function that loops over it where it reads the batch; any other (not followed)."""
+    function that loops over it where it reads the batch; in a function called only from
+    such loops, where it reads what those calls hand it (`helper`: reached_helpers); any
+    other (not followed)."""
     if isinstance(node.func, ast.Attribute) or last_name(node.func) not in _LOSS_CLASSES:
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         inside = [derived for scope, derived in followed if _within(node, scope)]
         if inside:
-            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
             return any(names & derived for derived in inside)
-        return True
+        return helper is None or bool(names & helper)
     if last_name(node.func) in _LOSS_CLASSES and not node.args and bound and looped:
         return bound in reached
     return True
@@ -407,12 +447,25 @@ def padded_batch_notes(program: Program, project: Project) -> list[tuple[int, li
         )
     )
     trees = [m.passing_tree() for m in program.modules] if collates else []
+    told = [
+        (name, masks)
+        for m in program.modules
+        if collates
+        for name, masks in project.remembered(
+            ("masking collates", m.real, m.path), partial(_masking_collates, m)
+        )
+    ]
+    masking = frozenset(n for n, _ in told) - {n for n, masks in told if not masks}
     what = f"{title('DP127')}: {{}}"
     found: dict[int, list[Diagnostic]] = {}
-    for index, line, col, spelling in sorted(padded_mean_notes(trees, collates)):
+    for index, line, col, spelling in sorted(padded_mean_notes(trees, collates, masking)):
         found.setdefault(index, []).append(Diagnostic(line, col, "DP127", what.format(spelling)))
     return sorted(found.items())
 
 
 def _padding_facts(module: ProgramModule) -> tuple[PaddingFact, ...]:
     return padding_facts(module.passing_tree())
+
+
+def _masking_collates(module: ProgramModule) -> tuple[tuple[str, bool], ...]:
+    return masking_collates(module.passing_tree())

@@ -15,11 +15,15 @@ loop's body, each assignment read once. Then:
    `Linear`, or a class of the program that builds, itself or through the program's classes
    it builds, no convolution, pooling, recurrent layer, attention or batch norm), with no
    mask or lengths alongside (an argument whose text names `mask` or `len`,
-   or a `pack_padded_sequence` of the batch): DP127 at the call;
+   or a `pack_padded_sequence` of the batch; or `**batch` of the loop's own batch where every
+   collate of the loader returns a dict with a key naming `mask` or `len`, `masking_collates`:
+   the mask is one of the model's arguments): DP127 at the call;
 2. a mean loss (padded_batches.mean_losses) in that loop's function is said only where one
    of them reaches it (its arguments, or, for a loss object, a call of the name it is bound
-   to); a mean loss elsewhere in the program (another function or module: not followed) is
-   said as before.
+   to); a mean loss in a function of the program every call of which (by its name, across
+   the program's modules) lies in such a loop (`compute_loss(model, frames, targets)`) is
+   said where the batch reaches it through the parameters it is handed (`reached_helpers`:
+   one remove); a mean loss elsewhere (not followed) is said as before.
 """
 
 from __future__ import annotations
@@ -158,12 +162,17 @@ def _loaders(tree: ast.Module, trains: frozenset[int]) -> frozenset[str]:
     ) - {""}
 
 
-def padded_loops(tree: ast.Module, trains: frozenset[int]) -> Iterator[tuple[ast.For, set[str]]]:
+def padded_loops(
+    tree: ast.Module, trains: frozenset[int], masking: frozenset[int] = frozenset()
+) -> Iterator[tuple[ast.For, set[str], frozenset[str]]]:
     """Each `for` loop of `tree` over a loader bound from one of `trains` (the ids of the
-    DataLoader calls given a padding collate), with the names its body binds from the batch."""
+    DataLoader calls given a padding collate), with the names its body binds from the batch,
+    and, where each such loader it reads is one of `masking` (its collate returns the mask
+    among the batch's keys), the names holding the batch with those keys (`keyed_batches`)."""
     loaders = _loaders(tree, trains)
     if not loaders:
         return
+    unmasked = _loaders(tree, trains - masking)
     for node in ast_nodes.listed(tree):
         if not isinstance(node, ast.For):
             continue
@@ -171,10 +180,11 @@ def padded_loops(tree: ast.Module, trains: frozenset[int]) -> Iterator[tuple[ast
             last_name(n) for n in ast.walk(node.iter) if isinstance(n, ast.Name | ast.Attribute)
         }
         if over & loaders:
-            yield node, _derived(node, _target_names(node.target))
+            keyed = keyed_batches(node) if not over & unmasked else frozenset()
+            yield node, _derived(node, _target_names(node.target)), keyed
 
 
-def _derived(loop: ast.For, seed: set[str]) -> set[str]:
+def _derived(loop: ast.AST, seed: set[str]) -> set[str]:
     assigns: list[tuple[set[str], set[str]]] = []
     for node in ast.walk(loop):
         if isinstance(node, ast.Assign):
@@ -190,13 +200,126 @@ def _derived(loop: ast.For, seed: set[str]) -> set[str]:
         derived |= more
 
 
+def masking_collates(tree: ast.Module) -> tuple[tuple[str, bool], ...]:
+    """Each function `tree` defines at its top level or in a class (by its own name) and
+    each class with `__call__` (by the class's name), with whether every `return` of it
+    returns a dict holding a key that names a mask or lengths (`{"input_ids": ids,
+    "attention_mask": mask}`, `dict(x=x, lengths=n)`, or a local bound once to a dict display
+    and given keys by `batch["mask"] = m`): the batch it collates carries its mask."""
+    found: list[tuple[str, bool]] = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            found.append((node.name, _returns_mask(node)))
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    found.append((item.name, _returns_mask(item)))
+                    if item.name == "__call__":
+                        found.append((node.name, _returns_mask(item)))
+    return tuple(found)
+
+
+def _returns_mask(function: ast.FunctionDef) -> bool:
+    nodes = list(ast.walk(function))
+    returns = [n.value for n in nodes if isinstance(n, ast.Return)]
+    if not returns or any(value is None for value in returns):
+        return False
+    binds: dict[str, list[ast.expr]] = {}
+    keys: dict[str, set[str]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    binds.setdefault(target.id, []).append(node.value)
+                elif (
+                    isinstance(target, ast.Subscript)
+                    and isinstance(target.value, ast.Name)
+                    and isinstance(target.slice, ast.Constant)
+                    and isinstance(target.slice.value, str)
+                ):
+                    keys.setdefault(target.value.id, set()).add(target.slice.value)
+    for value in returns:
+        named = keys.get(value.id, set()) if isinstance(value, ast.Name) else set()
+        if isinstance(value, ast.Name) and len(binds.get(value.id, [])) == 1:
+            value = binds[value.id][0]
+        if not any(_masks(key) for key in _dict_keys(value) | named):
+            return False
+    return True
+
+
+def _dict_keys(value: ast.expr | None) -> set[str]:
+    """The string keys of a dict display or a `dict(...)` call's keywords, else none."""
+    if isinstance(value, ast.Dict):
+        return {
+            k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        }
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
+        return {k.arg for k in value.keywords if k.arg is not None}
+    return set()
+
+
+def _masks(key: str) -> bool:
+    return any(word in key.lower() for word in _UNMASKED[:2])
+
+
+def keyed_batches(loop: ast.For) -> frozenset[str]:
+    """The names in `loop` that hold its batch with the collate's keys: its target (a
+    name), and a name bound from a dict comprehension over `batch.items()` keeping each key
+    (`batch = {k: v.to(device) for k, v in batch.items()}`), to a fixed point."""
+    if not isinstance(loop.target, ast.Name):
+        return frozenset()
+    keyed = {loop.target.id}
+    comprehensions = [
+        (node.targets[0].id, node.value)
+        for node in ast.walk(loop)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.DictComp)
+        and len(node.value.generators) == 1
+    ]
+    changed = True
+    while changed:
+        changed = False
+        for name, value in comprehensions:
+            if name not in keyed and _keeps_keys(value, keyed):
+                keyed.add(name)
+                changed = True
+    return frozenset(keyed)
+
+
+def _keeps_keys(value: ast.DictComp, keyed: set[str]) -> bool:
+    """`{k: f(v) for k, v in batch.items()}` of a name of `keyed`: every key kept."""
+    over = value.generators[0]
+    return (
+        not over.ifs
+        and isinstance(over.iter, ast.Call)
+        and isinstance(over.iter.func, ast.Attribute)
+        and over.iter.func.attr == "items"
+        and isinstance(over.iter.func.value, ast.Name)
+        and over.iter.func.value.id in keyed
+        and isinstance(over.target, ast.Tuple)
+        and bool(over.target.elts)
+        and isinstance(over.target.elts[0], ast.Name)
+        and isinstance(value.key, ast.Name)
+        and value.key.id == over.target.elts[0].id
+    )
+
+
 def unmasked_model_calls(
-    loop: ast.For, derived: set[str], wrapped: dict[str, str], blind: frozenset[str]
+    loop: ast.For,
+    derived: set[str],
+    wrapped: dict[str, str],
+    blind: frozenset[str],
+    keyed: frozenset[str] = frozenset(),
 ) -> Iterator[ast.Call]:
     """Each call in `loop` of a wrapped model handed a name of `derived` with no mask or
     lengths alongside, unless the model is proved to map each position alone (its class is
     one of `blind`: `position_blind`); a name bound from a `pack_padded_sequence` of it
-    (`packed = pack_padded_sequence(x, lens)`, `model(packed)`) is handed with its lengths."""
+    (`packed = pack_padded_sequence(x, lens)`, `model(packed)`) is handed with its lengths;
+    `**batch` of a name of `keyed` (the loop's batch as its masking collate built it:
+    `keyed_batches`, empty where a collate of the loader is not proved to hand a mask)
+    hands the model the mask among its keys."""
     packed = {
         n
         for node in ast.walk(loop)
@@ -218,7 +341,10 @@ def unmasked_model_calls(
             continue
         spelled = [ast.unparse(a).lower() for a in given]
         spelled += [k.arg.lower() for k in node.keywords if k.arg is not None]
-        masked = any(word in text for text in spelled for word in _UNMASKED)
+        masked = any(word in text for text in spelled for word in _UNMASKED) or any(
+            k.arg is None and isinstance(k.value, ast.Name) and k.value.id in keyed
+            for k in node.keywords
+        )
         if not masked and not any(_names(arg) & packed for arg in given):
             yield node
 
@@ -233,3 +359,75 @@ def reached_spans(loop: ast.For, derived: set[str]) -> tuple[set[int], set[str]]
         and any(_names(a) & derived for a in [*n.args, *(k.value for k in n.keywords)])
     ]
     return {id(c) for c in calls}, {last_name(c.func) for c in calls} - {""}
+
+
+def reached_helpers(
+    trees: list[ast.Module], loops: list[list[tuple[ast.For, set[str]]]], wanted: set[str]
+) -> dict[int, set[str]]:
+    """For each function of `trees` named in `wanted` (the names of the functions holding
+    a mean loss outside the padded loops' functions), defined once in the program, called
+    (by its last name) somewhere, and only from inside the loops of `loops` (each tree's
+    padded loops with the names they bind from the batch): its id, with the names of its
+    body the batch reaches: the parameters those calls hand a batch name (by position, past
+    `self` for a method called on a receiver, or by keyword; every parameter where `*` or
+    `**` hands one), and the names bound from them; a module-level loop's names also (a
+    function of its module may read them as globals)."""
+    defs: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    calls: dict[str, list[ast.Call]] = {}
+    for tree in trees:
+        for node in ast_nodes.listed(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in wanted:
+                defs.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.Call) and last_name(node.func) in wanted:
+                calls.setdefault(last_name(node.func), []).append(node)
+    inside = {id(n): derived for each in loops for loop, derived in each for n in ast.walk(loop)}
+    found: dict[int, set[str]] = {}
+    for name, defined in defs.items():
+        handed = calls.get(name, [])
+        if len(defined) != 1 or not handed or any(id(c) not in inside for c in handed):
+            continue
+        function = defined[0]
+        seed: set[str] = set()
+        for call in handed:
+            seed |= _handed(function, call, inside[id(call)])
+        for index, tree in enumerate(trees):
+            if any(n is function for n in tree.body) or any(
+                function in getattr(c, "body", ()) for c in tree.body
+            ):
+                seed |= {n for loop, derived in loops[index] if loop in tree.body for n in derived}
+        found[id(function)] = _derived(function, seed)
+    return found
+
+
+def _handed(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, derived: set[str]
+) -> set[str]:
+    """The parameters of `function` that `call` hands a name of `derived` (for a method
+    called on a receiver, the one past `self` and, but for `self`, the one at the same
+    position: `Class.method(obj, batch)` is not told from `obj.method(batch)`); all of them
+    where it hands one by `*`/`**` or through the receiver of a method."""
+    arguments = function.args
+    params = [a.arg for a in [*arguments.posonlyargs, *arguments.args]]
+    every = {*params, *(a.arg for a in arguments.kwonlyargs)}
+    every |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    skip = 1 if params[:1] in (["self"], ["cls"]) and isinstance(call.func, ast.Attribute) else 0
+    if isinstance(call.func, ast.Attribute) and _names(call.func.value) & derived:
+        return every  # the receiver holds the batch (`self.batch = batch`; `self.loss()`)
+    seed: set[str] = set()
+    for position, arg in enumerate(call.args):
+        if not _names(arg) & derived:
+            continue
+        if isinstance(arg, ast.Starred):
+            return every
+        if position + skip < len(params):
+            seed.add(params[position + skip])
+        elif arguments.vararg is not None:
+            seed.add(arguments.vararg.arg)
+        if skip and position < len(params) and params[position] not in ("self", "cls"):
+            seed.add(params[position])  # `Class.method(obj, batch)`: the receiver passed
+    for keyword in call.keywords:
+        if _names(keyword.value) & derived:
+            if keyword.arg is None:
+                return every
+            seed.add(keyword.arg if keyword.arg in every else getattr(arguments.kwarg, "arg", ""))
+    return seed - {""}

@@ -7,7 +7,8 @@ module naming DataParallel: each call of such a class its imports resolve
 (`trainer.Trainer`), with what each argument is: a wrap
 (DataParallel), a construction (a call of a class or function of that module that makes no
 wrap, or of an import: `nn.Linear(6, 1)`, through `.cuda()`/`.to()`, and a name bound only
-to one in the same scope), or else `other`. The program hints give each module the calls
+to one in the same scope, or to several, each a plain assignment of the scope's own block:
+the latest above the call), or else `other`. The program hints give each module the calls
 of its own classes (ProgramHints.constructed), an import of another program module being no
 construction proved; analysis/handed_parameters.py counts them beside the module's own."""
 
@@ -30,7 +31,8 @@ def program_constructions(
 ) -> list[tuple[str, frozenset[str]]]:
     """Each module's `constructions` of the program's classes that may train a model beside
     a wrap: `modules` gives each module's name, its top-level classes, whether its text
-    names DataParallel, and the names it refers to; `tree(index)` its ast and import
+    names DataParallel (or `.module`: its classes may be handed a wrap, sample_grids asks),
+    and the names it refers to; `tree(index)` its ast and import
     table; `reexported(targets)` the names packages give them (`pkg.Trainer` for
     `pkg.trainer.Trainer`, pkg/__init__.py's `from .trainer import Trainer`), each with the
     class's own: a call through one is a call of that class (stop 49: it was matched to
@@ -101,6 +103,7 @@ def constructions(
                 scopes[id(node)] = scope
     stores: dict[tuple[int, str], int] = {}
     bound: dict[tuple[int, str], ast.expr] = {}
+    straight: dict[tuple[int, str], list[ast.Assign]] = {}
     for node in listed:
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             key = (id(scopes.get(id(node), tree)), node.id)
@@ -108,9 +111,13 @@ def constructions(
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:  # bound elsewhere too: never one binding
                 stores[(id(tree), name)] = stores[(id(scopes[id(node)]), name)] = 2
+                straight[(id(tree), name)] = straight[(id(scopes[id(node)]), name)] = []
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
             if isinstance(left := node.targets[0], ast.Name):
-                bound[(id(scopes.get(id(node), tree)), left.id)] = node.value
+                key = (id(scopes.get(id(node), tree)), left.id)
+                bound[key] = node.value
+                if _top(node, scopes, tree):
+                    straight.setdefault(key, []).append(node)
     local = _local_builders(tree)
     found: set[str] = set()
     for node in calls:
@@ -126,10 +133,36 @@ def constructions(
             if isinstance(value, ast.Name):
                 held = (home, value.id)
                 one = stores.get(held) == 1 and held in bound
-                value = bound[held] if one else value
+                value = bound[held] if one else _reaching(node, held, stores, straight, value)
             slots.append(f"{slot}={_kind(value, table, local)}")
         found.add(f"{target}|{node.lineno}|{';'.join(slots)}")
     return frozenset(found)
+
+
+def _top(node: ast.stmt, scopes: dict[int, ast.AST], tree: ast.Module) -> bool:
+    """`node` is a statement of its scope's own block (the module's, a function's body)."""
+    return any(s is node for s in getattr(scopes.get(id(node), tree), "body", ()))
+
+
+def _reaching(
+    call: ast.Call,
+    held: tuple[int, str],
+    stores: dict[tuple[int, str], int],
+    straight: dict[tuple[int, str], list[ast.Assign]],
+    name: ast.Name,
+) -> ast.expr:
+    """The value of the binding of `name` that reaches `call` where every binding of it in
+    the scope is a plain assignment of the scope's own block (straight-line code: the
+    latest one above the call, wherever in the scope the call lies; Cold-Diffusion's
+    celebA_128.py: `diffusion = GaussianDiffusion(model, ...)`, then `diffusion =
+    torch.nn.DataParallel(diffusion, ...)`, then `Trainer(diffusion, ...)`); else `name`."""
+    assigns = straight.get(held, [])
+    if not assigns or len(assigns) != stores.get(held):
+        return name
+    before = [a for a in assigns if a.end_lineno is not None and a.end_lineno < call.lineno]
+    if not before:
+        return name
+    return max(before, key=lambda a: a.lineno).value
 
 
 def _local_builders(tree: ast.Module) -> set[str]:
@@ -190,6 +223,8 @@ def constructed(
 
 def _built(slot: str, program: set[str]) -> str:
     key, _, kind = slot.partition("=")
+    if kind == "wrap":
+        return f"{key}=wrap"  # the DataParallel wrap: no construction (sample_grids asks)
     if kind == "local":
         return f"{key}=built"
     if kind.startswith("ext:"):

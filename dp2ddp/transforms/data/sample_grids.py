@@ -361,8 +361,36 @@ def _wrap_method(
         o for o in origins(flow, call.func.value, stop=lambda c: _is_wrap(t, c)) if not o.selects
     ]
     return bool(found) and all(
-        o.kind == "call" and isinstance(o.node, cst.Call) and _is_wrap(t, o.node) for o in found
+        o.kind == "call"
+        and isinstance(o.node, cst.Call)
+        and _is_wrap(t, o.node)
+        or o.kind == "parameter"
+        and _wrapped_elsewhere(t, flow, o.node)
+        for o in found
     )
+
+
+def _wrapped_elsewhere(t: LoaderEvaluation, flow: DefUse, param: cst.CSTNode) -> bool:
+    """`param` is a parameter of `__init__` of a top-level class of the module that no call
+    here binds, and every construction of the class in the program's other modules hands it
+    the DataParallel wrap (ProgramHints.constructed: `Trainer(diffusion, ...)` in
+    celebA_128.py, `diffusion` the wrap at the call, analysis/constructions.py)."""
+    if not isinstance(param, cst.Param):
+        return False
+    function = flow.function_around(param)
+    if function is None or function.name != "__init__" or function.owner is None:
+        return False
+    if not isinstance(t.parent(function.owner), cst.Module) or param not in function.params:
+        return False
+    position = str(function.params.index(param) - 1)
+    name = param.name.value
+    kinds = []
+    for call in t.state.hints.constructed:
+        owner, _, slots = call.partition("|")
+        if owner == function.owner.name.value:
+            given = dict(slot.partition("=")[::2] for slot in slots.split(";") if slot)
+            kinds.append(None if "*" in given else given.get(position) or given.get(name))
+    return bool(kinds) and all(kind == "wrap" for kind in kinds)
 
 
 def _takes(t: LoaderEvaluation, loader: Loader, call: cst.Call) -> bool:

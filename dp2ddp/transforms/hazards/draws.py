@@ -100,6 +100,26 @@ def generator_draw(
     return None
 
 
+def handed_generators(flow: DefUse | None, call: cst.Call) -> str | None:
+    """Where the receiver of `call`, a draw from a generator object the program builds
+    (generator_draw), may also be a value a method is handed (zczcwh/PoseFormer@a908b29
+    common/generators.py: `set_random_state(self, random): self.random = random`, called on
+    resume with a state read from a checkpoint): `` `set_random_state()`'s `random` ``, the
+    parameters the def-use view's origins reach that no call of the module binds; else None.
+    Its seed is not followed: the text names it rather than calling the object's seed the
+    constructor's alone."""
+    func = call.func
+    if flow is None or not isinstance(func, cst.Attribute):
+        return None
+    handed = []
+    for origin in origins(flow, func.value):
+        if origin.kind == "parameter" and isinstance(origin.node, cst.Param):
+            function = flow.function_around(origin.node)
+            owner = f"`{function.name}()`'s " if function is not None else ""
+            handed.append(f"{owner}`{origin.node.name.value}`")
+    return " or ".join(dict.fromkeys(handed)) or None
+
+
 def none_guard(
     function: cst.FunctionDef, node: cst.CSTNode, parent: Parent
 ) -> tuple[int, str] | None:
@@ -226,7 +246,13 @@ class HelperDraws:
         if not objects:
             return None if draw is not None and draw.source else draw
         if draw is None and (built := self._generator_draw(call)):
-            return Draw("", code_of(func), self._position(call)[0], source=code_of(built))
+            return Draw(
+                "",
+                code_of(func),
+                self._position(call)[0],
+                source=code_of(built),
+                handed=handed_generators(view(self._module), call),
+            )
         return draw
 
     def _generator_draw(self, call: cst.Call) -> cst.Call | None:
@@ -403,7 +429,11 @@ class HelperDraws:
                 )
             elif built := self._generator_draw(node):
                 found = Draw(
-                    name, code_of(node.func), self._position(node)[0], source=code_of(built)
+                    name,
+                    code_of(node.func),
+                    self._position(node)[0],
+                    source=code_of(built),
+                    handed=handed_generators(view(self._module), node),
                 )
             elif (inner := self._call_draw(node, names, seen)) is not None:
                 found = replace(inner, helper=name, when_none=None)

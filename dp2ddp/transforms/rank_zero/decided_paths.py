@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import inside, walk
 from dp2ddp.transforms.rank_zero.file_paths import whole_file_path
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
@@ -126,7 +127,10 @@ def written_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
     1 saw the file rank 0 was still writing (a torn read) or not yet (and built its own).
     Rank 0's reading takes every rank the same way: all load a file written before the
     test, or all build alike (the build's draws are shared, ddp_same_random) and wait at
-    the barrier after the `if` while rank 0 writes (barriers.py)."""
+    the barrier after the `if` while rank 0 writes (barriers.py). A call of a function of
+    the module handed the checked path as a parameter its body writes whole (`else: corpus
+    = build_and_save(cache)`, `torch.save(corpus, path)` inside) is that write too
+    (`_writes_handed`)."""
     checked = checked_paths(t, statement)
     branches: list[cst.CSTNode] = [statement.body]
     if statement.orelse is not None:
@@ -139,7 +143,42 @@ def written_in(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
                     written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
                 if spelled(t, written) & checked:
                     return call
+            elif isinstance(call, cst.Call) and _writes_handed(t, call, checked):
+                return call
     return None
+
+
+def _writes_handed(t: RankZeroOnly, call: cst.Call, checked: set[str]) -> bool:
+    """`call` runs a plain function of the module (the def-use view's callees) handed a
+    path `checked` holds, as a parameter its body writes whole and never rebinds
+    (`def build_and_save(path): ...; torch.save(corpus, path)`): the write is the call's."""
+    if not checked or not isinstance(call.func, cst.Name):
+        return False
+    flow = view(t.facts.module)
+    for function in flow.callees(call):
+        if function.owner is not None or not isinstance(function.node, cst.FunctionDef):
+            continue
+        handed: set[str] = set()
+        for index, arg in enumerate(call.args):
+            if arg.star or not spelled(t, arg.value) & checked:
+                continue
+            if arg.keyword is not None:
+                handed.add(arg.keyword.value)
+            elif index < len(function.params):
+                handed.add(function.params[index].name.value)
+        if not handed:
+            continue
+        for inner in walk(function.node.body, skip_scopes=True):
+            if not isinstance(inner, cst.Call) or not _writes(inner, t.qualified_names(inner.func)):
+                continue
+            written = whole_file_path(inner, t.qualified_names(inner.func), write=True)
+            if (
+                isinstance(written, cst.Name)
+                and written.value in handed
+                and all(d.kind == "param" for d in flow.definitions(written))
+            ):
+                return True
+    return False
 
 
 def apart(t: RankZeroOnly, load: cst.CSTNode, save: cst.CSTNode, statement: cst.CSTNode) -> bool:

@@ -155,7 +155,12 @@ def program_hints(
     builds = any(n.builds_loader for n in names)
     every = program_constructions(
         [
-            (m.name, n.classes, mentions(m.source.text, "DataParallel"), n.as_entry.names)
+            (
+                m.name,
+                n.classes,
+                mentions(m.source.text, "DataParallel", ".module"),
+                n.as_entry.names,
+            )
             for m, n in zip(modules, names, strict=True)
         ],
         lambda i: _tree_table(modules[i].name, modules[i].passing_tree(), modules[i].is_package),

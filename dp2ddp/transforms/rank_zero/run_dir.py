@@ -165,9 +165,12 @@ class RunDirValues(CallRule):
         return sinks
 
     def _share_flows(self, sinks: list[Sink], found: tuple[dict[int, str], set[int]]) -> None:
-        """Each per-process read a sink's value comes from, rank 0's (_share_or_warn); one
-        deciding a step, unless drawn alike (a seeded stream), also every rank's condition
-        (uniformity.py)."""
+        """Each per-process read a sink's value comes from, rank 0's (_share_or_warn), and
+        then every rank's for the uniformity proof (one value on every rank: a condition
+        made of it is every rank's; stop 52 s3: `found = glob.glob("corpus_*.pt")` made rank
+        0's for the load of `found[0]`, then `if found: ... else: build_and_save()`, was
+        still "where not every rank may arrive", DP031); one deciding a step only unless
+        drawn alike (a seeded stream)."""
         sources, warned = found
         elsewhere = self.t.state.hints.per_rank_returns
         alike = self._alike_streams() if any(sink.decides for sink in sinks) else frozenset()
@@ -181,7 +184,7 @@ class RunDirValues(CallRule):
                 if sink.written and not self._every_rank_names(source, sink.site):
                     continue
                 self._share_or_warn(source, origin, sink.named, sink.reason, found)
-                if sink.decides and id(source) in sources and isinstance(source, cst.Call):
+                if id(source) in sources and isinstance(source, cst.Call):
                     self.facts.uniform.share(source)
 
     def _rate_decisions(
