@@ -10,14 +10,15 @@ import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_same_random, ddp_setup
 from data import load_dataset
 
 ddp_setup()
 
 
 torch.manual_seed(0)
-trainloader, size = load_dataset(4)
+with ddp_same_random():
+    trainloader, size = load_dataset(4)
 net = DistributedDataParallel(nn.Linear(3, 1).to(DEVICE), device_ids=DEVICE_IDS)
 optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
 for epoch in range(2):
