@@ -794,6 +794,14 @@ Stop 52 (helper v2), validation round 5, the global batch size handed to a helpe
   position (samples, then a partner of each) in a loader another module builds and returns,
   the loop training on `inputs[:batch_size // 2]`: DP082 in the importer (before: nothing
   said, rank 0 trained on the samples, rank 1 on their partners).
+
+Stop 52 (helper w1), figures over another module's loader:
+- s52_w1_figures_over_other_module_loader (alinlab/cs-kd@b447f25 train.py's Loss/Acc over
+  datasets.py's load_dataset): a loader another module builds with a batch sampler of the
+  program's own (DdpBatchShard there), returned and iterated here: `correct` divided by
+  len(loader.dataset) is summed over the ranks after the loop, rank 0 prints the original's
+  `epoch 0 acc 0.6875` (before: its share, `epoch 0 acc 0.3125`, no warning); a mean loss
+  over its batches gets DP030.
 """
 
 from __future__ import annotations
@@ -1061,6 +1069,12 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 52 v2: the original's (the base: IndexError on both ranks at the first step)
     "data_s52_v2_size_handed_to_split": ("weights 0.7591",),
+    # stop 52 w1: the original's (the base printed rank 0's share, epoch 0 acc 0.3125)
+    "s52_w1_figures_over_other_module_loader": (
+        "epoch 0 acc 0.6875",
+        "epoch 1 acc 0.7812",
+        "weights -0.0990",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1088,6 +1102,7 @@ PROGRAMS = {
     "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
     "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
     "s52_s1_trained_tensors_through_modules_and_groups": "train.py",  # stop 52 s1
+    "s52_w1_figures_over_other_module_loader": "train.py",  # stop 52 w1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1167,6 +1182,7 @@ RANK0_ONLY = {
     "shared_draws_s52_s2_validation_drawn_per_rank": "weights",  # stop 52 s2
     "data_s52_s2_global_batch_size_as_literal_or_product": "weights",  # stop 52 s2
     "data_s52_v2_size_handed_to_split": "weights",  # stop 52 v2
+    "s52_w1_figures_over_other_module_loader": "acc",  # stop 52 w1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
