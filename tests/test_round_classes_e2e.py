@@ -840,6 +840,14 @@ Stop 52 (helper s3), said made proved:
   the Trainer in a module of its own, handed `diffusion`, bound to the model and then to its
   DataParallel wrap: the sampler's outputs are the wrapped model's, gathered; rank 0 prints
   the original's `grid 2 og 8 rows 8 sum 43.289` (before: DP132, `rows 4 sum 21.676`).
+
+Stop 52 (helper w1), figures over another module's loader:
+- s52_w1_figures_over_other_module_loader (alinlab/cs-kd@b447f25 train.py's Loss/Acc over
+  datasets.py's load_dataset): a loader another module builds with a batch sampler of the
+  program's own (DdpBatchShard there), returned and iterated here: `correct` divided by
+  len(loader.dataset) is summed over the ranks after the loop, rank 0 prints the original's
+  `epoch 0 acc 0.6875` (before: its share, `epoch 0 acc 0.3125`, no warning); a mean loss
+  over its batches gets DP030.
 """
 
 from __future__ import annotations
@@ -1126,6 +1134,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s52_s3_cache_built_by_helper": ("words 64 weights -0.9230",),
     # stop 52 s3: the original's (the base printed grid 2 og 8 rows 4 sum 21.676)
     "s52_s3_grid_of_model_handed_from_entry": ("grid 2 og 8 rows 8 sum 43.289", "weights 0.6633"),
+    # stop 52 w1: the original's (the base printed rank 0's share, epoch 0 acc 0.3125)
+    "s52_w1_figures_over_other_module_loader": (
+        "epoch 0 acc 0.6875",
+        "epoch 1 acc 0.7812",
+        "weights -0.0990",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1156,6 +1170,7 @@ PROGRAMS = {
     "s52_v4_batch_sampler_loader_handed_in_pairs": "train.py",  # stop 52 v4
     "s52_v3_loader_through_function_parameter": "train.py",  # stop 52 v3
     "s52_s3_grid_of_model_handed_from_entry": "train.py",  # stop 52 s3
+    "s52_w1_figures_over_other_module_loader": "train.py",  # stop 52 w1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1240,6 +1255,7 @@ RANK0_ONLY = {
     "model_wrap_s52_v1_indexed_library_output": "weights",  # stop 52 v1
     "rank_zero_s52_s3_cache_built_by_helper": "weights",  # stop 52 s3
     "s52_s3_grid_of_model_handed_from_entry": "grid",  # stop 52 s3
+    "s52_w1_figures_over_other_module_loader": "acc",  # stop 52 w1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -83,6 +83,7 @@ from dp2ddp.transforms.batches.loops import (
 from dp2ddp.transforms.batches.returned_wraps import headed_outputs, returned_wraps
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
 from dp2ddp.transforms.batches.summed import keep_summed_losses
+from dp2ddp.transforms.batches.unsplit import sharded_here
 from dp2ddp.transforms.data.plan import Loader
 
 #: Methods that change a tensor's shape: a helper returning their result may not keep the
@@ -571,7 +572,7 @@ class ShardBatches(BatchSqueezes):
             isinstance(origin.node, cst.Call)
             and self.matches(origin.node.func, DATALOADER)
             and not origin.selects
-            and _sharded_here(self.code(origin.node))
+            and sharded_here(self.code(origin.node))
             for origin in origins(flow, value)
         )
 
@@ -683,9 +684,3 @@ class ShardBatches(BatchSqueezes):
         if statement is not updated_node:
             return statement
         return super().on_leave(original_node, updated_node)
-
-
-def _sharded_here(loader: str) -> bool:
-    """A DataLoader call as the data pass left it sharded: a distributed sampler, or the
-    per-rank batch size."""
-    return "DistributedSampler" in loader or PER_RANK in loader or "ddp_eval_sampler" in loader

@@ -60,6 +60,7 @@ from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, 
 from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
 from dp2ddp.transforms.batches.training_loops import TrainingLoops
+from dp2ddp.transforms.batches.unsplit import fetched_elsewhere, unsplit_effect
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
@@ -180,16 +181,10 @@ class BatchProof(TrainingLoops):
                 elif verdict == "sharded":
                     per_rank = True
                 elif verdict == "batch":
-                    fetched = self._fetched_elsewhere(origin)
+                    fetched = fetched_elsewhere(self, origin)
                     if fetched or not self._split_on_path(flow, origin, loop):
                         self._unproved.add("DP047")
-                        effect = (
-                            "taken by another module's function from a loader it may "
-                            "shard: not split here (a second split cuts this rank's part "
-                            "again); where that loader is whole, every rank gets all of it"
-                            if fetched
-                            else "every rank gets all of it"
-                        )
+                        effect = unsplit_effect(self, flow, origin)
                         self.warn(
                             call,
                             "DP047",
@@ -243,24 +238,6 @@ class BatchProof(TrainingLoops):
         for origin in states:
             self._per_rank_state(flow, origin, call)
         self._split_calls.add(call)
-
-    def _fetched_elsewhere(self, origin: Origin) -> bool:
-        """A batch taken through a function of another module that returns `next()` of a
-        loader it holds (`batches.get_batch()` of a loader class: ProgramHints.
-        batch_fetchers), a walk that ends at the object's class (`Batches(4)`, not entered)
-        or its import: that module may shard its loader, and a split here would cut this
-        rank's part again (each rank training on a quarter: v2-B's fixture of stop 43);
-        said (DP047), not split. The walk records the method call as the step `what`."""
-        fetchers = self.state.hints.batch_fetchers
-        return (
-            bool(fetchers)
-            and origin.kind in ("import", "call")
-            and any(
-                step.what.endswith(")")
-                and step.what.partition("(")[0].rpartition(".")[2] in fetchers
-                for step in origin.path
-            )
-        )
 
     def _per_process_note(self) -> str:
         if self.state.options.per_process_batch:

@@ -21,6 +21,8 @@ is in the entry. Each module is migrated on its own, so the two sides meet here:
   exported for one thing (`batches`, with the sampler as `composed`): the importer's loops
   over it read rows by position after the model call where this module cannot see them
   (DP082, batches/positions.py); no set_epoch is planned for it (its `sampler` has none).
+  Its loops' running figures are this rank's share as any sharded loader's (the figure
+  rule: summed after the loop where proved, else DP030; stop 52 w1, alinlab/cs-kd@b447f25).
 """
 
 from __future__ import annotations
@@ -422,8 +424,11 @@ class LoaderImports(LoaderSetEpoch):
         their factory, with the loops over them: their running figures are this rank's
         share, as for this module's own loaders (the figure rule, data/evaluation.py)."""
         exported = tuple(e for e in self.state.loaders.exported if not e.batches)
+        #: Sharded by a batch sampler of the program's own (DdpBatchShard): no set_epoch to
+        #: plan, but its figures are this rank's share all the same (stop 52 w1).
+        batched = tuple(e for e in self.state.loaders.exported if e.batches)
         unfollowed = dict(self.state.loaders.unfollowed)
-        if not exported and not unfollowed:
+        if not exported and not batched and not unfollowed:
             return []
         evaluation, wrapped = self._factory_sites.imported_sites(nodes, exported)
         evaluation |= self._evaluation_factory_calls(nodes, exported)
@@ -437,11 +442,13 @@ class LoaderImports(LoaderSetEpoch):
                     continue  # a loader of this module: planned with the others
                 origins = self._origins(expr, (), 0, attributes=True)
                 for origin in origins:
-                    if origin.attribute and not self._is_exported(origin, exported):
+                    if self._is_exported(origin, batched):
+                        pass  # sharded by the library, batch by batch: figures only
+                    elif origin.attribute and not self._is_exported(origin, exported):
                         continue  # an attribute of another call's result: not proved
-                    if origin.call in evaluation or (origin.call, origin.position) in slots:
+                    elif origin.call in evaluation or (origin.call, origin.position) in slots:
                         continue  # built whole (ddp_shard=False): no sampler to set
-                    if origin.call in wrapped or self._is_exported(origin, exported):
+                    elif origin.call in wrapped or self._is_exported(origin, exported):
                         self._imported_set_epoch(origin, loop, expr)
                     elif origin.call not in self._factory_sites.forwarded:
                         continue  # not proved sharded: none of its figures is said here
