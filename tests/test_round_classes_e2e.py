@@ -828,6 +828,12 @@ Stop 52's validation round 5 (helper v1):
   find_unused_parameters=True, rank 0 prints the original's weights (before: the unpacking
   `seq, _ = ...` was read, this spelling not: no DP041, "Expected to have finished
   reduction" at the second step on both ranks).
+
+Stop 52 (helper w5), an order one rank computes alone:
+- rank_zero_s52_w5_set_order_labels (v1-C, hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@b1f70a7
+  ner.py:224): tag ids and a vocabulary numbered by iterating sets of strings are rank 0's
+  numbering on both ranks (`ddp_rank0_value(list, labels)`), compared through E2E_DIGEST
+  (before: each process's own string-hash order: 9 tags numbered apart on the two ranks).
 """
 
 from __future__ import annotations
@@ -1110,6 +1116,9 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 52 v1: the original's (the base: "Expected to have finished reduction" at step 2)
     "model_wrap_s52_v1_indexed_library_output": ("weights -0.9355",),
+    # stop 52 w5: the numbering's sizes (the numbering itself is the process's hash order;
+    # test_a_set_order_is_rank_zeros_on_every_rank compares the ranks')
+    "rank_zero_s52_w5_set_order_labels": ("labels 9 words 6 fixed B-LOC",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1221,6 +1230,7 @@ RANK0_ONLY = {
     "s52_v4_batch_sampler_loader_handed_in_pairs": "holdout",  # stop 52 v4
     "s52_v3_loader_through_function_parameter": "accuracy",  # stop 52 v3
     "model_wrap_s52_v1_indexed_library_output": "weights",  # stop 52 v1
+    "rank_zero_s52_w5_set_order_labels": "labels",  # stop 52 w5
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1799,3 +1809,13 @@ def test_a_validation_set_drawn_once_is_rank_zeros_on_every_rank(launch: Launch)
     case = "shared_draws_s52_s2_validation_drawn_per_rank"
     drawn = [launch.status(case, rank)["digest"] for rank in (0, 1)]
     assert len(drawn[0]) == 16 and drawn[0] == drawn[1], drawn
+
+
+def test_a_set_order_is_rank_zeros_on_every_rank(launch: Launch) -> None:
+    """rank_zero_s52_w5_set_order_labels (stop 52 w5, hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@
+    b1f70a7 ner.py:224): tag ids and a vocabulary numbered by iterating sets of strings are
+    one numbering on both ranks: rank 0's (before: each process's own string-hash order, 9
+    tags and 6 words numbered apart)."""
+    case = "rank_zero_s52_w5_set_order_labels"
+    seen = [launch.status(case, rank)["digest"] for rank in (0, 1)]
+    assert seen[0] == seen[1], seen
