@@ -834,6 +834,9 @@ Stop 52 (helper w5), an order one rank computes alone:
   ner.py:224): tag ids and a vocabulary numbered by iterating sets of strings are rank 0's
   numbering on both ranks (`ddp_rank0_value(list, labels)`), compared through E2E_DIGEST
   (before: each process's own string-hash order: 9 tags numbered apart on the two ranks).
+- s52_w5_report_through_stream_name (hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@b1f70a7
+  conlleval.py:173-196): a program module's report written through `out.write(...)` where
+  `out` is `sys.stdout` by a default: rank 0 prints it (before: every rank did).
 """
 
 from __future__ import annotations
@@ -1119,6 +1122,11 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 52 w5: the numbering's sizes (the numbering itself is the process's hash order;
     # test_a_set_order_is_rank_zeros_on_every_rank compares the ranks')
     "rank_zero_s52_w5_set_order_labels": ("labels 9 words 6 fixed B-LOC",),
+    # stop 52 w5: the original's (the base: the same on rank 0, and the report on rank 1 too)
+    "s52_w5_report_through_stream_name": (
+        "processed 8 tokens; accuracy:  87.50%",
+        "weights 0.1978",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1148,6 +1156,7 @@ PROGRAMS = {
     "s52_s1_trained_tensors_through_modules_and_groups": "train.py",  # stop 52 s1
     "s52_v4_batch_sampler_loader_handed_in_pairs": "train.py",  # stop 52 v4
     "s52_v3_loader_through_function_parameter": "train.py",  # stop 52 v3
+    "s52_w5_report_through_stream_name": "train.py",  # stop 52 w5
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1231,6 +1240,7 @@ RANK0_ONLY = {
     "s52_v3_loader_through_function_parameter": "accuracy",  # stop 52 v3
     "model_wrap_s52_v1_indexed_library_output": "weights",  # stop 52 v1
     "rank_zero_s52_w5_set_order_labels": "labels",  # stop 52 w5
+    "s52_w5_report_through_stream_name": "accuracy",  # stop 52 w5
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
