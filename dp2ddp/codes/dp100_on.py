@@ -613,11 +613,13 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "elements one way, each torchrun rank may number them its own way, and the ranks then "
         "train one model on different numberings. Where the elements are proved strings and "
         "every rank takes the order alike, dp2ddp makes it rank 0's "
-        "(`ddp_rank0_value(list, labels)`); here the elements are not proved numbers or "
-        "strings, or the order is taken under a condition that differs between ranks, so "
-        "nothing was changed. If the elements are strings, bytes or tuples of them, take one "
+        "(`ddp_rank0_order(labels)`); here the elements are not proved numbers or strings, "
+        "or the ranks may not take the order as often (under a condition that differs "
+        "between ranks, per sample, in a function not proved called alike), so nothing was "
+        "changed. If the elements are strings, bytes or tuples of them, take one "
         "order on every rank: `sorted(labels)` (a new numbering), or rank 0's order "
-        "(`ddp_rank0_value(list, labels)` of the migrated program's helpers), or set "
+        "(`ddp_rank0_order(labels)`, a helper of the migrated program's, where every rank "
+        "takes it as often), or set "
         "PYTHONHASHSEED for the launch. Then silence the warning with `# noqa: DP158`.",
     ),
 }

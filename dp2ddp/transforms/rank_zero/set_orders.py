@@ -13,12 +13,14 @@ is rank 0's. Where a set's iteration order is taken (`enumerate(S)`, `list(S)`,
 (`set(...)`, `frozenset(...)`, a set display or comprehension, or a name every binding of
 which is one, on the shared def-use view) whose elements are proved strings (a string
 literal, an f-string, `str(...)`, a string method's result: `line.split("\\t")[1]`, through
-`S.add(x)` / `S.update(xs)` too), the iterated value becomes `ddp_rank0_value(list, S)`:
+`S.add(x)` / `S.update(xs)` too), the iterated value becomes `ddp_rank0_order(S)`:
 rank 0's order on every rank, through torchrun's store (no collective; the original's own
 numbering on rank 0, where `sorted()` would change it). Elements proved numbers (ints,
 floats: their hash is not randomized) need nothing; `sorted(S)` is one order already. Where
 the elements are not proved either way, or the ranks may not all take the order as often
-(a condition on the rank around it: the helper pairs the ranks' n-th calls), DP158 says so.
+(a condition on the rank around it, a function run per sample or not proved called alike:
+the helper pairs the ranks' n-th calls), DP158 says so. A rank whose own elements differ
+from rank 0's (a set built from its own batch) keeps its own order (the helper compares).
 A plain `for` loop over the set is left as it is (its body decides what the order does).
 """
 
@@ -30,6 +32,8 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, origins, view
 from dp2ddp.flow.children import module_nodes_of
+from dp2ddp.transforms._support.nodes import enclosing_function
+from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.rank_zero.rule import CallRule
 
 #: Builtins whose value is a set (hash order when iterated).
@@ -75,6 +79,7 @@ class SetOrders(CallRule):
     def plan(self, module: cst.Module) -> None:
         self.shared = set()
         defuse = view(module)
+        per_sample: frozenset[int] | None = None
         for node in _order_sites(defuse):
             sets = _set_values(defuse, node)
             if not sets:
@@ -82,34 +87,48 @@ class SetOrders(CallRule):
             kind = _elements(defuse, sets)
             if kind == "number" or self.facts.under_guard(node):
                 continue
-            if kind == "str" and self.facts.uniform.rank_dependent_around(node) is None:
+            if per_sample is None:
+                per_sample = per_sample_functions(module, self.t.qualified_names)
+            why = self._not_every_rank(node, per_sample) if kind == "str" else ""
+            if kind == "str" and not why:
                 self.shared.add(id(node))
                 continue
-            why = (
-                "the elements are not proved numbers or strings"
-                if kind != "str"
-                else "the order is taken under a condition that differs between ranks"
-            )
+            why = why or "the elements are not proved numbers or strings"
             self.t.warn(node, "DP158", f"`{self.t.code(node)}` ({why})")
 
+    def _not_every_rank(self, node: cst.CSTNode, per_sample: frozenset[int]) -> str:
+        """Why the ranks may not take this order as often (ddp_rank0_value pairs each
+        rank's n-th call with rank 0's n-th): "" when every rank does."""
+        uniform = self.facts.uniform
+        if uniform.rank_dependent_around(node) is not None:
+            return "the order is taken under a condition that differs between ranks"
+        function = enclosing_function(node, self.t)
+        if function is None:
+            return ""
+        if id(function) in per_sample:
+            return "the order is taken per sample, as often as this rank's share of the data"
+        if uniform.unreached_call(function) is not None or uniform.unreached_elsewhere(function):
+            return f"{function.name.value}() is not proved called as often on every rank"
+        return ""
+
     def leave_arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
-        """`enumerate(S)` -> `enumerate(ddp_rank0_value(list, S))`."""
+        """`enumerate(S)` -> `enumerate(ddp_rank0_order(S))`."""
         if id(original.value) not in self.shared:
             return updated
         return updated.with_changes(value=self._rank0(original.value, updated.value))
 
     def leave_comp_for(self, original: cst.CompFor, updated: cst.CompFor) -> cst.CompFor:
-        """`for l in S` of a comprehension -> `for l in ddp_rank0_value(list, S)`."""
+        """`for l in S` of a comprehension -> `for l in ddp_rank0_order(S)`."""
         if id(original.iter) not in self.shared:
             return updated
         return updated.with_changes(iter=self._rank0(original.iter, updated.iter))
 
     def _rank0(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.Call:
-        """The iterated set `S` -> `ddp_rank0_value(list, S)`."""
-        self.t.state.helpers.add("rank0_value")
+        """The iterated set `S` -> `ddp_rank0_order(S)` (templates/helpers/rank0_order.py.j2)."""
+        self.t.state.helpers.add("rank0_order")
         self.t.record(original, "a set's iteration order is rank 0's on every rank")
         inner = updated.with_changes(lpar=[], rpar=[])
-        return cst.Call(cst.Name("ddp_rank0_value"), [cst.Arg(cst.Name("list")), cst.Arg(inner)])
+        return cst.Call(cst.Name("ddp_rank0_order"), [cst.Arg(inner)])
 
 
 def _order_sites(defuse: DefUse) -> list[cst.BaseExpression]:
