@@ -31,7 +31,6 @@ from typing import Final
 import libcst as cst
 
 from dp2ddp.flow import DefUse, origins, view
-from dp2ddp.flow.children import module_nodes_of
 from dp2ddp.transforms._support.nodes import enclosing_function
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.rank_zero.rule import CallRule
@@ -78,9 +77,11 @@ class SetOrders(CallRule):
 
     def plan(self, module: cst.Module) -> None:
         self.shared = set()
+        if not self.facts.sets:
+            return
         defuse = view(module)
         per_sample: frozenset[int] | None = None
-        for node in _order_sites(defuse):
+        for node in _order_sites(defuse, self.facts.comp_fors):
             sets = _set_values(defuse, node)
             if not sets:
                 continue
@@ -131,16 +132,14 @@ class SetOrders(CallRule):
         return cst.Call(cst.Name("ddp_rank0_order"), [cst.Arg(inner)])
 
 
-def _order_sites(defuse: DefUse) -> list[cst.BaseExpression]:
+def _order_sites(defuse: DefUse, comp_fors: list[cst.CompFor]) -> list[cst.BaseExpression]:
     """The expressions whose iteration order is taken: an argument of enumerate / list /
     tuple / zip, a comprehension's iterated value."""
     found: list[cst.BaseExpression] = []
     for call in defuse.calls:
         if _builtin(defuse, call.func, _ORDERED):
             found += [arg.value for arg in call.args if not arg.keyword and not arg.star]
-    for node in module_nodes_of(defuse.module, (cst.CompFor,)):
-        assert isinstance(node, cst.CompFor)
-        found.append(node.iter)
+    found += [node.iter for node in comp_fors]
     return found
 
 
