@@ -848,6 +848,15 @@ Stop 52 (helper w1), figures over another module's loader:
   len(loader.dataset) is summed over the ranks after the loop, rank 0 prints the original's
   `epoch 0 acc 0.6875` (before: its share, `epoch 0 acc 0.3125`, no warning); a mean loss
   over its batches gets DP030.
+
+Stop 52 (helper w5), an order one rank computes alone:
+- rank_zero_s52_w5_set_order_labels (v1-C, hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@b1f70a7
+  ner.py:224): tag ids and a vocabulary numbered by iterating sets of strings are rank 0's
+  numbering on both ranks (`ddp_rank0_value(list, labels)`), compared through E2E_DIGEST
+  (before: each process's own string-hash order: 9 tags numbered apart on the two ranks).
+- s52_w5_report_through_stream_name (hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@b1f70a7
+  conlleval.py:173-196): a program module's report written through `out.write(...)` where
+  `out` is `sys.stdout` by a default: rank 0 prints it (before: every rank did).
 """
 
 from __future__ import annotations
@@ -1140,6 +1149,14 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 acc 0.7812",
         "weights -0.0990",
     ),
+    # stop 52 w5: the numbering's sizes (the numbering itself is the process's hash order;
+    # test_a_set_order_is_rank_zeros_on_every_rank compares the ranks')
+    "rank_zero_s52_w5_set_order_labels": ("labels 9 words 6 fixed B-LOC",),
+    # stop 52 w5: the original's (the base: the same on rank 0, and the report on rank 1 too)
+    "s52_w5_report_through_stream_name": (
+        "processed 8 tokens; accuracy:  87.50%",
+        "weights 0.1978",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1171,6 +1188,7 @@ PROGRAMS = {
     "s52_v3_loader_through_function_parameter": "train.py",  # stop 52 v3
     "s52_s3_grid_of_model_handed_from_entry": "train.py",  # stop 52 s3
     "s52_w1_figures_over_other_module_loader": "train.py",  # stop 52 w1
+    "s52_w5_report_through_stream_name": "train.py",  # stop 52 w5
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1256,6 +1274,8 @@ RANK0_ONLY = {
     "rank_zero_s52_s3_cache_built_by_helper": "weights",  # stop 52 s3
     "s52_s3_grid_of_model_handed_from_entry": "grid",  # stop 52 s3
     "s52_w1_figures_over_other_module_loader": "acc",  # stop 52 w1
+    "rank_zero_s52_w5_set_order_labels": "labels",  # stop 52 w5
+    "s52_w5_report_through_stream_name": "accuracy",  # stop 52 w5
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1834,3 +1854,13 @@ def test_a_validation_set_drawn_once_is_rank_zeros_on_every_rank(launch: Launch)
     case = "shared_draws_s52_s2_validation_drawn_per_rank"
     drawn = [launch.status(case, rank)["digest"] for rank in (0, 1)]
     assert len(drawn[0]) == 16 and drawn[0] == drawn[1], drawn
+
+
+def test_a_set_order_is_rank_zeros_on_every_rank(launch: Launch) -> None:
+    """rank_zero_s52_w5_set_order_labels (stop 52 w5, hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@
+    b1f70a7 ner.py:224): tag ids and a vocabulary numbered by iterating sets of strings are
+    one numbering on both ranks: rank 0's (before: each process's own string-hash order, 9
+    tags and 6 words numbered apart)."""
+    case = "rank_zero_s52_w5_set_order_labels"
+    seen = [launch.status(case, rank)["digest"] for rank in (0, 1)]
+    assert seen[0] == seen[1], seen

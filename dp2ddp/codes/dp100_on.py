@@ -604,4 +604,22 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "loader with `shuffle=False` and leave it whole. Then silence the warning with `# noqa:"
         " DP152`.",
     ),
+    "DP158": (
+        "a set's iteration order taken where dp2ddp cannot make it rank 0's",
+        "A set (or frozenset) is iterated into something ordered (`enumerate(labels)`, "
+        "`list(words)`, a comprehension over it: class ids, a vocabulary). A set iterates "
+        "in hash order, and Python randomizes the hash of strings and bytes per process "
+        "(PYTHONHASHSEED; torchrun sets none): DataParallel's one process numbered the "
+        "elements one way, each torchrun rank may number them its own way, and the ranks then "
+        "train one model on different numberings. Where the elements are proved strings and "
+        "every rank takes the order alike, dp2ddp makes it rank 0's "
+        "(`ddp_rank0_order(labels)`); here the elements are not proved numbers or strings, "
+        "or the ranks may not take the order as often (under a condition that differs "
+        "between ranks, per sample, in a function not proved called alike), so nothing was "
+        "changed. If the elements are strings, bytes or tuples of them, take one "
+        "order on every rank: `sorted(labels)` (a new numbering), or rank 0's order "
+        "(`ddp_rank0_order(labels)`, a helper of the migrated program's, where every rank "
+        "takes it as often), or set "
+        "PYTHONHASHSEED for the launch. Then silence the warning with `# noqa: DP158`.",
+    ),
 }

@@ -21,6 +21,8 @@ block). Each rule's module says what it does and why:
   state) naming a shared path, or deciding a shared step (a read of stdin, an exit before
   the directory checked is made, a removal), is rank 0's value (DP053), a removal it
   decides is waited for;
+- set_orders.py: a set of strings' iteration order (per process: str hashes are
+  randomized) taken into a numbering is rank 0's order (DP158 where not proved);
 - stdin.py: the terminal read on rank 0, its answer on every rank (DP055);
 - writers.py: SummaryWriter on rank 0, DdpNullWriter elsewhere;
 - wandb_runs.py: wandb runs disabled off rank 0;
@@ -50,6 +52,7 @@ from dp2ddp.transforms.rank_zero.mkdir import Directories
 from dp2ddp.transforms.rank_zero.quiet_logging import quiet_logging
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.run_dir import RunDirValues
+from dp2ddp.transforms.rank_zero.set_orders import SetOrders
 from dp2ddp.transforms.rank_zero.stdin import StdinReads
 from dp2ddp.transforms.rank_zero.tqdm_bars import ProgressBars
 from dp2ddp.transforms.rank_zero.wandb_runs import WandbRuns
@@ -69,6 +72,7 @@ class RankZeroOnly(MigrationTransform):
         self.run_dir = RunDirValues(self)
         self.loop_exits = LoopExits(self)
         self.stdin = StdinReads(self)
+        self.set_orders = SetOrders(self)
         #: The rules that rewrite calls, in the order they are asked.
         self.call_rules: tuple[CallRule, ...] = (
             self.run_dir,
@@ -93,6 +97,7 @@ class RankZeroOnly(MigrationTransform):
         self.loop_exits.plan(node)
         self.run_dir.plan(node)
         self.stdin.plan(node)
+        self.set_orders.plan(node)
         quiet_logging(self, node)
         self.barriers.plan(node)
         return True
@@ -119,6 +124,12 @@ class RankZeroOnly(MigrationTransform):
         self, original_node: cst.Attribute, updated_node: cst.Attribute
     ) -> cst.BaseExpression:
         return self.run_dir.leave_attribute(original_node, updated_node)
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return self.set_orders.leave_arg(original_node, updated_node)
+
+    def leave_CompFor(self, original_node: cst.CompFor, updated_node: cst.CompFor) -> cst.CompFor:
+        return self.set_orders.leave_comp_for(original_node, updated_node)
 
     def leave_Lambda(self, original_node: cst.Lambda, updated_node: cst.Lambda) -> cst.Lambda:
         return self.guards.lambda_body(original_node, updated_node)

@@ -67,6 +67,11 @@ class RankZeroFacts:
         #: `model_single(z)` is `model.module(z)` spelled by its own name (see
         #: instance_methods).
         self.unwrapped: set[tuple[int, str]] = set()
+        #: The comprehensions' `for` clauses (set_orders.py: the orders they take).
+        self.comp_fors: list[cst.CompFor] = []
+        #: The module builds a set (`set(...)`, `frozenset(...)`, a display or comprehension):
+        #: without one, set_orders.py has nothing to ask.
+        self.sets = False
         read_tree(module, _Collector(self))
         self.uniform = RankUniformity.for_pass(transform, module)
         self.pure: frozenset[str] | None = None  # see pure_functions
@@ -296,6 +301,7 @@ class _Collector(cst.CSTVisitor):
         self.facts.bind(node, node.name.value, None)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.facts.comp_fors.append(node)
         for name in bound_names(node.target):
             self.facts.bind(node, name.value, None)
 
@@ -315,6 +321,14 @@ class _Collector(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         if self.t.matches(node.func, TORCH_LOAD):
             self.facts.loads = True
+        if isinstance(node.func, cst.Name) and node.func.value in ("set", "frozenset"):
+            self.facts.sets = True
+
+    def visit_Set(self, node: cst.Set) -> None:
+        self.facts.sets = True
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self.facts.sets = True
 
     def visit_If(self, node: cst.If) -> None:
         if not is_main_test(node.test):

@@ -65,6 +65,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     WRITER_FUNCTIONS,
     working_call,
 )
+from dp2ddp.transforms.rank_zero.stream_names import STREAM_METHODS, standard_stream
 from dp2ddp.transforms.rank_zero.writing_block import barrier, is_barrier
 
 if TYPE_CHECKING:
@@ -158,6 +159,8 @@ class StatementGuards(Rule):
                 return "wandb calls"
             if func.attr.value == "write" and self.facts.tracked(receiver, self.facts.bars):
                 return "print"
+            if func.attr.value in STREAM_METHODS and standard_stream(self.t, receiver):
+                return "print"  # `out.write(...)` of `out = sys.stdout` (stream_names.py)
             if func.attr.value in FILE_WRITE_METHODS:
                 return FILES
             if func.attr.value == "save" and self.image(receiver):

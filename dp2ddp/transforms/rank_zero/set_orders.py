@@ -1,0 +1,234 @@
+"""An order each process draws alone: a set of strings iterated into something shared.
+
+Python randomizes the hash of `str` and `bytes` (and tuples of them) per process
+(PYTHONHASHSEED; torchrun sets none), and a set iterates in hash order: one process
+(DataParallel) numbers `labels = set(tags); label2id = {l: i for i, l in
+enumerate(labels)}` one way; under torchrun each rank may number them its own way, and the
+ranks train one model on two labellings (hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@b1f70a7
+ner.py:224: the two ranks printed FB1 16.00 and 17.02 from one model; stop 52 w5).
+
+The agreement rule (issue 28): a value one rank computes alone that names something shared
+is rank 0's. Where a set's iteration order is taken (`enumerate(S)`, `list(S)`,
+`tuple(S)`, `zip(S, ...)`, a comprehension's `for x in S`), and S is proved a set
+(`set(...)`, `frozenset(...)`, a set display or comprehension, or a name every binding of
+which is one, on the shared def-use view) whose elements are proved strings (a string
+literal, an f-string, `str(...)`, a string method's result: `line.split("\\t")[1]`, through
+`S.add(x)` / `S.update(xs)` too), the iterated value becomes `ddp_rank0_order(S)`:
+rank 0's order on every rank, through torchrun's store (no collective; the original's own
+numbering on rank 0, where `sorted()` would change it). Elements proved numbers (ints,
+floats: their hash is not randomized) need nothing; `sorted(S)` is one order already. Where
+the elements are not proved either way, or the ranks may not all take the order as often
+(a condition on the rank around it, a function run per sample or not proved called alike:
+the helper pairs the ranks' n-th calls), DP158 says so. A rank whose own elements differ
+from rank 0's (a set built from its own batch) keeps its own order (the helper compares).
+A plain `for` loop over the set is left as it is (its body decides what the order does).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, origins, view
+from dp2ddp.transforms._support.nodes import enclosing_function
+from dp2ddp.transforms.analysis.sample_code import per_sample_functions
+from dp2ddp.transforms.rank_zero.rule import CallRule
+
+#: Builtins whose value is a set (hash order when iterated).
+_SET_CALLS: Final = frozenset({"set", "frozenset"})
+#: Builtins that take their argument's iteration order.
+_ORDERED: Final = frozenset({"enumerate", "list", "tuple", "zip"})
+#: Calls and methods whose value is a string.
+_STR_CALLS: Final = frozenset({"str", "repr", "chr", "format"})
+_STR_METHODS: Final = frozenset(
+    {
+        "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "lower", "upper",
+        "replace", "decode", "encode", "format", "join", "title", "casefold", "readline",
+        "readlines",
+    }
+)  # fmt: skip
+#: Calls whose value is a number.
+_NUMBER_CALLS: Final = frozenset({"int", "float", "len", "range", "round", "abs", "ord"})
+
+
+def _builtin(defuse: DefUse, func: cst.BaseExpression, names: frozenset[str]) -> bool:
+    """`func` is one of the builtins `names`, not rebound in the module."""
+    return (
+        isinstance(func, cst.Name)
+        and func.value in names
+        and not any(d.kind != "global" for d in defuse.definitions(func))
+    )
+
+
+class SetOrders(CallRule):
+    """Plans, per module, the set expressions whose iteration order is taken; rewrites each
+    to rank 0's order, or warns DP158."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        #: ids of the iterated set expressions made rank 0's -> their set's text
+        self.shared: set[int] = set()
+
+    def leave_call(
+        self, original: cst.Call, updated: cst.Call, names: set[str]
+    ) -> cst.BaseExpression | None:
+        return None
+
+    def plan(self, module: cst.Module) -> None:
+        self.shared = set()
+        if not self.facts.sets:
+            return
+        defuse = view(module)
+        per_sample: frozenset[int] | None = None
+        for node in _order_sites(defuse, self.facts.comp_fors):
+            sets = _set_values(defuse, node)
+            if not sets:
+                continue
+            kind = _elements(defuse, sets)
+            if kind == "number" or self.facts.under_guard(node):
+                continue
+            if per_sample is None:
+                per_sample = per_sample_functions(module, self.t.qualified_names)
+            why = self._not_every_rank(node, per_sample) if kind == "str" else ""
+            if kind == "str" and not why:
+                self.shared.add(id(node))
+                continue
+            why = why or "the elements are not proved numbers or strings"
+            self.t.warn(node, "DP158", f"`{self.t.code(node)}` ({why})")
+
+    def _not_every_rank(self, node: cst.CSTNode, per_sample: frozenset[int]) -> str:
+        """Why the ranks may not take this order as often (ddp_rank0_value pairs each
+        rank's n-th call with rank 0's n-th): "" when every rank does."""
+        uniform = self.facts.uniform
+        if uniform.rank_dependent_around(node) is not None:
+            return "the order is taken under a condition that differs between ranks"
+        function = enclosing_function(node, self.t)
+        if function is None:
+            return ""
+        if id(function) in per_sample:
+            return "the order is taken per sample, as often as this rank's share of the data"
+        if uniform.unreached_call(function) is not None or uniform.unreached_elsewhere(function):
+            return f"{function.name.value}() is not proved called as often on every rank"
+        return ""
+
+    def leave_arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        """`enumerate(S)` -> `enumerate(ddp_rank0_order(S))`."""
+        if id(original.value) not in self.shared:
+            return updated
+        return updated.with_changes(value=self._rank0(original.value, updated.value))
+
+    def leave_comp_for(self, original: cst.CompFor, updated: cst.CompFor) -> cst.CompFor:
+        """`for l in S` of a comprehension -> `for l in ddp_rank0_order(S)`."""
+        if id(original.iter) not in self.shared:
+            return updated
+        return updated.with_changes(iter=self._rank0(original.iter, updated.iter))
+
+    def _rank0(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.Call:
+        """The iterated set `S` -> `ddp_rank0_order(S)` (templates/helpers/rank0_order.py.j2)."""
+        self.t.state.helpers.add("rank0_order")
+        self.t.record(original, "a set's iteration order is rank 0's on every rank")
+        inner = updated.with_changes(lpar=[], rpar=[])
+        return cst.Call(cst.Name("ddp_rank0_order"), [cst.Arg(inner)])
+
+
+def _order_sites(defuse: DefUse, comp_fors: list[cst.CompFor]) -> list[cst.BaseExpression]:
+    """The expressions whose iteration order is taken: an argument of enumerate / list /
+    tuple / zip, a comprehension's iterated value."""
+    found: list[cst.BaseExpression] = []
+    for call in defuse.calls:
+        if _builtin(defuse, call.func, _ORDERED):
+            found += [arg.value for arg in call.args if not arg.keyword and not arg.star]
+    found += [node.iter for node in comp_fors]
+    return found
+
+
+def _set_values(defuse: DefUse, node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The set values `node` is proved to be (each a `set(...)` call, a display or a
+    comprehension): all its bindings are sets, else none."""
+    if isinstance(node, (cst.Set, cst.SetComp)):
+        return [node]
+    if isinstance(node, cst.Call):
+        return [node] if _builtin(defuse, node.func, _SET_CALLS) else []
+    if not isinstance(node, cst.Name):
+        return []
+    definitions = defuse.reaching(node)
+    values: list[cst.BaseExpression] = []
+    for definition in definitions:
+        value = definition.value
+        if definition.kind != "assign" or not isinstance(value, cst.BaseExpression):
+            return []
+        if isinstance(value, cst.Name):
+            return []
+        inner = _set_values(defuse, value)
+        if not inner:
+            return []
+        values += inner
+        values += _added(defuse, definition.target)
+    return values
+
+
+def _added(defuse: DefUse, target: cst.CSTNode) -> list[cst.BaseExpression]:
+    """What `S.add(x)` / `S.update(xs)` put into the set named by `target`, in its scope."""
+    if not isinstance(target, cst.Name):
+        return []
+    scope = defuse.scope_of(target)
+    found: list[cst.BaseExpression] = []
+    for call in defuse.calls:
+        func = call.func
+        if (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value == target.value
+            and func.attr.value in ("add", "update")
+            and call.args
+            and defuse.scope_of(call) is scope
+        ):
+            arg = call.args[0].value
+            # an element added, or the elements of what is added (`update(xs)`, read as
+            # `set(xs)`)
+            found.append(
+                cst.Set([cst.Element(arg)])
+                if func.attr.value == "add"
+                else cst.Call(cst.Name("set"), [cst.Arg(arg)])
+            )
+    return found
+
+
+def _elements(defuse: DefUse, sets: list[cst.BaseExpression]) -> str:
+    """ "str" where every element is proved a string, "number" where every one is proved a
+    number, "" otherwise."""
+    kinds: set[str] = set()
+    for value in sets:
+        if isinstance(value, cst.Call):
+            parts = [arg.value for arg in value.args[:1]]
+        elif isinstance(value, cst.Set):
+            parts = [e.value for e in value.elements if isinstance(e, cst.Element)]
+        elif isinstance(value, cst.SetComp):
+            parts = [value.elt]
+        else:
+            parts = []
+        for part in parts:
+            for origin in origins(defuse, part):
+                kinds.add(_kind(defuse, origin.node, [s.node for s in origin.path]))
+    return kinds.pop() if len(kinds) == 1 else ""
+
+
+def _kind(defuse: DefUse, source: cst.CSTNode, path: list[cst.CSTNode]) -> str:
+    """What one origin proves of an element: "str", "number" or ""."""
+    if isinstance(source, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return "str"
+    if isinstance(source, (cst.Integer, cst.Float)):
+        return "number"
+    for node in (source, *path):
+        if isinstance(node, cst.FormattedString):
+            return "str"
+        if not isinstance(node, cst.Call):
+            continue
+        if _builtin(defuse, node.func, _STR_CALLS):
+            return "str"
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STR_METHODS:
+            return "str"
+    if isinstance(source, cst.Call) and _builtin(defuse, source.func, _NUMBER_CALLS):
+        return "number"
+    return ""
