@@ -190,6 +190,11 @@ class ProgramHints:
     #: saving `'m-' + stamp + '.pth.tar'`; rank_zero/path_sinks.path_parameters): a
     #: per-process read handed there names a shared file, and is rank 0's (run_dir.py).
     path_parameters: frozenset[str] = frozenset()
+    #: As file_read_by, for the top-level functions of the program's other modules that
+    #: hand a parameter to a library's function that may read a file there (path_sinks.
+    #: file_handers): a call of one after a rank-0 write of that path is a read of it, and
+    #: only that (rank_zero/barriers.py, stop 52 w4).
+    file_handed_by: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -802,6 +802,19 @@ Stop 52's validation round 5 (helper v4), loaders with a batch sampler of their 
   no loop of their module (handed through a list of pairs to report.predict, which collects
   the outputs): left whole, DP009; rank 0 prints the original's rows 16 and 12 (before: each
   sharded by DdpBatchShard on its name alone, rank 0 printed rows 8 and 6, no warning).
+
+Stop 52's helper w4, files rank 0 writes and every rank reads through other code (rank 0
+sleeps a second before writing when torchrun sets RANK, so the race is certain):
+- s52_w4_per_item_writes_read_by_other_module (v4-A,
+  SimonVandenhende/Multi-Task-Learning-PyTorch@ed3d9ac): one `np.save` per item under a
+  folder in preds.py, read back by scoring.py's function handed the folder: a barrier after
+  the call that writes; rank 0 prints the original's scores (before: rank 1
+  FileNotFoundError).
+- s52_w4_submission_read_by_library (v4-A, qiuqiangkong/sound_event_detection_dcase2017_task4
+  @823af88): a submission written through a handle kept open, read back by `np.fromfile`, a
+  library reader no table lists, in another function (and the same in one module, closed by
+  `f.close()`): barriers after the call and after the close (before: rank 1
+  FileNotFoundError).
 """
 
 from __future__ import annotations
@@ -1075,6 +1088,17 @@ CASES: dict[str, tuple[str, ...]] = {
         "extra rows 12 sum 0.8608",
         "weights 2.2874",
     ),
+    # stop 52 w4: the original's (the base: rank 1 FileNotFoundError at the first read)
+    "s52_w4_per_item_writes_read_by_other_module": (
+        "epoch 0 score 4.7435",
+        "epoch 1 score 2.7780",
+        "weights 2.5252",
+    ),
+    "s52_w4_submission_read_by_library": (
+        "epoch 0 total 4.7435 best 2.3756",
+        "epoch 1 total 2.7780 best 2.8229",
+        "weights 2.5252",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1103,6 +1127,8 @@ PROGRAMS = {
     "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
     "s52_s1_trained_tensors_through_modules_and_groups": "train.py",  # stop 52 s1
     "s52_v4_batch_sampler_loader_handed_in_pairs": "train.py",  # stop 52 v4
+    "s52_w4_per_item_writes_read_by_other_module": "train.py",  # stop 52 w4
+    "s52_w4_submission_read_by_library": "train.py",  # stop 52 w4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1183,6 +1209,8 @@ RANK0_ONLY = {
     "data_s52_s2_global_batch_size_as_literal_or_product": "weights",  # stop 52 s2
     "data_s52_v2_size_handed_to_split": "weights",  # stop 52 v2
     "s52_v4_batch_sampler_loader_handed_in_pairs": "holdout",  # stop 52 v4
+    "s52_w4_per_item_writes_read_by_other_module": "weights",  # stop 52 w4
+    "s52_w4_submission_read_by_library": "weights",  # stop 52 w4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
