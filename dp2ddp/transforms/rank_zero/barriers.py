@@ -204,10 +204,10 @@ class Barriers(Rule):
         write_texts = {text for _, texts in writes for text in texts}
         for call in handed if writes else ():  # a path handed to a library (stop 52 w4)
             handed_to = self.t.state.hints.file_handed_by
-            texts = library_read(call, self.t, index) or read_elsewhere(
-                call, self.t, index, handed_to
+            texts = (library_read(call, self.t, index) or ()) + (
+                read_elsewhere(call, self.t, index, handed_to) or ()
             )
-            for text in set(texts or ()) & write_texts:  # one of those paths: a read in its loop
+            for text in set(texts) & write_texts:  # one of those paths: a read in its loop
                 reads.setdefault(text, []).append(call)
                 self._file_reads.add(id(call))
         for write, texts in writes:
