@@ -43,7 +43,9 @@ the read. The path is matched by its text, or by its shape (path_shapes.py): a l
 variable by the loop's iterable, a listing (glob, listdir) of the directory written into; a
 read that may name the file in a way neither shows (a loop over another iterable, one helper
 given other arguments, one attribute of another object) gets DP066 naming the write and the
-read, as no barrier is placed.
+read, as no barrier is placed. A library's function handed the written path (or another
+module's function handing it there: ProgramHints.file_handed_by) is a read of it; a file
+kept open off rank 0 is waited for after its `close()` (handle_close.py; stop 52 w4).
 """
 
 from __future__ import annotations
