@@ -272,9 +272,13 @@ class Barriers(Rule):
                 anchor, omitted = (
                     self.plan_after(close, leave_loops=True) if close else (None, None)
                 )
-                omitted = omitted if close else f"`{handle}` is not closed in its block"
+                omitted = omitted if close else f"`{handle}` is not closed where it is opened"
                 if omitted is not None:
-                    self.t.warn(write, "DP054", f"{self._written_read.pop(id(write))}: {omitted}")
+                    self.t.warn(
+                        write,
+                        "DP054",
+                        f"{self._written_read.pop(id(write))}; no barrier between: {omitted}",
+                    )
                 elif close is not None:
                     self.t.state.helpers.add("barrier")
                     self._after.add(id(anchor if anchor is not None else self._statement(close)))
