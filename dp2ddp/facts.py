@@ -195,6 +195,11 @@ class ProgramHints:
     #: analysis/handed_wraps.py): the batch proof follows the batches of that parameter's
     #: calls as of the wrap's (stop 52, v1-A).
     wrap_parameters: frozenset[str] = frozenset()
+    #: As file_read_by, for the top-level functions of the program's other modules that
+    #: hand a parameter to a library's function that may read a file there (path_sinks.
+    #: file_handers): a call of one after a rank-0 write of that path is a read of it, and
+    #: only that (rank_zero/barriers.py, stop 52 w4).
+    file_handed_by: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

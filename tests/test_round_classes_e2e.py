@@ -857,6 +857,19 @@ Stop 52 (helper w5), an order one rank computes alone:
 - s52_w5_report_through_stream_name (hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@b1f70a7
   conlleval.py:173-196): a program module's report written through `out.write(...)` where
   `out` is `sys.stdout` by a default: rank 0 prints it (before: every rank did).
+
+Stop 52's helper w4, files rank 0 writes and every rank reads through other code (rank 0
+sleeps a second before writing when torchrun sets RANK, so the race is certain):
+- s52_w4_per_item_writes_read_by_other_module (v4-A,
+  SimonVandenhende/Multi-Task-Learning-PyTorch@ed3d9ac): one `np.save` per item under a
+  folder in preds.py, read back by scoring.py's function handed the folder: a barrier after
+  the call that writes; rank 0 prints the original's scores (before: rank 1
+  FileNotFoundError).
+- s52_w4_submission_read_by_library (v4-A, qiuqiangkong/sound_event_detection_dcase2017_task4
+  @823af88): a submission written through a handle kept open, read back by `np.fromfile`, a
+  library reader no table lists, in another function (and the same in one module, closed by
+  `f.close()`): barriers after the call and after the close (before: rank 1
+  FileNotFoundError).
 """
 
 from __future__ import annotations
@@ -1157,6 +1170,17 @@ CASES: dict[str, tuple[str, ...]] = {
         "processed 8 tokens; accuracy:  87.50%",
         "weights 0.1978",
     ),
+    # stop 52 w4: the original's (the base: rank 1 FileNotFoundError at the first read)
+    "s52_w4_per_item_writes_read_by_other_module": (
+        "epoch 0 score 4.7435",
+        "epoch 1 score 2.7780",
+        "weights 2.5252",
+    ),
+    "s52_w4_submission_read_by_library": (
+        "epoch 0 total 4.7435 best 2.3756",
+        "epoch 1 total 2.7780 best 2.8229",
+        "weights 2.5252",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1189,6 +1213,8 @@ PROGRAMS = {
     "s52_s3_grid_of_model_handed_from_entry": "train.py",  # stop 52 s3
     "s52_w1_figures_over_other_module_loader": "train.py",  # stop 52 w1
     "s52_w5_report_through_stream_name": "train.py",  # stop 52 w5
+    "s52_w4_per_item_writes_read_by_other_module": "train.py",  # stop 52 w4
+    "s52_w4_submission_read_by_library": "train.py",  # stop 52 w4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1276,6 +1302,8 @@ RANK0_ONLY = {
     "s52_w1_figures_over_other_module_loader": "acc",  # stop 52 w1
     "rank_zero_s52_w5_set_order_labels": "labels",  # stop 52 w5
     "s52_w5_report_through_stream_name": "accuracy",  # stop 52 w5
+    "s52_w4_per_item_writes_read_by_other_module": "weights",  # stop 52 w4
+    "s52_w4_submission_read_by_library": "weights",  # stop 52 w4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -43,7 +43,9 @@ the read. The path is matched by its text, or by its shape (path_shapes.py): a l
 variable by the loop's iterable, a listing (glob, listdir) of the directory written into; a
 read that may name the file in a way neither shows (a loop over another iterable, one helper
 given other arguments, one attribute of another object) gets DP066 naming the write and the
-read, as no barrier is placed.
+read, as no barrier is placed. A library's function handed the written path (or another
+module's function handing it there: ProgramHints.file_handed_by) is a read of it; a file
+kept open off rank 0 is waited for after its `close()` (handle_close.py; stop 52 w4).
 """
 
 from __future__ import annotations
@@ -66,18 +68,19 @@ from dp2ddp.transforms.rank_zero.file_paths import (
     argument_elsewhere,
     called_names,
     file_path,
+    library_read,
     path_argument,
     read_elsewhere,
     written_elsewhere,
 )
+from dp2ddp.transforms.rank_zero.handle_close import closing_call, opened_handle
+from dp2ddp.transforms.rank_zero.maybe_read import maybe_read
 from dp2ddp.transforms.rank_zero.path_forms import form_within, listing
 from dp2ddp.transforms.rank_zero.path_shapes import (
     LOOP_NAME,
     concrete_paths,
     loop_pattern,
-    may_name_same,
     names_within,
-    spelled_apart,
     spelled_same,
     suffix,
 )
@@ -166,6 +169,7 @@ class Barriers(Rule):
         iterables: dict[str, int] = {}
         index = self.facts.uniform.index
         first_read: list[cst.Call] = []
+        handed: list[cst.Call] = []  # no known read: a library's may read its argument
         for call in nodes_of(module, cst.Call):
             if self.facts.under_guard(call):
                 continue
@@ -187,6 +191,8 @@ class Barriers(Rule):
             read = file_path(call, self.t, index, write=False) or read_elsewhere(
                 call, self.t, index, self.t.state.hints.file_read_by
             )
+            if read is None:
+                handed.append(call)
             if read is not None:
                 first_read.append(call)
                 for text in self._with_pattern(read, call, iterables):
@@ -197,28 +203,35 @@ class Barriers(Rule):
             if read is not None or listed is not None:
                 self._file_reads.add(id(call))
         self._own_functions = {node.name.value for node in nodes_of(module, cst.FunctionDef)}
+        write_texts = {text for _, texts in writes for text in texts}
+        for call in handed if writes else ():  # a path handed to a library (stop 52 w4)
+            handed_to = self.t.state.hints.file_handed_by
+            texts = (library_read(call, self.t, index) or ()) + (
+                read_elsewhere(call, self.t, index, handed_to) or ()
+            )
+            for text in set(texts) & write_texts:  # one of those paths: a read in its loop
+                reads.setdefault(text, []).append(call)
+                self._file_reads.add(id(call))
         for write, texts in writes:
-            matched = [
-                (t, r) for t in texts for r in reads.get(t, ()) if self._may_follow(write, r)
-            ]
+            matched = [(t, r) for t in texts for r in reads.get(t, ()) if self.may_follow(write, r)]
             matched += [
                 (f"{texts[0]}` in `{self.t.code(lister)}", lister)
                 for t in texts
                 for lister, folder, wanted in listings
                 if form_within(t, folder)
                 and not (wanted and suffix(t) and suffix(t) != wanted)
-                and self._may_follow(write, lister)
+                and self.may_follow(write, lister)
             ]
-            spelled = self._spell(write, write=True)
+            spelled = self.spell(write, write=True)
             maybe: list[cst.Call] = []
             for reader in first_read if not matched and spelled else ():
-                verdict = spelled_same(spelled or (), self._spell(reader, write=False) or ())
-                if verdict and self._may_follow(write, reader):
+                verdict = spelled_same(spelled or (), self.spell(reader, write=False) or ())
+                if verdict and self.may_follow(write, reader):
                     if verdict == "same":
                         matched.append((texts[0], reader))
                     maybe.append(reader)
             if not matched:
-                self._maybe_read(write, texts, reads, maybe[:1])
+                maybe_read(self, write, texts, reads, maybe[:1])
                 continue
             path, readers = matched[0][0], [r for _, r in matched]
             if LOOP_NAME in path:
@@ -253,7 +266,23 @@ class Barriers(Rule):
                 f"written on rank 0 here, read by every rank at line {read_line}"
             )
             statement = self._statement(write)
-            if isinstance(statement, cst.With) and not self.t.file_writes.file_kinds(statement):
+            handle = opened_handle(statement, write)
+            if handle is not None:  # kept open off rank 0 (handle_close.py)
+                close = closing_call(self, statement, handle)
+                anchor, omitted = (
+                    self.plan_after(close, leave_loops=True) if close else (None, None)
+                )
+                omitted = omitted if close else f"`{handle}` is not closed where it is opened"
+                if omitted is not None:
+                    self.t.warn(
+                        write,
+                        "DP054",
+                        f"{self._written_read.pop(id(write))}; no barrier between: {omitted}",
+                    )
+                elif close is not None:
+                    self.t.state.helpers.add("barrier")
+                    self._after.add(id(anchor if anchor is not None else self._statement(close)))
+            elif isinstance(statement, cst.With) and not self.t.file_writes.file_kinds(statement):
                 # Not guarded whole (its body does more than write): the file is opened off
                 # rank 0 on a scratch file (file_writes.py), so no guarded group places this
                 # barrier; it follows the `with`, or the statement every rank arrives after.
@@ -306,7 +335,7 @@ class Barriers(Rule):
         pattern = loop_pattern(texts[0], call, self.t, self.t.code, iterables)
         return texts if pattern is None else (*texts, pattern)
 
-    def _spell(self, call: cst.Call, *, write: bool) -> tuple[str, ...] | None:
+    def spell(self, call: cst.Call, *, write: bool) -> tuple[str, ...] | None:
         """The paths `call` writes or reads at, spelled out (path_shapes.concrete_paths),
         once a call."""
         if id(call) not in self._spelled:
@@ -317,45 +346,11 @@ class Barriers(Rule):
             self._spelled[id(call)] = concrete_paths(path, call, self.t)
         return self._spelled[id(call)]
 
-    def _maybe_read(
-        self,
-        write: cst.Call,
-        texts: tuple[str, ...],
-        reads: dict[str, list[cst.Call]],
-        spelled: list[cst.Call],
-    ) -> None:
-        """DP066 on a rank-0 write no read matched, at the first later read on every rank
-        whose path may name the same file (`spelled`: a loop's wildcard matched it;
-        path_shapes.may_name_same). Not where both paths spell out and differ."""
-        written = self._spell(write, write=True)
-        for text in texts:
-            for read_text, calls in reads.items():
-                if spelled:
-                    calls, text = spelled, texts[0]
-                elif not may_name_same(text, read_text):
-                    continue
-                later = [
-                    r
-                    for r in calls
-                    if self._may_follow(write, r)
-                    and not spelled_apart(written, self._spelled.get(id(r)))
-                ]
-                if not later:
-                    continue
-                write_line = self.t.input_position(write)[0]
-                read_line = self.t.input_position(later[0])[0]
-                shown = texts[0] if LOOP_NAME in text else text
-                read_shown = self.t.code(later[0])
-                self.t.warn(
-                    write,
-                    "DP066",
-                    f"written on rank 0 at line {write_line} (`{shown}`), maybe the file every "
-                    f"rank reads at line {read_line} (`{read_shown}`): the paths could not be "
-                    "matched, so no barrier between",
-                )
-                return
+    def spelled_at(self, call: cst.Call) -> tuple[str, ...] | None:
+        """The paths `call` was spelled out at (spell), None when not asked yet."""
+        return self._spelled.get(id(call))
 
-    def _may_follow(self, write: cst.Call, read: cst.Call) -> bool:
+    def may_follow(self, write: cst.Call, read: cst.Call) -> bool:
         """The read may run after the write: later in the module's text, or in another
         function (called after it, or not: a barrier every rank reaches costs little)."""
         if enclosing_function(write, self.t) is not enclosing_function(read, self.t):

@@ -28,6 +28,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     TORCH_LOAD,
     TORCH_SAVE,
     WRITES_AT_FIRST,
+    library_reader,
     open_mode,
 )
 
@@ -143,6 +144,18 @@ def read_elsewhere(
         if passed is not None:
             texts += _with_form(path_texts(passed, call, t, t.code, index), passed, t)
     return tuple(dict.fromkeys(texts)) or None
+
+
+def library_read(call: cst.Call, t: RankZeroOnly, index: ModuleIndex) -> tuple[str, ...] | None:
+    """The texts of the path a library's function is handed first (`np.fromfile(path)`,
+    `sed_eval.io.load_event_list(path)`: side_effects.library_reader), which it may read:
+    a rank-0 write of that path gets its barrier before it as before a listed reader."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    if not any(library_reader(name) for name in t.qualified_names(call.func)):
+        return None
+    first = call.args[0].value
+    return _with_form(path_texts(first, call, t, t.code, index), first, t)
 
 
 def argument_elsewhere(

@@ -51,6 +51,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     TORCH_SAVE,
     WRITER_CONFIGURE,
     WRITES_AT_FIRST,
+    library_reader,
 )
 
 #: Calls that make a directory or write a file at their first argument (side_effects.py's
@@ -81,6 +82,21 @@ def file_writers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> froze
 
 def _read_at(call: ast.Call, called: str) -> ast.expr | None:
     if called not in _READ_AT_FIRST or (called.endswith("open") and not _reads(call)):
+        return None
+    return call.args[0]
+
+
+def file_handers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
+    """As file_readers, for the top-level functions that hand a parameter (or a path under
+    it) first to a library's function no table here lists, which may read a file there
+    (`sed_eval.io.load_event_list(prediction_csv_path)` in qiuqiangkong/
+    sound_event_detection_dcase2017_task4@823af88 utils/utilities.py: official_evaluate(),
+    called right after write_submission() wrote that path on rank 0; stop 52 w4)."""
+    return _file_calls(tree, resolved, _handed_at, classes=False)
+
+
+def _handed_at(call: ast.Call, called: str) -> ast.expr | None:
+    if called in _READ_AT_FIRST or not library_reader(called):
         return None
     return call.args[0]
 
@@ -125,6 +141,7 @@ def _file_calls(
             fixed = _fixed(first, constants, stored)
             if fixed is not None and not skipped:
                 found.add(f"{name}:=:{fixed}")
+            first = _under(first, resolved)
             if not isinstance(first, ast.Name):
                 continue
             read = {first.id} if first.id in params and first.id not in stored else set()
@@ -133,6 +150,21 @@ def _file_calls(
                 if position >= 0:
                     found.add(f"{name}:{position}:{param}")
     return frozenset(found)
+
+
+def _under(path: ast.expr | None, resolved: Callable[[ast.expr], str]) -> ast.expr | None:
+    """The folder a joined path starts from (`os.path.join(folder, name)`, `folder /
+    name`, `folder + name`, `f"{folder}/{name}"`): a file at it is under that folder, so a
+    function writing (reading) there writes (reads) under its parameter; else `path`."""
+    if isinstance(path, ast.Call) and path.args and resolved(path.func) == "os.path.join":
+        return _under(path.args[0], resolved)
+    if isinstance(path, ast.BinOp) and isinstance(path.op, (ast.Div, ast.Add)):
+        return _under(path.left, resolved)
+    if isinstance(path, ast.JoinedStr) and path.values:
+        head = path.values[0]
+        if isinstance(head, ast.FormattedValue):
+            return _under(head.value, resolved)
+    return path
 
 
 def _parameter_aliases(

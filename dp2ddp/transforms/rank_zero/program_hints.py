@@ -55,6 +55,7 @@ from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
 from dp2ddp.transforms.rank_zero.path_sinks import (
+    file_handers,
     file_readers,
     file_writers,
     path_attributes,
@@ -144,6 +145,7 @@ def program_hints(
     loaders = _by_module([n.loaders for n in names])
     per_rank = _by_module([n.per_rank for n in names])
     readers = _by_module([n.file_readers for n in names])
+    handers = _by_module([n.file_handers for n in names])
     writers = _by_module([n.file_writers for n in names])
     handed = _by_module([n.path_parameters for n in names])
     path_named = frozenset().union(*(n.path_attributes for n in names))
@@ -180,6 +182,7 @@ def program_hints(
         loaded_by = loaders(index)
         returns = per_rank(index) if any(n.per_rank for n in names) else frozenset()
         read_by = readers(index) if any(n.file_readers for n in names) else frozenset()
+        handed_by = handers(index) if any(n.file_handers for n in names) else frozenset()
         written_by = writers(index) if any(n.file_writers for n in names) else frozenset()
         paths_of = handed(index) if any(n.path_parameters for n in names) else frozenset()
         if not index:
@@ -206,6 +209,7 @@ def program_hints(
                 constructed=built,
                 path_parameters=paths_of,
                 wrap_parameters=wraps_to,
+                file_handed_by=handed_by,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -235,6 +239,7 @@ def program_hints(
             constructed=built,
             path_parameters=paths_of,
             wrap_parameters=wraps_to,
+            file_handed_by=handed_by,
         )
     return hints
 
@@ -405,6 +410,9 @@ class ModuleNames:
     #: Its functions' parameters that a path they make, write or read holds
     #: (path_sinks.path_parameters).
     path_parameters: frozenset[str] = frozenset()
+    #: Its top-level functions handing a parameter to a library's function that may read
+    #: a file there (path_sinks.file_handers).
+    file_handers: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -444,6 +452,7 @@ class ModuleNames:
             *loader_calls(tree),
             frozenset(s.name for s in tree.body if isinstance(s, ast.ClassDef)),
             path_parameters(tree, resolved),
+            file_handers(tree, resolved),
         )
 
 

@@ -183,6 +183,24 @@ READS_AT_FIRST: Final = frozenset(
         "PIL.Image.open",
     }
 )
+#: Libraries whose functions never read a file at a path they are handed (its text, a
+#: directory made, a log line), or read it only as READS_AT_FIRST and the rest say.
+_NOT_READERS: Final = frozenset(
+    {"os", "sys", "logging", "warnings", "time", "math", "re", "json", "string", "shutil"}
+    | {"pathlib", "posixpath", "ntpath", "glob", "fnmatch", "torch", "builtins"}
+)
+
+
+def library_reader(name: str) -> bool:
+    """A library's function (a qualified name) that may read a file at a path handed to it
+    first: not one the tables here already say (a write, a copy), nor one of _NOT_READERS'
+    libraries (stop 52 w4: `sed_eval.io.load_event_list(path)`, `np.fromfile(path)`)."""
+    top = name.partition(".")[0]
+    if "." not in name or top in _NOT_READERS or "<locals>" in name:
+        return False
+    return name not in WRITES_AT_FIRST | COPIES | TORCH_SAVE | FILE_WRITES
+
+
 #: PIL images: `Image.fromarray(x).save(path)`, or `img.save(path)` where `img` is bound from
 #: one of these (`.save` on anything else is too common a name to guard).
 PIL_IMAGES: Final = frozenset(f"PIL.Image.{name}" for name in ("open", "fromarray", "new"))
