@@ -195,6 +195,10 @@ class ProgramHints:
     #: analysis/handed_wraps.py): the batch proof follows the batches of that parameter's
     #: calls as of the wrap's (stop 52, v1-A).
     wrap_parameters: frozenset[str] = frozenset()
+    #: Names of the program's top-level functions that return their first parameter moved
+    #: to a device or dtype (`move_data_to_device(x, device)`): what they return is the rows
+    #: they are given (analysis/device_moves.py; the batch proof, stop 52 w6).
+    device_moves: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

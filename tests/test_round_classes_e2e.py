@@ -840,6 +840,17 @@ Stop 52 (helper s3), said made proved:
   the Trainer in a module of its own, handed `diffusion`, bound to the model and then to its
   DataParallel wrap: the sampler's outputs are the wrapped model's, gathered; rank 0 prints
   the original's `grid 2 og 8 rows 8 sum 43.289` (before: DP132, `rows 4 sum 21.676`).
+
+Stop 52 (helper w6), a batch moved to the device key by key or through a comprehension:
+- batches_s52_w6_dict_moved_by_comprehension: `batch = {k: v.to(device) for k, v in
+  batch.items()}` before `model(**batch)`, `tuple(t.float().to(device) for t in batch)` before
+  `model(*batch)`, a list comprehension moving each element: proved this rank's share, the
+  summed loss keeps `(loss * WORLD_SIZE)`; rank 0 prints the original's `weights 0.2573`
+  (before: DP047, the sum left unscaled (DP004), `weights 0.1817`).
+- s52_w6_batch_moved_key_by_key (qiuqiangkong/sound_event_detection_dcase2017_task4@823af88
+  main.py:245/248): `batch[key] = move_data_to_device(batch[key], device)` with the helper in
+  another module (a function summary: it returns its first parameter moved): proved; rank 0
+  prints the original's `weights -0.1481` (before: DP047, DP004, `weights -0.2967`).
 """
 
 from __future__ import annotations
@@ -1126,6 +1137,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s52_s3_cache_built_by_helper": ("words 64 weights -0.9230",),
     # stop 52 s3: the original's (the base printed grid 2 og 8 rows 4 sum 21.676)
     "s52_s3_grid_of_model_handed_from_entry": ("grid 2 og 8 rows 8 sum 43.289", "weights 0.6633"),
+    # stop 52 w6: the original's (the base printed weights 0.1817: DP047, the sum unscaled)
+    "batches_s52_w6_dict_moved_by_comprehension": ("weights 0.2573",),
+    # stop 52 w6: the original's (the base printed weights -0.2967: DP047, the sum unscaled)
+    "s52_w6_batch_moved_key_by_key": ("weights -0.1481",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1156,6 +1171,7 @@ PROGRAMS = {
     "s52_v4_batch_sampler_loader_handed_in_pairs": "train.py",  # stop 52 v4
     "s52_v3_loader_through_function_parameter": "train.py",  # stop 52 v3
     "s52_s3_grid_of_model_handed_from_entry": "train.py",  # stop 52 s3
+    "s52_w6_batch_moved_key_by_key": "train.py",  # stop 52 w6
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1240,6 +1256,8 @@ RANK0_ONLY = {
     "model_wrap_s52_v1_indexed_library_output": "weights",  # stop 52 v1
     "rank_zero_s52_s3_cache_built_by_helper": "weights",  # stop 52 s3
     "s52_s3_grid_of_model_handed_from_entry": "grid",  # stop 52 s3
+    "batches_s52_w6_dict_moved_by_comprehension": "weights",  # stop 52 w6
+    "s52_w6_batch_moved_key_by_key": "weights",  # stop 52 w6
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
