@@ -7,7 +7,12 @@ import ast
 
 import libcst as cst
 
-from dp2ddp.transforms.analysis.device_moves import device_moves, moved, unmoved_comprehension
+from dp2ddp.transforms.analysis.device_moves import (
+    device_moves,
+    moved,
+    program_moves,
+    unmoved_comprehension,
+)
 
 SUMMARY = """
 import torch
@@ -44,7 +49,11 @@ class Holder:
 
 
 def test_functions_returning_their_first_parameter_moved() -> None:
-    assert device_moves(ast.parse(SUMMARY)) == {"move_data_to_device", "to_cuda"}
+    found = device_moves(ast.parse(SUMMARY))
+    assert program_moves([found]) == {"move_data_to_device", "to_cuda"}
+    # a name another module of the program defines as no move is no move
+    other = device_moves(ast.parse("def to_cuda(x):\n    return x[:4].cuda()\n"))
+    assert program_moves([found, other]) == {"move_data_to_device"}
 
 
 def _element(source: str) -> cst.BaseExpression:

@@ -41,15 +41,22 @@ JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", 
 def device_moves(tree: ast.Module) -> frozenset[str]:
     """Names of the module's top-level functions whose every `return` is their first
     parameter, moved (`x = torch.Tensor(x)` ... `return x.to(device)`), where the parameter
-    is bound in the body only to moves of itself."""
+    is bound in the body only to moves of itself; `-name` for its other top-level functions
+    (a name some module defines otherwise is no move: `program_moves`)."""
     found = set()
     for function in tree.body:
         if not isinstance(function, ast.FunctionDef):
             continue
         params = [*function.args.posonlyargs, *function.args.args]
-        if params and _moves_first(function, params[0].arg):
-            found.add(function.name)
+        moves = bool(params) and _moves_first(function, params[0].arg)
+        found.add(function.name if moves else f"-{function.name}")
     return frozenset(found)
+
+
+def program_moves(modules: list[frozenset[str]]) -> frozenset[str]:
+    """The names every module that defines them defines as a move (`device_moves` of each)."""
+    every = frozenset().union(*modules)
+    return frozenset(n for n in every if not n.startswith("-") and f"-{n}" not in every)
 
 
 def _moves_first(function: ast.FunctionDef, name: str) -> bool:

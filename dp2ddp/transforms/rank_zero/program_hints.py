@@ -47,7 +47,7 @@ from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.constructions import constructed, program_constructions
 from dp2ddp.transforms.analysis.device_methods import own_device_classes
-from dp2ddp.transforms.analysis.device_moves import device_moves
+from dp2ddp.transforms.analysis.device_moves import device_moves, program_moves
 from dp2ddp.transforms.analysis.handed_wraps import handed_to, wrap_handoffs
 from dp2ddp.transforms.analysis.loader_builds import loader_calls
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
@@ -149,7 +149,7 @@ def program_hints(
     handed = _by_module([n.path_parameters for n in names])
     path_named = frozenset().union(*(n.path_attributes for n in names))
     own_device = frozenset().union(*(n.own_device for n in names))
-    moves = frozenset().union(*(n.device_moves for n in names))
+    moves = program_moves([n.device_moves for n in names])
     drawing = frozenset().union(*(n.per_rank_classes for n in names))
     # not the entry's (its loop asks its own module): one hint for the entries of a folder
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
@@ -409,7 +409,8 @@ class ModuleNames:
     #: Its functions' parameters that a path they make, write or read holds
     #: (path_sinks.path_parameters).
     path_parameters: frozenset[str] = frozenset()
-    #: Its top-level functions returning their first parameter moved (device_moves.py).
+    #: Its top-level functions returning their first parameter moved, `-name` the others
+    #: (device_moves.py).
     device_moves: frozenset[str] = frozenset()
 
     @classmethod
