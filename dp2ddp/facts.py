@@ -200,6 +200,10 @@ class ProgramHints:
     #: file_handers): a call of one after a rank-0 write of that path is a read of it, and
     #: only that (rank_zero/barriers.py, stop 52 w4).
     file_handed_by: frozenset[str] = frozenset()
+    #: Names of the program's top-level functions that return their first parameter moved
+    #: to a device or dtype (`move_data_to_device(x, device)`): what they return is the rows
+    #: they are given (analysis/device_moves.py; the batch proof, stop 52 w6).
+    device_moves: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -870,6 +870,17 @@ sleeps a second before writing when torchrun sets RANK, so the race is certain):
   library reader no table lists, in another function (and the same in one module, closed by
   `f.close()`): barriers after the call and after the close (before: rank 1
   FileNotFoundError).
+
+Stop 52 (helper w6), a batch moved to the device key by key or through a comprehension:
+- batches_s52_w6_dict_moved_by_comprehension: `batch = {k: v.to(device) for k, v in
+  batch.items()}` before `model(**batch)`, `tuple(t.float().to(device) for t in batch)` before
+  `model(*batch)`, a list comprehension moving each element: proved this rank's share, the
+  summed loss keeps `(loss * WORLD_SIZE)`; rank 0 prints the original's `weights 0.2573`
+  (before: DP047, the sum left unscaled (DP004), `weights 0.1817`).
+- s52_w6_batch_moved_key_by_key (qiuqiangkong/sound_event_detection_dcase2017_task4@823af88
+  main.py:245/248): `batch[key] = move_data_to_device(batch[key], device)` with the helper in
+  another module (a function summary: it returns its first parameter moved): proved; rank 0
+  prints the original's `weights -0.1481` (before: DP047, DP004, `weights -0.2967`).
 """
 
 from __future__ import annotations
@@ -1181,6 +1192,10 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 total 2.7780 best 2.8229",
         "weights 2.5252",
     ),
+    # stop 52 w6: the original's (the base printed weights 0.1817: DP047, the sum unscaled)
+    "batches_s52_w6_dict_moved_by_comprehension": ("weights 0.2573",),
+    # stop 52 w6: the original's (the base printed weights -0.2967: DP047, the sum unscaled)
+    "s52_w6_batch_moved_key_by_key": ("weights -0.1481",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1215,6 +1230,7 @@ PROGRAMS = {
     "s52_w5_report_through_stream_name": "train.py",  # stop 52 w5
     "s52_w4_per_item_writes_read_by_other_module": "train.py",  # stop 52 w4
     "s52_w4_submission_read_by_library": "train.py",  # stop 52 w4
+    "s52_w6_batch_moved_key_by_key": "train.py",  # stop 52 w6
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1304,6 +1320,8 @@ RANK0_ONLY = {
     "s52_w5_report_through_stream_name": "accuracy",  # stop 52 w5
     "s52_w4_per_item_writes_read_by_other_module": "weights",  # stop 52 w4
     "s52_w4_submission_read_by_library": "weights",  # stop 52 w4
+    "batches_s52_w6_dict_moved_by_comprehension": "weights",  # stop 52 w6
+    "s52_w6_batch_moved_key_by_key": "weights",  # stop 52 w6
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -542,6 +542,10 @@ class _Walk:
                             cut=True,
                         )
                 return
+            if last == "items" and item.element and item.pick:  # `for k, v in d.items()`
+                what, key = f"{code(func.value)}.items()", item.pick[0] == 0
+                self._go(item, func.value, what, pick=item.pick[1:], index=key, cut=True)
+                return  # v: what d holds (its pick taken: a loop rebinding d ends)
             # a method of a value (`x.view(-1)`, `"{}".format(a)`): what it holds
             self._go(item, func.value, f"{code(func.value)}.{last}()")
             for arg in call.args:  # a method's arguments shape the value (a dtype, a dim)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Origin, code, origins
+from dp2ddp.transforms.analysis.device_moves import moves_call, unmoved_comprehension
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.batches.proof import BatchProof
@@ -45,10 +46,26 @@ def prove_beside_loader(
         )
         for origin in found:
             split = split or _split_here(proof, flow, origin)
-            if proof._classify(flow, origin, wrapped) != "batch" or not origin.cut:
+            if _beside_move(origin, proof.state.hints.device_moves):
+                continue  # the device handed to `move_data_to_device(x, device)`
+            kind = proof._classify(flow, origin, wrapped)
+            if kind not in ("batch", "sharded") or not origin.cut:
                 continue
-            if from_loader_loop(proof, flow, origin) is not None:
-                continue  # a loader's batch (through a loop's target): sharded
+            if kind == "sharded" or from_loader_loop(proof, flow, origin) is not None:
+                reshaped = _not_moved(proof, flow, origin, call)
+                if reshaped is None:
+                    continue  # a loader's batch (through a loop's target): sharded
+                proof._unproved.add("DP047")
+                proof.warn(
+                    call,
+                    "DP047",
+                    f"{proof.code(value)} in {proof.code(call)} comes from the loader's "
+                    f"batch through the comprehension's {code(reshaped)}: "
+                    f"{origin.flow(proof.input_position)}; it does more than move each "
+                    "element to a device (rows taken, values joined): whether it keeps "
+                    "this rank's rows is not proved" + proof._per_process_note(),
+                )
+                return False
             if per_rank is None and proof._split_on_path(flow, origin, loop):
                 split = True
                 continue
@@ -68,6 +85,9 @@ def prove_beside_loader(
                 )
             effect = "every rank gets all of it"
             fed = _given_loader_batch(proof, flow, origin, stop)
+            node, moves = origin.node, proof.state.hints.device_moves
+            if fed is not None and isinstance(node, cst.Call) and moves_call(node, moves):
+                continue  # `move_data_to_device(batch[key], device)`: the rows it is given
             if fed is not None:
                 # OcCo's `random_scale_point_cloud(points[:, :, :3])` of another module,
                 # given this rank's part (stop 45 v3-C: said "every rank gets all of it")
@@ -174,3 +194,39 @@ def from_loader_loop(proof: BatchProof, flow: DefUse, origin: Origin) -> cst.CST
             ):
                 return node
     return None
+
+
+def _not_moved(
+    proof: BatchProof, flow: DefUse, origin: Origin, call: cst.Call
+) -> cst.BaseExpression | None:
+    """The element of a comprehension the path goes through after the loader's batch (after
+    the loop target taking it; the loaders' own construction is the data pass's) that is no
+    element-wise device move of the comprehension's target (`{k: v[:4] for k, v in
+    batch.items()}`'s `v[:4]`, analysis/device_moves.py): the rows it keeps are not
+    followed. A comprehension holding the model's call itself (`[net(x) for x in (a, b)]`)
+    feeds it, builds no batch. None where each moves its elements (`{k: v.to(device) ...}`:
+    this rank's rows kept)."""
+    moves = proof.state.hints.device_moves
+    taken = from_loader_loop(proof, flow, origin)
+    path = [step.node for step in origin.path]
+    start = next((i + 1 for i, node in enumerate(path) if node is taken), 1)
+    around = {id(a) for a in flow.ancestors(call)}
+    for node in path[start:]:
+        ancestors = [a for a in flow.ancestors(node) if id(a) not in around]
+        element = unmoved_comprehension(ancestors, moves)
+        if element is not None:
+            return element
+    return None
+
+
+def _beside_move(origin: Origin, moves: frozenset[str]) -> bool:
+    """The source reaches the value as an argument past the first of a device move
+    (`move_data_to_device(x, device)`'s device): it shapes where the rows go, not which."""
+    path = origin.path
+    return any(
+        isinstance(step.node, cst.Call)
+        and moves_call(step.node, moves)
+        and path[i - 1].node is not step.node.args[0].value
+        for i, step in enumerate(path)
+        if i
+    )

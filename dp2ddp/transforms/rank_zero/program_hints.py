@@ -47,6 +47,7 @@ from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.constructions import constructed, program_constructions
 from dp2ddp.transforms.analysis.device_methods import own_device_classes
+from dp2ddp.transforms.analysis.device_moves import device_moves, program_moves
 from dp2ddp.transforms.analysis.handed_wraps import handed_to, wrap_handoffs
 from dp2ddp.transforms.analysis.loader_builds import loader_calls
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
@@ -150,6 +151,7 @@ def program_hints(
     handed = _by_module([n.path_parameters for n in names])
     path_named = frozenset().union(*(n.path_attributes for n in names))
     own_device = frozenset().union(*(n.own_device for n in names))
+    moves = program_moves([n.device_moves for n in names])
     drawing = frozenset().union(*(n.per_rank_classes for n in names))
     # not the entry's (its loop asks its own module): one hint for the entries of a folder
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
@@ -210,6 +212,7 @@ def program_hints(
                 path_parameters=paths_of,
                 wrap_parameters=wraps_to,
                 file_handed_by=handed_by,
+                device_moves=moves,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -240,6 +243,7 @@ def program_hints(
             path_parameters=paths_of,
             wrap_parameters=wraps_to,
             file_handed_by=handed_by,
+            device_moves=moves,
         )
     return hints
 
@@ -413,6 +417,9 @@ class ModuleNames:
     #: Its top-level functions handing a parameter to a library's function that may read
     #: a file there (path_sinks.file_handers).
     file_handers: frozenset[str] = frozenset()
+    #: Its top-level functions returning their first parameter moved, `-name` the others
+    #: (device_moves.py).
+    device_moves: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -453,6 +460,7 @@ class ModuleNames:
             frozenset(s.name for s in tree.body if isinstance(s, ast.ClassDef)),
             path_parameters(tree, resolved),
             file_handers(tree, resolved),
+            device_moves(tree),
         )
 
 

@@ -1,0 +1,40 @@
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset
+
+from utils import move_data_to_device
+
+
+class Clips(Dataset):
+    def __init__(self):
+        g = torch.Generator().manual_seed(0)
+        self.feature = torch.randn(16, 4, generator=g)
+        self.target = torch.randn(16, 1, generator=g)
+
+    def __len__(self):
+        return 16
+
+    def __getitem__(self, i):
+        return {"feature": self.feature[i], "target": self.target[i], "index": i}
+
+
+def main():
+    torch.manual_seed(0)
+    device = torch.device("cpu")
+    model = nn.DataParallel(nn.Linear(4, 1)).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loader = DataLoader(Clips(), batch_size=8, shuffle=False)
+    for epoch in range(2):
+        for batch_data_dict in loader:
+            for key in batch_data_dict.keys():
+                batch_data_dict[key] = move_data_to_device(batch_data_dict[key], device)
+            output = model(batch_data_dict["feature"])
+            loss = ((output - batch_data_dict["target"]) ** 2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    print("weights %.4f" % model.module.weight.sum().item())
+
+
+if __name__ == "__main__":
+    main()
