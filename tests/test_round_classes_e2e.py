@@ -794,6 +794,14 @@ Stop 52 (helper v2), validation round 5, the global batch size handed to a helpe
   position (samples, then a partner of each) in a loader another module builds and returns,
   the loop training on `inputs[:batch_size // 2]`: DP082 in the importer (before: nothing
   said, rank 0 trained on the samples, rank 1 on their partners).
+
+Stop 52 (helper w3), sizes derived from the global batch by other arithmetic:
+- data_s52_w3_global_batch_size_by_other_arithmetic (stop 52 s2's leftover): the loader's
+  global batch size handed to the model's sampling method beside that loader's batch as a
+  floor part (`sample(self.bs // 2, og[::2])`): read per rank (`ddp_per_rank_batch(self.bs)
+  // 2`); rank 0 prints the original's `sample` and `weights` lines (before: both ranks "The
+  size of tensor a (2) must match the size of tensor b (4)", no warning). `self.bs + 1` and
+  `max(self.bs, 2)` (not run) are said, DP156.
 """
 
 from __future__ import annotations
@@ -1061,6 +1069,12 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 52 v2: the original's (the base: IndexError on both ranks at the first step)
     "data_s52_v2_size_handed_to_split": ("weights 0.7591",),
+    # stop 52 w3: the original's (the base: both ranks crash at the first sampling step)
+    "data_s52_w3_global_batch_size_by_other_arithmetic": (
+        "epoch 0 sample 3.5064",
+        "epoch 1 sample 5.0598",
+        "weights -1.0952",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1167,6 +1181,7 @@ RANK0_ONLY = {
     "shared_draws_s52_s2_validation_drawn_per_rank": "weights",  # stop 52 s2
     "data_s52_s2_global_batch_size_as_literal_or_product": "weights",  # stop 52 s2
     "data_s52_v2_size_handed_to_split": "weights",  # stop 52 v2
+    "data_s52_w3_global_batch_size_by_other_arithmetic": "weights",  # stop 52 w3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
