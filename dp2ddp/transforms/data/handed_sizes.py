@@ -242,8 +242,8 @@ def _said_derived(
             f"`{data.code(arg.value)}` is derived from {data.code(part)}, the global batch_size "
             f"of {named} at line {data.line_of(loader)} (each rank's loader gives "
             f"ddp_per_rank_batch({data.code(part)}) samples), and handed to "
-            f"`{data.code(call.func)}` beside that loader's batch, which sizes `{data.code(shaped)}` (line {data.line_of(shaped)}) "
-            "by it: not proved what it means for this rank's rows; left as written",
+            f"`{data.code(call.func)}` beside that loader's batch, which sizes "
+            f"`{data.code(shaped)}` (line {data.line_of(shaped)}) by it: not proved what it means for this rank's rows; left as written",
         )
     ]
 
