@@ -243,7 +243,8 @@ def _said_derived(
             f"of {named} at line {data.line_of(loader)} (each rank's loader gives "
             f"ddp_per_rank_batch({data.code(part)}) samples), and handed to "
             f"`{data.code(call.func)}` beside that loader's batch, which sizes "
-            f"`{data.code(shaped)}` (line {data.line_of(shaped)}) by it: not proved what it means for this rank's rows; left as written",
+            f"`{data.code(shaped)}` (line {data.line_of(shaped)}) by it: not proved "
+            "what it means for this rank's rows; left as written",
         )
     ]
 
