@@ -594,7 +594,7 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "that batch. Under DataParallel the batch held all B samples, so the two agreed as the "
         "program wrote them. Where the size is B, a multiple of it (`B * 2`) or a part of it "
         "(`B // 2`), dp2ddp reads B per rank (`ddp_per_rank_batch(B) // 2`: the same part of "
-        "the rank's share); other arithmetic does not keep the meaning \"rows of this batch\" "
+        'the rank\'s share); other arithmetic does not keep the meaning "rows of this batch" '
         "provably, so the call was left as written and still hands a size of the global "
         "batch beside the rank's rows: a mismatch of sizes fails there, or the function pairs "
         "rows that are not this rank's. Read the function: where the size counts this rank's "
