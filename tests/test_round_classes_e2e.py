@@ -802,6 +802,12 @@ Stop 52 (helper w3), sizes derived from the global batch by other arithmetic:
   // 2`); rank 0 prints the original's `sample` and `weights` lines (before: both ranks "The
   size of tensor a (2) must match the size of tensor b (4)", no warning). `self.bs + 1` and
   `max(self.bs, 2)` (not run) are said, DP156.
+- s52_w3_step_counter_decides_shared_file (wujiyang/Face_Pytorch@3afd941 train.py:188-193,
+  eval_lfw.py): every `test_freq` iterations of a step counter (`total_iters += 1` in the loop
+  over the sharded loader) another module's helper writes the evaluation features with
+  np.save, rank 0's, and every rank reads them back: a barrier in the helper after the write
+  and one after the call, rank 0 prints the original's `iter`/`eval` and `weights` lines
+  (before: DP054 in both modules, no barrier, rank 1 "EOFError: No data left in file").
 """
 
 from __future__ import annotations
@@ -1075,6 +1081,12 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 sample 5.0598",
         "weights -1.0952",
     ),
+    # stop 52 w3: the original's (the base: rank 1 reads the file before rank 0 wrote it)
+    "s52_w3_step_counter_decides_shared_file": (
+        "iter 2 eval 0.6810",
+        "iter 8 eval 3.2356",
+        "weights -0.7688",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1102,6 +1114,7 @@ PROGRAMS = {
     "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
     "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
     "s52_s1_trained_tensors_through_modules_and_groups": "train.py",  # stop 52 s1
+    "s52_w3_step_counter_decides_shared_file": "train.py",  # stop 52 w3
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1182,6 +1195,7 @@ RANK0_ONLY = {
     "data_s52_s2_global_batch_size_as_literal_or_product": "weights",  # stop 52 s2
     "data_s52_v2_size_handed_to_split": "weights",  # stop 52 v2
     "data_s52_w3_global_batch_size_by_other_arithmetic": "weights",  # stop 52 w3
+    "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
