@@ -9,9 +9,10 @@ runs as many passes. That is proved here, from how the loader is built, never as
   `self.x` every binding of which in the module is `DataLoader(..., sampler=S(...))` with S
   torch's DistributedSampler or the header's DdpDistributedSampler, no `batch_sampler=`,
   at most the dataset and the batch size positional, and each binding reached by every rank;
-  or (stop 52 w3) a DataLoader with neither `sampler=` nor `batch_sampler=` (at most the
-  dataset, the batch size and shuffle positional): a loader not migrated yet, as another
-  module of the program reads this one in its original text (wujiyang/Face_Pytorch@3afd941
+  or (stop 52 w3), where another module of the program reads this one in its original
+  text (RankUniformity.original_text: the loaders not migrated yet), a DataLoader with
+  neither `sampler=` nor `batch_sampler=` (at most the dataset, the batch size and shuffle
+  positional) (wujiyang/Face_Pytorch@3afd941
   train.py: a step counter `total_iters += 1` in the loop over `trainloader` decides the
   evaluation that eval_lfw.py's writes and reads the .mat files in). Whether the data pass
   shards it (DistributedSampler: `ceil(len(dataset) / WORLD_SIZE)` indices on every rank)
@@ -103,7 +104,8 @@ def _sharded(uniform: RankUniformity, definition: Definition) -> bool:
     if any(a.star for a in call.args) or len(positional) > 3 or "batch_sampler" in keywords:
         return False
     sampler = keywords.get("sampler")
-    whole = "sampler" not in keywords  # its indices its own: whole, or the data pass's to shard
+    # the original text (another module's question): no sampler yet, the data pass's to shard
+    whole = uniform.original_text and "sampler" not in keywords
     if not whole and not (
         isinstance(sampler, cst.Call)
         and _distributed_sampler(uniform, sampler)
