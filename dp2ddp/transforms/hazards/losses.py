@@ -178,7 +178,7 @@ class LossChecks:
         self._covered.update(losses)
 
     def check_call(self, node: cst.Call, names: set[str]) -> None:
-        if node in self._covered or self._per_row(node):
+        if node in self._covered:
             return
         functional = any(n.startswith("torch.nn.functional.") for n in names)
         if functional or not any(n.startswith("torch.") for n in names):
@@ -191,10 +191,11 @@ class LossChecks:
                 offending is not None
                 and (functional or offending[2] == "reduction='sum'")
                 and self.feeds_backward(node)
+                and not self._per_row(node)
             ):
                 self.t.warn(*offending)
         loss = self.sum_losses.get(loss_key(node.func))
-        if loss is not None and self.feeds_backward(node):
+        if loss is not None and self.feeds_backward(node) and not self._per_row(node):
             self.t.warn(loss[0], "DP004", loss[1])
 
     def _per_row(self, node: cst.Call) -> bool:
