@@ -881,6 +881,20 @@ Stop 52 (helper w6), a batch moved to the device key by key or through a compreh
   main.py:245/248): `batch[key] = move_data_to_device(batch[key], device)` with the helper in
   another module (a function summary: it returns its first parameter moved): proved; rank 0
   prints the original's `weights -0.1481` (before: DP047, DP004, `weights -0.2967`).
+
+Stop 52 (helper w3), sizes derived from the global batch by other arithmetic:
+- data_s52_w3_global_batch_size_by_other_arithmetic (stop 52 s2's leftover): the loader's
+  global batch size handed to the model's sampling method beside that loader's batch as a
+  floor part (`sample(self.bs // 2, og[::2])`): read per rank (`ddp_per_rank_batch(self.bs)
+  // 2`); rank 0 prints the original's `sample` and `weights` lines (before: both ranks "The
+  size of tensor a (2) must match the size of tensor b (4)", no warning). `self.bs + 1` and
+  `max(self.bs, 2)` (not run) are said, DP156.
+- s52_w3_step_counter_decides_shared_file (wujiyang/Face_Pytorch@3afd941 train.py:188-193,
+  eval_lfw.py): every `test_freq` iterations of a step counter (`total_iters += 1` in the loop
+  over the sharded loader) another module's helper writes the evaluation features with
+  np.save, rank 0's, and every rank reads them back: a barrier in the helper after the write
+  and one after the call, rank 0 prints the original's `iter`/`eval` and `weights` lines
+  (before: DP054 in both modules, no barrier, rank 1 "EOFError: No data left in file").
 """
 
 from __future__ import annotations
@@ -1196,6 +1210,18 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s52_w6_dict_moved_by_comprehension": ("weights 0.2573",),
     # stop 52 w6: the original's (the base printed weights -0.2967: DP047, the sum unscaled)
     "s52_w6_batch_moved_key_by_key": ("weights -0.1481",),
+    # stop 52 w3: the original's (the base: both ranks crash at the first sampling step)
+    "data_s52_w3_global_batch_size_by_other_arithmetic": (
+        "epoch 0 sample 3.5064",
+        "epoch 1 sample 5.0598",
+        "weights -1.0952",
+    ),
+    # stop 52 w3: the original's (the base: rank 1 reads the file before rank 0 wrote it)
+    "s52_w3_step_counter_decides_shared_file": (
+        "iter 2 eval 0.6810",
+        "iter 8 eval 3.2356",
+        "weights -0.7688",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1231,6 +1257,7 @@ PROGRAMS = {
     "s52_w4_per_item_writes_read_by_other_module": "train.py",  # stop 52 w4
     "s52_w4_submission_read_by_library": "train.py",  # stop 52 w4
     "s52_w6_batch_moved_key_by_key": "train.py",  # stop 52 w6
+    "s52_w3_step_counter_decides_shared_file": "train.py",  # stop 52 w3
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1322,6 +1349,8 @@ RANK0_ONLY = {
     "s52_w4_submission_read_by_library": "weights",  # stop 52 w4
     "batches_s52_w6_dict_moved_by_comprehension": "weights",  # stop 52 w6
     "s52_w6_batch_moved_key_by_key": "weights",  # stop 52 w6
+    "data_s52_w3_global_batch_size_by_other_arithmetic": "weights",  # stop 52 w3
+    "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -604,6 +604,23 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "loader with `shuffle=False` and leave it whole. Then silence the warning with `# noqa:"
         " DP152`.",
     ),
+    "DP156": (
+        "a size derived from the global batch size handed beside this rank's rows",
+        "The data pass reads a loader's batch_size per rank (`batch_size=ddp_per_rank_batch("
+        "B)`), so each rank's batch holds B / WORLD_SIZE samples. A call hands a function of "
+        "the program that sizes a tensor by one of its parameters (`torch.full((n,), t)`) a "
+        "value derived from B by arithmetic (`B + 1`, `B - 1`, `max(B, 2)`) beside a part of "
+        "that batch. Under DataParallel the batch held all B samples, so the two agreed as the "
+        "program wrote them. Where the size is B, a multiple of it (`B * 2`) or a part of it "
+        "(`B // 2`), dp2ddp reads B per rank (`ddp_per_rank_batch(B) // 2`: the same part of "
+        'the rank\'s share); other arithmetic does not keep the meaning "rows of this batch" '
+        "provably, so the call was left as written and still hands a size of the global "
+        "batch beside the rank's rows: a mismatch of sizes fails there, or the function pairs "
+        "rows that are not this rank's. Read the function: where the size counts this rank's "
+        "rows, write it from `ddp_per_rank_batch(B)` (from the generated helpers module) or "
+        "from the rows' own size (`x.size(0) + 1`); then silence the warning with `# noqa: "
+        "DP156`.",
+    ),
     "DP158": (
         "a set's iteration order taken where dp2ddp cannot make it rank 0's",
         "A set (or frozenset) is iterated into something ordered (`enumerate(labels)`, "

@@ -76,7 +76,9 @@ class _Probe(MigrationTransform):
         self.answer = False
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self.answer = self._question(RankUniformity.for_pass(self, node))
+        uniform = RankUniformity.for_pass(self, node)
+        uniform.original_text = True  # its loaders as written: sharded_passes reads them so
+        self.answer = self._question(uniform)
         return False
 
 

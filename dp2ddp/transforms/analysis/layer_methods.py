@@ -12,7 +12,10 @@ items unless the last step is a container's or a tensor's own method (`self.vars
 `self.buf.size()`), or a local name bound from `self` (`for layer in self.layers:
 layer(x)`); or when it hands a parameter it creates itself (`nn.Parameter`) to a call.
 Anything else (drawing latents, reading a device or a config) is proved to run none: such a
-method called through `.module` is no bypass.
+method called through `.module` is no bypass. Nor is a method decorated `@torch.no_grad()`
+or `@torch.inference_mode()` (stop 52 w3: a sampling method, `model.module.sample(n)`, was
+said to run "in a step that backpropagates"): its layers compute no gradient, so none is
+left unaveraged; it counts as running none.
 """
 
 from __future__ import annotations
@@ -66,6 +69,9 @@ def _running(methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> set[
     direct: dict[str, set[str]] = {}
     runs: set[str] = set()
     for name, method in methods.items():
+        if _grad_off(method):
+            direct[name] = set()  # its layers run with no gradient to average (stop 52 w3)
+            continue
         calls, own = _calls(method, methods)
         direct[name] = own
         if calls:
@@ -78,6 +84,22 @@ def _running(methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> set[
                 runs.add(name)
                 changed = True
     return runs
+
+
+def _grad_off(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Decorated `@torch.no_grad()` or `@torch.inference_mode()` (called with no argument,
+    or bare): its body computes no gradient."""
+    for decorator in method.decorator_list:
+        if isinstance(decorator, ast.Call):
+            if decorator.args or decorator.keywords:
+                continue
+            decorator = decorator.func
+        name = decorator.attr if isinstance(decorator, ast.Attribute) else None
+        if isinstance(decorator, ast.Name):
+            name = decorator.id
+        if name in ("no_grad", "inference_mode"):
+            return True
+    return False
 
 
 def _calls(

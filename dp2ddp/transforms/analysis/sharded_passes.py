@@ -9,6 +9,14 @@ runs as many passes. That is proved here, from how the loader is built, never as
   `self.x` every binding of which in the module is `DataLoader(..., sampler=S(...))` with S
   torch's DistributedSampler or the header's DdpDistributedSampler, no `batch_sampler=`,
   at most the dataset and the batch size positional, and each binding reached by every rank;
+  or (stop 52 w3), where another module of the program reads this one in its original
+  text (RankUniformity.original_text: the loaders not migrated yet), a DataLoader with
+  neither `sampler=` nor `batch_sampler=` (at most the dataset, the batch size and shuffle
+  positional) (wujiyang/Face_Pytorch@3afd941
+  train.py: a step counter `total_iters += 1` in the loop over `trainloader` decides the
+  evaluation that eval_lfw.py's writes and reads the .mat files in). Whether the data pass
+  shards it (DistributedSampler: `ceil(len(dataset) / WORLD_SIZE)` indices on every rank)
+  or leaves it whole (every index on every rank), each rank runs as many passes;
 - its batch size (`ddp_per_rank_batch(B)` or any other), `drop_last`, and the sampler's
   `num_replicas` and `drop_last` are the same on every rank (uniformity.py's values);
 - no rank leaves the loop early on its own: no `break`, `return` or `raise` leaving it under
@@ -93,16 +101,23 @@ def _sharded(uniform: RankUniformity, definition: Definition) -> bool:
         return False
     keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
     positional = [a.value for a in call.args if a.keyword is None]
-    if any(a.star for a in call.args) or len(positional) > 2 or "batch_sampler" in keywords:
+    if any(a.star for a in call.args) or len(positional) > 3 or "batch_sampler" in keywords:
         return False
     sampler = keywords.get("sampler")
-    if not (isinstance(sampler, cst.Call) and _distributed_sampler(uniform, sampler)):
+    # the original text (another module's question): no sampler yet, the data pass's to shard
+    whole = uniform.original_text and "sampler" not in keywords
+    if not whole and not (
+        isinstance(sampler, cst.Call)
+        and _distributed_sampler(uniform, sampler)
+        and len(positional) <= 2
+    ):
         return False
     size = keywords.get("batch_size", positional[1] if len(positional) > 1 else None)
     if isinstance(size, cst.Call) and name_of(size.func) == PER_RANK_BATCH and size.args:
         size = size.args[0].value  # the global batch over WORLD_SIZE: every rank's
     at = definition.statement
-    sampled = {a.keyword.value: a.value for a in sampler.args if a.keyword is not None}
+    given = sampler.args if isinstance(sampler, cst.Call) else ()
+    sampled = {a.keyword.value: a.value for a in given if a.keyword is not None}
     alike = [size, keywords.get("drop_last"), sampled.get("num_replicas"), sampled.get("drop_last")]
     if not all(value is None or uniform.value(value, at) for value in alike):
         return False

@@ -118,6 +118,8 @@ class RankUniformity:
         self._judging_sites: set[tuple[int, str]] = set()
         #: ids of calls the migration makes rank 0's value on every rank (see share).
         self._shared: set[int] = set()
+        #: The module's original text, asked by another module (program/uniformity.py).
+        self.original_text = False
 
     def share(self, expr: cst.BaseExpression, *, undo: bool = False) -> None:
         """`expr` becomes one value on every rank (`ddp_rank0_value(...)`, `ddp_stdin(...)`,

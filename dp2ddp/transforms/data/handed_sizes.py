@@ -30,7 +30,11 @@ rewrite is recorded naming the line where the callee sizes by it. Since stop 52 
 integer literal whose value every source of the loader's batch_size has
 (`sample(batch_size=4, img=og)` beside `DataLoader(..., batch_size=4)`), and the operand of
 a product by a literal that is the global batch size (`bs * 2` beside `torch.cat([og, x])`:
-the same multiple of the rank's share); a literal of another value, a sum, stay. A size
+the same multiple of the rank's share); a literal of another value stays. Since stop 52 (w3)
+also the left operand of a floor division by a positive literal (`bs // 2` beside `og[::2]`:
+the same part of the share, `ddp_per_rank_batch(bs) // 2`); other arithmetic of the global
+batch size (`bs + 1`, `bs - 1`, `max(bs, 2)`) keeps no provable meaning for the rank's rows:
+left as written and said (DP156). A size
 handed with no batch of a sharded loader beside it (a sample or debug batch of its own) is
 left alone.
 """
@@ -53,8 +57,11 @@ from dp2ddp.transforms.data.size_guards import PER_RANK
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
 
-#: the arguments read as a size: a name, an attribute, a literal, a product by a literal
-_SIZES = (cst.Name, cst.Attribute, cst.Integer, cst.BinaryOperation)
+#: the arguments read as a size: a name, an attribute, a literal, arithmetic, a call
+#: (`max(bs, 2)`, said where it derives from the global batch size)
+_SIZES = (cst.Name, cst.Attribute, cst.Integer, cst.BinaryOperation, cst.Call)
+#: the operands `_global_part` reads per rank and `_derived_from` looks for
+_READ = (cst.Name, cst.Attribute, cst.Integer, cst.BinaryOperation)
 #: the constructor or reshape call a node is a dimension of (batch_shapes._shaped_call)
 ShapedCall = Callable[[cst.CSTNode, "ShardDataLoaders"], "cst.Call | None"]
 
@@ -87,8 +94,12 @@ def plan_handed_sizes(
             if shaped is None:
                 continue
             loader = _rank_batch_beside(call, arg, sharded, flow)
-            size = None if loader is None else _global_part(arg.value, sharded[loader], flow)
-            if loader is None or size is None or size in plan.swaps:
+            if loader is None:
+                continue
+            size = _global_part(arg.value, sharded[loader], flow)
+            if size is None:
+                said.extend(_said_derived(data, call, arg, loader, shaped, sharded, flow))
+            if size is None or size in plan.swaps:
                 continue
             plan.swaps[size] = call_named(PER_RANK, cst.Arg(size.deep_clone()))
             plan.records.append(
@@ -166,11 +177,76 @@ def _global_part(
         )
     if isinstance(size, cst.BinaryOperation) and isinstance(size.operator, cst.Multiply):
         for part, factor in ((size.left, size.right), (size.right, size.left)):
-            if isinstance(factor, cst.Integer) and isinstance(part, _SIZES):
+            if isinstance(factor, cst.Integer) and isinstance(part, _READ):
                 read = _global_part(part, batch_size, flow)
                 if read is not None:
                     return read
+    if (
+        isinstance(size, cst.BinaryOperation)
+        and isinstance(size.operator, cst.FloorDivide)
+        and isinstance(size.right, cst.Integer)
+        and size.right.evaluated_value > 0
+        and isinstance(size.left, _READ)
+    ):
+        return _global_part(size.left, batch_size, flow)  # the same part of the share
     return None
+
+
+def _derived_from(
+    size: cst.BaseExpression, batch_size: cst.BaseExpression, flow: DefUse
+) -> cst.BaseExpression | None:
+    """A name or an attribute inside the arithmetic `size` (an operand of `+`, `-`, `%`,
+    `/`, ..., an argument of a call such as `max(bs, 2)`) that is the loader's global batch
+    size: the size is derived from it by arithmetic that is no multiple or part of it."""
+    parts: list[cst.BaseExpression] = []
+    if isinstance(size, cst.BinaryOperation):
+        parts = [size.left, size.right]
+    elif isinstance(size, cst.Call):
+        parts = [a.value for a in size.args if not a.star]
+    elif isinstance(size, cst.UnaryOperation):
+        parts = [size.expression]
+    for part in parts:
+        if isinstance(part, (cst.Name, cst.Attribute)) and _same_sources(part, batch_size, flow):
+            return part
+        if isinstance(part, (cst.BinaryOperation, cst.Call, cst.UnaryOperation)):
+            found = _global_part(part, batch_size, flow) or _derived_from(part, batch_size, flow)
+            if found is not None:
+                return found
+    return None
+
+
+def _said_derived(
+    data: ShardDataLoaders,
+    call: cst.Call,
+    arg: cst.Arg,
+    loader: cst.Call,
+    shaped: cst.Call,
+    sharded: dict[cst.Call, cst.BaseExpression],
+    flow: DefUse,
+) -> list[tuple[cst.CSTNode, str, str]]:
+    """DP156 (stop 52 w3): a size handed beside this rank's batch, to a parameter the callee
+    sizes a tensor by, derived from the loader's global batch size by arithmetic that is no
+    multiple or floor part of it (`bs + 1`, `bs - 1`, `max(bs, 2)`): what it means for this
+    rank's rows is not proved, so it is left as written and said."""
+    if not isinstance(arg.value, (cst.BinaryOperation, cst.Call, cst.UnaryOperation)):
+        return []
+    part = _derived_from(arg.value, sharded[loader], flow)
+    if part is None:
+        return []
+    held = data._loaders[loader].binding if loader in data._loaders else None
+    named = data.code(held) if held is not None else "the DataLoader"
+    return [
+        (
+            arg.value,
+            "DP156",
+            f"`{data.code(arg.value)}` is derived from {data.code(part)}, the global batch_size "
+            f"of {named} at line {data.line_of(loader)} (each rank's loader gives "
+            f"ddp_per_rank_batch({data.code(part)}) samples), and handed to "
+            f"`{data.code(call.func)}` beside that loader's batch, which sizes "
+            f"`{data.code(shaped)}` (line {data.line_of(shaped)}) by it: not proved "
+            "what it means for this rank's rows; left as written",
+        )
+    ]
 
 
 def _same_sources(size: cst.BaseExpression, batch_size: cst.BaseExpression, flow: DefUse) -> bool:

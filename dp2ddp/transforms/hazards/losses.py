@@ -31,6 +31,7 @@ from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
+from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
 from dp2ddp.transforms.hazards.reductions import SUMS as _SUMS
 from dp2ddp.transforms.hazards.reductions import (
     Alike,
@@ -190,11 +191,19 @@ class LossChecks:
                 offending is not None
                 and (functional or offending[2] == "reduction='sum'")
                 and self.feeds_backward(node)
+                and not self._per_row(node)
             ):
                 self.t.warn(*offending)
         loss = self.sum_losses.get(loss_key(node.func))
-        if loss is not None and self.feeds_backward(node):
+        if loss is not None and self.feeds_backward(node) and not self._per_row(node):
             self.t.warn(loss[0], "DP004", loss[1])
+
+    def _per_row(self, node: cst.Call) -> bool:
+        """A loss summed over its rows and divided by their count (per_row_sums.py): a
+        mean, no DP004. Asked only of a call divided by something, the view built once."""
+        if self._module is None or not isinstance(self.t.parent(node), cst.BinaryOperation):
+            return False
+        return divided_by_its_rows(node, view(self._module), self.t.parent)
 
     def enter_with(self, node: cst.With) -> None:
         self._no_grad.append(any(grad_off(item.item, self.t.matches) for item in node.items))

@@ -80,11 +80,10 @@ from dp2ddp.transforms.rank_zero.path_shapes import (
     LOOP_NAME,
     concrete_paths,
     loop_pattern,
-    names_within,
     spelled_same,
     suffix,
 )
-from dp2ddp.transforms.rank_zero.path_texts import path_texts
+from dp2ddp.transforms.rank_zero.removal_reads import plan_removal
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
     REMOVALS,
@@ -121,7 +120,7 @@ class Barriers(Rule):
         #: ids of the file writes (not checkpoints) whose file every rank reads afterwards,
         #: and of the removals every rank waits for -> what rank 0 does there, for DP054.
         self._written_read: dict[int, str] = {}
-        #: ids of the removals among them whose barrier goes nearest (wait_for).
+        #: ids of those whose barrier goes nearest (wait_for; a write read in its block).
         self._removals: set[int] = set()
         #: ids of the module's file reads and listings, and the names of its functions:
         #: a loop holding none is a writing block its barrier may follow (plan_after).
@@ -239,6 +238,11 @@ class Barriers(Rule):
             anchor, omitted = self.plan_after(write, leave_loops=True)
             read_line = self.t.input_position(readers[0])[0]
             early = [r for r in readers if anchor is not None and inside(r, anchor, self.t)]
+            if early and self.plan_after(write, nearest=True) == (None, None):
+                # every rank reaches the write itself (Face_Pytorch@3afd941 train.py: under
+                # `if total_iters % args.test_freq == 0:`): the barrier right after it
+                anchor, early, omitted = None, [], None
+                self._removals.add(id(write))
             if early and anchor is not None:
                 read_line = self.t.input_position(early[0])[0]
                 omitted = f"the read is inside `{statement_header(anchor)}`, before a barrier"
@@ -290,42 +294,7 @@ class Barriers(Rule):
                 self._after.add(id(anchor if anchor is not None else statement))
 
         for removal in removals:
-            self._plan_removal(removal, reads)
-
-    def _plan_removal(self, removal: cst.Call, reads: dict[str, list[cst.Call]]) -> None:
-        """A path rank 0 removes after every rank read it, or a file in it, earlier in the
-        function (`np.load(os.path.join(tmp, "x.npy"))`, then `shutil.rmtree(tmp)`): a
-        barrier after the last such read, so no rank reads what rank 0 already removed
-        (FileNotFoundError on the late rank); DP054 where none can be placed."""
-        if not removal.args or removal.args[0].keyword is not None:
-            return
-        path = removal.args[0].value
-        index = self.facts.uniform.index  # a local by its own text too: reads join it
-        removed = (self.t.code(path), *path_texts(path, removal, self.t, self.t.code, index))
-        function = enclosing_function(removal, self.t)
-        before = [
-            (text, read)
-            for text, calls in reads.items()
-            if any(names_within(text, root) for root in removed)
-            for read in calls
-            if enclosing_function(read, self.t) is function
-            and self.t._position(read) < self.t._position(removal)
-        ]
-        if not before:
-            return
-        text, read = max(before, key=lambda pair: self.t._position(pair[1]))
-        anchor, omitted = self.plan_after(read, leave_loops=True)
-        if omitted is not None:
-            line = self.t.input_position(read)[0]
-            self.t.warn(
-                removal,
-                "DP054",
-                f"removed on rank 0 here, read by every rank at line {line} (`{text}`) "
-                f"before it; no barrier between: {omitted}",
-            )
-            return
-        self.t.state.helpers.add("barrier")
-        self._after.add(id(anchor if anchor is not None else self._statement(read)))
+            plan_removal(self, removal, reads)
 
     def _with_pattern(
         self, texts: tuple[str, ...], call: cst.Call, iterables: dict[str, int]

@@ -1,0 +1,104 @@
+"""A summed loss divided by the rows it sums: a per-row mean, whose scale DDP keeps.
+
+alinlab/cs-kd@b447f25 train.py (KDLoss): `self.kl_div(log_p, q) * (T ** 2) / input.size(0)`
+with `self.kl_div = nn.KLDivLoss(reduction='sum')`, `log_p = torch.log_softmax(input / T,
+dim=1)`. DP004 said "loss reduced with sum", false: the sum over the batch's rows is divided
+by their count, a mean per row. DataParallel's loss was the whole batch's sum over its B rows;
+each rank's is its share's sum over its B / WORLD_SIZE rows, and DDP's average of the ranks'
+equal-sized means is DataParallel's mean: nothing to scale, nothing to say.
+
+Proved on the def-use view, for a loss call that reduces with a sum (a torch.nn.functional
+call with `reduction='sum'`, a loss object built so): the call, multiplied by anything
+(`* T ** 2`, the same factor on every rank), is the dividend of a division whose divisor is
+the row count of a tensor (`t.size(0)`, `t.shape[0]`, `len(t)`) every binding of which that
+reaches the division is among the bindings the call's arguments are computed from (followed
+back through the view's reaching definitions: `log_p` from `input`). A divisor of another
+count (`/ n_tokens`, `/ 4`) is not this: its loss stays said as before (DP004, whose text
+already names a division by a count)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse
+from dp2ddp.transforms._support.nodes import walk
+
+#: how many bindings back an argument is followed to the tensors it is computed from
+_DEPTH = 8
+
+
+def divided_by_its_rows(
+    call: cst.Call, flow: DefUse, parent: Callable[[cst.CSTNode], cst.CSTNode | None]
+) -> bool:
+    """`call` (a summed loss), times any factor, is divided by the row count of a tensor its
+    arguments are computed from (see the module's docstring)."""
+    child: cst.CSTNode = call
+    node = parent(child)
+    while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        child, node = node, parent(node)
+    if not (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, cst.Divide)
+        and node.left is child
+    ):
+        return False
+    rows = _rows_of(node.right)
+    if rows is None:
+        return False
+    bound = {id(d.target) for d in flow.reaching(rows)}
+    return bool(bound) and bound <= _sources(call, flow)
+
+
+def _rows_of(expr: cst.BaseExpression) -> cst.Name | None:
+    """`t` of `t.size(0)`, `t.shape[0]`, `len(t)`; else None."""
+    if isinstance(expr, cst.Call):
+        func, args = expr.func, expr.args
+        if isinstance(func, cst.Name) and func.value == "len" and len(args) == 1:
+            value = args[0].value
+            return value if isinstance(value, cst.Name) and not args[0].star else None
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value == "size"
+            and isinstance(func.value, cst.Name)
+            and len(args) == 1
+            and _zero(args[0].value)
+        ):
+            return func.value
+        return None
+    if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+        index = expr.slice[0].slice
+        value = expr.value
+        if (
+            isinstance(index, cst.Index)
+            and _zero(index.value)
+            and isinstance(value, cst.Attribute)
+            and value.attr.value == "shape"
+            and isinstance(value.value, cst.Name)
+        ):
+            return value.value
+    return None
+
+
+def _zero(expr: cst.BaseExpression) -> bool:
+    return isinstance(expr, cst.Integer) and expr.evaluated_value == 0
+
+
+def _sources(call: cst.Call, flow: DefUse) -> set[int]:
+    """The bindings (their targets' ids) the call's arguments are computed from, followed
+    back `_DEPTH` bindings through the view's reaching definitions."""
+    found: set[int] = set()
+    todo: list[tuple[cst.CSTNode, int]] = [(a.value, 0) for a in call.args]
+    while todo:
+        expr, depth = todo.pop()
+        for name in walk(expr):
+            if not isinstance(name, cst.Name):
+                continue
+            for definition in flow.reaching(name):
+                if id(definition.target) in found:
+                    continue
+                found.add(id(definition.target))
+                if definition.value is not None and depth < _DEPTH:
+                    todo.append((definition.value, depth + 1))
+    return found
