@@ -215,6 +215,12 @@ class HelperDraw:
     #: the generator object's constructor where it draws from one the program builds
     #: (`np.random.RandomState(seed)`: every process holds its own; hazards/draws.py)
     source: str | None = None
+    #: (position among the arguments a call passes, name, line) of the parameter whose rows
+    #: the function takes in the order of a permutation it draws and mixes with the rest
+    #: (mixup returning `lam * x + (1 - lam) * x[perm]`, CutMix's store `x[:, a:b] =
+    #: x[perm, a:b]` into the caller's tensor: in place), with `in_place` (DP147 through a
+    #: helper, hazards/permuted_rows.mixed_parameter)
+    mixes: tuple[int, str, int, bool] | None = None
 
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"

@@ -794,6 +794,12 @@ Stop 52 (helper v2), validation round 5, the global batch size handed to a helpe
   position (samples, then a partner of each) in a loader another module builds and returns,
   the loop training on `inputs[:batch_size // 2]`: DP082 in the importer (before: nothing
   said, rank 0 trained on the samples, rank 1 on their partners).
+
+Stop 52 (helper w2), a batch mixed in a helper:
+- s52_w2_batch_mixed_in_helper (said, checked by verify's verdict; clovaai/CutMix-PyTorch@
+  2d8eb68's `cutmix`, facebookresearch/mixup-cifar10@eaff31a's `mixup_data`): CutMix pasted
+  into the loop's batch in place by a helper of the module, mixup returned by another
+  module's helper: DP147 at each call (before: nothing said, each rank mixed its own share).
 """
 
 from __future__ import annotations
@@ -1526,6 +1532,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s52_v2_size_handed_to_other_module", "DP140"),
         # stop 52 v2: rows read by position in batches another module's loader composes
         ("s52_v2_pair_batches_from_other_module", "DP082"),
+        # stop 52 w2: CutMix pasted in place by a helper, mixup returned by another module's
+        ("s52_w2_batch_mixed_in_helper", "DP147"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
