@@ -595,7 +595,7 @@ class ProgramFacts:
     #: `head = Scaler()` handed to an optimizer is synced (outside_tensors.py). Empty for a
     #: single file and where the module builds no optimizer.
     tensor_holders: tuple[str, ...] = ()
-    #: As tensor_holders, the attributes bound only to lists of such tensors grown nowhere
+    #: As tensor_holders, the attributes bound only to lists of such tensors grown by such only
     #: (`self.extra = nn.ParameterList([...])`): `head.extra` is synced, each of its tensors.
     tensor_list_holders: tuple[str, ...] = ()
 

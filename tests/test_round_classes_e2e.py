@@ -800,6 +800,11 @@ Stop 52 (helper w2), a batch mixed in a helper:
   2d8eb68's `cutmix`, facebookresearch/mixup-cifar10@eaff31a's `mixup_data`): CutMix pasted
   into the loop's batch in place by a helper of the module, mixup returned by another
   module's helper: DP147 at each call (before: nothing said, each rank mixed its own share).
+- s52_w2_parameter_list_grown (stop 52 s1's leftover): nn.ParameterLists grown after they
+  are built (`head.grow()` of another module, `head.shift.append(nn.Parameter(...))`,
+  `twin.gain.extend([...])`) handed to the optimizer: each synced, rank 0 prints the
+  original's `shift -0.0778 0.3960 0.9100`, `gain 1.2871 1.4176` (before: no sync, no
+  warning; rank 0 printed shift -0.0505 0.3996 0.8849, gain 1.3604 1.5501).
 """
 
 from __future__ import annotations
@@ -1067,6 +1072,9 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 52 v2: the original's (the base: IndexError on both ranks at the first step)
     "data_s52_v2_size_handed_to_split": ("weights 0.7591",),
+    # stop 52 w2: the original's (the base printed shift -0.0505 0.3996 0.8849, gain 1.3604
+    # 1.5501: the grown lists not synced)
+    "s52_w2_parameter_list_grown": ("shift -0.0778 0.3960 0.9100", "gain 1.2871 1.4176"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1094,6 +1102,7 @@ PROGRAMS = {
     "s51_s1_tensor_lists_from_other_module": "train.py",  # stop 51 s1
     "s51_w4_with_header_written_plus": "train.py",  # stop 51 w4
     "s52_s1_trained_tensors_through_modules_and_groups": "train.py",  # stop 52 s1
+    "s52_w2_parameter_list_grown": "train.py",  # stop 52 w2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1173,6 +1182,7 @@ RANK0_ONLY = {
     "shared_draws_s52_s2_validation_drawn_per_rank": "weights",  # stop 52 s2
     "data_s52_s2_global_batch_size_as_literal_or_product": "weights",  # stop 52 s2
     "data_s52_v2_size_handed_to_split": "weights",  # stop 52 v2
+    "s52_w2_parameter_list_grown": "shift",  # stop 52 w2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
