@@ -427,7 +427,8 @@ class HelperDraws:
             guarded = guarded or replace(found, when_none=when)
         draw = draw or guarded
         if draw is not None:  # its own mixing only, not a callee's (whose parameters differ)
-            draw = replace(draw, mixes=self._mixes(function, bool(owner)))
+            mixes = self._mixes(function, bool(owner))
+            draw = draw if mixes == draw.mixes else replace(draw, mixes=mixes)
         if draw is not None or complete:
             self._found[name] = draw
         return draw
