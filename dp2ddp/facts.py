@@ -232,6 +232,12 @@ class HelperDraw:
     #: the parameters that object may also come from (`set_random_state()`'s `random`: a
     #: state the caller hands, its seed not followed; hazards/draws.handed_generators)
     handed: str | None = None
+    #: (position among the arguments a call passes, name, line) of the parameter whose rows
+    #: the function takes in the order of a permutation it draws and mixes with the rest
+    #: (mixup returning `lam * x + (1 - lam) * x[perm]`, CutMix's store `x[:, a:b] =
+    #: x[perm, a:b]` into the caller's tensor: in place), with `in_place` (DP147 through a
+    #: helper, hazards/permuted_rows.mixed_parameter)
+    mixes: tuple[int, str, int, bool] | None = None
 
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
@@ -611,7 +617,7 @@ class ProgramFacts:
     #: `head = Scaler()` handed to an optimizer is synced (outside_tensors.py). Empty for a
     #: single file and where the module builds no optimizer.
     tensor_holders: tuple[str, ...] = ()
-    #: As tensor_holders, the attributes bound only to lists of such tensors grown nowhere
+    #: As tensor_holders, the attributes bound only to lists of such tensors grown by such only
     #: (`self.extra = nn.ParameterList([...])`): `head.extra` is synced, each of its tensors.
     tensor_list_holders: tuple[str, ...] = ()
 

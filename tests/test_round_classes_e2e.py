@@ -895,6 +895,17 @@ Stop 52 (helper w3), sizes derived from the global batch by other arithmetic:
   np.save, rank 0's, and every rank reads them back: a barrier in the helper after the write
   and one after the call, rank 0 prints the original's `iter`/`eval` and `weights` lines
   (before: DP054 in both modules, no barrier, rank 1 "EOFError: No data left in file").
+
+Stop 52 (helper w2), a batch mixed in a helper:
+- s52_w2_batch_mixed_in_helper (said, checked by verify's verdict; clovaai/CutMix-PyTorch@
+  2d8eb68's `cutmix`, facebookresearch/mixup-cifar10@eaff31a's `mixup_data`): CutMix pasted
+  into the loop's batch in place by a helper of the module, mixup returned by another
+  module's helper: DP147 at each call (before: nothing said, each rank mixed its own share).
+- s52_w2_parameter_list_grown (stop 52 s1's leftover): nn.ParameterLists grown after they
+  are built (`head.grow()` of another module, `head.shift.append(nn.Parameter(...))`,
+  `twin.gain.extend([...])`) handed to the optimizer: each synced, rank 0 prints the
+  original's `shift -0.0778 0.3960 0.9100`, `gain 1.2871 1.4176` (before: no sync, no
+  warning; rank 0 printed shift -0.0505 0.3996 0.8849, gain 1.3604 1.5501).
 """
 
 from __future__ import annotations
@@ -1222,6 +1233,9 @@ CASES: dict[str, tuple[str, ...]] = {
         "iter 8 eval 3.2356",
         "weights -0.7688",
     ),
+    # stop 52 w2: the original's (the base printed shift -0.0505 0.3996 0.8849, gain 1.3604
+    # 1.5501: the grown lists not synced)
+    "s52_w2_parameter_list_grown": ("shift -0.0778 0.3960 0.9100", "gain 1.2871 1.4176"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1258,6 +1272,7 @@ PROGRAMS = {
     "s52_w4_submission_read_by_library": "train.py",  # stop 52 w4
     "s52_w6_batch_moved_key_by_key": "train.py",  # stop 52 w6
     "s52_w3_step_counter_decides_shared_file": "train.py",  # stop 52 w3
+    "s52_w2_parameter_list_grown": "train.py",  # stop 52 w2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1351,6 +1366,7 @@ RANK0_ONLY = {
     "s52_w6_batch_moved_key_by_key": "weights",  # stop 52 w6
     "data_s52_w3_global_batch_size_by_other_arithmetic": "weights",  # stop 52 w3
     "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
+    "s52_w2_parameter_list_grown": "shift",  # stop 52 w2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1712,6 +1728,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s52_v2_pair_batches_from_other_module", "DP082"),
         # stop 52 v3: the type of a loader's sampler asserted, the sampler now the migration's
         ("data_s52_v3_sampler_type_asserted", "DP143"),
+        # stop 52 w2: CutMix pasted in place by a helper, mixup returned by another module's
+        ("s52_w2_batch_mixed_in_helper", "DP147"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

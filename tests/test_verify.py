@@ -241,15 +241,18 @@ def test_replicas_and_adaptive_rounding(shared: dict[str, Shared]) -> None:
 
 def test_draws_inside_the_loop_are_named_before_the_batch_size(shared: dict[str, Shared]) -> None:
     """CutMix drawn by a helper in the loop (clovaai/CutMix-PyTorch@2d8eb68's shape), batch
-    divided right: the cause is the per-process draws, located by migrate's DP006."""
+    divided right: the cause is the batch mixed within each rank's share, located by
+    migrate's DP147 at the helper's call (stop 52 w2; before: "random_in_loop", DP147 was
+    not said for a helper), the draws by its DP006."""
     report = report_of(shared, "cutmix")
     assert report.exit_code == 1, report
-    assert _causes(report)[0] == "random_in_loop", report.causes
+    assert _causes(report)[0] == "permuted_batch", report.causes
     assert "batch_not_divided" not in _causes(report)
     detail = report.causes[0].detail
     assert "the DataLoader batches were split right (8+8 of the original's 16)" in detail
     assert report.sharding_status == "ok", report.sharding
     assert "cutmix_dp.py:43:39 cutmix() draws np.random.beta at line 24" in detail
+    assert "DP147 from dp2ddp migrate at " in detail and "cutmix_dp.py:43: " in detail
 
 
 def test_a_datasets_own_generator_is_seeded_per_sample(shared: dict[str, Shared]) -> None:

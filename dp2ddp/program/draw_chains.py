@@ -133,7 +133,7 @@ def chained_draws(
                     continue
                 first = next((names[c] for c in callees if c in names), None)
                 if first is not None:
-                    add(key, replace(first, helper=function))
+                    add(key, replace(first, helper=function, mixes=None))
                     changed = True
         if not changed:
             break

@@ -28,7 +28,12 @@ import libcst as cst
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import name_of, nodes_of, unmoved, walk
 from dp2ddp.transforms.analysis.tensor_lists import PARAMETER as _PARAMETER
-from dp2ddp.transforms.analysis.tensor_lists import grown_attribute, leaf_list, list_reads
+from dp2ddp.transforms.analysis.tensor_lists import (
+    grown_by_leaves,
+    growth_sites,
+    leaf_list,
+    list_reads,
+)
 from dp2ddp.transforms.analysis.tensor_lists import leaf_tensor as _leaf_tensor
 
 if TYPE_CHECKING:
@@ -75,6 +80,7 @@ def trained_tensors(
             places += [(s.value, fed) for s in fed.body if isinstance(s, _VALUED) and s.value]
     definitions = view(module)
     done: set[tuple[int, str]] = set()
+    said: set[str] = set()  # held lists grown by what is not proved such a tensor (DP146)
     for root, line in places:
         for node in walk(root):
             if (
@@ -86,6 +92,13 @@ def trained_tensors(
                     many: bool | None = False  # `self.scale` of a plain class, `head.bias`
                 elif _unwrapped_part(node, module, t, lists=True):
                     many = True  # `head.extra`, an nn.ParameterList of them (stop 52 s1)
+                    late = _unproved_growth(node, module, t)
+                    if late is not None:  # grown by what is not proved such (stop 52 w2)
+                        many = None
+                        done.add((id(line), t.code(node)))
+                        if t.code(node) not in said:
+                            said.add(t.code(node))
+                            _said_grown(node, late, t)
                 else:
                     many = None
                 if many is not None:
@@ -118,6 +131,36 @@ def trained_tensors(
                     yield node, line, True  # `extra = make_params()`
                 elif built and unproved is not None:
                     _said(node, unproved, t)
+
+
+def _unproved_growth(
+    node: cst.Attribute, module: cst.Module, t: MigrationTransform
+) -> cst.Attribute | None:
+    """The first place the module grows the held list `node` reads by something not proved
+    a trainable leaf tensor (`grown_by_leaves`: `head.shift.append(nn.Parameter(...))`,
+    `.extend(<a proved list>)` are). Where every growth is proved, the sync after the
+    optimizer's statement (`list(map(ddp_sync_tensor, head.shift))`) iterates the list as
+    it is there, so it holds every tensor the optimizer took from it: one added before is
+    synced, one added after was not taken (a later `add_param_group` reading it is a place
+    of its own, synced after it). Stop 52 w2."""
+    for site in growth_sites(module, node.attr.value, t):
+        if not grown_by_leaves(site, module, t):
+            return site
+    return None
+
+
+def _said_grown(node: cst.Attribute, site: cst.Attribute, t: MigrationTransform) -> None:
+    """DP146: a held list grown by something `_unproved_growth` cannot prove such a tensor."""
+    above = t.parent(site)
+    grown = t.parent(above) if isinstance(above, cst.Attribute) else above
+    read = t.code(grown or site).splitlines()[0][:60]
+    t.warn(
+        node,
+        "DP146",
+        f"{t.code(node)} holds tensors trained outside DistributedDataParallel, but `{read}` "
+        f"(line {t.input_position(site)[0]}) adds to it or stores into it what is not "
+        "proved such a tensor: not synced, each rank trains its own copies on its share",
+    )
 
 
 def _said(node: cst.Name, unproved: cst.Name, t: MigrationTransform) -> None:
@@ -221,7 +264,7 @@ def _unwrapped_part(
     reaching definitions of the moved name), and that the module reads nowhere but as
     `head(...)` or `head.<attribute>`: no wrap and no container holds it, so DDP averages
     none of its gradients (stop 49 k1; moves and the program's classes: stop 50 s4). With
-    `lists`: where it holds a list of such tensors grown nowhere (stop 52 s1)."""
+    `lists`: where it holds a list of such tensors (stop 52 s1)."""
     held = node.value
     if not isinstance(held, cst.Name) or not _built_holding(
         held, node.attr.value, module, t, lists
@@ -250,10 +293,8 @@ def _built_holding(
     every binding of whose `self.<attr>` is a trainable leaf tensor, or a class of another
     module of the program told so (ProgramFacts.tensor_holders, stop 51 s1), or one of this
     module's classes storing no `self.<attr>` with a base so told (stop 52 s1). With
-    `lists`: a list of such tensors (`nn.ParameterList([...])`) this module grows nowhere
-    (ProgramFacts.tensor_list_holders)."""
-    if lists and grown_attribute(module, attr, t):
-        return False
+    `lists`: a list of such tensors (`nn.ParameterList([...])`, ProgramFacts.
+    tensor_list_holders; where this module grows it: `_unproved_growth`)."""
     facts = t.state.facts
     holders = set(facts.tensor_list_holders if lists else facts.tensor_holders)
     definitions = view(module)

@@ -234,7 +234,7 @@ class _ExportTensorLists(MigrationTransform):
         #: what only the program's other modules can prove (`resolved`): a function
         #: returning their calls ("via:b.build"), a class of a base of theirs ("base:...")
         self.pending: dict[str, str] = {}
-        #: "Class.attr" binding `self.attr` only to lists of such tensors, grown nowhere
+        #: "Class.attr" binding `self.attr` only to lists of such tensors, grown by such only
         self.lists: list[str] = []
 
     def visit_Module(self, node: cst.Module) -> bool:
@@ -310,7 +310,8 @@ def _held_lists(
 ) -> list[str]:
     """The attributes `owner`'s methods bind on `self` whose every binding is a list of
     trainable leaf tensors (`self.extra = nn.ParameterList([nn.Parameter(...), ...])`) and
-    that the module grows nowhere (`grown_attribute`)."""
+    that the module grows only by such tensors (`grown_by_leaves`: the sync after the
+    optimizer's statement iterates the list as it is there, stop 52 w2)."""
     names = {
         target.attr.value
         for assign in nodes_of(owner, cst.Assign)
@@ -323,24 +324,42 @@ def _held_lists(
         for name in names
         if flow.attribute_definitions(owner, name)
         and all(leaf_list(d.value, module, t) for d in flow.attribute_definitions(owner, name))
-        and not grown_attribute(module, name, t)
+        and all(grown_by_leaves(site, module, t) for site in growth_sites(module, name, t))
     )
 
 
-def grown_attribute(module: cst.Module, attr: str, t: MigrationTransform) -> bool:
-    """Some `x.<attr>` of the module is grown or stored into in place (`x.extra.append(w)`,
+def growth_sites(module: cst.Module, attr: str, t: MigrationTransform) -> list[cst.Attribute]:
+    """Each `x.<attr>` of the module grown or stored into in place (`x.extra.append(w)`,
     `x.extra[0] = w`, `x.extra += [w]`)."""
+    found: list[cst.Attribute] = []
     for node in nodes_of(module, cst.Attribute):
         if node.attr.value != attr:
             continue
         parent = t.parent(node)
-        if isinstance(parent, cst.Attribute) and parent.attr.value in GROWING:
-            return True
-        if isinstance(parent, cst.Subscript) and _stored(parent, t.parent):
-            return True
-        if isinstance(parent, cst.AugAssign) and parent.target is node:
-            return True
-    return False
+        if (
+            (isinstance(parent, cst.Attribute) and parent.attr.value in GROWING)
+            or (isinstance(parent, cst.Subscript) and _stored(parent, t.parent))
+            or (isinstance(parent, cst.AugAssign) and parent.target is node)
+        ):
+            found.append(node)
+    return found
+
+
+def grown_by_leaves(site: cst.Attribute, module: cst.Module, t: MigrationTransform) -> bool:
+    """`x.shift.append(nn.Parameter(...))`, `.insert(i, <such a tensor>)`, `.extend(<a
+    proved list>)`, `x.shift += <a proved list>`: the list grown only by trainable leaf
+    tensors (stop 52 w2)."""
+    parent = t.parent(site)
+    if isinstance(parent, cst.AugAssign):
+        return isinstance(parent.operator, cst.AddAssign) and leaf_list(parent.value, module, t)
+    call = t.parent(parent) if isinstance(parent, cst.Attribute) else None
+    if not isinstance(call, cst.Call) or call.func is not parent or not call.args:
+        return False
+    assert isinstance(parent, cst.Attribute)
+    added = call.args[-1].value
+    if parent.attr.value in ("append", "insert"):
+        return leaf_tensor(added, t)
+    return parent.attr.value == "extend" and _returned_list(added, module, t, (), 1)
 
 
 def module_tensor_lists(

@@ -288,8 +288,9 @@ class FlagHazards(MigrationTransform):
             self.warn(at, "DP040", detail)
         text = self.state.text or original_node.code
         own = frozenset(n.split(".")[0] for n, _ in self.state.loaders.consumers)
+        mix = self._draws.mixer() if self._draws is not None else None  # DP147 via helpers
         paired = batch_pairings(
-            original_node, wrapped, text, self.code, self._position, self.qualified_names, own
+            original_node, wrapped, text, self.code, self._position, self.qualified_names, own, mix
         )
         for at, code, detail in paired:
             self.warn(at, code, detail)

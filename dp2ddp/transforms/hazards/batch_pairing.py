@@ -27,10 +27,11 @@ from collections.abc import Callable, Iterator
 
 import libcst as cst
 
+from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, Step, origins, view
 from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.hazards.pairs import MAY_COMPARE, compares_samples
-from dp2ddp.transforms.hazards.permuted_rows import permuted_rows
+from dp2ddp.transforms.hazards.permuted_rows import helper_mixes, mixing_calls, permuted_rows
 
 #: Packages whose calls dp2ddp reads as per row or as told elsewhere (a call of theirs
 #: handed two batches is not DP125's): torch's own, numpy, and the standard library.
@@ -45,17 +46,21 @@ def batch_pairings(
     position: Callable[[cst.CSTNode], tuple[int, int]],
     qualified_names: Callable[[cst.CSTNode], set[str]],
     own: frozenset[str] = frozenset(),
+    mixer: Callable[[cst.Call], HelperDraw | None] | None = None,
 ) -> Iterator[tuple[cst.CSTNode, str, str]]:
     """Each operation pairing the loader's batch's rows with each other whose result a
     wrapped model's call (as spelled in `wrapped`) reads, once, with its code and detail:
     DP124 where the pairing is read (`compares_samples`), DP125 where it is a call into a
-    library dp2ddp does not read handed two or more tensors cut from the batch."""
+    library dp2ddp does not read handed two or more tensors cut from the batch; DP147 at a
+    call of a helper (`mixer`: HelperDraws.of_call) that mixes the batch's rows in a drawn
+    order, where no such subscript is on the argument's own path."""
     if not wrapped:
         return
     defs = view(module)
     calls = [c for c in defs.calls if code(c.func) in wrapped]
     told: set[cst.CSTNode] = set()
     compares = bool(MAY_COMPARE.search(text))
+    mixing = mixing_calls(defs, mixer) if mixer is not None else []
     for call in calls:
 
         def stop(c: cst.Call) -> bool:
@@ -80,6 +85,24 @@ def batch_pairings(
                         f"model's call at line {line} reads what it gives ({model}): each "
                         "rank permutes only its own share, DataParallel the whole batch",
                     )
+            helpers = (
+                [] if permuted else helper_mixes(defs, call, sources, mixing, _from_data, position)
+            )
+            for helper, draw in helpers:
+                if helper in told:
+                    continue
+                told.add(helper)
+                _, name, where, in_place = draw.mixes or (0, "", 0, False)
+                shown = f"{draw.path}:{where}" if draw.path else f"line {where}"
+                yield (
+                    helper,
+                    "DP147",
+                    f"`{code(helper).splitlines()[0][:60]}` hands the batch to a helper "
+                    f"that takes the rows of its `{name}` in a drawn order and mixes them "
+                    f"({'in place' if in_place else 'into what it returns'}, {shown}), and "
+                    f"the wrapped model's call at line {line} reads them ({model}): each rank "
+                    "permutes only its own share, DataParallel the whole batch",
+                )
             for origin in sources:
                 found = _pairing(defs, origin.path) if compares else None
                 if found is not None and found not in told:

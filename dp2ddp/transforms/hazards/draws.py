@@ -37,6 +37,7 @@ from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, parsed_
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
+from dp2ddp.transforms.hazards.permuted_rows import PERMUTATIONS, mixed_parameter
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 Position = Callable[[cst.CSTNode], tuple[int, int]]
@@ -255,6 +256,16 @@ class HelperDraws:
             )
         return draw
 
+    def mixer(self) -> Callable[[cst.Call], Draw | None] | None:
+        """`of_call` where a helper here or elsewhere may mix its argument's rows in a drawn
+        order (HelperDraw.mixes: this module calls a permutation draw, or an imported helper
+        mixes), else None (DP147's walk through helpers is not asked)."""
+        tails = {name.rsplit(".", 1)[1] for name in PERMUTATIONS}
+        permutes = any(name_of(c.func) in tails for c in nodes_of(self._module, cst.Call))
+        if permutes or any(d.mixes is not None for d in self._imported.values()):
+            return self.of_call
+        return None
+
     def _generator_draw(self, call: cst.Call) -> cst.Call | None:
         """generator_draw in this module, none where it builds no generator object."""
         func = call.func
@@ -445,9 +456,20 @@ class HelperDraws:
                 break
             guarded = guarded or replace(found, when_none=when)
         draw = draw or guarded
+        if draw is not None:  # its own mixing only, not a callee's (whose parameters differ)
+            mixes = self._mixes(function, bool(owner))
+            draw = draw if mixes == draw.mixes else replace(draw, mixes=mixes)
         if draw is not None or complete:
             self._found[name] = draw
         return draw
+
+    def _mixes(self, function: cst.FunctionDef, method: bool) -> tuple[int, str, int, bool] | None:
+        """The parameter whose rows `function` mixes in a drawn order (mixed_parameter); the
+        module's def-use view is asked only where the function calls a permutation draw."""
+        if not any(self._names(c.func) & PERMUTATIONS for c in self._calls(function.body)):
+            return None
+        line = self._position
+        return mixed_parameter(view(self._module), function, method, self._qualified_names, line)
 
     def _names(self, func: cst.BaseExpression) -> set[str]:
         """`func`'s qualified names; a plain name bound by nothing here (a star import's:
