@@ -64,35 +64,34 @@ _AT_FIRST = MAKEDIRS | MKDIR | WRITES_AT_FIRST | SUMMARY_WRITER | WRITER_CONFIGU
 _READ_AT_FIRST = READS_AT_FIRST | {"open", "builtins.open", "io.open"}
 
 
-def file_readers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
-    """`name:position:parameter` for each top-level function of the module that reads a
-    whole file at a parameter it never rebinds (`open(path)`, `open(path, "rb")`,
-    `np.load(path)`, `pd.read_csv(path)`), and for each top-level class whose `__init__`
-    does (named by the class, the position not counting `self`); `name:=:path` for a
-    top-level function that reads one at a fixed path."""
-    return _file_calls(tree, resolved, _read_at)
+def file_calls(
+    tree: ast.Module, resolved: Callable[[ast.expr], str]
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The module's file_readers, file_writers and file_handers, from one walk of each of
+    its functions (each call's name resolved once for the three):
 
-
-def file_writers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
-    """As file_readers, for the top-level functions that write a whole file (open for
-    writing, np.save and the other WRITES_AT_FIRST; not a checkpoint's torch.save, which
-    ProgramHints.saved_by names) at a parameter or at a fixed path."""
-    return _file_calls(tree, resolved, _written_at, classes=False)
+    - file_readers: `name:position:parameter` for each top-level function of the module
+      that reads a whole file at a parameter it never rebinds (`open(path)`, `open(path,
+      "rb")`, `np.load(path)`, `pd.read_csv(path)`), and for each top-level class whose
+      `__init__` does (named by the class, the position not counting `self`);
+      `name:=:path` for a top-level function that reads one at a fixed path.
+    - file_writers: as file_readers, for the top-level functions that write a whole file
+      (open for writing, np.save and the other WRITES_AT_FIRST; not a checkpoint's
+      torch.save, which ProgramHints.saved_by names) at a parameter or at a fixed path.
+    - file_handers: as file_readers, for the top-level functions that hand a parameter (or
+      a path under it) first to a library's function no table here lists, which may read a
+      file there (`sed_eval.io.load_event_list(prediction_csv_path)` in qiuqiangkong/
+      sound_event_detection_dcase2017_task4@823af88 utils/utilities.py:
+      official_evaluate(), called right after write_submission() wrote that path on rank
+      0; stop 52 w4)."""
+    readers, writers, handers = _file_calls(tree, resolved, (_read_at, _written_at, _handed_at))
+    return readers, writers, handers
 
 
 def _read_at(call: ast.Call, called: str) -> ast.expr | None:
     if called not in _READ_AT_FIRST or (called.endswith("open") and not _reads(call)):
         return None
     return call.args[0]
-
-
-def file_handers(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
-    """As file_readers, for the top-level functions that hand a parameter (or a path under
-    it) first to a library's function no table here lists, which may read a file there
-    (`sed_eval.io.load_event_list(prediction_csv_path)` in qiuqiangkong/
-    sound_event_detection_dcase2017_task4@823af88 utils/utilities.py: official_evaluate(),
-    called right after write_submission() wrote that path on rank 0; stop 52 w4)."""
-    return _file_calls(tree, resolved, _handed_at, classes=False)
 
 
 def _handed_at(call: ast.Call, called: str) -> ast.expr | None:
@@ -110,19 +109,19 @@ def _written_at(call: ast.Call, called: str) -> ast.expr | None:
 def _file_calls(
     tree: ast.Module,
     resolved: Callable[[ast.expr], str],
-    path_of: Callable[[ast.Call, str], ast.expr | None],
-    *,
-    classes: bool = True,
-) -> frozenset[str]:
-    """The entries of file_readers or file_writers: `path_of` gives the path a call reads
-    (writes) a whole file at, or None."""
+    kinds: tuple[Callable[[ast.Call, str], ast.expr | None], ...],
+) -> list[frozenset[str]]:
+    """The entries of file_calls' facts, one per kind: a kind gives the path a call reads
+    (writes, hands on) a whole file at, or None. The first kind (reads) looks into the
+    top-level classes' `__init__` too (`CachedSet(CACHE)`); the others into the top-level
+    functions alone."""
     constants = _string_constants(tree)
-    found: set[str] = set()
+    found: list[set[str]] = [set() for _ in kinds]
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append((statement.name, statement, 0))
-        elif classes and isinstance(statement, ast.ClassDef):  # `CachedSet(CACHE)`
+        elif isinstance(statement, ast.ClassDef):  # `CachedSet(CACHE)`: reads alone
             functions += [
                 (statement.name, s, 1)
                 for s in statement.body
@@ -134,22 +133,27 @@ def _file_calls(
         names = [n for n in walked if isinstance(n, ast.Name)]
         stored = {n.id for n in names if isinstance(n.ctx, ast.Store)}
         aliases = _parameter_aliases(walked, params, stored)
+        applied = list(zip(kinds[:1] if skipped else kinds, found, strict=False))
         for call in walked:
             if not isinstance(call, ast.Call) or not call.args:
                 continue
-            first = path_of(call, resolved(call.func))
-            fixed = _fixed(first, constants, stored)
-            if fixed is not None and not skipped:
-                found.add(f"{name}:=:{fixed}")
-            first = _under(first, resolved)
-            if not isinstance(first, ast.Name):
-                continue
-            read = {first.id} if first.id in params and first.id not in stored else set()
-            for param in sorted(read | aliases.get(first.id, set())):
-                position = params.index(param) - skipped
-                if position >= 0:
-                    found.add(f"{name}:{position}:{param}")
-    return frozenset(found)
+            called = resolved(call.func)
+            for path_of, entries in applied:
+                first = path_of(call, called)
+                if first is None:
+                    continue
+                fixed = _fixed(first, constants, stored)
+                if fixed is not None and not skipped:
+                    entries.add(f"{name}:=:{fixed}")
+                first = _under(first, resolved)
+                if not isinstance(first, ast.Name):
+                    continue
+                read = {first.id} if first.id in params and first.id not in stored else set()
+                for param in sorted(read | aliases.get(first.id, set())):
+                    position = params.index(param) - skipped
+                    if position >= 0:
+                        entries.add(f"{name}:{position}:{param}")
+    return [frozenset(entries) for entries in found]
 
 
 def _under(path: ast.expr | None, resolved: Callable[[ast.expr], str]) -> ast.expr | None:

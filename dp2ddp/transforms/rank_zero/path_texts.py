@@ -49,22 +49,19 @@ def path_texts(
         return (own,) if item is None else (own, code(item))
     if not isinstance(path, cst.Name) or function is None:
         return (own,)
-    bound = [
-        node
-        for node in walk(function.body, skip_scopes=True)
-        if isinstance(node, cst.Assign)
-        and len(node.targets) == 1
-        and isinstance(node.targets[0].target, cst.Name)
-        and node.targets[0].target.value == path.value
-    ]
-    others = [  # any other binding of the name (`with ... as path`, a loop, `+=`)
-        node
-        for node in walk(function.body, skip_scopes=True)
-        if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr))
-        or (isinstance(node, (cst.AsName, cst.For)) and _binds(node, path.value))
-    ]
-    if others:
-        return (own,)
+    bound: list[cst.Assign] = []
+    for node in walk(function.body, skip_scopes=True):  # one walk, left at another binding
+        if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.NamedExpr)) or (
+            isinstance(node, (cst.AsName, cst.For)) and _binds(node, path.value)
+        ):
+            return (own,)  # any other binding of the name (`with ... as path`, a loop, `+=`)
+        if (
+            isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and node.targets[0].target.value == path.value
+        ):
+            bound.append(node)
     if path.value in _parameters(function):
         if bound or depth <= 0:
             return (own,)

@@ -56,9 +56,7 @@ from dp2ddp.transforms.analysis.printing import Printing, printing_functions
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
 from dp2ddp.transforms.rank_zero.path_sinks import (
-    file_handers,
-    file_readers,
-    file_writers,
+    file_calls,
     path_attributes,
     path_parameters,
 )
@@ -182,11 +180,9 @@ def program_hints(
         wraps_to = handed_to(module.name, (h for i, h in enumerate(handoffs) if i != index))
         saved_by = savers(index)
         loaded_by = loaders(index)
-        returns = per_rank(index) if any(n.per_rank for n in names) else frozenset()
-        read_by = readers(index) if any(n.file_readers for n in names) else frozenset()
-        handed_by = handers(index) if any(n.file_handers for n in names) else frozenset()
-        written_by = writers(index) if any(n.file_writers for n in names) else frozenset()
-        paths_of = handed(index) if any(n.path_parameters for n in names) else frozenset()
+        returns = per_rank(index)  # _by_module: empty where no module names one
+        read_by, handed_by, written_by = readers(index), handers(index), writers(index)
+        paths_of = handed(index)
         if not index:
             hints[module.real] = ProgramHints(
                 pure,
@@ -433,6 +429,8 @@ class ModuleNames:
         def resolved(func: ast.expr) -> str:
             return resolved_name(func, table) or getattr(func, "id", "")
 
+        reads, writes, hands = file_calls(tree, resolved)  # one walk (stop 52 w7)
+
         return cls(
             as_entry,
             as_library,
@@ -449,17 +447,17 @@ class ModuleNames:
             per_rank_returns(tree, table),
             path_attributes(tree, resolved),
             printing,
-            file_readers(tree, resolved),
+            reads,
             own_device_classes(name, tree),
             per_rank_classes(tree),
             object_functions(tree, table, PIL_IMAGES),
             keeping_methods(tree, printing),
-            file_writers(tree, resolved),
+            writes,
             batch_fetchers(tree),
             *loader_calls(tree),
             frozenset(s.name for s in tree.body if isinstance(s, ast.ClassDef)),
             path_parameters(tree, resolved),
-            file_handers(tree, resolved),
+            hands,
             device_moves(tree),
         )
 
