@@ -105,7 +105,8 @@ netD.apply(weights_init)
 ddp_broadcast_module(netD)
 
 criterion = nn.BCELoss()
-fixed_noise = torch.randn(256, nz, device=device)
+with ddp_same_random():
+    fixed_noise = torch.randn(256, nz, device=device)
 real_label = 1.0
 fake_label = 0.0
 
