@@ -20,7 +20,9 @@ from collections.abc import Callable
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import dotted, resolved_name
 
-_WRAPS = ("DataParallel", "DistributedDataParallel")
+#: The wrap classes a construction may be, by last name.
+WRAPS = ("DataParallel", "DistributedDataParallel")
+#: Module methods that return the module itself (`DataParallel(m).cuda().train()`).
 _MOVES = ("cuda", "to", "cpu", "float", "double", "half", "train", "eval")
 
 
@@ -172,25 +174,31 @@ def _local_builders(tree: ast.Module) -> set[str]:
         for s in tree.body
         if isinstance(s, (ast.ClassDef, ast.FunctionDef))
         and not any(
-            isinstance(n, ast.Call) and (dotted(n.func) or [""])[-1] in _WRAPS for n in ast.walk(s)
+            isinstance(n, ast.Call) and (dotted(n.func) or [""])[-1] in WRAPS for n in ast.walk(s)
         )
     }
 
 
-def _kind(value: ast.expr, table: dict[str, str], local: set[str]) -> str:
-    """What one argument is (a name already read through its one binding)."""
+def unmoved(value: ast.expr) -> ast.expr:
+    """The module under a chain of module methods that return it (`m.cuda().train()` -> `m`)."""
     while (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Attribute)
         and value.func.attr in _MOVES
     ):
         value = value.func.value
+    return value
+
+
+def _kind(value: ast.expr, table: dict[str, str], local: set[str]) -> str:
+    """What one argument is (a name already read through its one binding)."""
+    value = unmoved(value)
     if not isinstance(value, ast.Call):
         return "other"
     parts = dotted(value.func)
     if parts is None:
         return "other"
-    if parts[-1] in _WRAPS:
+    if parts[-1] in WRAPS:
         return "wrap"
     if len(parts) == 1 and parts[0] in local:
         return "local"

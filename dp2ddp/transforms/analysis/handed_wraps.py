@@ -31,9 +31,7 @@ from dp2ddp.flow import DefUse
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import dotted, resolved_name
-
-_WRAPS = ("DataParallel", "DistributedDataParallel")
-_MOVES = ("cuda", "to", "cpu", "float", "double", "half", "train", "eval")
+from dp2ddp.transforms.analysis.constructions import WRAPS, unmoved
 
 
 def handed_parameters(
@@ -139,13 +137,8 @@ def handed_to(name: str, every: Iterable[frozenset[str]]) -> frozenset[str]:
 
 
 def _is_wrap(value: ast.expr) -> bool:
-    while (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr in _MOVES
-    ):
-        value = value.func.value
+    value = unmoved(value)
     if isinstance(value, ast.IfExp):
         return _is_wrap(value.body) or _is_wrap(value.orelse)
     parts = dotted(value.func) if isinstance(value, ast.Call) else None
-    return parts is not None and bool(parts) and parts[-1] in _WRAPS
+    return parts is not None and bool(parts) and parts[-1] in WRAPS
