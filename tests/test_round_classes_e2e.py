@@ -906,6 +906,15 @@ Stop 52 (helper w2), a batch mixed in a helper:
   `twin.gain.extend([...])`) handed to the optimizer: each synced, rank 0 prints the
   original's `shift -0.0778 0.3960 0.9100`, `gain 1.2871 1.4176` (before: no sync, no
   warning; rank 0 printed shift -0.0505 0.3996 0.8849, gain 1.3604 1.5501).
+
+Stop 53's NLP/OCR/speech round (helper v1):
+- s53_v1_module_method_named_like_function (v1-B, ku21fan/STR-Fewer-Labels@0d9ef6a
+  modules/semi_supervised.py:104): another module's `self.net.train()` (nn.Module's method)
+  was taken for a call of train.py's train() where not every rank may arrive; no module holds
+  train.py as a value, so no attribute call is one: the barrier after rank 0's checkpoint
+  save, rank 0 prints the original's lines (before: no barrier, DP031 with that false
+  reason; rank 1 read the checkpoint while rank 0 wrote it, "PytorchStreamReader failed
+  reading zip archive").
 """
 
 from __future__ import annotations
@@ -1236,6 +1245,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 52 w2: the original's (the base printed shift -0.0505 0.3996 0.8849, gain 1.3604
     # 1.5501: the grown lists not synced)
     "s52_w2_parameter_list_grown": ("shift -0.0778 0.3960 0.9100", "gain 1.2871 1.4176"),
+    # stop 53 v1: the original's (the base: rank 1 read the checkpoint rank 0 was writing)
+    "s53_v1_module_method_named_like_function": (
+        "epoch 0 score 0.1808",
+        "epoch 1 score 0.1424",
+        "weights -0.2635",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1273,6 +1288,7 @@ PROGRAMS = {
     "s52_w6_batch_moved_key_by_key": "train.py",  # stop 52 w6
     "s52_w3_step_counter_decides_shared_file": "train.py",  # stop 52 w3
     "s52_w2_parameter_list_grown": "train.py",  # stop 52 w2
+    "s53_v1_module_method_named_like_function": "train.py",  # stop 53 v1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1367,6 +1383,7 @@ RANK0_ONLY = {
     "data_s52_w3_global_batch_size_by_other_arithmetic": "weights",  # stop 52 w3
     "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
     "s52_w2_parameter_list_grown": "shift",  # stop 52 w2
+    "s53_v1_module_method_named_like_function": "weights",  # stop 53 v1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

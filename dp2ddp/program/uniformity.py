@@ -237,13 +237,52 @@ class ProgramUniformity:
         module = self._by_path(path)
         if module is None:
             return None
+        # a top-level function is `x.name(...)` only where x may be its module (or an
+        # object given the function as an attribute): else only its calls by name count
+        attributes = method or self._reachable_as_attribute(module, name)
         for other in self.program.modules:
             if other.real == module.real or not mentions(other.source.text, name):
                 continue
-            key = ("sites", module.real, other.real, name, str(method))
-            if not self._ask(key, other, lambda u: sites_reached(u, module.name, name, method)):
+            key = ("sites", module.real, other.real, name, str(method), str(attributes))
+            question = partial(sites_reached, module_name=module.name, name=name, method=method)
+            if not self._ask(key, other, partial(question, attributes=attributes)):
                 return other.path
         return None
+
+    def _reachable_as_attribute(self, module: ProgramModule, name: str) -> bool:
+        """Some program module may hold `module` itself as a value (an import binding the
+        module object, `import train` / `from pkg import train`, or a dynamic import), or
+        stores an attribute `name` on an object (`cfg.train = train`), so an attribute call
+        `x.name(...)` may be a call of `module`'s top-level function `name`. Where none
+        does, `self.teacher.train()` is nn.Module's method (ku21fan/STR-Fewer-Labels@0d9ef6a:
+        taken for train.py's train(), its checkpoint load got no barrier, stop 53)."""
+        key = ("module_object", module.real, name)  # this program's modules decide it
+        if key not in self._answers:
+            self._answers[key] = self._module_object_held(module, name)
+        return self._answers[key]
+
+    def _module_object_held(self, module: ProgramModule, name: str) -> bool:
+        if self.attribute_assigned_elsewhere("", name):
+            return True
+        last = module.name.rsplit(".", 1)[-1]
+        for other in self.program.modules:
+            if mentions(other.source.text, "import_module", "__import__", "sys.modules"):
+                return True
+            if not mentions(other.source.text, last):
+                continue
+            for node in ast_nodes.walk(other.passing_tree()):
+                if isinstance(node, ast.Import) and any(
+                    alias.name == module.name
+                    or alias.name.startswith(f"{module.name}.")
+                    or module.name.startswith(f"{alias.name}.")
+                    for alias in node.names
+                ):
+                    return True
+                if isinstance(node, ast.ImportFrom) and any(
+                    alias.name in (last, "*") for alias in node.names
+                ):
+                    return True  # `from pkg import train`, `from . import train`
+        return False
 
     def _direct_calls(self, module: ProgramModule, class_name: str) -> int | None:
         return self.project.remembered(

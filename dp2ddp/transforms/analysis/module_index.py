@@ -71,9 +71,12 @@ class ModuleIndex:
             ):
                 yield call
 
-    def may_call(self, call: cst.Call, module_name: str, name: str, method: bool) -> bool:
+    def may_call(
+        self, call: cst.Call, module_name: str, name: str, method: bool, attributes: bool = True
+    ) -> bool:
         """`call` may call `name` of module `module_name` (a superset: a call of an
-        imported library's function of that name, `torch.save`, is not one)."""
+        imported library's function of that name, `torch.save`, is not one; with
+        `attributes=False`, neither is `x.name(...)` that its qualified names do not name)."""
         func = call.func
         names = self.view.qualified_names(func)
         if f"{module_name}.{name}" in names or (
@@ -88,7 +91,7 @@ class ModuleIndex:
             if method or func.value != name:
                 return False
             return self.imported_only(name) or not self.bound_anywhere(name)
-        if not isinstance(func, cst.Attribute) or func.attr.value != name:
+        if not isinstance(func, cst.Attribute) or func.attr.value != name or not attributes:
             return False
         if not method and self.own_method_call(call, func):
             return False  # `self.load_data(i)` in a class defining load_data: not the function

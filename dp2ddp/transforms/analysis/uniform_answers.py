@@ -14,12 +14,16 @@ if TYPE_CHECKING:
     from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 
-def sites_reached(u: RankUniformity, module_name: str, name: str, method: bool) -> bool:
+def sites_reached(
+    u: RankUniformity, module_name: str, name: str, method: bool, attributes: bool = True
+) -> bool:
     """Every call in this module that may call function `name` of module `module_name`
     (`method`: a method of one of its classes, `x.name(...)`) is reached by every rank,
-    and so is its function, here and program-wide."""
+    and so is its function, here and program-wide. `attributes=False`: no value in the
+    program may be that module (program/uniformity.py), so an attribute call `x.name()`
+    whose qualified names do not name it is not one."""
     for call in u.index.calls:
-        if not u.index.may_call(call, module_name, name, method):
+        if not u.index.may_call(call, module_name, name, method, attributes=attributes):
             continue
         if u.rank_dependent_around(call) is not None:
             return False
