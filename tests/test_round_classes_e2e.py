@@ -906,6 +906,14 @@ Stop 52 (helper w2), a batch mixed in a helper:
   `twin.gain.extend([...])`) handed to the optimizer: each synced, rank 0 prints the
   original's `shift -0.0778 0.3960 0.9100`, `gain 1.2871 1.4176` (before: no sync, no
   warning; rank 0 printed shift -0.0505 0.3996 0.8849, gain 1.3604 1.5501).
+
+Stop 53's validation round 6 (helper v4), a GPU-count guard around a loop of wraps:
+- model_wrap_s53_v4_count_guard_loop (v4-A, spacegoing/DARNN_Multi_GPU@7e60823
+  MultiTaskMain.py:170-174): `if torch.cuda.device_count() > 1: for i in multi_list: i[0] =
+  nn.DataParallel(i[0])`: the guard goes, as around a wrap at its top level, and every rank
+  wraps; rank 0 prints the original's `weights 1.2567` (before: the guard kept, no model
+  wrapped under torchrun on CPU, each rank trained its half alone: `weights 0.6454`, no
+  warning).
 """
 
 from __future__ import annotations
@@ -1236,6 +1244,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 52 w2: the original's (the base printed shift -0.0505 0.3996 0.8849, gain 1.3604
     # 1.5501: the grown lists not synced)
     "s52_w2_parameter_list_grown": ("shift -0.0778 0.3960 0.9100", "gain 1.2871 1.4176"),
+    # stop 53 v4: the original's (the base printed weights 0.6454: the count guard around the
+    # loop of wraps kept, nothing wrapped on CPU)
+    "model_wrap_s53_v4_count_guard_loop": ("weights 1.2567",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
