@@ -915,6 +915,17 @@ Stop 53's NLP/OCR/speech round (helper v1):
   save, rank 0 prints the original's lines (before: no barrier, DP031 with that false
   reason; rank 1 read the checkpoint while rank 0 wrote it, "PytorchStreamReader failed
   reading zip archive").
+
+Stop 53's validation round 6 (helper v4), a GPU-count guard around a loop of wraps:
+- model_wrap_s53_v4_count_guard_loop (v4-A, spacegoing/DARNN_Multi_GPU@7e60823
+  MultiTaskMain.py:170-174): `if torch.cuda.device_count() > 1: for i in multi_list: i[0] =
+  nn.DataParallel(i[0])`: the guard goes, as around a wrap at its top level, and every rank
+  wraps; rank 0 prints the original's `weights 1.2567` (before: the guard kept, no model
+  wrapped under torchrun on CPU, each rank trained its half alone: `weights 0.6454`, no
+  warning).
+- model_wrap_s53_v4_flag_guard_loop (v4-A under a flag, v4-C): the same loop under `if
+  args.share:`: DP012 (before: nothing said), and verify's cause names the run that built no
+  DDP wrapper (test_no_rank_wrapped_is_verifys_cause; its own verify run, not the launch).
 """
 
 from __future__ import annotations
@@ -1251,6 +1262,9 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 score 0.1424",
         "weights -0.2635",
     ),
+    # stop 53 v4: the original's (the base printed weights 0.6454: the count guard around the
+    # loop of wraps kept, nothing wrapped on CPU)
+    "model_wrap_s53_v4_count_guard_loop": ("weights 1.2567",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1974,3 +1988,25 @@ def test_a_set_order_is_rank_zeros_on_every_rank(launch: Launch) -> None:
     case = "rank_zero_s52_w5_set_order_labels"
     seen = [launch.status(case, rank)["digest"] for rank in (0, 1)]
     assert seen[0] == seen[1], seen
+
+
+# stop 53 v4: a wrap in a loop under a flag is said (DP012), and verify names the cause
+def test_no_rank_wrapped_is_verifys_cause(tmp_path: Path) -> None:
+    """model_wrap_s53_v4_flag_guard_loop (stop 53 v4-A/v4-C): encoder/head pairs wrapped in
+    a loop under `if args.share:`, false here, one optimizer per pair built in a loop: the
+    condition is a wrap's (DP012) and no rank builds a DDP wrapper, so the ranks train
+    apart. verify's first cause says no model was wrapped (before: no DP012, and the cause
+    "DDP ranks hold different parameters … dp2ddp migrate named no place"; on
+    spacegoing/DARNN_Multi_GPU@7e60823 "as dp2ddp migrate warned (DP007)", an int counter)."""
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    script = tmp_path / "train.py"
+    script.write_text(
+        (TESTS / "fixtures" / "model_wrap_s53_v4_flag_guard_loop" / "input.py").read_text()
+    )
+    report = verify(VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
+    assert report.exit_code != 0, report
+    assert any(" DP012 " in note for note in report.notes), report.notes
+    cause = next(c for c in report.causes if c.key == "ranks_out_of_sync")
+    assert cause.title == "no model wrapped in DistributedDataParallel: each rank trained alone"
+    assert "built no DistributedDataParallel on rank 0, 1" in cause.detail

@@ -300,6 +300,8 @@ def _evidence(tmp_path: Path, ratio: float, **changes: Any) -> Evidence:
         migrated.data["events"][0]["hyper"] = [changes.pop("hyper")]
     numerics = compare_updates(original, migrated, 1e-4, 1e-8)
     ranks = [migrated, _record(1, inputs=[[]])]
+    for run in ranks:  # a migrated run wraps its model (test_ranks_apart_says_when_no_rank...)
+        run.data["wrappers"] = [{"class": "DistributedDataParallel", "devices": 0, "dim": 0}]
     original.data["windows"][0]["inputs"] = {"0": ["a", "b"]}
     migrated.data["windows"][0]["inputs"] = {"0": ["a"]}
     ranks[1].data["windows"][0]["inputs"] = {"0": changes.pop("rank1_inputs", ["b"])}
@@ -639,6 +641,30 @@ def test_ranks_apart_names_the_warning_that_says_how(tmp_path: Path) -> None:
     cause = next(c for c in diagnose(ev) if c.key == "ranks_out_of_sync")
     assert cause.title == "DDP ranks hold different parameters"
     assert "named no place" in cause.detail and "DP039" not in cause.fix
+
+
+def test_ranks_apart_says_when_no_rank_built_a_wrapper(tmp_path: Path) -> None:
+    """Stop 53 v4-C (spacegoing/DARNN_Multi_GPU@7e60823): the wrap left under `if
+    torch.cuda.device_count() > 1:`, false on CPU, so no rank built a DDP wrapper; verify's
+    cause was "as dp2ddp migrate warned (DP007)", a warning about an int counter. A run whose
+    ranks recorded no DistributedDataParallel is named as such; with a wrapper the warnings
+    are named as before."""
+    warned = ("/p/DARNN.py:74:7: DP007 module state mutated in forward() or backward(): "
+              "self.count in Encoder.forward()",)  # fmt: skip
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    ev = _evidence(tmp_path / "a", 1.0, in_sync=False, sync_detail="after step 1, rank 1 differs",
+                   migration_warnings=warned)  # fmt: skip
+    for run in ev.migrated:
+        run.data["wrappers"] = []
+    cause = next(c for c in diagnose(ev) if c.key == "ranks_out_of_sync")
+    assert cause.title == "no model wrapped in DistributedDataParallel: each rank trained alone"
+    assert "built no DistributedDataParallel on rank 0, 1" in cause.detail
+    assert "DP007" not in cause.title + cause.detail
+    ev = _evidence(tmp_path / "b", 1.0, in_sync=False, sync_detail="after step 1, rank 1 differs",
+                   migration_warnings=warned)  # fmt: skip
+    cause = next(c for c in diagnose(ev) if c.key == "ranks_out_of_sync")
+    assert cause.title == "DDP ranks hold different parameters, as dp2ddp migrate warned (DP007)"
 
 
 def test_a_collate_that_only_stacks_is_measured_per_sample() -> None:

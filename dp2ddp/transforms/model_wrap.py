@@ -59,6 +59,7 @@ from dp2ddp.transforms.analysis.device_terms import (
 from dp2ddp.transforms.analysis.forwarding_wrapper import ForwardingWraps
 from dp2ddp.transforms.analysis.guarded_wraps import (
     called_bare,
+    looped_wrap,
     read_before_wrap,
     stores_after_wrap,
     wrap_assignments,
@@ -433,13 +434,14 @@ class WrapModelInDDP(MigrationTransform):
     # -- guards -------------------------------------------------------------------------
     def _wraps_directly(self, block: cst.BaseSuite) -> bool:
         """The block has a top-level statement that calls DataParallel (or a function that
-        does: analysis/wrap_calls.py)."""
+        does: analysis/wrap_calls.py), or a loop around one (guarded_wraps.looped_wrap)."""
         if not isinstance(block, cst.IndentedBlock):
             return False
         wraps = m.Call(func=m.MatchIfTrue(lambda f: self.matches(f, DATAPARALLEL)))
         return any(
             isinstance(stmt, cst.SimpleStatementLine)
             and (m.findall(stmt, wraps) or calls_function(stmt, self._wrapper_functions))
+            or looped_wrap(stmt, self._wraps_directly)
             for stmt in block.body
         )
 
@@ -564,6 +566,7 @@ class WrapModelInDDP(MigrationTransform):
             )
             or id(stmt) in self._kept_wrap_ifs
             or calls_function(stmt, self._wrapper_functions)
+            or looped_wrap(stmt, self._wraps_directly)
         ]
         if not wraps:
             return updated

@@ -118,7 +118,13 @@ def diagnose(ev: Evidence) -> list[Cause]:
     causes += _datasets(ev) or _data(ev)
     causes += _hyper(ev)
     if not ev.in_sync:
-        causes.append(ranks_apart(ev.migration_warnings, ev.sync_detail))
+        unwrapped = [
+            run.rank
+            for run in ev.migrated
+            if isinstance(run.data.get("wrappers"), list)
+            and not any(w.get("class") == "DistributedDataParallel" for w in run.data["wrappers"])
+        ]
+        causes.append(ranks_apart(ev.migration_warnings, ev.sync_detail, unwrapped))
     if not ev.numerics.passed:
         causes += scale_causes(ev, causes)
         causes += _randomness(ev, causes)

@@ -83,12 +83,29 @@ def unsplit_batches(warnings: tuple[str, ...], detail: str) -> Cause | None:
 APART_CODES = ("DP007", "DP039", "DP042", "DP068", "DP075", "DP089", "DP098", "DP100", "DP108")
 
 
-def ranks_apart(warnings: tuple[str, ...], detail: str) -> Cause:
+def ranks_apart(
+    warnings: tuple[str, ...], detail: str, unwrapped: list[int] | None = None
+) -> Cause:
     """The ranks hold different parameters: the warnings of verify's own migration that say
     how that comes about, where there are some, else what to look at. raahii/infogan-pytorch
     @3729f48 had the fix text name weights re-initialised after the wrap (DP039) where
     migrate's DP108 had said the generator runs past DDP (`gen.module.infer(z)`, docs/
-    real-world.md, stop 47, w3)."""
+    real-world.md, stop 47, w3). First, `unwrapped`: the migrated ranks whose recorder saw
+    no DistributedDataParallel built. Nothing averaged their gradients, whatever a warning
+    says of parameters a wrap holds (stop 53 v4-C, spacegoing/DARNN_Multi_GPU@7e60823: a
+    wrap left under a GPU-count guard false on CPU was named "as dp2ddp migrate warned
+    (DP007)", a warning about an int counter in forward)."""
+    if unwrapped:
+        ranks = ", ".join(map(str, unwrapped))
+        return Cause(
+            "ranks_out_of_sync",
+            "no model wrapped in DistributedDataParallel: each rank trained alone",
+            f"{detail}. The migrated run built no DistributedDataParallel on rank {ranks}: "
+            "nothing averaged the ranks' gradients, each rank stepped on its own share of "
+            "the batch",
+            "Find the wrap the migration left under a condition false in this run (a GPU "
+            "count, a flag: DP012) or did not rewrite, make every rank wrap, then verify again.",
+        )
     found = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] in APART_CODES]
     if found:
         shown = "; ".join(f"{m[1]}:{m[2]} {m[3]} {_short(m[4])}" for m in found[:3])

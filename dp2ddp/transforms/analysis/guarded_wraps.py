@@ -17,6 +17,11 @@ Two facts model_wrap.py asks about an `if` around a DataParallel wrap:
   "Missing key(s) … module.conv1.weight" on every rank, MedicalNet with `--no_cuda`).
   Running the else branch after the wrap instead would load what the original's path never
   loaded (the pretrained `module.` keys), so it is said, not rewritten.
+* Whether a statement wraps in a loop (`for pair in models: pair[0] = DataParallel(pair[0])`,
+  a `while` or a `with` around it): a wrap all the same. A GPU-count guard around such a loop
+  only decided whether to wrap, as around a wrap at its top level; kept, it wrapped no model
+  under torchrun on CPU or with one GPU per process, and the ranks trained apart with no
+  warning (stop 53 v4-A, spacegoing/DARNN_Multi_GPU@7e60823, MultiTaskMain.py:171).
 """
 
 from __future__ import annotations
@@ -50,6 +55,12 @@ def wraps_on_every_path(
         if every and isinstance(node, cst.Else):
             return wraps_on_every_path(node.body, wraps_directly, depth + 1)
     return False
+
+
+def looped_wrap(stmt: cst.BaseStatement, wraps_directly: Callable[[cst.BaseSuite], bool]) -> bool:
+    """`stmt` is a for/while/with whose body wraps at its top level or in such a statement
+    in turn (`wraps_directly` recurses through this): the loop wraps (the module docstring)."""
+    return isinstance(stmt, (cst.For, cst.While, cst.With)) and wraps_directly(stmt.body)
 
 
 def wrap_assignments(stmt: cst.BaseStatement) -> set[str]:
