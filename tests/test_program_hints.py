@@ -8,10 +8,9 @@ from pathlib import Path
 
 from dp2ddp.program.discovery import discover_program
 from dp2ddp.transforms._support.ast_nodes import import_table
-from dp2ddp.transforms.analysis.printing import printing_functions
+from dp2ddp.transforms.analysis.printing import printer_names, printing_functions
 from dp2ddp.transforms.rank_zero.path_sinks import path_attributes
 from dp2ddp.transforms.rank_zero.program_hints import (
-    printer_names,
     program_hints,
     pure_functions,
     unused_functions,
