@@ -911,7 +911,8 @@ Stop 53's helper s1, orders and streams from other modules (hertz-pj/BERT-BiLSTM
 pytorch@b1f70a7, left by stop 52 w5):
 - s53_s1_set_returned_by_other_module (ner.py:191-199 / utils.py:62): tags numbered by
   `enumerate` over a set of strings another module's method (and function) returns: rank 0's
-  numbering on both ranks, compared through E2E_DIGEST (before: each rank its own hash order).
+  numbering on both ranks, compared through E2E_DIGEST (before: each rank its own hash order);
+  a method returning a set of strings or a `pickle.load` is DP167, left as it was.
 - s53_s1_for_loop_over_set: a vocabulary numbered (`word2id[w] = len(word2id)`) and a tag
   order appended by plain `for` loops over sets of strings: rank 0's order on both ranks
   (before: each rank its own).

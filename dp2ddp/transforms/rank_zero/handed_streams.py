@@ -43,14 +43,13 @@ STREAMS: Final = frozenset({"sys.stdout", "sys.stderr", "sys.__stdout__", "sys._
 def stream_writers(tree: ast.Module) -> frozenset[str]:
     """`function|position|parameter` of the module's top-level functions writing to a
     parameter (`out.write(...)`)."""
-    receivers = {
-        node.func.value.id
-        for node in ast_nodes.listed(tree)
-        if isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in STREAM_METHODS
-        and isinstance(node.func.value, ast.Name)
-    }
+    receivers: set[str] = set()
+    for node in ast_nodes.listed(tree):  # no call per node: every module is read
+        if node.__class__ is ast.Call:
+            func = node.func
+            if func.__class__ is ast.Attribute and func.attr in STREAM_METHODS:
+                if func.value.__class__ is ast.Name:
+                    receivers.add(func.value.id)
     if not receivers:
         return frozenset()
     found: set[str] = set()
@@ -64,14 +63,14 @@ def stream_writers(tree: ast.Module) -> frozenset[str]:
         if not receivers & set(named):
             continue
         for node in ast_nodes.walk(function):
-            func = node.func if isinstance(node, ast.Call) else None
+            called = node.func if isinstance(node, ast.Call) else None
             if (
-                isinstance(func, ast.Attribute)
-                and func.attr in STREAM_METHODS
-                and isinstance(func.value, ast.Name)
-                and func.value.id in named
+                isinstance(called, ast.Attribute)
+                and called.attr in STREAM_METHODS
+                and isinstance(called.value, ast.Name)
+                and called.value.id in named
             ):
-                found.add(f"{function.name}|{named[func.value.id]}|{func.value.id}")
+                found.add(f"{function.name}|{named[called.value.id]}|{called.value.id}")
     return frozenset(found)
 
 

@@ -25,8 +25,9 @@ A `for` loop over the set is an order site where its body numbers or orders by i
 (`vocab[t] = len(vocab)`, `order.append(t)`, an item stored, a yield; stop 53 s1); one whose
 body does neither (a print, a membership test) is left as it is. A set another module's
 function or method returns (`processor.get_labels(args)`) is proved by the program fact
-ProgramHints.set_returns (set_returns.py): every return of it a set of strings; one it
-cannot type (a `pickle.load`) is not proved, and left as it is (stop 53 s1).
+ProgramHints.set_returns (set_returns.py): every return of it a set of strings. One that
+returns a set of strings on some paths and a value it cannot type on another (`labels =
+pickle.load(f)`) is not proved: left as it is, with DP167 (stop 53 s1).
 """
 
 from __future__ import annotations
@@ -82,10 +83,16 @@ class SetOrders(CallRule):
         defuse = view(module)
         per_sample: frozenset[int] | None = None
 
-        def hinted(call: cst.Call) -> bool:
-            """A call of another module's function or method returning a set of strings
-            (ProgramHints.set_returns: `processor.get_labels(args)`)."""
-            return bool(returning and self.facts.instance_methods(call.func) & returning)
+        def hinted(call: cst.Call) -> str:
+            """ "str" for a call of another module's function or method returning a set of
+            strings (ProgramHints.set_returns: `processor.get_labels(args)`), "maybe" for
+            one returning a set of strings on some paths and an untyped value on others."""
+            if not returning:
+                return ""
+            names = self.facts.instance_methods(call.func)
+            if names & returning:
+                return "str"
+            return "maybe" if {f"{n}?" for n in names} & returning else ""
 
         loops = {id(loop.iter): loop for loop in self.facts.for_loops}
         for node in _order_sites(defuse, self.facts.comp_fors, self.facts.for_loops):
@@ -95,6 +102,9 @@ class SetOrders(CallRule):
             kind = _elements(defuse, sets, hinted)
             if kind == "number" or self.facts.under_guard(node):
                 continue
+            if kind == "maybe":
+                self._maybe(node, [v for v in sets if isinstance(v, cst.Call) and hinted(v)])
+                continue
             if per_sample is None:
                 per_sample = per_sample_functions(module, self.t.qualified_names)
             why = self._not_every_rank(node, per_sample) if kind == "str" else ""
@@ -103,6 +113,16 @@ class SetOrders(CallRule):
                 continue
             why = why or "the elements are not proved numbers or strings"
             self.t.warn(node, "DP158", f"`{self.t.code(node)}` ({why})")
+
+    def _maybe(self, node: cst.BaseExpression, calls: list[cst.Call]) -> None:
+        """DP167: the value may be a set of strings (set_returns.py's "f?")."""
+        call = f"`{self.t.code(calls[0].func)}`" if calls else "the function"
+        self.t.warn(
+            node,
+            "DP167",
+            f"`{self.t.code(node)}` ({call} returns a set of strings on some of its paths, "
+            "on another a value dp2ddp cannot type)",
+        )
 
     def _not_every_rank(self, node: cst.CSTNode, per_sample: frozenset[int]) -> str:
         """Why the ranks may not take this order as often (ddp_rank0_value pairs each
@@ -183,7 +203,7 @@ def _orders(loop: cst.For) -> bool:
 
 
 def _set_values(
-    defuse: DefUse, node: cst.BaseExpression, hinted: Callable[[cst.Call], bool]
+    defuse: DefUse, node: cst.BaseExpression, hinted: Callable[[cst.Call], str]
 ) -> list[cst.BaseExpression]:
     """The set values `node` is proved to be (each a `set(...)` call, a display or a
     comprehension, or a call `hinted` says returns a set of strings): all its bindings are
@@ -238,14 +258,15 @@ def _added(defuse: DefUse, target: cst.CSTNode) -> list[cst.BaseExpression]:
 
 
 def _elements(
-    defuse: DefUse, sets: list[cst.BaseExpression], hinted: Callable[[cst.Call], bool]
+    defuse: DefUse, sets: list[cst.BaseExpression], hinted: Callable[[cst.Call], str]
 ) -> str:
     """ "str" where every element is proved a string, "number" where every one is proved a
-    number, "" otherwise."""
+    number, "maybe" where a value is another module's that may be a set of strings, ""
+    otherwise."""
     kinds: set[str] = set()
     for value in sets:
         if isinstance(value, cst.Call) and not _builtin(defuse, value.func, SET_CALLS):
-            kinds.add("str" if hinted(value) else "")  # another module's set of strings
+            kinds.add(hinted(value))  # another module's set of strings ("maybe": may be)
             continue
         if isinstance(value, cst.Call):
             parts = [arg.value for arg in value.args[:1]]
@@ -258,6 +279,8 @@ def _elements(
         for part in parts:
             for origin in origins(defuse, part):
                 kinds.add(_kind(defuse, origin.node, [s.node for s in origin.path]))
+    if "maybe" in kinds and kinds <= {"maybe", "str"}:
+        return "maybe"
     return kinds.pop() if len(kinds) == 1 else ""
 
 

@@ -41,7 +41,7 @@ _SCOPES: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDe
 
 def set_returns(tree: ast.Module) -> frozenset[str]:
     """ "f" / "Class.f" of the module's functions and methods returning a set of strings."""
-    if not any(_builds_set(node) for node in ast_nodes.listed(tree)):
+    if not _builds_any_set(ast_nodes.listed(tree)):
         return frozenset()
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     for statement in tree.body:
@@ -51,7 +51,22 @@ def set_returns(tree: ast.Module) -> frozenset[str]:
             if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 functions[prefix + member.name] = member
     reader = _Reader(functions)
-    return frozenset(name for name in functions if reader.returns_strings(name, 0))
+    proved = {name for name in functions if reader.returns_strings(name, 0)}
+    maybe = {f"{name}?" for name in functions if name not in proved and reader.maybe(name)}
+    return frozenset(proved | maybe)
+
+
+def _builds_any_set(nodes: list[ast.AST]) -> bool:
+    """Some node builds a set (one pass over the module's listing, no call per node)."""
+    for node in nodes:
+        kind = node.__class__
+        if kind is ast.Set or kind is ast.SetComp:
+            return True
+        if kind is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if func.__class__ is ast.Name and func.id in SET_CALLS:
+                return True
+    return False
 
 
 def _builds_set(node: ast.AST) -> bool:
@@ -142,6 +157,36 @@ class _Reader:
         )
         self.answers[name] = answer
         return answer
+
+    def maybe(self, name: str) -> bool:
+        """`name` returns a set of strings on some of its paths, and on the others a value
+        a library call gives that nothing here types (`labels = pickle.load(f)`): "f?"."""
+        function = self._function(name)
+        owner = name.rpartition(".")[0]
+        some = False
+        for value in function.returns:
+            if value is not None and self._set(function, owner, value, 0):
+                some = True
+                continue
+            if (
+                not isinstance(value, ast.Name)
+                or value.id in function.added
+                and not all(
+                    _string(function, x, 0) if kind == "add" else _strings(function, x, 0)
+                    for kind, x in function.added[value.id]
+                )
+            ):
+                return False
+            for binding in function.bound.get(value.id, [None]):
+                if binding is None:
+                    return False
+                if self._set(function, owner, binding, 1):
+                    some = True
+                elif not isinstance(binding, ast.Call) or _builds_set(binding):
+                    return False
+                elif self._called(binding.func, owner) is not None:
+                    return False  # the module's own function: proved or not, not untyped
+        return some
 
     def _function(self, name: str) -> _Function:
         if name not in self.read:

@@ -12,6 +12,7 @@ processor = TagProcessor()
 label_list = processor.get_labels()
 label2id = {l: i for i, l in enumerate(ddp_rank0_order(label_list))}
 id2label = dict(enumerate(ddp_rank0_order(tag_set())))
+cached = list(processor.cached_labels("labels.pkl"))
 torch.manual_seed(0)
 model = DistributedDataParallel(
     nn.Linear(4, len(label_list)).to(DEVICE), device_ids=DEVICE_IDS
@@ -26,4 +27,6 @@ for step in range(3):
     loss.backward()
     opt.step()
 E2E_DIGEST = [sorted(label2id.items(), key=lambda kv: kv[1]), sorted(id2label.items())]
-ddp_print("labels", len(label2id), "first", id2label[0] in label_list)
+ddp_print(
+    "labels", len(label2id), "first", id2label[0] in label_list, "cached", len(cached)
+)
