@@ -204,6 +204,15 @@ class ProgramHints:
     #: to a device or dtype (`move_data_to_device(x, device)`): what they return is the rows
     #: they are given (analysis/device_moves.py; the batch proof, stop 52 w6).
     device_moves: frozenset[str] = frozenset()
+    #: "module.f" / "module.Class.f" of the functions and methods of the program's other
+    #: modules whose every return is a set of strings (rank_zero/set_returns.py): the order
+    #: the entry takes of what one returns (`enumerate(processor.get_labels(args))`) is
+    #: each rank's own, made rank 0's (rank_zero/set_orders.py, stop 53 s1).
+    set_returns: frozenset[str] = frozenset()
+    #: `function|parameter|s` of this module's top-level functions writing to a parameter
+    #: every call of another module hands a standard stream (`report(c, sys.stdout)`), `|o`
+    #: where one hands anything else (rank_zero/handed_streams.py, stream_names.py).
+    stream_parameters: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

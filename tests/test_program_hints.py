@@ -8,10 +8,9 @@ from pathlib import Path
 
 from dp2ddp.program.discovery import discover_program
 from dp2ddp.transforms._support.ast_nodes import import_table
-from dp2ddp.transforms.analysis.printing import printing_functions
+from dp2ddp.transforms.analysis.printing import printer_names, printing_functions
 from dp2ddp.transforms.rank_zero.path_sinks import path_attributes
 from dp2ddp.transforms.rank_zero.program_hints import (
-    printer_names,
     program_hints,
     pure_functions,
     unused_functions,
@@ -232,3 +231,55 @@ def test_printing_functions_of_a_module_and_the_names_other_modules_call() -> No
         "__call__",
         "Stream.__call__",
     }
+
+
+def test_set_returns_proved_maybe_and_untyped() -> None:
+    """Stop 53 s1: functions and methods returning a set of strings (rank_zero/set_returns.py):
+    proved through names, `.add`, a method of the module; "?" where another path is a
+    library call's value; nothing for a `pickle.load` alone or elements not typed."""
+    from dp2ddp.transforms.rank_zero.set_returns import set_returns
+
+    tree = ast.parse(
+        "import pickle\n"
+        "class P:\n"
+        "    def labels(self, lines):\n"
+        "        found = set()\n"
+        "        for line in lines:\n"
+        "            found.add(line.strip().split('\\t')[1])\n"
+        "        return found\n"
+        "    def again(self, lines):\n"
+        "        return self.labels(lines)\n"
+        "    def cached(self, f, lines):\n"
+        "        if f:\n"
+        "            out = pickle.load(f)\n"
+        "        else:\n"
+        "            out = {'O', 'B'}\n"
+        "        return out\n"
+        "    def loaded(self, f):\n"
+        "        return pickle.load(f)\n"
+        "def ids(xs):\n"
+        "    return set(xs)\n"
+        "def made():\n"
+        "    return P().labels([])\n"
+    )
+    assert set_returns(tree) == {"P.labels", "P.again", "P.cached?", "made"}
+
+
+def test_handed_streams_every_caller() -> None:
+    """Stop 53 s1: a writer's parameter every other module's call hands a standard stream is
+    `|s`; one a call hands a file is `|o` (rank_zero/handed_streams.py)."""
+    from dp2ddp.transforms.rank_zero.handed_streams import handed_streams, stream_writers
+
+    writer = ast.parse(
+        "def report(c, out):\n    out.write(str(c))\n"
+        "def summary(c, *, dest=None):\n    dest.write(str(c))\n"
+    )
+    found = stream_writers(writer)
+    assert found == {"report|1|out", "summary|-1|dest"}
+    entry = ast.parse(
+        "import sys\nimport scoring\nfrom scoring import summary\n"
+        "scoring.report(1, sys.stdout)\nscoring.report(2, out=sys.stderr)\n"
+        "summary(3, dest=open('x', 'w'))\n"
+    )
+    streams = handed_streams({"scoring": found}, [("train", entry, False)])
+    assert streams == {"scoring": frozenset({"report|out|s", "summary|dest|o"})}

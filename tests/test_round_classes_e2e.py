@@ -926,6 +926,20 @@ Stop 53's validation round 6 (helper v4), a GPU-count guard around a loop of wra
 - model_wrap_s53_v4_flag_guard_loop (v4-A under a flag, v4-C): the same loop under `if
   args.share:`: DP012 (before: nothing said), and verify's cause names the run that built no
   DDP wrapper (test_no_rank_wrapped_is_verifys_cause; its own verify run, not the launch).
+
+Stop 53's helper s1, orders and streams from other modules (hertz-pj/BERT-BiLSTM-CRF-NER-
+pytorch@b1f70a7, left by stop 52 w5):
+- s53_s1_set_returned_by_other_module (ner.py:191-199 / utils.py:62): tags numbered by
+  `enumerate` over a set of strings another module's method (and function) returns: rank 0's
+  numbering on both ranks, compared through E2E_DIGEST (before: each rank its own hash order);
+  a method returning a set of strings or a `pickle.load` is DP167, left as it was.
+- s53_s1_for_loop_over_set: a vocabulary numbered (`word2id[w] = len(word2id)`) and a tag
+  order appended by plain `for` loops over sets of strings: rank 0's order on both ranks
+  (before: each rank its own).
+- s53_s1_report_to_handed_stream (conlleval.py:173 `report(counts, out)`): a report another
+  module writes to the stream the entry hands it (`report(c, sys.stdout)`, `out=sys.stderr`)
+  is printed by rank 0 alone; a summary written to a file the entry opened stays a file
+  write (one line, rank 0's) (before: every rank printed the report).
 """
 
 from __future__ import annotations
@@ -1265,6 +1279,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 53 v4: the original's (the base printed weights 0.6454: the count guard around the
     # loop of wraps kept, nothing wrapped on CPU)
     "model_wrap_s53_v4_count_guard_loop": ("weights 1.2567",),
+    # stop 53 s1: the original's; test_an_order_from_another_module_is_rank_zeros compares
+    # the ranks' numberings (the base: each rank its own)
+    "s53_s1_set_returned_by_other_module": ("labels 8 first True",),
+    "s53_s1_for_loop_over_set": ("words 9 tags 7 c 1",),
+    # stop 53 s1: the original's (the base: the same on rank 0, and the report on rank 1 too)
+    "s53_s1_report_to_handed_stream": ("processed 8 tokens; accuracy:  87.50%", "weights 0.1978"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1303,6 +1323,9 @@ PROGRAMS = {
     "s52_w3_step_counter_decides_shared_file": "train.py",  # stop 52 w3
     "s52_w2_parameter_list_grown": "train.py",  # stop 52 w2
     "s53_v1_module_method_named_like_function": "train.py",  # stop 53 v1
+    "s53_s1_set_returned_by_other_module": "train.py",  # stop 53 s1
+    "s53_s1_for_loop_over_set": "train.py",  # stop 53 s1
+    "s53_s1_report_to_handed_stream": "train.py",  # stop 53 s1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1398,6 +1421,9 @@ RANK0_ONLY = {
     "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
     "s52_w2_parameter_list_grown": "shift",  # stop 52 w2
     "s53_v1_module_method_named_like_function": "weights",  # stop 53 v1
+    "s53_s1_set_returned_by_other_module": "labels",  # stop 53 s1
+    "s53_s1_for_loop_over_set": "words",  # stop 53 s1
+    "s53_s1_report_to_handed_stream": "accuracy",  # stop 53 s1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1406,6 +1432,8 @@ WRITTEN = {
     "rank_zero_stdlib_openers": {"log.txt": 2},
     # stop 51 w4: the header and 4 rows (the base: every rank wrote them, 9 lines)
     "s51_w4_with_header_written_plus": {"out/losses.csv": 5},
+    # stop 53 s1: the summary written to the file the entry opened, once
+    "s53_s1_report_to_handed_stream": {"summary.txt": 1},
 }
 #: e2e_cases scripts migrated here with inline helpers (their original runs in this process)
 MIGRATED = {
@@ -2010,3 +2038,15 @@ def test_no_rank_wrapped_is_verifys_cause(tmp_path: Path) -> None:
     cause = next(c for c in report.causes if c.key == "ranks_out_of_sync")
     assert cause.title == "no model wrapped in DistributedDataParallel: each rank trained alone"
     assert "built no DistributedDataParallel on rank 0, 1" in cause.detail
+
+
+# stop 53 s1
+@pytest.mark.parametrize(
+    "case", ["s53_s1_set_returned_by_other_module", "s53_s1_for_loop_over_set"]
+)
+def test_an_order_from_another_module_is_rank_zeros(launch: Launch, case: str) -> None:
+    """Stop 53 s1 (hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@b1f70a7 ner.py:191-199): a set of
+    strings another module returns, numbered by `enumerate`, and sets numbered or ordered by
+    plain `for` loops, are one order on both ranks: rank 0's (before: each rank its own)."""
+    seen = [launch.status(case, rank)["digest"] for rank in (0, 1)]
+    assert seen[0] == seen[1], seen

@@ -642,4 +642,23 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "takes it as often), or set "
         "PYTHONHASHSEED for the launch. Then silence the warning with `# noqa: DP158`.",
     ),
+    "DP167": (
+        "an order taken of another module's value that may be a set of strings",
+        "A value another module's function or method returns is iterated into something "
+        "ordered (`enumerate(label_list)`, a comprehension over it, a `for` loop that numbers "
+        "or orders by it). On some of its paths that function returns a set of strings (one "
+        "it builds from strings); on another it returns a value dp2ddp cannot type (a library "
+        "call's: `labels = pickle.load(f)` of a file an earlier run saved, which is a set "
+        "again where that run saved one). A set of strings iterates in hash order, and Python "
+        "randomizes the hash of strings per process (PYTHONHASHSEED; torchrun sets none): "
+        "DataParallel's one process numbered the elements one way, each torchrun rank may "
+        "number them its own way, and the ranks then train one model on different "
+        "numberings. Where every path is proved a set of strings, dp2ddp makes the order rank "
+        "0's (`ddp_rank0_order(...)`); here nothing was changed. If the value may be a set, "
+        "give it one order in every process: sort it where it is built or where it is "
+        "iterated (`sorted(labels)`; the numbering then differs from a run of the original, "
+        "so a checkpoint or label file of an earlier run must be renumbered alike), or set "
+        "PYTHONHASHSEED for the launch (`PYTHONHASHSEED=0 torchrun ...`). Then silence the "
+        "warning with `# noqa: DP167`.",
+    ),
 }

@@ -77,3 +77,21 @@ def printing_functions(tree: ast.Module, table: dict[str, str]) -> Printing:
         if not more:
             return frozenset(found)
         found |= more
+
+
+def printer_names(tree: ast.Module, printing: Printing) -> frozenset[str]:
+    """The names other modules call the module's printing functions and methods by
+    (analysis/printing.py finds them): its top-level functions and its top-level classes'
+    methods, and `Cls.__call__` for a class whose instances print when called
+    (`stopper(loss)`): a running figure handed to one (`io.cprint(outstr)`) is shown."""
+    top = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    classes = {s.name for s in tree.body if isinstance(s, ast.ClassDef)}
+    found = {name for owner, name in printing if (owner in classes if owner else name in top)}
+    return frozenset(
+        found
+        | {
+            f"{owner}.__call__"
+            for owner, name in printing
+            if name == "__call__" and owner in classes
+        }
+    )

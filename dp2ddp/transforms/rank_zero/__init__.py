@@ -131,6 +131,9 @@ class RankZeroOnly(MigrationTransform):
     def leave_CompFor(self, original_node: cst.CompFor, updated_node: cst.CompFor) -> cst.CompFor:
         return self.set_orders.leave_comp_for(original_node, updated_node)
 
+    def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
+        return self.set_orders.leave_for(original_node, updated_node)
+
     def leave_Lambda(self, original_node: cst.Lambda, updated_node: cst.Lambda) -> cst.Lambda:
         return self.guards.lambda_body(original_node, updated_node)
 

@@ -69,6 +69,8 @@ class RankZeroFacts:
         self.unwrapped: set[tuple[int, str]] = set()
         #: The comprehensions' `for` clauses (set_orders.py: the orders they take).
         self.comp_fors: list[cst.CompFor] = []
+        #: The `for` loops (set_orders.py: a loop over a set that numbers or orders by it).
+        self.for_loops: list[cst.For] = []
         #: The module builds a set (`set(...)`, `frozenset(...)`, a display or comprehension):
         #: without one, set_orders.py has nothing to ask.
         self.sets = False
@@ -294,6 +296,7 @@ class _Collector(cst.CSTVisitor):
             self.facts.bind(node, name.value, None)
 
     def visit_For(self, node: cst.For) -> None:
+        self.facts.for_loops.append(node)
         for name in bound_names(node.target):
             self.facts.bind(node, name.value, None)
 

@@ -52,8 +52,9 @@ from dp2ddp.transforms.analysis.handed_wraps import handed_to, wrap_handoffs
 from dp2ddp.transforms.analysis.loader_builds import loader_calls
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
 from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
-from dp2ddp.transforms.analysis.printing import Printing, printing_functions
+from dp2ddp.transforms.analysis.printing import Printing, printer_names, printing_functions
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
+from dp2ddp.transforms.rank_zero.handed_streams import program_streams, stream_writers
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
 from dp2ddp.transforms.rank_zero.path_sinks import (
     file_calls,
@@ -66,6 +67,7 @@ from dp2ddp.transforms.rank_zero.reexported import (
     reexports_of,
 )
 from dp2ddp.transforms.rank_zero.saving_functions import saving_functions
+from dp2ddp.transforms.rank_zero.set_returns import set_returns
 from dp2ddp.transforms.rank_zero.side_effects import (
     MUTATORS,
     PIL_IMAGES,
@@ -155,6 +157,8 @@ def program_hints(
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
     batch_attributes = frozenset().union(*(n.batch_attributes for n in names))
     builds = any(n.builds_loader for n in names)
+    sets = _qualified_printers([m.name for m in modules], names, "set_returns")
+    streams = program_streams(modules, [n.stream_writers for n in names])
     every = program_constructions(
         [
             (
@@ -209,6 +213,8 @@ def program_hints(
                 wrap_parameters=wraps_to,
                 file_handed_by=handed_by,
                 device_moves=moves,
+                set_returns=sets,
+                stream_parameters=streams.get(module.name, frozenset()),
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -240,6 +246,8 @@ def program_hints(
             wrap_parameters=wraps_to,
             file_handed_by=handed_by,
             device_moves=moves,
+            set_returns=sets,
+            stream_parameters=streams.get(module.name, frozenset()),
         )
     return hints
 
@@ -416,6 +424,10 @@ class ModuleNames:
     #: Its top-level functions returning their first parameter moved, `-name` the others
     #: (device_moves.py).
     device_moves: frozenset[str] = frozenset()
+    #: Its functions and methods returning a set of strings, "f" / "Class.f" (set_returns.py).
+    set_returns: frozenset[str] = frozenset()
+    #: Its top-level functions writing to a parameter (handed_streams.stream_writers).
+    stream_writers: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -459,25 +471,9 @@ class ModuleNames:
             path_parameters(tree, resolved),
             hands,
             device_moves(tree),
+            set_returns(tree),
+            stream_writers(tree),
         )
-
-
-def printer_names(tree: ast.Module, printing: Printing) -> frozenset[str]:
-    """The names other modules call the module's printing functions and methods by
-    (analysis/printing.py finds them): its top-level functions and its top-level classes'
-    methods, and `Cls.__call__` for a class whose instances print when called
-    (`stopper(loss)`): a running figure handed to one (`io.cprint(outstr)`) is shown."""
-    top = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    classes = {s.name for s in tree.body if isinstance(s, ast.ClassDef)}
-    found = {name for owner, name in printing if (owner in classes if owner else name in top)}
-    return frozenset(
-        found
-        | {
-            f"{owner}.__call__"
-            for owner, name in printing
-            if name == "__call__" and owner in classes
-        }
-    )
 
 
 def _unread_functions(tree: ast.Module, imported: list[ast.AST]) -> tuple[str, ...]:

@@ -21,33 +21,33 @@ the elements are not proved either way, or the ranks may not all take the order 
 (a condition on the rank around it, a function run per sample or not proved called alike:
 the helper pairs the ranks' n-th calls), DP158 says so. A rank whose own elements differ
 from rank 0's (a set built from its own batch) keeps its own order (the helper compares).
-A plain `for` loop over the set is left as it is (its body decides what the order does).
+A `for` loop over the set is an order site where its body numbers or orders by it
+(`vocab[t] = len(vocab)`, `order.append(t)`, an item stored, a yield; stop 53 s1); one whose
+body does neither (a print, a membership test) is left as it is. A set another module's
+function or method returns (`processor.get_labels(args)`) is proved by the program fact
+ProgramHints.set_returns (set_returns.py): every return of it a set of strings. One that
+returns a set of strings on some paths and a value it cannot type on another (`labels =
+pickle.load(f)`) is not proved: left as it is, with DP167 (stop 53 s1).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import libcst as cst
 
 from dp2ddp.flow import DefUse, origins, view
-from dp2ddp.transforms._support.nodes import enclosing_function
+from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.rank_zero.rule import CallRule
+from dp2ddp.transforms.rank_zero.set_returns import SET_CALLS, STR_CALLS, STR_METHODS
 
-#: Builtins whose value is a set (hash order when iterated).
-_SET_CALLS: Final = frozenset({"set", "frozenset"})
 #: Builtins that take their argument's iteration order.
 _ORDERED: Final = frozenset({"enumerate", "list", "tuple", "zip"})
-#: Calls and methods whose value is a string.
-_STR_CALLS: Final = frozenset({"str", "repr", "chr", "format"})
-_STR_METHODS: Final = frozenset(
-    {
-        "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "lower", "upper",
-        "replace", "decode", "encode", "format", "join", "title", "casefold", "readline",
-        "readlines",
-    }
-)  # fmt: skip
+#: Methods that put what they are given in an order (a `for` loop's body calling one on
+#: the set's element numbers or orders it).
+_ORDERING_METHODS: Final = frozenset({"append", "appendleft", "extend", "insert"})
 #: Calls whose value is a number.
 _NUMBER_CALLS: Final = frozenset({"int", "float", "len", "range", "round", "abs", "ord"})
 
@@ -77,16 +77,33 @@ class SetOrders(CallRule):
 
     def plan(self, module: cst.Module) -> None:
         self.shared = set()
-        if not self.facts.sets:
+        returning = self.t.state.hints.set_returns
+        if not self.facts.sets and not returning:
             return
         defuse = view(module)
         per_sample: frozenset[int] | None = None
-        for node in _order_sites(defuse, self.facts.comp_fors):
-            sets = _set_values(defuse, node)
-            if not sets:
+
+        def hinted(call: cst.Call) -> str:
+            """ "str" for a call of another module's function or method returning a set of
+            strings (ProgramHints.set_returns: `processor.get_labels(args)`), "maybe" for
+            one returning a set of strings on some paths and an untyped value on others."""
+            if not returning:
+                return ""
+            names = self.facts.instance_methods(call.func)
+            if names & returning:
+                return "str"
+            return "maybe" if {f"{n}?" for n in names} & returning else ""
+
+        loops = {id(loop.iter): loop for loop in self.facts.for_loops}
+        for node in _order_sites(defuse, self.facts.comp_fors, self.facts.for_loops):
+            sets = _set_values(defuse, node, hinted)
+            if not sets or (id(node) in loops and not _orders(loops[id(node)])):
                 continue
-            kind = _elements(defuse, sets)
+            kind = _elements(defuse, sets, hinted)
             if kind == "number" or self.facts.under_guard(node):
+                continue
+            if kind == "maybe":
+                self._maybe(node, [v for v in sets if isinstance(v, cst.Call) and hinted(v)])
                 continue
             if per_sample is None:
                 per_sample = per_sample_functions(module, self.t.qualified_names)
@@ -96,6 +113,16 @@ class SetOrders(CallRule):
                 continue
             why = why or "the elements are not proved numbers or strings"
             self.t.warn(node, "DP158", f"`{self.t.code(node)}` ({why})")
+
+    def _maybe(self, node: cst.BaseExpression, calls: list[cst.Call]) -> None:
+        """DP167: the value may be a set of strings (set_returns.py's "f?")."""
+        call = f"`{self.t.code(calls[0].func)}`" if calls else "the function"
+        self.t.warn(
+            node,
+            "DP167",
+            f"`{self.t.code(node)}` ({call} returns a set of strings on some of its paths, "
+            "on another a value dp2ddp cannot type)",
+        )
 
     def _not_every_rank(self, node: cst.CSTNode, per_sample: frozenset[int]) -> str:
         """Why the ranks may not take this order as often (ddp_rank0_value pairs each
@@ -124,6 +151,13 @@ class SetOrders(CallRule):
             return updated
         return updated.with_changes(iter=self._rank0(original.iter, updated.iter))
 
+    def leave_for(self, original: cst.For, updated: cst.For) -> cst.For:
+        """`for t in S:` numbering or ordering what it is given -> `for t in
+        ddp_rank0_order(S):`."""
+        if id(original.iter) not in self.shared:
+            return updated
+        return updated.with_changes(iter=self._rank0(original.iter, updated.iter))
+
     def _rank0(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.Call:
         """The iterated set `S` -> `ddp_rank0_order(S)` (templates/helpers/rank0_order.py.j2)."""
         self.t.state.helpers.add("rank0_order")
@@ -132,24 +166,52 @@ class SetOrders(CallRule):
         return cst.Call(cst.Name("ddp_rank0_order"), [cst.Arg(inner)])
 
 
-def _order_sites(defuse: DefUse, comp_fors: list[cst.CompFor]) -> list[cst.BaseExpression]:
+def _order_sites(
+    defuse: DefUse, comp_fors: list[cst.CompFor], loops: list[cst.For]
+) -> list[cst.BaseExpression]:
     """The expressions whose iteration order is taken: an argument of enumerate / list /
-    tuple / zip, a comprehension's iterated value."""
+    tuple / zip, a comprehension's iterated value, a `for` loop's whose body numbers or
+    orders something by it (_orders)."""
     found: list[cst.BaseExpression] = []
     for call in defuse.calls:
         if _builtin(defuse, call.func, _ORDERED):
             found += [arg.value for arg in call.args if not arg.keyword and not arg.star]
     found += [node.iter for node in comp_fors]
+    found += [loop.iter for loop in loops]  # _orders asked once the set is proved
     return found
 
 
-def _set_values(defuse: DefUse, node: cst.BaseExpression) -> list[cst.BaseExpression]:
+def _orders(loop: cst.For) -> bool:
+    """The loop's body keeps its order: it appends or inserts (`order.append(t)`), stores
+    an item (`vocab[t] = len(vocab)`: a numbering, and a dict's order) or yields."""
+    for node in walk(loop.body, skip_scopes=True):
+        if isinstance(node, cst.Yield):
+            return True
+        if isinstance(node, cst.Assign) and any(
+            isinstance(t.target, cst.Subscript) for t in node.targets
+        ):
+            return True
+        if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript):
+            return True
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in _ORDERING_METHODS
+        ):
+            return True
+    return False
+
+
+def _set_values(
+    defuse: DefUse, node: cst.BaseExpression, hinted: Callable[[cst.Call], str]
+) -> list[cst.BaseExpression]:
     """The set values `node` is proved to be (each a `set(...)` call, a display or a
-    comprehension): all its bindings are sets, else none."""
+    comprehension, or a call `hinted` says returns a set of strings): all its bindings are
+    sets, else none."""
     if isinstance(node, (cst.Set, cst.SetComp)):
         return [node]
     if isinstance(node, cst.Call):
-        return [node] if _builtin(defuse, node.func, _SET_CALLS) else []
+        return [node] if _builtin(defuse, node.func, SET_CALLS) or hinted(node) else []
     if not isinstance(node, cst.Name):
         return []
     definitions = defuse.reaching(node)
@@ -160,7 +222,7 @@ def _set_values(defuse: DefUse, node: cst.BaseExpression) -> list[cst.BaseExpres
             return []
         if isinstance(value, cst.Name):
             return []
-        inner = _set_values(defuse, value)
+        inner = _set_values(defuse, value, hinted)
         if not inner:
             return []
         values += inner
@@ -195,11 +257,17 @@ def _added(defuse: DefUse, target: cst.CSTNode) -> list[cst.BaseExpression]:
     return found
 
 
-def _elements(defuse: DefUse, sets: list[cst.BaseExpression]) -> str:
+def _elements(
+    defuse: DefUse, sets: list[cst.BaseExpression], hinted: Callable[[cst.Call], str]
+) -> str:
     """ "str" where every element is proved a string, "number" where every one is proved a
-    number, "" otherwise."""
+    number, "maybe" where a value is another module's that may be a set of strings, ""
+    otherwise."""
     kinds: set[str] = set()
     for value in sets:
+        if isinstance(value, cst.Call) and not _builtin(defuse, value.func, SET_CALLS):
+            kinds.add(hinted(value))  # another module's set of strings ("maybe": may be)
+            continue
         if isinstance(value, cst.Call):
             parts = [arg.value for arg in value.args[:1]]
         elif isinstance(value, cst.Set):
@@ -211,6 +279,8 @@ def _elements(defuse: DefUse, sets: list[cst.BaseExpression]) -> str:
         for part in parts:
             for origin in origins(defuse, part):
                 kinds.add(_kind(defuse, origin.node, [s.node for s in origin.path]))
+    if "maybe" in kinds and kinds <= {"maybe", "str"}:
+        return "maybe"
     return kinds.pop() if len(kinds) == 1 else ""
 
 
@@ -225,9 +295,9 @@ def _kind(defuse: DefUse, source: cst.CSTNode, path: list[cst.CSTNode]) -> str:
             return "str"
         if not isinstance(node, cst.Call):
             continue
-        if _builtin(defuse, node.func, _STR_CALLS):
+        if _builtin(defuse, node.func, STR_CALLS):
             return "str"
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in _STR_METHODS:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in STR_METHODS:
             return "str"
     if isinstance(source, cst.Call) and _builtin(defuse, source.func, _NUMBER_CALLS):
         return "number"

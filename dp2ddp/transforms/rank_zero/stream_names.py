@@ -8,25 +8,26 @@ under torchrun every rank printed the report (stop 52 w5). The receiver is asked
 shared def-use view (dp2ddp/flow/, `origins`): where every value it may hold is
 `sys.stdout` or `sys.stderr` (a `None` default replaced before the write counts for
 nothing: `None.write` would raise, so it never reaches a write that runs), the write is a
-print. A stream a caller may hand in (a parameter's argument the module does not see, a
-file) is not proved: left as it was.
+print. A stream a caller of another module hands in (a parameter no call of this module
+binds) is one where every such call hands `sys.stdout` / `sys.stderr`, and a parameter some
+call of another module hands anything else (a file it opened) is not the stream, whatever
+its default (ProgramHints.stream_parameters, handed_streams.py; stop 53 s1).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.flow import origins, view
-from dp2ddp.transforms._support.nodes import module_of
+from dp2ddp.transforms._support.nodes import enclosing_function, module_of
+from dp2ddp.transforms.rank_zero.handed_streams import STREAM_METHODS, STREAMS
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero import RankZeroOnly
 
-#: A stream's methods that show what they are given.
-STREAM_METHODS: Final = frozenset({"write", "writelines", "flush"})
-_STREAMS: Final = frozenset({"sys.stdout", "sys.stderr", "sys.__stdout__", "sys.__stderr__"})
+__all__ = ["STREAM_METHODS", "standard_stream"]
 
 
 def standard_stream(transform: RankZeroOnly, receiver: cst.BaseExpression) -> bool:
@@ -37,12 +38,22 @@ def standard_stream(transform: RankZeroOnly, receiver: cst.BaseExpression) -> bo
     module = module_of(receiver, transform)
     if not isinstance(module, cst.Module):
         return False
+    handed = transform.state.hints.stream_parameters
+    function = enclosing_function(receiver, transform) if handed else None
+    if function is not None and transform.parent(function) is not module:
+        function = None  # the program fact names top-level functions only
+    if function is not None and f"{function.name.value}|{receiver.value}|o" in handed:
+        return False  # another module's call hands this parameter a file (or unknown)
     found = False
     for origin in origins(view(module), receiver):
         node = origin.node
         if origin.kind == "constant" and isinstance(node, cst.Name) and node.value == "None":
             continue
-        if origin.selects or not transform.qualified_names(node) & _STREAMS:
+        if origin.kind == "parameter" and isinstance(node, cst.Param) and function is not None:
+            if f"{function.name.value}|{node.name.value}|s" in handed:
+                found = True  # every call of another module hands a standard stream
+                continue
+        if origin.selects or not transform.qualified_names(node) & STREAMS:
             return False
         found = True
     return found

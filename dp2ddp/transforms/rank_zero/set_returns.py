@@ -1,0 +1,279 @@
+"""The functions of a module that return a set of strings: a program fact (stop 53 s1).
+
+set_orders.py makes the order a rank takes of a set of strings rank 0's, where its view of
+the module proves the set. A program builds its label set in another module as often
+(hertz-pj/BERT-BiLSTM-CRF-NER-pytorch@b1f70a7: ner.py:191 `label_list =
+processor.get_labels(args)`, utils.py:62's method returns a set it fills with
+`labels.add(tokens[1])` from the training file's lines; ner.py:199 numbers them by
+`enumerate(label_list)`): the entry's view sees a call of another module. Read here with
+`ast`, once per module (ProgramHints.set_returns): its top-level functions and its top-level
+classes' methods ("f", "Class.f") whose every `return` is a set whose elements are proved
+strings, as set_orders.py proves them (a string literal, an f-string, `str(...)`, a string
+method's result, an item of one: `line.strip().split("\\t")[1]`), through the names the
+function binds (every binding of a name a set, with what `S.add(x)` / `S.update(xs)` put in),
+and through a call of another function or method of the module that returns one (to a
+bounded depth). A value the function cannot type (`labels = pickle.load(f)`: whatever the
+file holds) proves nothing: the function is not listed.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Final
+
+from dp2ddp.transforms._support import ast_nodes
+
+#: Builtins whose value is a set (hash order when iterated).
+SET_CALLS: Final = frozenset({"set", "frozenset"})
+#: Calls and methods whose value is a string (or a list of strings: `split`).
+STR_CALLS: Final = frozenset({"str", "repr", "chr", "format"})
+STR_METHODS: Final = frozenset(
+    {
+        "split", "rsplit", "splitlines", "strip", "lstrip", "rstrip", "lower", "upper",
+        "replace", "decode", "encode", "format", "join", "title", "casefold", "readline",
+        "readlines",
+    }
+)  # fmt: skip
+#: How many names or calls one question goes through.
+_DEPTH: Final = 4
+_SCOPES: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def set_returns(tree: ast.Module) -> frozenset[str]:
+    """ "f" / "Class.f" of the module's functions and methods returning a set of strings."""
+    if not _builds_any_set(ast_nodes.listed(tree)):
+        return frozenset()
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    for statement in tree.body:
+        members = statement.body if isinstance(statement, ast.ClassDef) else [statement]
+        prefix = f"{statement.name}." if isinstance(statement, ast.ClassDef) else ""
+        for member in members:
+            if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions[prefix + member.name] = member
+    reader = _Reader(functions)
+    proved = {name for name in functions if reader.returns_strings(name, 0)}
+    maybe = {f"{name}?" for name in functions if name not in proved and reader.maybe(name)}
+    return frozenset(proved | maybe)
+
+
+def _builds_any_set(nodes: list[ast.AST]) -> bool:
+    """Some node builds a set (one pass over the module's listing, no call per node)."""
+    for node in nodes:
+        kind = node.__class__
+        if kind is ast.Set or kind is ast.SetComp:
+            return True
+        if kind is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if func.__class__ is ast.Name and func.id in SET_CALLS:
+                return True
+    return False
+
+
+def _builds_set(node: ast.AST) -> bool:
+    if isinstance(node, (ast.Set, ast.SetComp)):
+        return True
+    return (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SET_CALLS
+    )
+
+
+def _body(function: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's own body (not its nested functions' or classes')."""
+    found: list[ast.AST] = []
+    todo = list(ast.iter_child_nodes(function))
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
+class _Function:
+    """One function's bindings: name -> values bound (None: not a plain `name = value`),
+    name -> what `.add(x)` / `.update(xs)` put in (("add", x) / ("update", xs)), returns."""
+
+    def __init__(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.bound: dict[str, list[ast.expr | None]] = {}
+        self.added: dict[str, list[tuple[str, ast.expr]]] = {}
+        self.returns: list[ast.expr | None] = []
+        self.fors: dict[str, list[ast.expr]] = {}
+        arguments = node.args
+        for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+            self.bound.setdefault(arg.arg, []).append(None)
+        for child in _body(node):
+            self._read(child)
+
+    def _read(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Return):
+            self.returns.append(node.value)
+        elif isinstance(node, ast.Assign):
+            single = node.targets[0] if len(node.targets) == 1 else None
+            for target in node.targets:
+                for name in _names(target):
+                    value = node.value if target is single and name is target else None
+                    self.bound.setdefault(name.id, []).append(value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            for name in _names(node.target):
+                self.bound.setdefault(name.id, []).append(None)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            for name in _names(node.target):
+                self.bound.setdefault(name.id, []).append(None)
+                if name is node.target:
+                    self.fors.setdefault(name.id, []).append(node.iter)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                for name in _names(item.optional_vars) if item.optional_vars else []:
+                    self.bound.setdefault(name.id, []).append(None)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            func = node.func
+            if func.attr in ("add", "update") and isinstance(func.value, ast.Name) and node.args:
+                self.added.setdefault(func.value.id, []).append((func.attr, node.args[0]))
+
+
+def _names(target: ast.AST) -> list[ast.Name]:
+    return [n for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+class _Reader:
+    """Answers, per function of one module, whether it returns a set of strings."""
+
+    def __init__(self, functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> None:
+        self.functions = functions
+        self.read: dict[str, _Function] = {}
+        self.answers: dict[str, bool] = {}
+
+    def returns_strings(self, name: str, depth: int) -> bool:
+        if name in self.answers:
+            return self.answers[name]
+        if depth > _DEPTH:
+            return False
+        self.answers[name] = False  # a recursion proves nothing
+        function = self._function(name)
+        owner = name.rpartition(".")[0]
+        answer = bool(function.returns) and all(
+            value is not None and self._set(function, owner, value, depth)
+            for value in function.returns
+        )
+        self.answers[name] = answer
+        return answer
+
+    def maybe(self, name: str) -> bool:
+        """`name` returns a set of strings on some of its paths, and on the others a value
+        a library call gives that nothing here types (`labels = pickle.load(f)`): "f?"."""
+        function = self._function(name)
+        owner = name.rpartition(".")[0]
+        some = False
+        for value in function.returns:
+            if value is not None and self._set(function, owner, value, 0):
+                some = True
+                continue
+            if (
+                not isinstance(value, ast.Name)
+                or value.id in function.added
+                and not all(
+                    _string(function, x, 0) if kind == "add" else _strings(function, x, 0)
+                    for kind, x in function.added[value.id]
+                )
+            ):
+                return False
+            for binding in function.bound.get(value.id, [None]):
+                if binding is None:
+                    return False
+                if self._set(function, owner, binding, 1):
+                    some = True
+                elif not isinstance(binding, ast.Call) or _builds_set(binding):
+                    return False
+                elif self._called(binding.func, owner) is not None:
+                    return False  # the module's own function: proved or not, not untyped
+        return some
+
+    def _function(self, name: str) -> _Function:
+        if name not in self.read:
+            self.read[name] = _Function(self.functions[name])
+        return self.read[name]
+
+    def _set(self, function: _Function, owner: str, value: ast.expr, depth: int) -> bool:
+        """`value` is a set whose elements are proved strings."""
+        if depth > _DEPTH:
+            return False
+        if isinstance(value, ast.Set):
+            return all(_string(function, e, depth) for e in value.elts)
+        if isinstance(value, ast.SetComp):
+            return _string(function, value.elt, depth)
+        if isinstance(value, ast.Call):
+            func = value.func
+            if (
+                isinstance(func, ast.Name)
+                and func.id in SET_CALLS
+                and func.id not in function.bound
+            ):
+                return not value.args or _strings(function, value.args[0], depth)
+            called = self._called(func, owner)
+            return called is not None and self.returns_strings(called, depth + 1)
+        if not isinstance(value, ast.Name):
+            return False
+        bindings = function.bound.get(value.id, [])
+        if not bindings or any(b is None for b in bindings):
+            return False
+        if not all(self._set(function, owner, b, depth + 1) for b in bindings if b is not None):
+            return False
+        return all(
+            _string(function, x, depth) if kind == "add" else _strings(function, x, depth)
+            for kind, x in function.added.get(value.id, [])
+        )
+
+    def _called(self, func: ast.expr, owner: str) -> str | None:
+        """The function of this module a call runs: `f(...)`, `C().f(...)` of a class of
+        the module, or `self.f(...)` in a method."""
+        if isinstance(func, ast.Name) and func.id in self.functions:
+            return func.id
+        if not isinstance(func, ast.Attribute):
+            return None
+        made = func.value
+        if isinstance(made, ast.Call) and isinstance(made.func, ast.Name):
+            method = f"{made.func.id}.{func.attr}"
+            return method if method in self.functions else None
+        if (
+            owner
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and f"{owner}.{func.attr}" in self.functions
+        ):
+            return f"{owner}.{func.attr}"
+        return None
+
+
+def _string(function: _Function, value: ast.expr, depth: int) -> bool:
+    """`value` is proved a string (or a list of strings: an item of it is one too)."""
+    if depth > _DEPTH:
+        return False
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str)
+    if isinstance(value, ast.JoinedStr):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Name):
+            return func.id in STR_CALLS and function.bound.get(func.id) is None
+        return isinstance(func, ast.Attribute) and func.attr in STR_METHODS
+    if isinstance(value, ast.Subscript):
+        return _string(function, value.value, depth + 1)
+    if not isinstance(value, ast.Name):
+        return False
+    bindings = function.bound.get(value.id, [])
+    loops = function.fors.get(value.id, [])
+    if not bindings or sum(b is None for b in bindings) != len(loops):
+        return False  # a parameter, an unpacking, a `with ... as`: not typed here
+    return all(_string(function, b, depth + 1) for b in bindings if b is not None) and all(
+        _strings(function, it, depth + 1) for it in loops
+    )
+
+
+def _strings(function: _Function, value: ast.expr, depth: int) -> bool:
+    """Every element of the iterable `value` is proved a string."""
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return all(_string(function, e, depth) for e in value.elts)
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+        return _string(function, value.elt, depth)
+    return _string(function, value, depth)
