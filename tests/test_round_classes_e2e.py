@@ -906,6 +906,22 @@ Stop 52 (helper w2), a batch mixed in a helper:
   `twin.gain.extend([...])`) handed to the optimizer: each synced, rank 0 prints the
   original's `shift -0.0778 0.3960 0.9100`, `gain 1.2871 1.4176` (before: no sync, no
   warning; rank 0 printed shift -0.0505 0.3996 0.8849, gain 1.3604 1.5501).
+
+Stop 53 (helper s2), files rank 0 writes and every rank reads through longer chains (rank 0
+sleeps a second before writing when torchrun sets RANK):
+- s53_s2_predictions_read_two_calls_deep (SimonVandenhende/Multi-Task-Learning-PyTorch@
+  ed3d9ac): predictions saved under `save_dirs[task]` (a dict comprehension of
+  `os.path.join(p["save_dir"], task)`), read back two calls deep (`score_all_results(p)` ->
+  `score_task_predictions(save_dir=...)` -> `score_folder(folder)`, `filename =
+  os.path.join(folder, ...)`, `np.load(filename)`): a barrier after the call that writes
+  (before: rank 1 FileNotFoundError).
+- s53_s2_cache_saved_by_helper_module (stop 52 s3's left): a cache built when absent by
+  another module's helper that saves it through a second helper, then read by every rank: a
+  barrier after the `if` (before: rank 1 FileNotFoundError).
+- s53_s2_snapshot_probed_by_other_module: a snapshot exported on rank 0, then
+  `os.path.isfile` under its folder in another module decides a step: a barrier between;
+  rank 0 prints the original's weights (before: rank 1 saw no file and skipped the step,
+  rank 0 printed weights 0.7693 for the original's 1.1142).
 """
 
 from __future__ import annotations
@@ -1236,6 +1252,19 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 52 w2: the original's (the base printed shift -0.0505 0.3996 0.8849, gain 1.3604
     # 1.5501: the grown lists not synced)
     "s52_w2_parameter_list_grown": ("shift -0.0778 0.3960 0.9100", "gain 1.2871 1.4176"),
+    # stop 53 s2: the original's (the base: rank 1 FileNotFoundError at the first read)
+    "s53_s2_predictions_read_two_calls_deep": (
+        "epoch 0 semseg 5.1292 depth -2.7572",
+        "epoch 1 semseg 3.5950 depth -1.0907",
+        "weights 3.8217",
+    ),
+    "s53_s2_cache_saved_by_helper_module": ("rows 16 weights 2.8773",),  # stop 53 s2
+    # stop 53 s2: the original's (the base printed weights 0.7693: rank 1 skipped a step)
+    "s53_s2_snapshot_probed_by_other_module": (
+        "epoch 0 weights 0.9911",
+        "epoch 1 weights 1.0881",
+        "epoch 2 weights 1.1142",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1273,6 +1302,9 @@ PROGRAMS = {
     "s52_w6_batch_moved_key_by_key": "train.py",  # stop 52 w6
     "s52_w3_step_counter_decides_shared_file": "train.py",  # stop 52 w3
     "s52_w2_parameter_list_grown": "train.py",  # stop 52 w2
+    "s53_s2_predictions_read_two_calls_deep": "train.py",  # stop 53 s2
+    "s53_s2_cache_saved_by_helper_module": "train.py",  # stop 53 s2
+    "s53_s2_snapshot_probed_by_other_module": "train.py",  # stop 53 s2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1367,6 +1399,9 @@ RANK0_ONLY = {
     "data_s52_w3_global_batch_size_by_other_arithmetic": "weights",  # stop 52 w3
     "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
     "s52_w2_parameter_list_grown": "shift",  # stop 52 w2
+    "s53_s2_predictions_read_two_calls_deep": "weights",  # stop 53 s2
+    "s53_s2_cache_saved_by_helper_module": "weights",  # stop 53 s2
+    "s53_s2_snapshot_probed_by_other_module": "weights",  # stop 53 s2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
