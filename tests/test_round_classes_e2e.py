@@ -940,6 +940,22 @@ pytorch@b1f70a7, left by stop 52 w5):
   module writes to the stream the entry hands it (`report(c, sys.stdout)`, `out=sys.stderr`)
   is printed by rank 0 alone; a summary written to a file the entry opened stays a file
   write (one line, rank 0's) (before: every rank printed the report).
+
+Stop 53 (helper s2), files rank 0 writes and every rank reads through longer chains (rank 0
+sleeps a second before writing when torchrun sets RANK):
+- s53_s2_predictions_read_two_calls_deep (SimonVandenhende/Multi-Task-Learning-PyTorch@
+  ed3d9ac): predictions saved under `save_dirs[task]` (a dict comprehension of
+  `os.path.join(p["save_dir"], task)`), read back two calls deep (`score_all_results(p)` ->
+  `score_task_predictions(save_dir=...)` -> `score_folder(folder)`, `filename =
+  os.path.join(folder, ...)`, `np.load(filename)`): a barrier after the call that writes
+  (before: rank 1 FileNotFoundError).
+- s53_s2_cache_saved_by_helper_module (stop 52 s3's left): a cache built when absent by
+  another module's helper that saves it through a second helper, then read by every rank: a
+  barrier after the `if` (before: rank 1 FileNotFoundError).
+- s53_s2_snapshot_probed_by_other_module: a snapshot exported on rank 0, then
+  `os.path.isfile` under its folder in another module decides a step: a barrier between;
+  rank 0 prints the original's weights (before: rank 1 saw no file and skipped the step,
+  rank 0 printed weights 0.7693 for the original's 1.1142).
 """
 
 from __future__ import annotations
@@ -1285,6 +1301,19 @@ CASES: dict[str, tuple[str, ...]] = {
     "s53_s1_for_loop_over_set": ("words 9 tags 7 c 1",),
     # stop 53 s1: the original's (the base: the same on rank 0, and the report on rank 1 too)
     "s53_s1_report_to_handed_stream": ("processed 8 tokens; accuracy:  87.50%", "weights 0.1978"),
+    # stop 53 s2: the original's (the base: rank 1 FileNotFoundError at the first read)
+    "s53_s2_predictions_read_two_calls_deep": (
+        "epoch 0 semseg 5.1292 depth -2.7572",
+        "epoch 1 semseg 3.5950 depth -1.0907",
+        "weights 3.8217",
+    ),
+    "s53_s2_cache_saved_by_helper_module": ("rows 16 weights 2.8773",),  # stop 53 s2
+    # stop 53 s2: the original's (the base printed weights 0.7693: rank 1 skipped a step)
+    "s53_s2_snapshot_probed_by_other_module": (
+        "epoch 0 weights 0.9911",
+        "epoch 1 weights 1.0881",
+        "epoch 2 weights 1.1142",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1326,6 +1355,9 @@ PROGRAMS = {
     "s53_s1_set_returned_by_other_module": "train.py",  # stop 53 s1
     "s53_s1_for_loop_over_set": "train.py",  # stop 53 s1
     "s53_s1_report_to_handed_stream": "train.py",  # stop 53 s1
+    "s53_s2_predictions_read_two_calls_deep": "train.py",  # stop 53 s2
+    "s53_s2_cache_saved_by_helper_module": "train.py",  # stop 53 s2
+    "s53_s2_snapshot_probed_by_other_module": "train.py",  # stop 53 s2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1424,6 +1456,9 @@ RANK0_ONLY = {
     "s53_s1_set_returned_by_other_module": "labels",  # stop 53 s1
     "s53_s1_for_loop_over_set": "words",  # stop 53 s1
     "s53_s1_report_to_handed_stream": "accuracy",  # stop 53 s1
+    "s53_s2_predictions_read_two_calls_deep": "weights",  # stop 53 s2
+    "s53_s2_cache_saved_by_helper_module": "weights",  # stop 53 s2
+    "s53_s2_snapshot_probed_by_other_module": "weights",  # stop 53 s2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

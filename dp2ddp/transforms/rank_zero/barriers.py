@@ -67,6 +67,7 @@ from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_paths import (
     argument_elsewhere,
     called_names,
+    file_kinds,
     file_path,
     library_read,
     path_argument,
@@ -212,7 +213,12 @@ class Barriers(Rule):
                 reads.setdefault(text, []).append(call)
                 self._file_reads.add(id(call))
         for write, texts in writes:
-            matched = [(t, r) for t in texts for r in reads.get(t, ()) if self.may_follow(write, r)]
+            matched = [
+                (t, r)
+                for t in texts
+                for r in reads.get(t, ())
+                if self.may_follow(write, r) and self.kinds_meet(write, r)
+            ]
             matched += [
                 (f"{texts[0]}` in `{self.t.code(lister)}", lister)
                 for t in texts
@@ -318,6 +324,15 @@ class Barriers(Rule):
     def spelled_at(self, call: cst.Call) -> tuple[str, ...] | None:
         """The paths `call` was spelled out at (spell), None when not asked yet."""
         return self._spelled.get(id(call))
+
+    def kinds_meet(self, write: cst.Call, read: cst.Call) -> bool:
+        """The write and the read may be of one file: not two other modules' functions
+        naming the kinds of file they write and read under a folder, none in common
+        (file_paths.file_kinds: `.json` scores beside `.png` predictions)."""
+        hints = self.t.state.hints
+        wrote = file_kinds(write, self.t, hints.file_written_by)
+        read_kinds = file_kinds(read, self.t, hints.file_read_by)
+        return not (wrote and read_kinds and not wrote & read_kinds)
 
     def may_follow(self, write: cst.Call, read: cst.Call) -> bool:
         """The read may run after the write: later in the module's text, or in another

@@ -135,6 +135,7 @@ def read_elsewhere(
     texts: list[str] = []
     for reader in readers:
         name, position, parameter = reader.split(":", 2)
+        parameter = parameter.partition(":")[0] if position != "=" else parameter
         if name not in called:
             continue
         if position == "=":  # a fixed path: its text as a literal spells it
@@ -168,6 +169,7 @@ def argument_elsewhere(
     called = called_names(call, t)
     for function in functions:
         name, position, parameter = function.split(":", 2)
+        parameter = parameter.partition(":")[0] if position != "=" else parameter
         if name not in called:
             continue
         if position == "=":
@@ -176,6 +178,22 @@ def argument_elsewhere(
         if passed is not None:
             return passed
     return None
+
+
+def file_kinds(call: cst.Call, t: RankZeroOnly, functions: frozenset[str]) -> set[str]:
+    """The kinds of file (`.png`: path_sinks.extension) a call of another module's function
+    (`functions`: ProgramHints.file_read_by, file_written_by) reads or writes under the
+    folder it is handed; empty when any may be another kind (a whole path, a name not
+    spelled with its extension): a write of `.json` files and a read of `.png` files under
+    one folder are not the same files (SimonVandenhende/Multi-Task-Learning-PyTorch@ed3d9ac
+    eval_all_results: each task's scores written beside the next task's predictions)."""
+    called = called_names(call, t)
+    kinds = set()
+    for function in functions:
+        name, position, parameter = function.split(":", 2)
+        if name in called and position != "=":
+            kinds.add(parameter.partition(":")[2])
+    return set() if "" in kinds else kinds
 
 
 def written_elsewhere(

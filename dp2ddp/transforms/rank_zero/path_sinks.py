@@ -37,7 +37,9 @@ time.strftime(...)`) makes that read rank 0's value (run_dir.py), as for a path 
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Callable
+from functools import partial
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -66,15 +68,18 @@ _READ_AT_FIRST = READS_AT_FIRST | {"open", "builtins.open", "io.open"}
 
 def file_calls(
     tree: ast.Module, resolved: Callable[[ast.expr], str]
-) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """The module's file_readers, file_writers and file_handers, from one walk of each of
-    its functions (each call's name resolved once for the three):
+) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
+    """The module's file_readers, file_writers, file_handers and file_forwards, from one
+    walk of each of its functions (each call's name resolved once for them all):
 
     - file_readers: `name:position:parameter` for each top-level function of the module
-      that reads a whole file at a parameter it never rebinds (`open(path)`, `open(path,
-      "rb")`, `np.load(path)`, `pd.read_csv(path)`), and for each top-level class whose
-      `__init__` does (named by the class, the position not counting `self`);
-      `name:=:path` for a top-level function that reads one at a fixed path.
+      that reads a whole file at a parameter it never rebinds, or under it (`open(path)`,
+      `open(path, "rb")`, `np.load(os.path.join(folder, name))`, `pd.read_csv(path)`), or
+      asks whether a file is there or what a folder holds (`os.path.exists(path)`,
+      `os.listdir(folder)`: the other ranks see it missing or partial and take another
+      branch), and for each top-level class whose `__init__` reads one (named by the
+      class, the position not counting `self`); `name:=:path` for a top-level function
+      that reads one at a fixed path.
     - file_writers: as file_readers, for the top-level functions that write a whole file
       (open for writing, np.save and the other WRITES_AT_FIRST; not a checkpoint's
       torch.save, which ProgramHints.saved_by names) at a parameter or at a fixed path.
@@ -83,15 +88,40 @@ def file_calls(
       file there (`sed_eval.io.load_event_list(prediction_csv_path)` in qiuqiangkong/
       sound_event_detection_dcase2017_task4@823af88 utils/utilities.py:
       official_evaluate(), called right after write_submission() wrote that path on rank
-      0; stop 52 w4)."""
-    readers, writers, handers = _file_calls(tree, resolved, (_read_at, _written_at, _handed_at))
-    return readers, writers, handers
+      0; stop 52 w4).
+    - file_forwards: `name:position:parameter<callee@slot` for each top-level function
+      handing its parameter (or a path under it) on to a function called by name
+      (`callee`) at a position or keyword (`slot`): path_chains.py makes `name` a reader
+      (writer, hander) where `callee` is one at that slot, in any module of the program.
+
+    A path is under a parameter through the function's plain bindings (`filename =
+    os.path.join(folder, name)`, then `Image.open(filename)`), an item of a dict display
+    or comprehension (`save_dirs = {t: os.path.join(p["save_dir"], t) for t in tasks}`,
+    then `np.save(os.path.join(save_dirs[task], ...))` writes under `p`) and a subscript
+    of it (`p["save_dir"]`): SimonVandenhende/Multi-Task-Learning-PyTorch@ed3d9ac's
+    predictions, written on rank 0 and read two calls deep (stop 53 s2)."""
+    readers, writers, handers, forwards = _file_calls(
+        tree, resolved, (_read_or_probed_at, _written_at, _handed_at)
+    )
+    return readers, writers, handers, forwards
 
 
 def _read_at(call: ast.Call, called: str) -> ast.expr | None:
     if called not in _READ_AT_FIRST or (called.endswith("open") and not _reads(call)):
         return None
     return call.args[0]
+
+
+#: Calls that ask whether a file is there, or what a folder holds, at their first argument:
+#: after a rank-0 write another rank's answer may be "missing" or "partial".
+_PROBES = frozenset(
+    {"os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.getsize", "os.listdir"}
+    | {"os.scandir", "glob.glob", "glob.iglob"}
+)
+
+
+def _read_or_probed_at(call: ast.Call, called: str) -> ast.expr | None:
+    return call.args[0] if called in _PROBES else _read_at(call, called)
 
 
 def _handed_at(call: ast.Call, called: str) -> ast.expr | None:
@@ -106,17 +136,22 @@ def _written_at(call: ast.Call, called: str) -> ast.expr | None:
     return None
 
 
+#: How many plain bindings a path is followed through to a parameter in one function.
+_BINDINGS_DEEP = 4
+
+
 def _file_calls(
     tree: ast.Module,
     resolved: Callable[[ast.expr], str],
     kinds: tuple[Callable[[ast.Call, str], ast.expr | None], ...],
 ) -> list[frozenset[str]]:
-    """The entries of file_calls' facts, one per kind: a kind gives the path a call reads
-    (writes, hands on) a whole file at, or None. The first kind (reads) looks into the
-    top-level classes' `__init__` too (`CachedSet(CACHE)`); the others into the top-level
-    functions alone."""
+    """The entries of file_calls' facts, one per kind, then the forwards: a kind gives the
+    path a call reads (writes, hands on) a whole file at, or None. The first kind (reads)
+    looks into the top-level classes' `__init__` too (`CachedSet(CACHE)`); the others and
+    the forwards into the top-level functions alone."""
     constants = _string_constants(tree)
     found: list[set[str]] = [set() for _ in kinds]
+    forwards: set[str] = set()
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -132,12 +167,21 @@ def _file_calls(
         walked = ast_nodes.walk(function)
         names = [n for n in walked if isinstance(n, ast.Name)]
         stored = {n.id for n in names if isinstance(n.ctx, ast.Store)}
-        aliases = _parameter_aliases(walked, params, stored)
+        bound = _bindings(walked)
+        kept = {p: params.index(p) - skipped for p in params if p not in stored}
+        entries_at = partial(_entries_at, name, kept, bound, resolved)
+
         applied = list(zip(kinds[:1] if skipped else kinds, found, strict=False))
         for call in walked:
-            if not isinstance(call, ast.Call) or not call.args:
+            if not isinstance(call, ast.Call):
+                continue
+            if not call.args and not call.keywords:
                 continue
             called = resolved(call.func)
+            if not skipped and kept and not _library(called):
+                forwards.update(_forwards(call, entries_at))
+            if not call.args:
+                continue
             for path_of, entries in applied:
                 first = path_of(call, called)
                 if first is None:
@@ -145,18 +189,113 @@ def _file_calls(
                 fixed = _fixed(first, constants, stored)
                 if fixed is not None and not skipped:
                     entries.add(f"{name}:=:{fixed}")
-                first = _under(first, resolved)
-                if not isinstance(first, ast.Name):
-                    continue
-                read = {first.id} if first.id in params and first.id not in stored else set()
-                for param in sorted(read | aliases.get(first.id, set())):
-                    position = params.index(param) - skipped
-                    if position >= 0:
-                        entries.add(f"{name}:{position}:{param}")
-    return [frozenset(entries) for entries in found]
+                entries.update(entries_at(first))
+    return [*(frozenset(entries) for entries in found), frozenset(forwards)]
 
 
-def _under(path: ast.expr | None, resolved: Callable[[ast.expr], str]) -> ast.expr | None:
+def _entries_at(
+    name: str,
+    kept: dict[str, int],
+    bound: dict[str, list[ast.expr]],
+    resolved: Callable[[ast.expr], str],
+    path: ast.expr,
+) -> list[str]:
+    """`name:position:parameter` for each parameter of function `name` (`kept`: those it
+    never rebinds, at their positions) that `path` is under."""
+    roots = _roots(path, resolved, bound, _BINDINGS_DEEP)
+    found = [f"{name}:{kept[p]}:{p}" for p in sorted(roots & kept.keys()) if kept[p] >= 0]
+    kind = extension(path, resolved, bound, _BINDINGS_DEEP) if found else ""
+    if kind:  # `:.png`: the files under it that the function reads (writes)
+        return [f"{entry}:{kind}" for entry in found]
+    return found
+
+
+def extension(
+    path: ast.expr,
+    resolved: Callable[[ast.expr], str],
+    bound: dict[str, list[ast.expr]],
+    depth: int,
+) -> str:
+    """The literal extension a path joined under a folder ends with (`os.path.join(folder,
+    name + ".png")`, `"%d.npy" % i`, `f"{folder}/{i}.json"`, through the function's plain
+    bindings, all alike), "" when unknown: files of two kinds are two files."""
+    if isinstance(path, ast.Constant) and isinstance(path.value, str):
+        tail = path.value.rpartition("/")[2]
+        kind = tail[tail.rfind(".") :] if "." in tail else ""
+        return kind if kind[1:].isalnum() else ""
+    if isinstance(path, ast.Call) and path.args and resolved(path.func) == "os.path.join":
+        return extension(path.args[-1], resolved, bound, depth)
+    if isinstance(path, ast.Call) and isinstance(path.func, ast.Attribute):
+        return (
+            extension(path.func.value, resolved, bound, depth) if path.func.attr == "format" else ""
+        )
+    if isinstance(path, ast.BinOp):
+        side = path.left if isinstance(path.op, ast.Mod) else path.right
+        return extension(side, resolved, bound, depth)
+    if isinstance(path, ast.JoinedStr) and path.values:
+        return extension(path.values[-1], resolved, bound, depth)
+    if isinstance(path, ast.Name) and depth > 0 and path.id in bound:
+        kinds = {extension(v, resolved, bound, depth - 1) for v in bound[path.id]}
+        return kinds.pop() if len(kinds) == 1 else ""
+    return ""
+
+
+#: Libraries (and the builtins) whose functions are not the program's: no link to them.
+_LIBRARIES = frozenset(
+    {"os", "sys", "json", "math", "time", "re", "logging", "shutil", "glob", "pathlib"}
+    | {"torch", "numpy", "pandas", "scipy", "cv2", "PIL", "random", "collections", "itertools"}
+)
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _library(called: str) -> bool:
+    return called in _BUILTINS or called.partition(".")[0] in _LIBRARIES
+
+
+def _forwards(call: ast.Call, entries_at: Callable[[ast.expr], list[str]]) -> list[str]:
+    """`entry<callee@slot` for each argument of a call of a function by name (`f(...)`,
+    `m.f(...)`) under a parameter of the calling function (`entry`, as file_calls names
+    it): the callee's reading (writing) at that slot is the caller's at the parameter."""
+    func = call.func
+    callee = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    if not callee:
+        return []
+    found: list[str] = []
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        found += [f"{entry}<{callee}@{position}" for entry in entries_at(arg)]
+    for keyword in call.keywords:
+        if keyword.arg is not None:
+            found += [f"{entry}<{callee}@{keyword.arg}" for entry in entries_at(keyword.value)]
+    return found
+
+
+def _roots(
+    path: ast.expr,
+    resolved: Callable[[ast.expr], str],
+    bound: dict[str, list[ast.expr]],
+    depth: int,
+) -> set[str]:
+    """The names a path is under (`_under`): a name itself, and what its plain bindings in
+    the function are under (`depth` bindings deep); a subscript's holder (`p["save_dir"]`,
+    `save_dirs[task]`); the values of a dict display or comprehension."""
+    path = _under(path, resolved)
+    if isinstance(path, ast.Subscript):
+        return _roots(path.value, resolved, bound, depth)
+    if isinstance(path, ast.DictComp):
+        return _roots(path.value, resolved, bound, depth)
+    if isinstance(path, ast.Dict):
+        return set().union(*(_roots(v, resolved, bound, depth) for v in path.values))
+    if not isinstance(path, ast.Name):
+        return set()
+    if depth <= 0 or path.id not in bound:
+        return {path.id}
+    values = bound[path.id]
+    return {path.id}.union(*(_roots(v, resolved, bound, depth - 1) for v in values))
+
+
+def _under(path: ast.expr, resolved: Callable[[ast.expr], str]) -> ast.expr:
     """The folder a joined path starts from (`os.path.join(folder, name)`, `folder /
     name`, `folder + name`, `f"{folder}/{name}"`): a file at it is under that folder, so a
     function writing (reading) there writes (reads) under its parameter; else `path`."""
@@ -171,27 +310,22 @@ def _under(path: ast.expr | None, resolved: Callable[[ast.expr], str]) -> ast.ex
     return path
 
 
-def _parameter_aliases(
-    walked: list[ast.AST], params: list[str], stored: set[str]
-) -> dict[str, set[str]]:
-    """The parameters (never rebound) each local name may hold, bound by a plain `name =
-    param` (in any branch: `elif mode == 'label': id_path = unlabeled_id_path`, then
-    `open(id_path)`): a read at the name may read the file at that parameter. A name also
-    bound to something else still may (LiheYoung/ST-PlusPlus@f4e7a57 dataset/semi.py: the
-    ids file select_reliable() wrote on rank 0 was read there by rank 1 with no barrier
-    between, half-written; class v1-F of stop 42)."""
-    aliases: dict[str, set[str]] = {}
+def _bindings(walked: list[ast.AST]) -> dict[str, list[ast.expr]]:
+    """The values each local name is bound to by a plain `name = value` (in any branch:
+    `elif mode == 'label': id_path = unlabeled_id_path`, then `open(id_path)`): a read at
+    the name may read the file at any of them. A name also bound to something else still
+    may (LiheYoung/ST-PlusPlus@f4e7a57 dataset/semi.py: the ids file select_reliable()
+    wrote on rank 0 was read there by rank 1 with no barrier between, half-written; class
+    v1-F of stop 42)."""
+    bound: dict[str, list[ast.expr]] = {}
     for node in walked:
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Name)
-            and node.value.id in params
-            and node.value.id not in stored
         ):
-            aliases.setdefault(node.targets[0].id, set()).add(node.value.id)
-    return aliases
+            bound.setdefault(node.targets[0].id, []).append(node.value)
+    return bound
 
 
 #: open() as a module's `resolved` spells it.

@@ -56,6 +56,7 @@ from dp2ddp.transforms.analysis.printing import Printing, printer_names, printin
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.rank_zero.handed_streams import program_streams, stream_writers
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
+from dp2ddp.transforms.rank_zero.path_chains import chained
 from dp2ddp.transforms.rank_zero.path_sinks import (
     file_calls,
     path_attributes,
@@ -67,6 +68,8 @@ from dp2ddp.transforms.rank_zero.reexported import (
     reexports_of,
 )
 from dp2ddp.transforms.rank_zero.saving_functions import saving_functions
+from dp2ddp.transforms.rank_zero.script_modules import guard as _guard
+from dp2ddp.transforms.rank_zero.script_modules import wraps_as_script
 from dp2ddp.transforms.rank_zero.set_returns import set_returns
 from dp2ddp.transforms.rank_zero.side_effects import (
     MUTATORS,
@@ -145,9 +148,10 @@ def program_hints(
     savers = _by_module([n.savers for n in names])
     loaders = _by_module([n.loaders for n in names])
     per_rank = _by_module([n.per_rank for n in names])
-    readers = _by_module([n.file_readers for n in names])
-    handers = _by_module([n.file_handers for n in names])
-    writers = _by_module([n.file_writers for n in names])
+    forwards = [n.file_forwards for n in names]  # chains of the program's functions
+    readers = _by_module(chained([n.file_readers for n in names], forwards))
+    handers = _by_module(chained([n.file_handers for n in names], forwards))
+    writers = _by_module(chained([n.file_writers for n in names], forwards))
     handed = _by_module([n.path_parameters for n in names])
     path_named = frozenset().union(*(n.path_attributes for n in names))
     own_device = frozenset().union(*(n.own_device for n in names))
@@ -301,30 +305,6 @@ def _by_module(named: list[frozenset[str]]) -> Callable[[int], frozenset[str]]:
     return others
 
 
-def wraps_as_script(tree: ast.Module) -> bool:
-    """The module's `__main__` block wraps a model with DataParallel, in the block or in a
-    top-level function of the module it calls (through others of them): it is a script
-    of its own (ProgramHints.script)."""
-    functions = {
-        s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
-    blocks = [s for s in tree.body if _guard(s)]
-    todo: list[ast.AST] = list(blocks)
-    seen: set[str] = set()
-    while todo:
-        for node in ast_nodes.walk(todo.pop()):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name == "DataParallel":
-                return True
-            if isinstance(func, ast.Name) and name in functions and name not in seen:
-                seen.add(name)
-                todo.append(functions[name])
-    return False
-
-
 @dataclass(frozen=True)
 class _Reads:
     """Names a module refers to: imported by name, read as an attribute or named by a
@@ -428,6 +408,8 @@ class ModuleNames:
     set_returns: frozenset[str] = frozenset()
     #: Its top-level functions writing to a parameter (handed_streams.stream_writers).
     stream_writers: frozenset[str] = frozenset()
+    #: Its top-level functions handing a parameter on to a function (path_sinks.file_calls).
+    file_forwards: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -441,7 +423,7 @@ class ModuleNames:
         def resolved(func: ast.expr) -> str:
             return resolved_name(func, table) or getattr(func, "id", "")
 
-        reads, writes, hands = file_calls(tree, resolved)  # one walk (stop 52 w7)
+        reads, writes, hands, forwards = file_calls(tree, resolved)  # one walk (stop 52 w7)
 
         return cls(
             as_entry,
@@ -473,6 +455,7 @@ class ModuleNames:
             device_moves(tree),
             set_returns(tree),
             stream_writers(tree),
+            forwards,
         )
 
 
@@ -547,10 +530,6 @@ def _walk_imported(tree: ast.Module) -> list[ast.AST]:
     that calls `test()` when the file is run as a script)."""
     body = [s for s in tree.body if not _guard(s)]
     return list(ast_nodes.walk(ast.Module(body=body, type_ignores=[])))
-
-
-def _guard(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.If) and ast_nodes.is_script_guard(statement.test)
 
 
 def pure_functions(modules: Iterable[tuple[str, ast.Module, bool]]) -> frozenset[str]:

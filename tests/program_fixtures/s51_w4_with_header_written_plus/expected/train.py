@@ -10,6 +10,7 @@ from _dp2ddp import (
     DEVICE,
     DEVICE_IDS,
     DdpDistributedSampler,
+    ddp_barrier,
     ddp_per_rank_batch,
     ddp_print,
     ddp_same_random,
@@ -23,7 +24,9 @@ torch.manual_seed(0)
 model_dir = "out"
 os.makedirs(model_dir, exist_ok=True)
 utils.create_csv(model_dir, "losses.csv", ["epoch", "step", "loss"])
+ddp_barrier()
 utils.save_params(model_dir, {"lr": 0.1})
+ddp_barrier()
 ddp_print(utils.load_params(model_dir))
 model = DistributedDataParallel(nn.Linear(4, 1).to(DEVICE), device_ids=DEVICE_IDS)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
