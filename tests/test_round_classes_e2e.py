@@ -906,6 +906,20 @@ Stop 52 (helper w2), a batch mixed in a helper:
   `twin.gain.extend([...])`) handed to the optimizer: each synced, rank 0 prints the
   original's `shift -0.0778 0.3960 0.9100`, `gain 1.2871 1.4176` (before: no sync, no
   warning; rank 0 printed shift -0.0505 0.3996 0.8849, gain 1.3604 1.5501).
+
+Stop 53 (helper s3), batches not proved:
+- data_s53_s3_eval_before_library_engine_step: `model.eval()` (dropout off) before a
+  fine-tuning loop whose loss is handed alone to `engine.step(loss)` of a library object
+  built given the wrapped model (`Engine(model, lr)`, the stand-in tests/e2e_stop45_m/
+  steplib.py): the loop trains, its loader sharded (DP152): per epoch the ranks' sample ids
+  are disjoint (STEP_CASES), rank 0 prints the original's `weights -0.4191` (before: read as
+  an evaluation by the `.eval()`, DP015, the loader whole, every rank trained all 16 ids).
+- shared_draws_s53_s3_validation_handed_to_evaluation: validation sets drawn from numpy's
+  unseeded stream and handed to an evaluating function through the call (`evaluate(model,
+  X[val_idx], Y[val_idx])`, and `xh, yh = pick_validation(X, Y, 8)` drawing inside a
+  function): drawn in `with ddp_same_random():`, both ranks hold rank 0's sets
+  (test_validation_sets_handed_to_an_evaluation_are_rank_zeros), rank 0 prints the
+  original's lines (before: each rank its own draws, no warning). Runs first (UNSEEDED).
 """
 
 from __future__ import annotations
@@ -1236,6 +1250,14 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 52 w2: the original's (the base printed shift -0.0505 0.3996 0.8849, gain 1.3604
     # 1.5501: the grown lists not synced)
     "s52_w2_parameter_list_grown": ("shift -0.0778 0.3960 0.9100", "gain 1.2871 1.4176"),
+    # stop 53 s3: the original's (every rank training all of it gives these weights too:
+    # STEP_CASES checks the ranks' sample ids)
+    "data_s53_s3_eval_before_library_engine_step": ("weights -0.4191",),
+    # stop 53 s3: the original's lines (the draws: test_validation_sets_handed_to_an_...)
+    "shared_draws_s53_s3_validation_handed_to_evaluation": (
+        "epoch 1 val of 16 held of 8",
+        "weights 2.4144",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1367,6 +1389,8 @@ RANK0_ONLY = {
     "data_s52_w3_global_batch_size_by_other_arithmetic": "weights",  # stop 52 w3
     "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
     "s52_w2_parameter_list_grown": "shift",  # stop 52 w2
+    "data_s53_s3_eval_before_library_engine_step": "weights",  # stop 53 s3
+    "shared_draws_s53_s3_validation_handed_to_evaluation": "weights",  # stop 53 s3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1394,6 +1418,8 @@ UNSEEDED = (
     "batches_s51_w7_corpus_built_by_function_cached",
     # stop 52 s2
     "shared_draws_s52_s2_validation_drawn_per_rank",
+    # stop 53 s3
+    "shared_draws_s53_s3_validation_handed_to_evaluation",
 )
 #: loader_wrapping_class's steps of 4 rows
 STEPS = 8
@@ -1508,6 +1534,8 @@ STEP_CASES = (
     "s51_s2_factory_in_other_module",
     # stop 52 s2: the loss alone proved handed on, the library's step and factory
     "data_s52_s2_loss_handed_to_library",
+    # stop 53 s3: `.eval()` before the loop, the loss handed to an object holding the model
+    "data_s53_s3_eval_before_library_engine_step",
 )
 
 
@@ -1730,6 +1758,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("data_s52_v3_sampler_type_asserted", "DP143"),
         # stop 52 w2: CutMix pasted in place by a helper, mixup returned by another module's
         ("s52_w2_batch_mixed_in_helper", "DP147"),
+        # stop 53 s3: a constant slice of the loader's batch in the training step
+        ("batches_s53_s3_constant_slice_in_step", "DP047"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
@@ -1947,6 +1977,16 @@ def test_a_validation_set_drawn_once_is_rank_zeros_on_every_rank(launch: Launch)
     case = "shared_draws_s52_s2_validation_drawn_per_rank"
     drawn = [launch.status(case, rank)["digest"] for rank in (0, 1)]
     assert len(drawn[0]) == 16 and drawn[0] == drawn[1], drawn
+
+
+def test_validation_sets_handed_to_an_evaluation_are_rank_zeros(launch: Launch) -> None:
+    """Stop 53 s3: shared_draws_s53_s3_validation_handed_to_evaluation's sets, drawn from
+    numpy's unseeded stream and handed to `evaluate(net, xs, ys)` through the call (one at
+    the call site, `X[val_idx]`, one inside `pick_validation`), are rank 0's on both ranks
+    (the base left both draws per rank: each rank evaluated sets of its own)."""
+    case = "shared_draws_s53_s3_validation_handed_to_evaluation"
+    drawn = [launch.status(case, rank)["digest"] for rank in (0, 1)]
+    assert len(drawn[0]) == 17 and drawn[0] == drawn[1], drawn
 
 
 def test_a_set_order_is_rank_zeros_on_every_rank(launch: Launch) -> None:
