@@ -920,6 +920,12 @@ Stop 53 (helper s3), batches not proved:
   function): drawn in `with ddp_same_random():`, both ranks hold rank 0's sets
   (test_validation_sets_handed_to_an_evaluation_are_rank_zeros), rank 0 prints the
   original's lines (before: each rank its own draws, no warning). Runs first (UNSEEDED).
+- s53_s3_batches_through_iterator_class (program; shjo-april/PuzzleCAM@659b4c1): batches
+  drawn through another module's `Iterator(train_loader).get()`, proved this rank's part
+  (ProgramHints.batch_fetchers' `Iterator.get@0`): checked by verify's verdict, EQUIVALENT
+  (test_batches_through_another_modules_iterator_class_pass_verify; before: DP047, the
+  summed loss unscaled, NOT EQUIVALENT). Not in the launch: a shuffled loader's order is
+  the sampler's, only verify feeds the original the same.
 """
 
 from __future__ import annotations
@@ -1609,6 +1615,24 @@ def test_noise_in_a_handed_loaders_loop_passes_verify(tmp_path: Path) -> None:
     report = verify(VerifyConfig(case, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
+
+
+def test_batches_through_another_modules_iterator_class_pass_verify(tmp_path: Path) -> None:
+    """Stop 53 s3: s53_s3_batches_through_iterator_class (PuzzleCAM's `Iterator(train_loader)
+    .get()` of core/datasets.py) under verify: the batch is proved this rank's part, the
+    summed loss keeps `(loss * WORLD_SIZE)`: EQUIVALENT (before: DP047, the sum left
+    unscaled, DP004: each step half the original's). Not in the shared launch: the loader
+    is shuffled, and only verify feeds the original the order the ranks drew."""
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    program = TESTS / "program_fixtures" / "s53_s3_batches_through_iterator_class" / "input"
+    shutil.copytree(program, tmp_path, dirs_exist_ok=True)
+    script = tmp_path / "train.py"
+    report = verify(
+        VerifyConfig(script, None, steps=3, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
+    )
+    assert report.exit_code == 0, report
+    assert not any(" DP047 " in note for note in report.notes), report.notes
 
 
 def test_one_new_run_folder(launch: Launch) -> None:
