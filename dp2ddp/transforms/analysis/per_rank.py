@@ -257,9 +257,9 @@ def batch_fetchers(tree: ast.Module) -> frozenset[str]:
 
     for statement in tree.body:
         members = statement.body if isinstance(statement, ast.ClassDef) else [statement]
-        found |= {f.name for f in members if isinstance(f, ast.FunctionDef) and fetches(f)}
-        if isinstance(statement, ast.ClassDef):
-            fetching = {f.name for f in members if isinstance(f, ast.FunctionDef) and fetches(f)}
+        fetching = {f.name for f in members if isinstance(f, ast.FunctionDef) and fetches(f)}
+        found |= fetching
+        if fetching and isinstance(statement, ast.ClassDef):
             found |= _iterating(statement, fetching)
     return frozenset(found)
 

@@ -492,7 +492,7 @@ class DatasetDrawFinder:
                 ):  # the lines that make what it is given (not draws in its own line)
                     needed |= _read_keys(call)
                 for value in handed_to_evaluation(
-                    view(self.module), call, wrapped, last, self._evaluated
+                    lambda: view(self.module), call, wrapped, last, self._evaluated
                 ):
                     needed |= _read_keys(value)  # `evaluate(model, X[val_idx])` (stop 53 s3)
         if not in_slice and not needed:

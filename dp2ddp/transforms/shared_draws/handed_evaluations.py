@@ -27,7 +27,7 @@ from dp2ddp.transforms._support.nodes import calls_model, code_of, name_of, walk
 
 
 def handed_to_evaluation(
-    flow: DefUse,
+    flow: Callable[[], DefUse],
     call: cst.Call,
     wrapped: Collection[str],
     last: Collection[str],
@@ -36,7 +36,8 @@ def handed_to_evaluation(
     """The arguments `call` hands an evaluation beside the wrapped model (the module
     docstring); [] where it hands the model to no such function. `last`: the last names of
     the wraps' spellings, asked first; `evaluated(model_call, function)`: the caller's
-    reading of a call every rank makes whole."""
+    reading of a call every rank makes whole; `flow`: the module's view, asked only where
+    the model is handed (most modules the pass reads need none)."""
     at = next(
         (
             i
@@ -49,7 +50,7 @@ def handed_to_evaluation(
     )
     if at is None:
         return []
-    functions = flow.callees(call)
+    functions = flow().callees(call)
     if not functions or not all(_evaluates(f, call, at, evaluated) for f in functions):
         return []
     return [a.value for i, a in enumerate(call.args) if i != at]
