@@ -956,6 +956,26 @@ sleeps a second before writing when torchrun sets RANK):
   `os.path.isfile` under its folder in another module decides a step: a barrier between;
   rank 0 prints the original's weights (before: rank 1 saw no file and skipped the step,
   rank 0 printed weights 0.7693 for the original's 1.1142).
+
+Stop 53 (helper s3), batches not proved:
+- data_s53_s3_eval_before_library_engine_step: `model.eval()` (dropout off) before a
+  fine-tuning loop whose loss is handed alone to `engine.step(loss)` of a library object
+  built given the wrapped model (`Engine(model, lr)`, the stand-in tests/e2e_stop45_m/
+  steplib.py): the loop trains, its loader sharded (DP152): per epoch the ranks' sample ids
+  are disjoint (STEP_CASES), rank 0 prints the original's `weights -0.4191` (before: read as
+  an evaluation by the `.eval()`, DP015, the loader whole, every rank trained all 16 ids).
+- shared_draws_s53_s3_validation_handed_to_evaluation: validation sets drawn from numpy's
+  unseeded stream and handed to an evaluating function through the call (`evaluate(model,
+  X[val_idx], Y[val_idx])`, and `xh, yh = pick_validation(X, Y, 8)` drawing inside a
+  function): drawn in `with ddp_same_random():`, both ranks hold rank 0's sets
+  (test_validation_sets_handed_to_an_evaluation_are_rank_zeros), rank 0 prints the
+  original's lines (before: each rank its own draws, no warning). Runs first (UNSEEDED).
+- s53_s3_batches_through_iterator_class (program; shjo-april/PuzzleCAM@659b4c1): batches
+  drawn through another module's `Iterator(train_loader).get()`, proved this rank's part
+  (ProgramHints.batch_fetchers' `Iterator.get@0`): checked by verify's verdict, EQUIVALENT
+  (test_batches_through_another_modules_iterator_class_pass_verify; before: DP047, the
+  summed loss unscaled, NOT EQUIVALENT). Not in the launch: a shuffled loader's order is
+  the sampler's, only verify feeds the original the same.
 """
 
 from __future__ import annotations
@@ -1314,6 +1334,14 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 weights 1.0881",
         "epoch 2 weights 1.1142",
     ),
+    # stop 53 s3: the original's (every rank training all of it gives these weights too:
+    # STEP_CASES checks the ranks' sample ids)
+    "data_s53_s3_eval_before_library_engine_step": ("weights -0.4191",),
+    # stop 53 s3: the original's lines (the draws: test_validation_sets_handed_to_an_...)
+    "shared_draws_s53_s3_validation_handed_to_evaluation": (
+        "epoch 1 val of 16 held of 8",
+        "weights 2.4144",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1459,6 +1487,8 @@ RANK0_ONLY = {
     "s53_s2_predictions_read_two_calls_deep": "weights",  # stop 53 s2
     "s53_s2_cache_saved_by_helper_module": "weights",  # stop 53 s2
     "s53_s2_snapshot_probed_by_other_module": "weights",  # stop 53 s2
+    "data_s53_s3_eval_before_library_engine_step": "weights",  # stop 53 s3
+    "shared_draws_s53_s3_validation_handed_to_evaluation": "weights",  # stop 53 s3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1488,6 +1518,8 @@ UNSEEDED = (
     "batches_s51_w7_corpus_built_by_function_cached",
     # stop 52 s2
     "shared_draws_s52_s2_validation_drawn_per_rank",
+    # stop 53 s3
+    "shared_draws_s53_s3_validation_handed_to_evaluation",
 )
 #: loader_wrapping_class's steps of 4 rows
 STEPS = 8
@@ -1602,6 +1634,8 @@ STEP_CASES = (
     "s51_s2_factory_in_other_module",
     # stop 52 s2: the loss alone proved handed on, the library's step and factory
     "data_s52_s2_loss_handed_to_library",
+    # stop 53 s3: `.eval()` before the loop, the loss handed to an object holding the model
+    "data_s53_s3_eval_before_library_engine_step",
 )
 
 
@@ -1675,6 +1709,24 @@ def test_noise_in_a_handed_loaders_loop_passes_verify(tmp_path: Path) -> None:
     report = verify(VerifyConfig(case, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
+
+
+def test_batches_through_another_modules_iterator_class_pass_verify(tmp_path: Path) -> None:
+    """Stop 53 s3: s53_s3_batches_through_iterator_class (PuzzleCAM's `Iterator(train_loader)
+    .get()` of core/datasets.py) under verify: the batch is proved this rank's part, the
+    summed loss keeps `(loss * WORLD_SIZE)`: EQUIVALENT (before: DP047, the sum left
+    unscaled, DP004: each step half the original's). Not in the shared launch: the loader
+    is shuffled, and only verify feeds the original the order the ranks drew."""
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    program = TESTS / "program_fixtures" / "s53_s3_batches_through_iterator_class" / "input"
+    shutil.copytree(program, tmp_path, dirs_exist_ok=True)
+    script = tmp_path / "train.py"
+    report = verify(
+        VerifyConfig(script, None, steps=3, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
+    )
+    assert report.exit_code == 0, report
+    assert not any(" DP047 " in note for note in report.notes), report.notes
 
 
 def test_one_new_run_folder(launch: Launch) -> None:
@@ -1824,6 +1876,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("data_s52_v3_sampler_type_asserted", "DP143"),
         # stop 52 w2: CutMix pasted in place by a helper, mixup returned by another module's
         ("s52_w2_batch_mixed_in_helper", "DP147"),
+        # stop 53 s3: a constant slice of the loader's batch in the training step
+        ("batches_s53_s3_constant_slice_in_step", "DP047"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
@@ -2041,6 +2095,16 @@ def test_a_validation_set_drawn_once_is_rank_zeros_on_every_rank(launch: Launch)
     case = "shared_draws_s52_s2_validation_drawn_per_rank"
     drawn = [launch.status(case, rank)["digest"] for rank in (0, 1)]
     assert len(drawn[0]) == 16 and drawn[0] == drawn[1], drawn
+
+
+def test_validation_sets_handed_to_an_evaluation_are_rank_zeros(launch: Launch) -> None:
+    """Stop 53 s3: shared_draws_s53_s3_validation_handed_to_evaluation's sets, drawn from
+    numpy's unseeded stream and handed to `evaluate(net, xs, ys)` through the call (one at
+    the call site, `X[val_idx]`, one inside `pick_validation`), are rank 0's on both ranks
+    (the base left both draws per rank: each rank evaluated sets of its own)."""
+    case = "shared_draws_s53_s3_validation_handed_to_evaluation"
+    drawn = [launch.status(case, rank)["digest"] for rank in (0, 1)]
+    assert len(drawn[0]) == 17 and drawn[0] == drawn[1], drawn
 
 
 def test_a_set_order_is_rank_zeros_on_every_rank(launch: Launch) -> None:

@@ -90,13 +90,14 @@ class StepContext:
 
 
 def handed_step(
-    context: StepContext, loop: cst.For | cst.While, *, loss_only: bool = False
+    context: StepContext, loop: cst.For | cst.While, *, loss_only: bool = False, held: bool = False
 ) -> HandedStep | None:
     """The first call of `loop`'s body (not the scopes defined in it) that is handed a loss
     and an optimizer and is proved to step or not read; None where there is none. With
     `loss_only` (the loop's nested `no_grad()` block is asked about), also the first call
     handed the loss alone, its result dropped, by a callee whose code is not read (verdict
-    `loss`, see `_loss_handed_off`)."""
+    `loss`, see `_loss_handed_off`); with `held` (a `.eval()` before the loop is asked
+    about), only where the callee's receiver holds the wrapped model (`_holds_model`)."""
     if not context.wrapped:
         return None
     calls = calls_under(loop.body, skip_scopes=True)
@@ -104,9 +105,50 @@ def handed_step(
         found = _handed(context, call)
         if found is not None:
             return found
-    if loss_only:
-        return next(filter(None, (_loss_handed_off(context, c) for c in calls)), None)
+    if loss_only or held:
+        handed = (_loss_handed_off(context, c, held) for c in calls)
+        return next((f for f in handed if f is not None), None)
     return None
+
+
+def _holds_model(context: StepContext, call: cst.Call) -> Verdict | None:
+    """`call` is a method of an object built given the wrapped model or its parameters
+    (`engine = Engine(model, lr)`, `Trainer(model.parameters())`; every source of the
+    receiver, through names and the parameters a caller binds, is such a construction):
+    the object that holds what a step changes, handed the graph to change it by (stop 53
+    s3: `model.eval()` before a fine-tuning loop whose `engine.step(loss)` trains). A
+    writer, a meter or a scheduler is built given no model: handed the loss, it reads a
+    value. The verdict of those constructions' classes (`_source_verdict`: a library's,
+    another module's with no summary: not read), None where the receiver is not such."""
+    if not isinstance(call.func, cst.Attribute):
+        return None
+    found = [
+        o
+        for o in origins(context.view, call.func.value)
+        if not o.selects
+        and all(isinstance(s.node, (cst.Name, cst.Attribute, cst.Param)) for s in o.path[1:])
+    ]
+    if not found or not all(
+        o.kind == "call"
+        and isinstance(o.node, cst.Call)
+        and any(_the_model(context, a.value) for a in o.node.args)
+        for o in found
+    ):
+        return None
+    method = call.func.attr.value
+    verdicts = {_source_verdict(context, o.kind, o.node, method) for o in found}
+    return verdicts.pop() if len(verdicts) == 1 else None
+
+
+def _the_model(context: StepContext, value: cst.BaseExpression) -> bool:
+    """`value` is the wrapped model (as spelled at the wrap) or its `parameters()`."""
+    if (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in ("parameters", "named_parameters")
+    ):
+        value = value.func.value
+    return code(value) in context.wrapped
 
 
 def _handed(context: StepContext, call: cst.Call) -> HandedStep | None:
@@ -128,7 +170,7 @@ def _handed(context: StepContext, call: cst.Call) -> HandedStep | None:
     return None if optimizer is None else HandedStep(call, verdict, loss, optimizer)
 
 
-def _loss_handed_off(context: StepContext, call: cst.Call) -> HandedStep | None:
+def _loss_handed_off(context: StepContext, call: cst.Call, held: bool = False) -> HandedStep | None:
     """`call`, a statement of its own (its result dropped: run for what it does), is handed
     the loss (`_loss`: the wrapped model's output with gradients on, not detached) by a
     library's callable or another program module's function with no summary, whose code
@@ -141,7 +183,8 @@ def _loss_handed_off(context: StepContext, call: cst.Call) -> HandedStep | None:
     if not isinstance(context.view.parent(call), cst.Expr) or _grad_off(context, call):
         return None
     loss = next((a.value for a in call.args if _loss(context, a.value)), None)
-    if loss is None or _callee(context, call) not in ("library", "module"):
+    verdict = _holds_model(context, call) if held else _callee(context, call)
+    if loss is None or verdict not in ("library", "module"):
         return None
     return HandedStep(call, "loss", loss, None)
 

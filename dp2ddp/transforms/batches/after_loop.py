@@ -25,6 +25,7 @@ import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import ModuleNodes, calls_model, target_names, walk
+from dp2ddp.transforms.batches.beside import constant_slice
 from dp2ddp.transforms.batches.positions import BatchPositions
 
 
@@ -63,6 +64,16 @@ def warn_picks_after_loop(proof: BatchPositions, nodes: ModuleNodes) -> None:
                 if not (isinstance(root, cst.Name) and root.value in names - bound):
                     continue
                 position = _constant(node.slice[0].slice)
+                if position is None and _slice_past_first(node):
+                    # stop 53 s3: `x[:4]` for a sample grid or a debug forward
+                    proof.warn(
+                        node,
+                        "DP113",
+                        f"`{proof.code(node)}` after the loop takes constant positions of "
+                        "the last batch: DataParallel held the whole gathered batch here, "
+                        "DDP holds rank 0's part, so other samples are taken",
+                    )
+                    continue
                 if position is None or position == 0:
                     continue
                 proof.warn(
@@ -132,3 +143,17 @@ def _constant(index: cst.BaseSlice) -> int | None:
     ):
         return -value.expression.evaluated_value
     return None
+
+
+def _slice_past_first(node: cst.Subscript) -> bool:
+    """A constant slice of rows (batches/beside.constant_slice) that takes more than
+    position 0 (`[:1]`, `[0:1]` take the sample rank 0's part starts with, DataParallel's
+    first too)."""
+    if not constant_slice(node):
+        return False
+    first = node.slice[0].slice
+    assert isinstance(first, cst.Slice)
+    lower, upper = first.lower, first.upper
+    zero = isinstance(lower, cst.Integer) and lower.evaluated_value == 0
+    starts_at_zero = lower is None or zero
+    return not (starts_at_zero and isinstance(upper, cst.Integer) and upper.evaluated_value <= 1)

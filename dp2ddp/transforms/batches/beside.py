@@ -53,6 +53,21 @@ def prove_beside_loader(
                 continue
             if kind == "sharded" or from_loader_loop(proof, flow, origin) is not None:
                 reshaped = _not_moved(proof, flow, origin, call)
+                rows = _constant_rows(proof, flow, origin) if reshaped is None else None
+                if rows is not None:
+                    # stop 53 s3: `x = x[:4]`: each rank its own first rows of its share
+                    proof._unproved.add("DP047")
+                    proof.warn(
+                        call,
+                        "DP047",
+                        f"{proof.code(value)} in {proof.code(call)} is {code(rows)}, a "
+                        "constant slice of the loader's batch: "
+                        f"{origin.flow(proof.input_position)}; each rank takes those rows of "
+                        "its own part, where DataParallel took them of the whole batch (other "
+                        "rows, and up to WORLD_SIZE times as many): not proved"
+                        + proof._per_process_note(),
+                    )
+                    return False
                 if reshaped is None:
                     continue  # a loader's batch (through a loop's target): sharded
                 proof._unproved.add("DP047")
@@ -230,3 +245,42 @@ def _beside_move(origin: Origin, moves: frozenset[str]) -> bool:
         for i, step in enumerate(path)
         if i
     )
+
+
+def constant_slice(node: cst.CSTNode) -> bool:
+    """`node` is `a[:4]`, `a[2:6]`, `a[-8:]`: rows taken along dim 0 by integer bounds
+    alone (a step, or more dims after it, allowed): the same positions whatever the
+    batch's size, not a share of it (`a[: a.size(0) // 2]` is not constant; `a[:, :3]`
+    keeps every row)."""
+    if not isinstance(node, cst.Subscript) or not node.slice:
+        return False
+    first = node.slice[0].slice
+    if not isinstance(first, cst.Slice):
+        return False
+    bounds = [b for b in (first.lower, first.upper) if b is not None]
+    return bool(bounds) and all(_integer(b) for b in bounds)
+
+
+def _integer(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer)
+
+
+def _constant_rows(proof: BatchProof, flow: DefUse, origin: Origin) -> cst.Subscript | None:
+    """The constant slice (constant_slice) the path takes of the loader's batch after the
+    loop target taking it, the batch itself sliced (not a slice bound): `x = x[:4]`,
+    `batch["x"][:4]`; None where there is none."""
+    taken = from_loader_loop(proof, flow, origin)
+    path = origin.path
+    start = next((i + 1 for i, step in enumerate(path) if step.node is taken), 1)
+    for step in path[start - 1 :]:
+        parent = flow.parent(step.node)
+        if (
+            not step.index
+            and isinstance(parent, cst.Subscript)
+            and parent.value is step.node
+            and constant_slice(parent)
+        ):
+            return parent
+    return None

@@ -60,7 +60,7 @@ from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, 
 from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
 from dp2ddp.transforms.batches.training_loops import TrainingLoops
-from dp2ddp.transforms.batches.unsplit import fetched_elsewhere, unsplit_effect
+from dp2ddp.transforms.batches.unsplit import fetched_elsewhere, iterated_share, unsplit_effect
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
@@ -178,7 +178,7 @@ class BatchProof(TrainingLoops):
                     verdict = "sharded"
                 if verdict == "state":
                     states.append(origin)
-                elif verdict == "sharded":
+                elif verdict == "sharded" or iterated_share(self, flow, origin):
                     per_rank = True
                 elif verdict == "batch":
                     fetched = fetched_elsewhere(self, origin)
@@ -210,6 +210,8 @@ class BatchProof(TrainingLoops):
             for origin in found:
                 if origin.selects or origin.kind in ("constant", "definition", "global"):
                     continue
+                if iterated_share(self, flow, origin):
+                    continue  # the loader's batches, as the input's (stop 53 s3)
                 node = origin.node
                 if isinstance(node, cst.Call) and (
                     calls_model(node, wrapped)

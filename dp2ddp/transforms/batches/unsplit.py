@@ -76,6 +76,38 @@ def fetched_elsewhere(proof: BatchProof, origin: Origin) -> bool:
     )
 
 
+def iterated_share(proof: BatchProof, flow: DefUse, origin: Origin) -> bool:
+    """The batch is `recv.m()` where every binding of `recv` is a call of a class whose
+    method `m` gives the batches of its constructor's k-th parameter (another module's
+    class: ProgramHints.batch_fetchers' `Class.m@k`, analysis/per_rank.py), given as the
+    k-th argument a DataLoader this module sharded: this rank's part, as the loader's own
+    batches (stop 53 s3, PuzzleCAM's `Iterator(train_loader).get()`: DP047 said it)."""
+    node, fetchers = origin.node, proof.state.hints.batch_fetchers
+    if not (
+        fetchers
+        and isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and isinstance(node.func.value, cst.Name)
+    ):
+        return False
+    definitions = flow.reaching(node.func.value)
+    for definition in definitions:
+        built = definition.value
+        if not isinstance(built, cst.Call) or definition.element:
+            return False
+        at = next(
+            (
+                i
+                for i, a in enumerate(built.args)
+                if a.keyword is None and not a.star and _sharded_loader(proof, flow, a.value)
+            ),
+            None,
+        )
+        if at is None or f"{name_of(built.func)}.{node.func.attr.value}@{at}" not in fetchers:
+            return False
+    return bool(definitions)
+
+
 def _drawn_through(proof: BatchProof, flow: DefUse, origin: Origin) -> tuple[str, str, str] | None:
     """(receiver, its binding call, the loader) where the batch is a method's result or
     `next()` of an object each binding of which is a call given a loader the data pass

@@ -25,6 +25,7 @@ from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases, may_hold
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
+from dp2ddp.transforms.data.handed_loops import trains_after_eval
 from dp2ddp.transforms.data.handed_meters import reduced_handed_meters
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS, handed_objects
 from dp2ddp.transforms.data.index_tables import said_index_tables
@@ -680,5 +681,5 @@ class LoaderEvaluation(ShowingCalls):
                         and is_false(call.args[0].value)
                     )
                     mode = "eval" if call.func.attr.value == "eval" or off else "train"
-            return mode == "eval" and not self._trains(loop)
+            return mode == "eval" and not trains_after_eval(self, loop)
         return False

@@ -26,11 +26,15 @@ if TYPE_CHECKING:
     from dp2ddp.transforms.data.imported import LoaderImports
 
 
-def hands_step(t: LoaderImports, loop: cst.For | cst.While, *, loss_only: bool = False) -> bool:
+def hands_step(
+    t: LoaderImports, loop: cst.For | cst.While, *, loss_only: bool = False, held: bool = False
+) -> bool:
     """`loop` hands the loss and the optimizer to a call proved to step or not read (then
     DP134), once per loop; with `loss_only` (asked for the loop's nested `no_grad()`
-    block), or the loss alone to a call whose code is not read (then DP152)."""
-    key = (loop, loss_only)
+    block), or the loss alone to a call whose code is not read (then DP152); with `held`
+    (asked for a `.eval()` before the loop), the loss alone to a method of an object built
+    given the wrapped model (DP152)."""
+    key = (loop, loss_only, held)
     if key in t._handed:
         return t._handed[key]
     t._handed[key] = False
@@ -46,7 +50,7 @@ def hands_step(t: LoaderImports, loop: cst.For | cst.While, *, loss_only: bool =
     context = StepContext(
         view(module), tuple(t.state.wrapped), t.qualified_names, roots, summaries.__contains__
     )
-    found = handed_step(context, loop, loss_only=loss_only)
+    found = handed_step(context, loop, loss_only=loss_only, held=held)
     if found is None:
         return False
     t._handed[key] = True
@@ -76,7 +80,22 @@ def hands_step(t: LoaderImports, loop: cst.For | cst.While, *, loss_only: bool =
             f"`{code(found.call)}` hands the loss `{code(found.loss)}` (the wrapped model's "
             f"output with gradients on) to {code(found.call.func)}(), whose code dp2ddp does "
             "not read, and no optimizer it sees built or cleared: the loop is taken for "
-            "training (a nested no_grad() block does not make it an evaluation), its loader "
-            "sharded (each rank trains its share, DDP averages the gradients)",
+            "training ("
+            + (
+                f"{code(found.call.func.value)} was built given the wrapped model: a "
+                "`.eval()` before the loop"
+                if held and isinstance(found.call.func, cst.Attribute)
+                else "a nested no_grad() block"
+            )
+            + " does not make it an evaluation), its loader sharded (each rank trains its "
+            "share, DDP averages the gradients)",
         )
     return True
+
+
+def trains_after_eval(t: LoaderImports, loop: cst.For) -> bool:
+    """A loop after a `.eval()` trains all the same: it trains (`_trains`), or it hands
+    the loss alone to a method of an object built given the wrapped model (stop 53 s3:
+    `model.eval()` to fine-tune without dropout, `engine.step(loss)` of a library; read
+    as an evaluation, its loader was left whole and every rank trained all of it)."""
+    return t._trains(loop) or hands_step(t, loop, held=True)

@@ -46,7 +46,7 @@ class LoaderResolution(CallFlow):
         #: loop -> the `break` its figures decide (evaluation.py's _evaluates), computed once
         self._decisions: dict[cst.For, Decision | None] = {}
         #: loop -> it hands a training step to a call (handed_loops.py), computed once
-        self._handed: dict[tuple[cst.CSTNode, bool], bool] = {}
+        self._handed: dict[tuple[cst.CSTNode, bool, bool], bool] = {}
         #: functions, methods of the module that print or write a file
         self._printers: tuple[set[str], set[str]] | None = None
         #: "Class.method" of the methods keeping what they are given (counters.py).

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from dp2ddp.facts import HelperDraw
+from dp2ddp.flow import view
 from dp2ddp.flow.bindings import bindings
 from dp2ddp.transforms._support.children import SCOPE_KINDS, children_of
 from dp2ddp.transforms._support.grad_mode import under_grad_off
@@ -29,6 +30,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, seeding, stream_of
+from dp2ddp.transforms.shared_draws.handed_evaluations import handed_to_evaluation
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.shared_draws import ShareDatasetDraws
@@ -489,6 +491,10 @@ class DatasetDrawFinder:
                     and self._evaluated(call, scope)
                 ):  # the lines that make what it is given (not draws in its own line)
                     needed |= _read_keys(call)
+                for value in handed_to_evaluation(
+                    lambda: view(self.module), call, wrapped, last, self._evaluated
+                ):
+                    needed |= _read_keys(value)  # `evaluate(model, X[val_idx])` (stop 53 s3)
         if not in_slice and not needed:
             return
         changed = True

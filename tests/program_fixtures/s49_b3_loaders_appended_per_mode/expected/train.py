@@ -3,7 +3,7 @@ import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
 import data
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_same_random, ddp_setup
 
 
 def validate(loader, model):
@@ -22,7 +22,10 @@ def main():
     model = DistributedDataParallel(nn.Linear(4, 1).to(DEVICE), device_ids=DEVICE_IDS)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     sizes = {"train": 4, "val": 8, "test": 8}
-    train_loader, val_loader, test_loader = data.get_loaders(sizes, ["train", "val", "test"])
+    with ddp_same_random():
+        train_loader, val_loader, test_loader = data.get_loaders(
+            sizes, ["train", "val", "test"]
+        )
     for epoch in range(3):
         model.train()
         for x, y in train_loader:
