@@ -906,6 +906,17 @@ Stop 52 (helper w2), a batch mixed in a helper:
   `twin.gain.extend([...])`) handed to the optimizer: each synced, rank 0 prints the
   original's `shift -0.0778 0.3960 0.9100`, `gain 1.2871 1.4176` (before: no sync, no
   warning; rank 0 printed shift -0.0505 0.3996 0.8849, gain 1.3604 1.5501).
+
+Stop 53's vision round (helper v2):
+- data_s53_v2_step_in_own_method (v2-B, ELEKTRONN/elektronn3@8111e5d's `Trainer._train`):
+  the loop's step runs in a method of its own class called on self, its bookkeeping under a
+  nested no_grad(): per epoch the ranks' sample ids are disjoint and together the 16
+  (before: read as an evaluation, DP015, the loader left whole: every rank trained all 16).
+- s53_v2_loader_factory_self_test (v2-A, bridgeqiqi/DIP2021-FinalPJbaseline@6c8f3a2): a
+  loader factory's `__main__` self-test loops over its evaluation loader; the block never
+  runs in the program: the loader is left whole, rank 0 prints the original's `epoch 0 mae
+  1.0865`, `epoch 1 mae 1.0521` (before: sharded as training data, rank 0 printed mae 0.2393
+  and 0.2487, its part of the validation set, no warning but DP133).
 """
 
 from __future__ import annotations
@@ -1236,6 +1247,15 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 52 w2: the original's (the base printed shift -0.0505 0.3996 0.8849, gain 1.3604
     # 1.5501: the grown lists not synced)
     "s52_w2_parameter_list_grown": ("shift -0.0778 0.3960 0.9100", "gain 1.2871 1.4176"),
+    # stop 53 v2: the original's (the base: the same, every rank training all 16 samples;
+    # test_a_loop_trains_whatever_built_its_optimizer compares the ranks' ids)
+    "data_s53_v2_step_in_own_method": ("weights 0.0330",),
+    # stop 53 v2: the original's (the base printed mae 0.2393, 0.2487: rank 0's part)
+    "s53_v2_loader_factory_self_test": (
+        "epoch 0 mae 1.0865",
+        "epoch 1 mae 1.0521",
+        "weights 0.2958",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1273,6 +1293,7 @@ PROGRAMS = {
     "s52_w6_batch_moved_key_by_key": "train.py",  # stop 52 w6
     "s52_w3_step_counter_decides_shared_file": "train.py",  # stop 52 w3
     "s52_w2_parameter_list_grown": "train.py",  # stop 52 w2
+    "s53_v2_loader_factory_self_test": "train.py",  # stop 53 v2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1367,6 +1388,8 @@ RANK0_ONLY = {
     "data_s52_w3_global_batch_size_by_other_arithmetic": "weights",  # stop 52 w3
     "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
     "s52_w2_parameter_list_grown": "shift",  # stop 52 w2
+    "data_s53_v2_step_in_own_method": "weights",  # stop 53 v2
+    "s53_v2_loader_factory_self_test": "mae",  # stop 53 v2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1508,6 +1531,8 @@ STEP_CASES = (
     "s51_s2_factory_in_other_module",
     # stop 52 s2: the loss alone proved handed on, the library's step and factory
     "data_s52_s2_loss_handed_to_library",
+    # stop 53 v2: the step in a method of the loop's own class called on self
+    "data_s53_v2_step_in_own_method",
 )
 
 
