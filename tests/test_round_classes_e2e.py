@@ -917,6 +917,10 @@ Stop 53's vision round (helper v2):
   runs in the program: the loader is left whole, rank 0 prints the original's `epoch 0 mae
   1.0865`, `epoch 1 mae 1.0521` (before: sharded as training data, rank 0 printed mae 0.2393
   and 0.2487, its part of the validation set, no warning but DP133).
+- hazards_s53_v2_product_of_batch_means (said, checked by verify's verdict; v2-C,
+  manjotms10/PatchGAN@83de605's ScaleInvariantError): `λ * torch.mean(d) * torch.mean(d)`
+  in a loss module's forward: DP059 (before: nothing said; the ranks' products of their
+  halves' means, weights 0.5490 for the original's 0.5822).
 """
 
 from __future__ import annotations
@@ -1755,6 +1759,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("data_s52_v3_sampler_type_asserted", "DP143"),
         # stop 52 w2: CutMix pasted in place by a helper, mixup returned by another module's
         ("s52_w2_batch_mixed_in_helper", "DP147"),
+        # stop 53 v2: a loss module multiplying two means over the whole batch
+        ("hazards_s53_v2_product_of_batch_means", "DP059"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
