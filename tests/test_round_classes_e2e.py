@@ -976,6 +976,21 @@ Stop 53 (helper s3), batches not proved:
   (test_batches_through_another_modules_iterator_class_pass_verify; before: DP047, the
   summed loss unscaled, NOT EQUIVALENT). Not in the launch: a shuffled loader's order is
   the sampler's, only verify feeds the original the same.
+
+Stop 53's vision round (helper v2):
+- data_s53_v2_step_in_own_method (v2-B, ELEKTRONN/elektronn3@8111e5d's `Trainer._train`):
+  the loop's step runs in a method of its own class called on self, its bookkeeping under a
+  nested no_grad(): per epoch the ranks' sample ids are disjoint and together the 16
+  (before: read as an evaluation, DP015, the loader left whole: every rank trained all 16).
+- s53_v2_loader_factory_self_test (v2-A, bridgeqiqi/DIP2021-FinalPJbaseline@6c8f3a2): a
+  loader factory's `__main__` self-test loops over its evaluation loader; the block never
+  runs in the program: the loader is left whole, rank 0 prints the original's `epoch 0 mae
+  1.0865`, `epoch 1 mae 1.0521` (before: sharded as training data, rank 0 printed mae 0.2393
+  and 0.2487, its part of the validation set, no warning but DP133).
+- hazards_s53_v2_product_of_batch_means (said, checked by verify's verdict; v2-C,
+  manjotms10/PatchGAN@83de605's ScaleInvariantError): `λ * torch.mean(d) * torch.mean(d)`
+  in a loss module's forward: DP059 (before: nothing said; the ranks' products of their
+  halves' means, weights 0.5490 for the original's 0.5822).
 """
 
 from __future__ import annotations
@@ -1342,6 +1357,15 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 val of 16 held of 8",
         "weights 2.4144",
     ),
+    # stop 53 v2: the original's (the base: the same, every rank training all 16 samples;
+    # test_a_loop_trains_whatever_built_its_optimizer compares the ranks' ids)
+    "data_s53_v2_step_in_own_method": ("weights 0.0330",),
+    # stop 53 v2: the original's (the base printed mae 0.2393, 0.2487: rank 0's part)
+    "s53_v2_loader_factory_self_test": (
+        "epoch 0 mae 1.0865",
+        "epoch 1 mae 1.0521",
+        "weights 0.2958",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1386,6 +1410,7 @@ PROGRAMS = {
     "s53_s2_predictions_read_two_calls_deep": "train.py",  # stop 53 s2
     "s53_s2_cache_saved_by_helper_module": "train.py",  # stop 53 s2
     "s53_s2_snapshot_probed_by_other_module": "train.py",  # stop 53 s2
+    "s53_v2_loader_factory_self_test": "train.py",  # stop 53 v2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1489,6 +1514,8 @@ RANK0_ONLY = {
     "s53_s2_snapshot_probed_by_other_module": "weights",  # stop 53 s2
     "data_s53_s3_eval_before_library_engine_step": "weights",  # stop 53 s3
     "shared_draws_s53_s3_validation_handed_to_evaluation": "weights",  # stop 53 s3
+    "data_s53_v2_step_in_own_method": "weights",  # stop 53 v2
+    "s53_v2_loader_factory_self_test": "mae",  # stop 53 v2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1636,6 +1663,8 @@ STEP_CASES = (
     "data_s52_s2_loss_handed_to_library",
     # stop 53 s3: `.eval()` before the loop, the loss handed to an object holding the model
     "data_s53_s3_eval_before_library_engine_step",
+    # stop 53 v2: the step in a method of the loop's own class called on self
+    "data_s53_v2_step_in_own_method",
 )
 
 
@@ -1878,6 +1907,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("s52_w2_batch_mixed_in_helper", "DP147"),
         # stop 53 s3: a constant slice of the loader's batch in the training step
         ("batches_s53_s3_constant_slice_in_step", "DP047"),
+        # stop 53 v2: a loss module multiplying two means over the whole batch
+        ("hazards_s53_v2_product_of_batch_means", "DP059"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

@@ -38,6 +38,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.training import own_callees
 
 
 class Role(Enum):
@@ -302,24 +303,10 @@ class _Roles:
             ):
                 return True
             if depth < _MAX_DEPTH:
-                for callee in self._own_callees(call):
+                for callee in own_callees(self.flow, call):
                     if self._trains(callee.body, depth + 1):
                         return True
         return False
-
-    def _own_callees(self, call: cst.Call) -> Iterator[cst.FunctionDef]:
-        """The module's functions `call` runs: a plain function, or a method of the
-        caller's own class called on `self` (`self.model.train()` is the model's mode
-        switch, not the trainer's `train` method of the same name)."""
-        func = call.func
-        owner = next((a for a in self.flow.ancestors(call) if isinstance(a, cst.ClassDef)), None)
-        for callee in self.flow.callees(call):
-            if not isinstance(callee.node, cst.FunctionDef):
-                continue
-            if isinstance(func, cst.Name) or (
-                self_attribute(func) is not None and callee.owner is owner
-            ):
-                yield callee.node
 
     def _batch_names(self, function: cst.FunctionDef, taken: cst.CSTNode) -> set[str]:
         """Names of `function` bound from the batch `taken` gives and from those."""

@@ -22,6 +22,14 @@ ask here (goldens, examples and check_after_migrate unchanged), and where they d
   follows the module's own functions at any depth (the batch proof's
   `_trains_through`, now here), each function read once.
 
+A method of the loop's own class called on `self` (`loss = self._train_step(batch)`) is
+followed as a function of this module is (`own_callees`, one home with the generator roles
+of analysis/generator_batches.py): before, the data pass followed plain names only, so a
+loop whose `with torch.no_grad():` around its bookkeeping came beside a step in such a
+method was read as an evaluation, its training loader left whole (DP015: "every rank
+evaluates all of it"), and every rank trained on every batch (class v2-B of stop 53,
+ELEKTRONN/elektronn3@8111e5d's `Trainer._train`).
+
 None of them follows another module's functions: a loop whose backward runs in a function
 of another module (`trainer.step(batch)`) is not proved to train here. The checks that
 need the other side proved (data's `never_trains`: no backward anywhere) take any call of
@@ -33,11 +41,15 @@ every backward a function runs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import calls_under, name_of
+from dp2ddp.transforms._support.nodes import calls_under, name_of, self_attribute
+
+if TYPE_CHECKING:
+    from dp2ddp.flow import DefUse
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 
@@ -102,6 +114,21 @@ def trains_through(
                 return True
             todo += calls_under(function.body)
     return False
+
+
+def own_callees(flow: DefUse, call: cst.Call) -> Iterator[cst.FunctionDef]:
+    """The module's functions `call` runs: a plain function, or a method of the caller's
+    own class called on `self` (`self.model.train()` is the model's mode switch, not the
+    trainer's `train` method of the same name)."""
+    func = call.func
+    owner = next((a for a in flow.ancestors(call) if isinstance(a, cst.ClassDef)), None)
+    for callee in flow.callees(call):
+        if not isinstance(callee.node, cst.FunctionDef):
+            continue
+        if isinstance(func, cst.Name) or (
+            self_attribute(func) is not None and callee.owner is owner
+        ):
+            yield callee.node
 
 
 def _any_trains(calls: Iterable[cst.Call], qualified_names: QualifiedNames) -> bool:

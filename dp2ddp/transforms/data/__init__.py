@@ -143,7 +143,7 @@ from dp2ddp.transforms.data.sampler_reads import said_sampler_reads
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
 from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
 from dp2ddp.transforms.data.size_swaps import SizeSwaps
-from dp2ddp.transforms.data.unlooped_shards import keep_unlooped_whole
+from dp2ddp.transforms.data.unlooped_shards import keep_unlooped_whole, live_loops
 
 
 class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
@@ -180,7 +180,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
                 loader = self._prepare(call)
                 if loader is not None:
                     loaders[call] = loader
-        for loop in nodes.of(cst.For):
+        for loop in live_loops(self, nodes):
             for expr in self._iterated_through_names(loop.iter):
                 for found in (loaders, self._sampler_sharded):
                     for call, path in self._resolve(expr, found, 0):

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.result import LoaderExport
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
@@ -39,11 +40,12 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_class,
     enclosing_function,
     iterated,
+    module_of,
     name_of,
     walk,
 )
 from dp2ddp.transforms.analysis.module_index import argument
-from dp2ddp.transforms.analysis.training import trains_through
+from dp2ddp.transforms.analysis.training import own_callees, trains_through
 from dp2ddp.transforms.data.batch_shard import BATCH_SHARD, ShardEdit, is_sampler_shard
 from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wrappers
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
@@ -52,7 +54,10 @@ from dp2ddp.transforms.data.handoffs import handed_on, handed_role
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.sample_roles import fetched_once
 from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
-from dp2ddp.transforms.data.unfollowed_returns import warn_unfollowed_return
+from dp2ddp.transforms.data.unfollowed_returns import (
+    warn_unfollowed_loop,
+    warn_unfollowed_return,
+)
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data.factory_sites import FactorySites
@@ -467,7 +472,7 @@ class LoaderImports(LoaderSetEpoch):
                     if not any(seen is loop for seen, _, _ in found.loops):
                         found.loops.append((loop, expr, origin.path))
                 if unfollowed and self._trains(loop):
-                    self._warn_unfollowed(expr, origins, unfollowed)
+                    warn_unfollowed_loop(self, expr, origins, unfollowed)
         return list(sharded.values())
 
     def _evaluation_factory_calls(
@@ -640,28 +645,6 @@ class LoaderImports(LoaderSetEpoch):
             if isinstance(epoch_loop, cst.For):
                 self._place_set_epoch(origin.statement, epoch_loop, receiver)
 
-    def _warn_unfollowed(
-        self, expr: cst.BaseExpression, origins: list[Origin], modules: dict[str, str]
-    ) -> None:
-        """DP027: a training loop iterates a loader returned by a project module program
-        discovery could not follow (a folder put on sys.path at run time, say). Nothing
-        shards that module's DataLoader, so every rank would train on the whole set; the
-        rule is never to leave that silent."""
-        for origin in origins:
-            if origin.call is None:
-                continue
-            names = sorted(self.qualified_names(origin.call.func))
-            module = names[0].split(".")[0] if names else ""
-            if module in modules:
-                self.warn(
-                    expr,
-                    "DP027",
-                    f"{self.code(expr)} comes from {self.code(origin.call.func)}() of "
-                    f"{modules[module]}, a module the entry's imports do not reach "
-                    "(a sys.path edit?): not sharded, every rank trains on all of it",
-                )
-                return
-
     def _trains(self, loop: cst.For) -> bool:
         """The loop trains (analysis/training.py), itself or through the functions of this
         module its body calls (`train_step(model, batch)`), or it hands the loss and the
@@ -676,7 +659,7 @@ class LoaderImports(LoaderSetEpoch):
         return self._trains(loop) or hands_step(self, loop, loss_only=True)
 
     def _functions_called(self, call: cst.Call) -> list[cst.FunctionDef]:
-        """The functions a call of a plain name may run (its definitions in this module)."""
-        if not isinstance(call.func, cst.Name):
-            return []
-        return [d.node for d in self.referents(call.func) if isinstance(d.node, cst.FunctionDef)]
+        """The functions of this module a call may run: a plain name's, or a method of the
+        caller's own class called on `self` (training.own_callees; class v2-B of stop 53)."""
+        module = module_of(call, self)
+        return list(own_callees(view(module), call)) if isinstance(module, cst.Module) else []

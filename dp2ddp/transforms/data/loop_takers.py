@@ -24,6 +24,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.fixed_fetch import iterates_built_loader
 from dp2ddp.transforms.analysis.generator_batches import generator_takers
 from dp2ddp.transforms.data.decisions import LIBRARY_ROOTS
+from dp2ddp.transforms.data.unlooped_shards import runs_in_program
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
@@ -38,6 +39,8 @@ def register_next_loops(
     over_loaders = {id(loop) for found in loaders.values() for loop, _, _ in found.loops}
     for taker in nodes.of((cst.For, cst.While)):
         if isinstance(taker, cst.For) and id(taker) in over_loaders:
+            continue
+        if not runs_in_program(t, taker):  # an imported module's `__main__` block
             continue
         for call in next_loaders(t, taker, loaders):
             if not any(seen is taker for seen in loaders[call].next_loops):

@@ -24,7 +24,7 @@ from libcst.metadata import PositionProvider
 from dp2ddp.transforms._support.nodes import walk
 
 if TYPE_CHECKING:
-    from dp2ddp.transforms.data.imported import LoaderImports
+    from dp2ddp.transforms.data.imported import LoaderImports, Origin
     from dp2ddp.transforms.data.plan import Loader
 
 
@@ -83,3 +83,26 @@ def warn_unfollowed_return(t: LoaderImports, loader: Loader, function: cst.Funct
             "are this rank's share",
         )
         return
+
+
+def warn_unfollowed_loop(
+    t: LoaderImports, expr: cst.BaseExpression, origins: list[Origin], modules: dict[str, str]
+) -> None:
+    """DP027: a training loop iterates a loader returned by a project module program
+    discovery could not follow (a folder put on sys.path at run time, say). Nothing
+    shards that module's DataLoader, so every rank would train on the whole set; the
+    rule is never to leave that silent."""
+    for origin in origins:
+        if origin.call is None:
+            continue
+        names = sorted(t.qualified_names(origin.call.func))
+        module = names[0].split(".")[0] if names else ""
+        if module in modules:
+            t.warn(
+                expr,
+                "DP027",
+                f"{t.code(expr)} comes from {t.code(origin.call.func)}() of "
+                f"{modules[module]}, a module the entry's imports do not reach "
+                "(a sys.path edit?): not sharded, every rank trains on all of it",
+            )
+            return

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_function, walk
+from dp2ddp.transforms._support.nodes import ModuleNodes, enclosing_function, is_script_guard, walk
 from dp2ddp.transforms.data.batch_shard import BATCH_SHARD
 from dp2ddp.transforms.data.handoffs import handed_on, handed_role
 from dp2ddp.transforms.data.plan import EVAL_NAME, TRAIN_NAME, Loader
@@ -96,3 +96,28 @@ def _unlooped_local(t: ShardDataLoaders, call: cst.Call, loader: Loader) -> bool
             if any(isinstance(n, cst.Name) and n.value == name for n in walk(node.value)):
                 return False
     return True
+
+
+def live_loops(t: ShardDataLoaders, nodes: ModuleNodes) -> list[cst.For]:
+    """The module's `for` loops that run in this program: not those of the `if __name__ ==
+    "__main__":` block of a module the program imports (`runs_in_program`)."""
+    return [loop for loop in nodes.of(cst.For) if runs_in_program(t, loop)]
+
+
+def runs_in_program(t: ShardDataLoaders, node: cst.CSTNode) -> bool:
+    """`node` may run in this program: not under the `__main__` block of a module the
+    program imports (ProgramHints.imported), which runs only when that file is the script.
+    A loader factory's self-test there (`test_loader = get_test_loader(...)`, then `for
+    data in test_loader: print(data.shape)`) is no loop of the program over its loader;
+    counted as one, it made the factory's loader one looped here, neither trained nor
+    evaluated, so sharded as training data, and the importer's evaluation of it reported
+    rank 0's half (class v2-A of stop 53, bridgeqiqi/DIP2021-FinalPJbaseline@6c8f3a2:
+    datasets/shanghaitechparta_dataloader.py's `__main__` block, main.py's validation MAE
+    halved, no warning). Without it the loader is iterated by no loop of its module:
+    exported to the importer's loops, or left whole (DP015) where it is in order."""
+    if not t.state.hints.imported:
+        return True
+    statement: cst.CSTNode | None = node
+    while statement is not None and not isinstance(t.parent(statement), cst.Module):
+        statement = t.parent(statement)
+    return not (isinstance(statement, cst.If) and is_script_guard(statement.test))

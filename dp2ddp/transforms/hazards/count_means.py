@@ -59,6 +59,7 @@ from dp2ddp.transforms.hazards.masked_means import (
     masked_selection,
     warn_masked_mean,
 )
+from dp2ddp.transforms.hazards.reductions import whole_statistic
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 from dp2ddp.transforms.hazards.size_means import SizeMeans, global_count
 
@@ -174,6 +175,11 @@ class CountMeans:
                     and not under_grad_off(node, self.t.parent, self.t.matches)
                 ):
                     warn_masked_mean(self.t, node, selected)
+                continue
+            if isinstance(node, cst.BinaryOperation) and isinstance(
+                node.operator, (cst.Multiply, cst.Power)
+            ):
+                self._batch_product(node, facts, reaching)
                 continue
             if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
                 numerator, count = node.left, node.right
@@ -355,6 +361,43 @@ class CountMeans:
             assert isinstance(node.func, cst.Attribute)
             return self._total(node.func.value, assigned, depth + 1)
         return False
+
+    # -- a product of two batch statistics (DP059) ---------------------------------------------
+    def _batch_product(
+        self, node: cst.BinaryOperation, facts: ScopeFacts, reaching: set[str]
+    ) -> None:
+        """DP059: `A * B` (or `A ** k`, k not 1) with both a mean or a total over every
+        element of the batch, reaching the loss of a scope that may train, out of no_grad:
+        the scale-invariant loss `torch.mean(d * d) - λ * torch.mean(d) * torch.mean(d)`
+        (manjotms10/PatchGAN@83de605's ScaleInvariantError, class v2-C of stop 53). Each
+        rank multiplies its own part's statistics and DDP averages the ranks' gradients;
+        DataParallel multiplied the whole batch's. A constant factor (`λ * mean`) is
+        linear, a statistic per sample (`.mean(1)`) is not one over the batch."""
+        assigned = facts.assigned
+        left = whole_statistic(node.left, assigned, self.t)
+        if left is None:
+            return
+        if isinstance(node.operator, cst.Power):
+            if _number(node.right) and self.t.code(node.right).strip() in ("1", "1.0"):
+                return
+            right = left
+        else:
+            found = whole_statistic(node.right, assigned, self.t)
+            if found is None:
+                return
+            right = found
+        if not self._reaches(node, reaching, assigned) or under_grad_off(
+            node, self.t.parent, self.t.matches
+        ):
+            return
+        product = self.t.code(node).strip().splitlines()[0][:80]
+        self.t.warn(
+            right,
+            "DP059",
+            f"{self.t.code(right)} feeds a non-linear loss: {product} multiplies statistics "
+            "over the whole batch; each rank multiplies its own part's and DDP averages the "
+            "ranks' gradients, DataParallel multiplied the whole batch's",
+        )
 
     def _warn_ratio(self, node: cst.BinaryOperation, denominator: cst.BaseExpression) -> None:
         division = self.t.code(node).strip().splitlines()[0][:80]

@@ -163,6 +163,36 @@ def _batch_means_of(
     return list(dict.fromkeys(found))
 
 
+def whole_statistic(
+    node: cst.BaseExpression,
+    assigned: dict[str, list[cst.BaseExpression]],
+    transform: MigrationTransform,
+    depth: int = 0,
+) -> cst.Call | None:
+    """The mean or total over every element (the batch's too) that `node` is:
+    `torch.mean(d)`, `x.sum()` with no dims, through names and factors that are numbers,
+    names or attributes and no statistic themselves (`λ * torch.mean(d)`); for DP059's
+    products of such statistics (hazards/count_means.py, class v2-C of stop 53)."""
+    if depth > 6:
+        return None
+    if isinstance(node, cst.Name):
+        bound = assigned.get(node.value, [])
+        found = [whole_statistic(v, assigned, transform, depth + 1) for v in bound]
+        return found[0] if bound and all(found) else None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        for a, b in ((node.left, node.right), (node.right, node.left)):
+            bare = a.expression if isinstance(a, cst.UnaryOperation) else a
+            factor = isinstance(bare, (cst.Integer, cst.Float, cst.Name, cst.Attribute))
+            if factor and whole_statistic(a, assigned, transform, depth + 1) is None:
+                return whole_statistic(b, assigned, transform, depth + 1)
+        return None
+    reduced = reduction(node, transform)
+    if reduced is not None and reduced[0] in MEANS | SUMS - {"logsumexp"} and reduced[1] == ():
+        assert isinstance(node, cst.Call)
+        return node
+    return None
+
+
 def wrapped_models(calls: list[cst.Call], transform: MigrationTransform) -> frozenset[str]:
     """The names (as spelled) a module gives to a DataParallel or DDP wrap (its first
     argument) or binds to one (`parallel_model = nn.DataParallel(model, dim=1)`)."""
