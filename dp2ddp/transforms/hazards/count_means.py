@@ -46,9 +46,11 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, name_of, walk
+from dp2ddp.transforms.analysis.numpy_values import numpy_value
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.training import is_backward_call
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
@@ -155,6 +157,10 @@ class CountMeans:
         return updated
 
     # -- the check ------------------------------------------------------------------------
+    def _flow(self) -> DefUse:
+        assert self._module is not None
+        return view(self._module)
+
     def _check_scope(
         self, scope: cst.Module | cst.FunctionDef, function: cst.FunctionDef | None
     ) -> None:
@@ -185,6 +191,8 @@ class CountMeans:
                 numerator, count = node.target, node.value
             else:
                 continue
+            if numpy_value(numerator, self._flow(), self.t.qualified_names):
+                continue  # a numpy figure: no gradient reaches it (analysis/numpy_values.py)
             if not self._count(count, facts.assigned, 0):
                 if isinstance(node, cst.BinaryOperation) and self._sizes.check(
                     self, node, (numerator, count), facts.assigned, reaching, function
