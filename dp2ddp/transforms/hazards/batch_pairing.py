@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 
 from dp2ddp.facts import HelperDraw
-from dp2ddp.flow import DefUse, Step, origins, view
+from dp2ddp.flow import DefUse, Origin, Step, origins, view
 from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.hazards.pairs import MAY_COMPARE, compares_samples
 from dp2ddp.transforms.hazards.permuted_rows import helper_mixes, mixing_calls, permuted_rows
@@ -94,14 +94,21 @@ def batch_pairings(
                 told.add(helper)
                 _, name, where, in_place = draw.mixes or (0, "", 0, False)
                 shown = f"{draw.path}:{where}" if draw.path else f"line {where}"
+                split = None if in_place else _other_element(defs, helper, sources, qualified_names)
+                reads = (
+                    f"the wrapped model's call at line {line} reads them ({model})"
+                    if split is None
+                    else f"the caller binds them to `{split[1]}`, which the wrapped model's call "
+                    f"at line {line} does not read ({model} reads `{split[0]}`, not mixed)"
+                )
                 yield (
                     helper,
                     "DP147",
                     f"`{code(helper).splitlines()[0][:60]}` hands the batch to a helper "
                     f"that takes the rows of its `{name}` in a drawn order and mixes them "
                     f"({'in place' if in_place else 'into what it returns'}, {shown}), and "
-                    f"the wrapped model's call at line {line} reads them ({model}): each rank "
-                    "permutes only its own share, DataParallel the whole batch",
+                    f"{reads}: each rank permutes only its own share, DataParallel the whole "
+                    "batch",
                 )
             for origin in sources:
                 found = _pairing(defs, origin.path) if compares else None
@@ -130,6 +137,56 @@ def batch_pairings(
                         "their rows with each other, each rank pairs only its own share of "
                         "each batch, DataParallel paired the whole batch",
                     )
+
+
+def _other_element(
+    defs: DefUse,
+    helper: cst.Call,
+    found: list[Origin],
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+) -> tuple[str, str] | None:
+    """(the name the model's argument takes, the names holding mixed rows) where `helper`
+    is unpacked into names (`inputs, target = smooth(inputs, target)`), it is a function of
+    this module every return of which is a tuple of as many elements, and the element the
+    argument's path (sources `found`) takes holds no rows in a drawn order in any return
+    while another does (permuted_rows: `lam * y + (1 - lam) * y[index]`). Stop 53 s4: a
+    helper mixing only the targets was said to mix what the model reads."""
+    statement = defs.parent(helper)
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    names = [e.value for e in target.elements]
+    if not all(isinstance(n, cst.Name) for n in names):
+        return None
+    on_path = {id(s.node) for o in found for s in o.path}
+    taken = [i for i, n in enumerate(names) if id(n) in on_path]
+    functions = defs.callees(helper)
+    if len(taken) != 1 or len(functions) != 1 or not functions[0].returns:
+        return None
+    returns = functions[0].returns
+    if not all(isinstance(r, cst.Tuple) and len(r.elements) == len(names) for r in returns):
+        return None
+
+    def mixed(index: int) -> bool:
+        return any(
+            permuted_rows(
+                defs,
+                origins(defs, r.elements[index].value),  # type: ignore[attr-defined]
+                qualified_names,
+                _batch_cut,
+                _from_data,
+            )
+            for r in returns
+        )
+
+    others = [i for i in range(len(names)) if i != taken[0] and mixed(i)]
+    if not others or mixed(taken[0]):
+        return None
+    shown = [n.value for i, n in enumerate(names) if i in others and isinstance(n, cst.Name)]
+    first = names[taken[0]]
+    return (first.value if isinstance(first, cst.Name) else ""), ", ".join(shown)
 
 
 def _library_call(
