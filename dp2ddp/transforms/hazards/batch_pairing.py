@@ -70,7 +70,7 @@ def batch_pairings(
         model = code(call).splitlines()[0][:60]
         for arg in call.args:
             sources = origins(defs, arg.value, stop=stop)
-            permuted = permuted_rows(defs, sources, qualified_names, _batch_cut, _from_data)
+            permuted = permuted_rows(defs, sources, qualified_names, _batch_cut, from_data)
             # one per call, the first in the text: the walk may join a tuple's elements
             # (`x, y_b = map(Variable, (x, y_b))`), so a target's `y[perm]` is not said to
             # reach the model
@@ -86,7 +86,7 @@ def batch_pairings(
                         "rank permutes only its own share, DataParallel the whole batch",
                     )
             helpers = (
-                [] if permuted else helper_mixes(defs, call, sources, mixing, _from_data, position)
+                [] if permuted else helper_mixes(defs, call, sources, mixing, from_data, position)
             )
             for helper, draw in helpers:
                 if helper in told:
@@ -176,7 +176,7 @@ def _other_element(
                 origins(defs, r.elements[index].value),  # type: ignore[attr-defined]
                 qualified_names,
                 _batch_cut,
-                _from_data,
+                from_data,
             )
             for r in returns
         )
@@ -215,7 +215,7 @@ def _library_call(
         name = _foreign(defs, node, qualified_names, own)
         if not name:
             continue
-        count = sum(1 for v in values if _from_data(defs, v))
+        count = sum(1 for v in values if from_data(defs, v))
         if count >= 2:
             return node, name, count
     return None
@@ -263,7 +263,7 @@ def _pairing(defs: DefUse, path: tuple[Step, ...]) -> cst.CSTNode | None:
         node = step.node
         if cut and compares_samples(node) and _across_batch(node):
             operands = _operands(node)
-            if operands and all(_from_data(defs, o) for o in operands):
+            if operands and all(from_data(defs, o) for o in operands):
                 return node
     return None
 
@@ -304,7 +304,7 @@ def _operands(node: cst.CSTNode) -> list[cst.BaseExpression]:
     return [*receiver, *values]
 
 
-def _from_data(defs: DefUse, expr: cst.BaseExpression) -> bool:
+def from_data(defs: DefUse, expr: cst.BaseExpression) -> bool:
     """Some source of `expr` reaches it as data cut from data (the loader's batch)."""
     return any(
         not o.selects and any(_batch_cut(defs, s) for s in o.path) for o in origins(defs, expr)
