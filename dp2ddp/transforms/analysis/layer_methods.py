@@ -105,28 +105,32 @@ def _turns_off(manager: ast.expr) -> bool:
     return name in ("no_grad", "inference_mode")
 
 
-def _grad_off_calls(method: ast.AST) -> set[int]:
+def _grad_off_calls(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     """The calls in a `with torch.no_grad():` (or `inference_mode()`) block of `method`
     (stop 53 s4: a sampling method whose body is such a block was said to run its layers
     "in a step that backpropagates", as the decorated one of stop 52 w3): they compute no
     gradient. A block inside that turns gradients back on (`torch.enable_grad()`,
-    `set_grad_enabled(...)`) is left out: its calls count."""
-    found: set[int] = set()
-
-    def visit(node: ast.AST, off: bool) -> None:
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            items = [item.context_expr for item in node.items]
+    `set_grad_enabled(...)`) is left out: its calls count. Statements only are walked to
+    find the blocks (a method without one costs a walk of its statements)."""
+    off: list[ast.AST] = []
+    on: list[ast.AST] = []
+    stack: list[ast.stmt] = list(method.body)
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            items = [item.context_expr for item in statement.items]
             if any(_turns_off(item) for item in items):
-                off = True
+                off.append(statement)
             elif any(_turns_on(item) for item in items):
-                off = False
-        if off and isinstance(node, ast.Call):
-            found.add(id(node))
-        for child in ast.iter_child_nodes(node):
-            visit(child, off)
-
-    visit(method, False)
-    return found
+                on.append(statement)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(statement, field, [])
+            stack.extend(s for s in inner if isinstance(s, ast.stmt))
+            stack.extend(s for h in inner if isinstance(h, ast.ExceptHandler) for s in h.body)
+    if not off:
+        return set()
+    found = {id(n) for block in off for n in ast.walk(block) if isinstance(n, ast.Call)}
+    return found - {id(n) for block in on for n in ast.walk(block) if isinstance(n, ast.Call)}
 
 
 def _turns_on(manager: ast.expr) -> bool:

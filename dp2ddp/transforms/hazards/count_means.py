@@ -46,7 +46,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, view
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, name_of, walk
@@ -157,9 +157,11 @@ class CountMeans:
         return updated
 
     # -- the check ------------------------------------------------------------------------
-    def _flow(self) -> DefUse:
+    def _numpy(self, numerator: cst.BaseExpression) -> bool:
+        """A numpy figure: no gradient reaches it (analysis/numpy_values.py); asked only
+        where a warning or a rewrite would follow, so the def-use view is built only there."""
         assert self._module is not None
-        return view(self._module)
+        return numpy_value(numerator, view(self._module), self.t.qualified_names)
 
     def _check_scope(
         self, scope: cst.Module | cst.FunctionDef, function: cst.FunctionDef | None
@@ -191,8 +193,6 @@ class CountMeans:
                 numerator, count = node.target, node.value
             else:
                 continue
-            if numpy_value(numerator, self._flow(), self.t.qualified_names):
-                continue  # a numpy figure: no gradient reaches it (analysis/numpy_values.py)
             if not self._count(count, facts.assigned, 0):
                 if isinstance(node, cst.BinaryOperation) and self._sizes.check(
                     self, node, (numerator, count), facts.assigned, reaching, function
@@ -201,7 +201,8 @@ class CountMeans:
                 if isinstance(node, cst.BinaryOperation) and self._batch_ratio(
                     node, numerator, count, facts, reaching
                 ):
-                    self._warn_ratio(node, count)
+                    if not self._numpy(numerator):
+                        self._warn_ratio(node, count)
                     continue
                 loose = self._loose_count(count, facts.assigned, 0)
                 if (
@@ -209,6 +210,7 @@ class CountMeans:
                     and not self._loose_count(numerator, facts.assigned, 0)
                     and self._reaches(node, reaching, facts.assigned)
                     and not under_grad_off(node, self.t.parent, self.t.matches)
+                    and not self._numpy(numerator)
                 ):
                     self._warn_loose(node, count, loose)
                 continue
@@ -217,6 +219,8 @@ class CountMeans:
             if not self._reaches(node, reaching, facts.assigned) or under_grad_off(
                 node, self.t.parent, self.t.matches
             ):
+                continue
+            if self._numpy(numerator):
                 continue
             self._decide(node, numerator, count, facts, function, self._reaches(node, reaching))
 
