@@ -10,11 +10,12 @@ by the same count, DataParallel's, and DP043's "each rank averages over its own 
 class weights" was false.
 
 Proved through the def-use view's backward walk (flow/origins.py), never by a name: every
-source of the value is a literal, a builtin, a function or class object, or a call none of
+source of the value is a literal, a builtin, a function or class object, a module bound by
+`import m` (FRAGE's `model = model.RNNModel(...)` reads the module `model`), or a call none of
 whose arguments comes from the loader's batch (batch_pairing._from_data: an element of an
 iteration over data, a slice of it), and no step of the walk cuts it from data. A
-parameter, an import, an attribute never bound and anything the walk cannot read are not
-proved (the batch may come that way)."""
+parameter, a name `from m import x` binds, an attribute never bound and anything the walk
+cannot read are not proved (the batch may come that way)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ def no_batch_rows(defs: DefUse, expr: cst.BaseExpression) -> bool:
         if origin.kind in _PLAIN:
             continue
         node = origin.node
+        if origin.kind == "import" and isinstance(defs.parent(node), cst.Import):
+            continue  # `import model`: a module object (`model.RNNModel(...)`'s receiver)
         if origin.kind != "call" or not isinstance(node, cst.Call):
             return False
         if any(from_data(defs, a.value) for a in node.args):
