@@ -126,6 +126,9 @@ class MigrationState:
     #: DataLoaders this module passes to other modules' functions (program mode;
     #: data/handoffs.py).
     handoffs: list[LoaderHandoff] = field(default_factory=list)
+    #: The data pass has run on this module (set as it ends): a DataLoader the later
+    #: passes see with no sampler is one it left whole (analysis/alike_evaluations.py).
+    loaders_placed: bool = False
     #: Metadata of the last pass's input. A pass that leaves the tree as it was hands on
     #: the same module, and the next pass reuses this instead of resolving it again.
     metadata: PassMetadata | None = field(default=None, repr=False, compare=False)

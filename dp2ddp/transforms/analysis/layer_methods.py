@@ -15,7 +15,8 @@ Anything else (drawing latents, reading a device or a config) is proved to run n
 method called through `.module` is no bypass. Nor is a method decorated `@torch.no_grad()`
 or `@torch.inference_mode()` (stop 52 w3: a sampling method, `model.module.sample(n)`, was
 said to run "in a step that backpropagates"): its layers compute no gradient, so none is
-left unaveraged; it counts as running none.
+left unaveraged; it counts as running none. Nor does a call inside a `with torch.no_grad():`
+block of a method count (stop 53 s4), unless a block within turns gradients back on.
 """
 
 from __future__ import annotations
@@ -89,17 +90,53 @@ def _running(methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> set[
 def _grad_off(method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Decorated `@torch.no_grad()` or `@torch.inference_mode()` (called with no argument,
     or bare): its body computes no gradient."""
-    for decorator in method.decorator_list:
-        if isinstance(decorator, ast.Call):
-            if decorator.args or decorator.keywords:
-                continue
-            decorator = decorator.func
-        name = decorator.attr if isinstance(decorator, ast.Attribute) else None
-        if isinstance(decorator, ast.Name):
-            name = decorator.id
-        if name in ("no_grad", "inference_mode"):
-            return True
-    return False
+    return any(_turns_off(decorator) for decorator in method.decorator_list)
+
+
+def _turns_off(manager: ast.expr) -> bool:
+    """`torch.no_grad()` / `torch.inference_mode()` (no argument), or bare."""
+    if isinstance(manager, ast.Call):
+        if manager.args or manager.keywords:
+            return False
+        manager = manager.func
+    name = manager.attr if isinstance(manager, ast.Attribute) else None
+    if isinstance(manager, ast.Name):
+        name = manager.id
+    return name in ("no_grad", "inference_mode")
+
+
+def _grad_off_calls(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """The calls in a `with torch.no_grad():` (or `inference_mode()`) block of `method`
+    (stop 53 s4: a sampling method whose body is such a block was said to run its layers
+    "in a step that backpropagates", as the decorated one of stop 52 w3): they compute no
+    gradient. A block inside that turns gradients back on (`torch.enable_grad()`,
+    `set_grad_enabled(...)`) is left out: its calls count. Statements only are walked to
+    find the blocks (a method without one costs a walk of its statements)."""
+    off: list[ast.AST] = []
+    on: list[ast.AST] = []
+    stack: list[ast.stmt] = list(method.body)
+    while stack:
+        statement = stack.pop()
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            items = [item.context_expr for item in statement.items]
+            if any(_turns_off(item) for item in items):
+                off.append(statement)
+            elif any(_turns_on(item) for item in items):
+                on.append(statement)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(statement, field, [])
+            stack.extend(s for s in inner if isinstance(s, ast.stmt))
+            stack.extend(s for h in inner if isinstance(h, ast.ExceptHandler) for s in h.body)
+    if not off:
+        return set()
+    found = {id(n) for block in off for n in ast.walk(block) if isinstance(n, ast.Call)}
+    return found - {id(n) for block in on for n in ast.walk(block) if isinstance(n, ast.Call)}
+
+
+def _turns_on(manager: ast.expr) -> bool:
+    func = manager.func if isinstance(manager, ast.Call) else manager
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in ("enable_grad", "set_grad_enabled")
 
 
 def _calls(
@@ -112,8 +149,9 @@ def _calls(
     me = method.args.args[0].arg
     bound = _bound_from_self(method, me)
     own: set[str] = set()
+    quiet = _grad_off_calls(method)
     for node in ast.walk(method):
-        if not isinstance(node, ast.Call):
+        if not isinstance(node, ast.Call) or id(node) in quiet:
             continue
         func = node.func
         if _parameter_built(node):
@@ -134,6 +172,8 @@ def _calls(
         if _rooted(func.value, {me}) and func.attr not in _NO_LAYER:
             return True, own  # `self.blocks[0](x)` is a Subscript call, `self.enc.net(x)` here
     for node in ast.walk(method):
+        if id(node) in quiet:
+            continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
             if _rooted(node.func, bound | {me}):
                 return True, own

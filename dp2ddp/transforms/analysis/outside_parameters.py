@@ -58,7 +58,11 @@ from dp2ddp.transforms.analysis.handed_parameters import handed, stored_from, un
 from dp2ddp.transforms.analysis.handed_parameters import wraps as wraps_value
 from dp2ddp.transforms.analysis.iterated_modules import Iteration, iterated, place_each
 from dp2ddp.transforms.analysis.module_index import binds_name
-from dp2ddp.transforms.analysis.outside_tensors import place_tensor_sync, trained_tensors
+from dp2ddp.transforms.analysis.outside_tensors import (
+    place_tensor_sync,
+    read_names,
+    trained_tensors,
+)
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.analysis.unwrapped_models import keeps_itself, unwrapped_optimizers
@@ -237,13 +241,7 @@ class OutsideParameters:
             return synced
         #: id of a node inside an optimizer's call -> that call
         inside = {id(node): call for call in optimizers for node in walk(call)}
-        read = {
-            node.value
-            for call in optimizers
-            for arg in call.args
-            for node in walk(arg.value)
-            if isinstance(node, cst.Name)
-        }
+        read = read_names(arg.value for call in optimizers for arg in call.args)
         uniform: RankUniformity | None = None
         done: set[tuple[int, str]] = set()
         for node in nodes_of(module, cst.Call):

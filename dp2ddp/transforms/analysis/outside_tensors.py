@@ -20,7 +20,7 @@ elsewhere DP118 says it (the tensor, and why the sync was not placed).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -69,9 +69,7 @@ def trained_tensors(
     calls = [*optimizers, *givers]
     if not calls:
         return
-    read = {
-        n.value for c in calls for a in c.args for n in walk(a.value) if isinstance(n, cst.Name)
-    }
+    read = read_names(a.value for c in calls for a in c.args)
     places: list[tuple[cst.CSTNode, cst.SimpleStatementLine | None]] = [
         (a.value, line_of(c)) for c in calls for a in c.args
     ]
@@ -424,3 +422,17 @@ def place_tensor_sync(
             f"{x} reaches the optimizer {where}, so {HELPER}({x}) could not be "
             "placed where every rank reaches it: each rank trains its own copy on its share",
         )
+
+
+def read_names(values: Iterable[cst.BaseExpression]) -> set[str]:
+    """The names `values` read: not an attribute's own name (`shift` of `head.shift`) nor a
+    keyword's (stop 53 s4: a loop's `shift = head.shift[0] + ...` was taken for a line that
+    binds a name the optimizer reads, and DP118 said "head.shift reaches the optimizer under
+    a condition or loop", false)."""
+    found: set[str] = set()
+    for value in values:
+        nodes = list(walk(value))
+        skipped = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
+        skipped |= {id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword}
+        found |= {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in skipped}
+    return found

@@ -24,6 +24,7 @@ from dp2ddp.flow import view
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import resolved_name
 from dp2ddp.transforms._support.nodes import counts, name_of, walk
+from dp2ddp.transforms.analysis.alike_evaluations import iterates_loader
 from dp2ddp.transforms.analysis.guards import mentions_rank
 from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
@@ -128,7 +129,8 @@ def _loop_local(
                 if any(_loop_local(u, b, loop, seen, direct) for b in bounds):
                     return True
                 continue
-            if any(not u.counts_passes(node, n) and not u.value(node.iter, node) for n in bound):
+            alike = u.value(node.iter, node) and not iterates_loader(u, node.iter)
+            if any(not u.counts_passes(node, n) and not alike for n in bound):
                 return True
             continue
         if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):

@@ -7,28 +7,34 @@ from __future__ import annotations
 from typing import Final
 
 #: Calls whose result depends only on their (uniform) arguments.
-UNIFORM_CALLS: Final = frozenset(
-    f"builtins.{name}"
-    for name in (
-        "abs all any bool dict divmod enumerate float format int isinstance len list max min "
-        "range reversed round set sorted str sum tuple zip getattr hasattr"
-    ).split()
-) | frozenset(
-    {
-        "os.path.join",
-        "os.path.basename",
-        "os.path.dirname",
-        "os.path.splitext",
-        "os.environ.get",
-        "argparse.ArgumentParser",
-        "json.loads",
-        "torch.load",
-        "torch.serialization.load",
-        "torch.distributed.get_world_size",
-        "torch.distributed.is_initialized",
-        "torch.cuda.is_available",
-        "torch.cuda.device_count",
-    }
+UNIFORM_CALLS: Final = (
+    frozenset(
+        f"builtins.{name}"
+        for name in (
+            "abs all any bool dict divmod enumerate float format int isinstance len list max min "
+            "range reversed round set sorted str sum tuple zip getattr hasattr"
+        ).split()
+    )
+    | frozenset(
+        {
+            "os.path.join",
+            "os.path.basename",
+            "os.path.dirname",
+            "os.path.splitext",
+            "os.environ.get",
+            "argparse.ArgumentParser",
+            "json.loads",
+            "torch.load",
+            "torch.serialization.load",
+            "torch.distributed.get_world_size",
+            "torch.distributed.is_initialized",
+            "torch.cuda.is_available",
+            "torch.cuda.device_count",
+            "torch.utils.data.TensorDataset",
+            "torch.utils.data.dataset.TensorDataset",
+        }
+    )
+    | frozenset(f"numpy.{name}" for name in "mean average median sum array asarray".split())
 )
 UNIFORM_PREFIXES: Final = ("math.",)
 #: Methods that compute from their receiver and arguments only.

@@ -49,14 +49,18 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.across_modules import (
     external_call,
-    init_parameter,
     stored_elsewhere,
+)
+from dp2ddp.transforms.analysis.alike_evaluations import (
+    COMPREHENSIONS,
+    alike_call,
+    comprehension_alike,
+    comprehension_target,
 )
 from dp2ddp.transforms.analysis.guards import bar_iterable, mentions_rank
 from dp2ddp.transforms.analysis.module_index import (
     BLOCKS,
     ModuleIndex,
-    argument,
     binds_name,
     direct_calls,
     imports_name,
@@ -70,6 +74,7 @@ from dp2ddp.transforms.analysis.uniform_names import (
     UNIFORM_METHODS,
     UNIFORM_PREFIXES,
 )
+from dp2ddp.transforms.analysis.uniform_parameters import parameter_alike
 
 if TYPE_CHECKING:
     from dp2ddp.facts import ProgramFacts, Uniformity
@@ -114,6 +119,8 @@ class RankUniformity:
         self.filename = filename
         self.index = ModuleIndex(module, view)
         self._memo: dict[tuple[object, ...], bool] = {}
+        #: The data pass has run: a loader it left whole is every rank's (alike_evaluations).
+        self.loaders_placed = False
         #: Parameters whose call sites are being judged (_parameter): a cycle proves nothing.
         self._judging_sites: set[tuple[int, str]] = set()
         #: ids of calls the migration makes rank 0's value on every rank (see share).
@@ -134,7 +141,14 @@ class RankUniformity:
     @classmethod
     def for_pass(cls, transform: MigrationTransform, module: cst.Module) -> RankUniformity:
         """The module a pass is visiting, placed where the pass's state says."""
-        return cls(module, transform, transform.state.program, transform.context.filename)
+        made = cls(module, transform, transform.state.program, transform.context.filename)
+        made.loaders_placed = transform.state.loaders_placed
+        return made
+
+    @property
+    def memo(self) -> dict[tuple[object, ...], bool]:
+        """Answers kept for this module (alike_evaluations.py keeps its once-per-module ones)."""
+        return self._memo
 
     # -- places ---------------------------------------------------------------------------
     def rank_dependent_around(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
@@ -360,7 +374,10 @@ class RankUniformity:
         if isinstance(expr, _LITERALS):
             return True
         if isinstance(expr, cst.Name):
-            return self._name(expr.value, at)
+            own = comprehension_target(self, expr, at)  # a comprehension's own `for`
+            return self._name(expr.value, at) if own is None else own
+        if isinstance(expr, COMPREHENSIONS):
+            return comprehension_alike(self, expr, at)
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr, at)
         if isinstance(expr, cst.Call):
@@ -432,7 +449,7 @@ class RankUniformity:
             if isinstance(func.value, cst.Name) and func.value.value == "self":
                 defined = self.index.functions.get(func.attr.value, [])
                 return bool(defined) and all(self.returns_uniform(f) for f in defined)
-        return False
+        return alike_call(self, call, at, args)  # an evaluation's facts (alike_evaluations)
 
     def returns_uniform(self, function: cst.FunctionDef) -> bool:
         key = ("returns", id(function))
@@ -601,60 +618,7 @@ class RankUniformity:
         return self._binds(root, name) is not False
 
     def _parameter(self, function: cst.FunctionDef, name: str) -> bool:
-        """A parameter: uniform when every call in the module passes a uniform value."""
-        params = function.params
-        positional = [*params.posonly_params, *params.params]
-        every = [*positional, *params.kwonly_params]
-        param = next((p for p in every if p.name.value == name), None)
-        if param is None:
-            star = [params.star_arg, params.star_kwarg]
-            if any(isinstance(s, cst.Param) and s.name.value == name for s in star):
-                return False
-            return self._global(name)  # a free name: the module's
-        if positional and param is positional[0] and name in ("self", "cls"):
-            return True
-        index = positional.index(param) if param in positional else None
-        owner = self.index.top_level_class(function)
-        if owner is not None and function.name.value == "__init__":
-            return init_parameter(self, owner, None if index is None else index - 1, name)
-        sites = list(self.index.call_sites(function))
-        if not sites:
-            return False  # called from elsewhere: unknown
-        method = isinstance(self.view.parent(self.view.parent(function) or function), cst.ClassDef)
-        if index is not None and method:
-            index -= 1
-        passed: set[str] = set()
-        for site in sites:
-            value = argument(site, name, index)
-            if value is None:
-                if any(a.star for a in site.args):
-                    return False
-                if param.default is None or not self.value(param.default, function):
-                    return False
-                passed.add(code_of(param.default))
-            elif not self.value(value, site):
-                return False
-            else:
-                passed.add(code_of(value))
-        # Each site passes a value every rank agrees on, but two sites may pass two values
-        # (`f(True)` on rank 0, `f(False)` elsewhere): then which one a rank gets depends on
-        # which site it reaches, so every site must be reached by every rank.
-        if len(passed) == 1:
-            return True
-        key = (id(function), name)
-        if key in self._judging_sites:
-            return False  # a question that loops back on itself: not proven
-        self._judging_sites.add(key)
-        try:
-            return all(self._reached_by_every_rank(site) for site in sites)
-        finally:
-            self._judging_sites.discard(key)
-
-    def _reached_by_every_rank(self, call: cst.Call) -> bool:
-        if self.rank_dependent_around(call) is not None:
-            return False
-        caller = enclosing_function(call, self.view)
-        return caller is None or self.unreached_call(caller) is None
+        return parameter_alike(self, function, name)  # uniform_parameters.py
 
     # -- the program ----------------------------------------------------------------------
     def program_uniform(self) -> tuple[Uniformity, str] | None:

@@ -667,6 +667,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         return updated_node if body is None else updated_node.with_changes(body=body)
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        self.state.loaders_placed = True  # the later passes' uniformity (alike_evaluations)
         body = self._splice(original_node.body, updated_node.body)
         return updated_node if body is None else updated_node.with_changes(body=body)
 

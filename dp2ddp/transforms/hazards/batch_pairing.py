@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 
 from dp2ddp.facts import HelperDraw
-from dp2ddp.flow import DefUse, Step, origins, view
+from dp2ddp.flow import DefUse, Origin, Step, origins, view
 from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.hazards.pairs import MAY_COMPARE, compares_samples
 from dp2ddp.transforms.hazards.permuted_rows import helper_mixes, mixing_calls, permuted_rows
@@ -70,7 +70,7 @@ def batch_pairings(
         model = code(call).splitlines()[0][:60]
         for arg in call.args:
             sources = origins(defs, arg.value, stop=stop)
-            permuted = permuted_rows(defs, sources, qualified_names, _batch_cut, _from_data)
+            permuted = permuted_rows(defs, sources, qualified_names, _batch_cut, from_data)
             # one per call, the first in the text: the walk may join a tuple's elements
             # (`x, y_b = map(Variable, (x, y_b))`), so a target's `y[perm]` is not said to
             # reach the model
@@ -86,7 +86,7 @@ def batch_pairings(
                         "rank permutes only its own share, DataParallel the whole batch",
                     )
             helpers = (
-                [] if permuted else helper_mixes(defs, call, sources, mixing, _from_data, position)
+                [] if permuted else helper_mixes(defs, call, sources, mixing, from_data, position)
             )
             for helper, draw in helpers:
                 if helper in told:
@@ -94,14 +94,21 @@ def batch_pairings(
                 told.add(helper)
                 _, name, where, in_place = draw.mixes or (0, "", 0, False)
                 shown = f"{draw.path}:{where}" if draw.path else f"line {where}"
+                split = None if in_place else _other_element(defs, helper, sources, qualified_names)
+                reads = (
+                    f"the wrapped model's call at line {line} reads them ({model})"
+                    if split is None
+                    else f"the caller binds them to `{split[1]}`, which the wrapped model's call "
+                    f"at line {line} does not read ({model} reads `{split[0]}`, not mixed)"
+                )
                 yield (
                     helper,
                     "DP147",
                     f"`{code(helper).splitlines()[0][:60]}` hands the batch to a helper "
                     f"that takes the rows of its `{name}` in a drawn order and mixes them "
                     f"({'in place' if in_place else 'into what it returns'}, {shown}), and "
-                    f"the wrapped model's call at line {line} reads them ({model}): each rank "
-                    "permutes only its own share, DataParallel the whole batch",
+                    f"{reads}: each rank permutes only its own share, DataParallel the whole "
+                    "batch",
                 )
             for origin in sources:
                 found = _pairing(defs, origin.path) if compares else None
@@ -132,6 +139,56 @@ def batch_pairings(
                     )
 
 
+def _other_element(
+    defs: DefUse,
+    helper: cst.Call,
+    found: list[Origin],
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+) -> tuple[str, str] | None:
+    """(the name the model's argument takes, the names holding mixed rows) where `helper`
+    is unpacked into names (`inputs, target = smooth(inputs, target)`), it is a function of
+    this module every return of which is a tuple of as many elements, and the element the
+    argument's path (sources `found`) takes holds no rows in a drawn order in any return
+    while another does (permuted_rows: `lam * y + (1 - lam) * y[index]`). Stop 53 s4: a
+    helper mixing only the targets was said to mix what the model reads."""
+    statement = defs.parent(helper)
+    if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    names = [e.value for e in target.elements]
+    if not all(isinstance(n, cst.Name) for n in names):
+        return None
+    on_path = {id(s.node) for o in found for s in o.path}
+    taken = [i for i, n in enumerate(names) if id(n) in on_path]
+    functions = defs.callees(helper)
+    if len(taken) != 1 or len(functions) != 1 or not functions[0].returns:
+        return None
+    returns = functions[0].returns
+    if not all(isinstance(r, cst.Tuple) and len(r.elements) == len(names) for r in returns):
+        return None
+
+    def mixed(index: int) -> bool:
+        return any(
+            permuted_rows(
+                defs,
+                origins(defs, r.elements[index].value),  # type: ignore[attr-defined]
+                qualified_names,
+                _batch_cut,
+                from_data,
+            )
+            for r in returns
+        )
+
+    others = [i for i in range(len(names)) if i != taken[0] and mixed(i)]
+    if not others or mixed(taken[0]):
+        return None
+    shown = [n.value for i, n in enumerate(names) if i in others and isinstance(n, cst.Name)]
+    first = names[taken[0]]
+    return (first.value if isinstance(first, cst.Name) else ""), ", ".join(shown)
+
+
 def _library_call(
     defs: DefUse,
     path: tuple[Step, ...],
@@ -158,7 +215,7 @@ def _library_call(
         name = _foreign(defs, node, qualified_names, own)
         if not name:
             continue
-        count = sum(1 for v in values if _from_data(defs, v))
+        count = sum(1 for v in values if from_data(defs, v))
         if count >= 2:
             return node, name, count
     return None
@@ -206,7 +263,7 @@ def _pairing(defs: DefUse, path: tuple[Step, ...]) -> cst.CSTNode | None:
         node = step.node
         if cut and compares_samples(node) and _across_batch(node):
             operands = _operands(node)
-            if operands and all(_from_data(defs, o) for o in operands):
+            if operands and all(from_data(defs, o) for o in operands):
                 return node
     return None
 
@@ -247,7 +304,7 @@ def _operands(node: cst.CSTNode) -> list[cst.BaseExpression]:
     return [*receiver, *values]
 
 
-def _from_data(defs: DefUse, expr: cst.BaseExpression) -> bool:
+def from_data(defs: DefUse, expr: cst.BaseExpression) -> bool:
     """Some source of `expr` reaches it as data cut from data (the loader's batch)."""
     return any(
         not o.selects and any(_batch_cut(defs, s) for s in o.path) for o in origins(defs, expr)

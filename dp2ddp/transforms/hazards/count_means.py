@@ -46,9 +46,11 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, name_of, walk
+from dp2ddp.transforms.analysis.numpy_values import numpy_value
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.training import is_backward_call
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
@@ -156,6 +158,12 @@ class CountMeans:
         return updated
 
     # -- the check ------------------------------------------------------------------------
+    def _numpy(self, numerator: cst.BaseExpression) -> bool:
+        """A numpy figure: no gradient reaches it (analysis/numpy_values.py); asked only
+        where a warning or a rewrite would follow, so the def-use view is built only there."""
+        assert self._module is not None
+        return numpy_value(numerator, view(self._module), self.t.qualified_names)
+
     def _check_scope(
         self, scope: cst.Module | cst.FunctionDef, function: cst.FunctionDef | None
     ) -> None:
@@ -199,7 +207,8 @@ class CountMeans:
                 if isinstance(node, cst.BinaryOperation) and self._batch_ratio(
                     node, numerator, count, facts, reaching
                 ):
-                    self._warn_ratio(node, count)
+                    if not self._numpy(numerator):
+                        self._warn_ratio(node, count)
                     continue
                 loose = self._loose_count(count, facts.assigned, 0)
                 if (
@@ -207,6 +216,7 @@ class CountMeans:
                     and not self._loose_count(numerator, facts.assigned, 0)
                     and self._reaches(node, reaching, facts.assigned)
                     and not under_grad_off(node, self.t.parent, self.t.matches)
+                    and not self._numpy(numerator)
                 ):
                     self._warn_loose(node, count, loose)
                 continue
@@ -215,6 +225,8 @@ class CountMeans:
             if not self._reaches(node, reaching, facts.assigned) or under_grad_off(
                 node, self.t.parent, self.t.matches
             ):
+                continue
+            if self._numpy(numerator):
                 continue
             self._decide(node, numerator, count, facts, function, self._reaches(node, reaching))
 

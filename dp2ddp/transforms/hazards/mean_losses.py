@@ -42,12 +42,15 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.chosen_reductions import chosen_reduction, is_torch_loss
 from dp2ddp.transforms.hazards.data_rows import DataRows
+from dp2ddp.transforms.hazards.fixed_rows import no_batch_rows
 from dp2ddp.transforms.hazards.losses import LossChecks, loss_key, string_value
 
 #: By their last name under torch.nn (`torch.nn.modules.loss.NLLLoss` too). NLLLoss2d: the
 #: deprecated alias of NLLLoss torch still has (fyu/drn@d75db2e's
 #: `nn.NLLLoss2d(ignore_index=255)` was missed).
 _CLASSES = frozenset({"CrossEntropyLoss", "NLLLoss", "NLLLoss2d"})
+#: The keywords of a loss's two tensors.
+_ROLES = ("input", "target")
 _FUNCTIONS = frozenset({"torch.nn.functional.cross_entropy", "torch.nn.functional.nll_loss"})
 #: The fused linear layer and cross entropy (torch 2.13): `weight=` and `ignore_index=`
 #: keyword-only, so no position names them.
@@ -187,16 +190,26 @@ class MeanLosses:
         if not self._active:
             return
         built = self._built.get(loss_key(node.func), [])
-        if built and self.losses.feeds_backward(node):
+        if built and self.losses.feeds_backward(node) and not self._no_batch(node):
             for arg, detail in self._bound(node, built):
                 self._warn(arg, detail)
         kind = mean_loss_kind(names)
         if kind is not None and not kind[0]:
             found = data_dependent_mean(node, kind[1])
             if found is not None and self.losses.feeds_backward(node):
-                self._warn(found[0], self._detail(node, *found))
+                if not self._no_batch(node):
+                    self._warn(found[0], self._detail(node, *found))
         elif kind is None and not any(n.startswith("torch.") for n in names):
             self._check_own_name(node)
+
+    def _no_batch(self, call: cst.Call) -> bool:
+        """Neither the loss's input nor its targets are rows of the batch (fixed_rows.py):
+        its count is the same on every rank, DataParallel's (stop 53 s4, FRAGE)."""
+        assert self._module is not None
+        values = [a.value for a in call.args[:2] if a.keyword is None and not a.star]
+        values += [a.value for a in call.args if a.keyword and a.keyword.value in _ROLES]
+        defs = view(self._module)
+        return len(values) == 2 and all(no_batch_rows(defs, v) for v in values)
 
     def _bound(
         self, node: cst.Call, built: list[tuple[cst.FunctionDef | None, cst.Arg, str]]

@@ -276,6 +276,7 @@ class LoopExits(Rule):
             for i in ifs
             if computed_per_rank(uniform, i.test, parent, self.fetchers())
             and not _shared_reads(uniform, i.test)
+            and not uniform.value(i.test, i.test)  # proved alike (alike_evaluations.py: stop 53)
             and not (isinstance(parent, cst.For) and batch_sizes_alike(uniform, parent, i.test))
         ]
         if not local:
