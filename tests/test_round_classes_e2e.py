@@ -906,6 +906,13 @@ Stop 52 (helper w2), a batch mixed in a helper:
   `twin.gain.extend([...])`) handed to the optimizer: each synced, rank 0 prints the
   original's `shift -0.0778 0.3960 0.9100`, `gain 1.2871 1.4176` (before: no sync, no
   warning; rank 0 printed shift -0.0505 0.3996 0.8849, gain 1.3604 1.5501).
+
+Stop 53 (helper v3), validation round 6:
+- data_s53_v3_loader_gathered_into_statistic (v3-A, taufikxu/Triple-GAN@127948d
+  library/data_iters.py:135-144): a shuffled loader whose only loop collects its batches
+  (`rows.append(x)`) for a whitening fit of the whole set: left whole (DP163), rank 0 prints
+  the original's `mean 6.6835 7.2366` and `weights 6.1286` (before: sharded as training
+  data, no warning; each rank fitted its half: `mean 8.4629 9.0912`, `weights 5.8908`).
 """
 
 from __future__ import annotations
@@ -1236,6 +1243,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 52 w2: the original's (the base printed shift -0.0505 0.3996 0.8849, gain 1.3604
     # 1.5501: the grown lists not synced)
     "s52_w2_parameter_list_grown": ("shift -0.0778 0.3960 0.9100", "gain 1.2871 1.4176"),
+    # stop 53 v3: the original's (the base: rank 0 whitened by its half, mean 8.4629 9.0912,
+    # weights 5.8908)
+    "data_s53_v3_loader_gathered_into_statistic": ("mean 6.6835 7.2366", "weights 6.1286"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1367,6 +1377,7 @@ RANK0_ONLY = {
     "data_s52_w3_global_batch_size_by_other_arithmetic": "weights",  # stop 52 w3
     "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
     "s52_w2_parameter_list_grown": "shift",  # stop 52 w2
+    "data_s53_v3_loader_gathered_into_statistic": "mean",  # stop 53 v3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
