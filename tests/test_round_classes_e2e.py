@@ -991,6 +991,13 @@ Stop 53's vision round (helper v2):
   manjotms10/PatchGAN@83de605's ScaleInvariantError): `λ * torch.mean(d) * torch.mean(d)`
   in a loss module's forward: DP059 (before: nothing said; the ranks' products of their
   halves' means, weights 0.5490 for the original's 0.5822).
+
+Stop 53 (helper v3), validation round 6:
+- data_s53_v3_loader_gathered_into_statistic (v3-A, taufikxu/Triple-GAN@127948d
+  library/data_iters.py:135-144): a shuffled loader whose only loop collects its batches
+  (`rows.append(x)`) for a whitening fit of the whole set: left whole (DP163), rank 0 prints
+  the original's `mean 6.6835 7.2366` and `weights 6.1286` (before: sharded as training
+  data, no warning; each rank fitted its half: `mean 8.4629 9.0912`, `weights 5.8908`).
 """
 
 from __future__ import annotations
@@ -1366,6 +1373,9 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 mae 1.0521",
         "weights 0.2958",
     ),
+    # stop 53 v3: the original's (the base: rank 0 whitened by its half, mean 8.4629 9.0912,
+    # weights 5.8908)
+    "data_s53_v3_loader_gathered_into_statistic": ("mean 6.6835 7.2366", "weights 6.1286"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1516,6 +1526,7 @@ RANK0_ONLY = {
     "shared_draws_s53_s3_validation_handed_to_evaluation": "weights",  # stop 53 s3
     "data_s53_v2_step_in_own_method": "weights",  # stop 53 v2
     "s53_v2_loader_factory_self_test": "mae",  # stop 53 v2
+    "data_s53_v3_loader_gathered_into_statistic": "mean",  # stop 53 v3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -649,6 +649,20 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "takes it as often), or set "
         "PYTHONHASHSEED for the launch. Then silence the warning with `# noqa: DP158`.",
     ),
+    "DP163": (
+        "a loader whose batches are only collected: left unsharded",
+        "Every loop over this loader runs no model, backpropagates nowhere and calls no "
+        "function of the program: it collects the batches (`rows.append(x)`), as a program "
+        "does to build something of the whole set (a whitening or normalization fit, a mean, "
+        "a feature bank) before training. Sharded as training data, each rank would build it "
+        "from its share and the ranks would go on with different statistics, where "
+        "DataParallel's one process had the whole set's. The loader was left unsharded: every "
+        "rank goes through all of it, as the original did, and builds the original's "
+        "statistic. If the collected batches are trained on later (a list of batches iterated "
+        "by the training loop), every rank now trains on all of them: shard that loop's data "
+        "(a DistributedSampler on this loader, and read the collected list per rank) for the "
+        "speed-up. Then silence the warning with `# noqa: DP163`.",
+    ),
     "DP167": (
         "an order taken of another module's value that may be a set of strings",
         "A value another module's function or method returns is iterated into something "

@@ -138,7 +138,7 @@ from dp2ddp.transforms.data.plan import (
 )
 from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
 from dp2ddp.transforms.data.sample_grids import gather_grids
-from dp2ddp.transforms.data.sample_roles import fed_to_samples_only
+from dp2ddp.transforms.data.sample_roles import fed_to_samples_only, gathered_whole
 from dp2ddp.transforms.data.sampler_reads import said_sampler_reads
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
 from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
@@ -446,7 +446,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         # context (`train_val_loader` trained on) stays a training loader.
         # A loop that trains only under a flag its caller turns off (`run(net, val_loader,
         # train=False)`: class E1) evaluates this loader.
-        if fed_to_samples_only(self, loader, label):
+        if fed_to_samples_only(self, loader, label) or gathered_whole(self, loader, label):
             return
         handed = plan_handed(self, loader, label, shuffled)
         if handed in ("evaluates", "whole"):

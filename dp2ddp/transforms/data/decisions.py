@@ -317,12 +317,44 @@ def never_trains(
     rank 0 lost the other rank's files). A package's function handed the loss (`hands_loss`:
     the wrapped model's output with gradients on, `trainer_step(loss, opt)`) may run the
     backward: nothing is proved there (stop 52, s2)."""
+    return _runs_untrained(loop, names, is_package, runs_module) is True and not hands_loss(loop)
+
+
+def only_gathers(
+    loop: cst.For,
+    names: QualifiedNames,
+    is_package: Callable[[cst.Call], bool],
+    runs_module: Callable[[cst.Call], bool],
+) -> cst.Call | None:
+    """Proved: the loop runs no model and backpropagates nowhere, and it collects its
+    batches (`rows.append(x)`, returned: the first such call); every other call is a
+    package function's or a reading method's, nothing is yielded or returned. Such a loop
+    gathers the data for something made of all of it (a whitening fit, a mean:
+    taufikxu/Triple-GAN@127948d's `AugmentWrapper`, class v3-A of stop 53), not a
+    training: sharded as training data, each rank built it from its share."""
+    if _runs_untrained(loop, names, is_package, runs_module) is not False:
+        return None
+    for node in walk(loop.body, skip_scopes=True):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            if node.func.attr.value in ("append", "extend") and node.args:
+                return node
+    return None
+
+
+def _runs_untrained(
+    loop: cst.For,
+    names: QualifiedNames,
+    is_package: Callable[[cst.Call], bool],
+    runs_module: Callable[[cst.Call], bool],
+) -> bool | None:
+    """None where the loop may train or hand its batches on (a backward or step, a call of
+    the program's own code, a `yield` or `return`); else whether it runs a model."""
     if loop_trains(loop, names):
-        return False
+        return None
     ran = False
     for node in walk(loop.body, skip_scopes=True):
         if isinstance(node, (cst.Yield, cst.Return)):
-            return False  # the batches are handed on, to a use not seen here
+            return None  # the batches are handed on, to a use not seen here
         if not isinstance(node, cst.Call) or is_package(node):
             continue
         if isinstance(node.func, cst.Name) and node.func.value.startswith("ddp_"):
@@ -333,5 +365,5 @@ def never_trains(
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value in _READING_METHODS:
             continue
-        return False
-    return ran and not hands_loss(loop)
+        return None
+    return ran

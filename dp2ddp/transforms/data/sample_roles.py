@@ -4,6 +4,8 @@
   module takes its role from the generator's takers (analysis/generator_batches.py).
 * figures_handed_on: an evaluation loop's figures handed to an object fed in the loop or
   shown per batch, which summing the loop's counters would not make global.
+* gathered_whole: a loader whose loops only collect its batches (for a statistic of the
+  whole set) stays whole.
 * fetched_once: a call of another module's loader factory whose loader only gives one
   fixed batch, `next(iter(loader))` outside any loop (a sample grid's batch).
 """
@@ -17,8 +19,18 @@ import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.grad_mode import grad_off
-from dp2ddp.transforms._support.nodes import NodeView, module_of, name_of, variables_under, walk
+from dp2ddp.transforms._support.nodes import (
+    NodeView,
+    enclosing_function,
+    inside,
+    module_of,
+    name_of,
+    variables_under,
+    walk,
+)
 from dp2ddp.transforms.analysis.generator_batches import Role, generator_role
+from dp2ddp.transforms.data.decisions import only_gathers
+from dp2ddp.transforms.data.loop_takers import package_call, runs_module
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
@@ -62,6 +74,49 @@ def fed_to_samples_only(t: ShardDataLoaders, loader: Loader, label: str) -> bool
             "they are for samples or evaluation, each rank gets its share only",
         )
     return False
+
+
+def gathered_whole(t: ShardDataLoaders, loader: Loader, label: str) -> bool:
+    """Every loop over the loader only collects its batches (`only_gathers`: no model run,
+    no backward, no call of the program's code; `rows.append(x)`): the data gathered for
+    something made of all of it, a whitening fit or a mean (class v3-A of stop 53,
+    taufikxu/Triple-GAN@127948d: `AugmentWrapper` fits ZCA on the batches of a shuffled
+    loader; sharded as training data, each rank fitted its half and whitened the
+    classifier's inputs its own way, with no warning). It stays whole: every rank gathers
+    all of it, as the original did (DP163 says so)."""
+    if not loader.loops or loader.read_loops or loader.next_loops or not _only_looped(t, loader):
+        return False
+    takers = (partial(package_call, t), partial(runs_module, t))
+    found = [only_gathers(loop, t.qualified_names, *takers) for loop, _, _ in loader.loops]
+    if any(call is None for call in found):
+        return False
+    first = found[0]
+    assert first is not None
+    t.warn(
+        loader.call,
+        "DP163",
+        f"{label} is iterated only by loops that run no model and train nowhere, its batches "
+        f"collected (`{t.code(first)}` at line {t._line(first)}), as for a statistic of the "
+        "whole set: left unsharded, every rank gathers all of it as the original did",
+    )
+    return True
+
+
+def _only_looped(t: ShardDataLoaders, loader: Loader) -> bool:
+    """The loader is a local name of a function whose every read is in the iterable of one
+    of its loops: no other code reaches it (an attribute `self.loader`, a global, a name
+    returned or handed on may be trained on elsewhere: shared_draws_gathered_batch)."""
+    binding, function = loader.binding, enclosing_function(loader.call, t)
+    if not isinstance(binding, cst.Name) or function is None:
+        return False
+    for node in walk(function.body):
+        if not isinstance(node, cst.Name) or node.value != binding.value:
+            continue
+        if isinstance(t.parent(node), cst.AssignTarget) and node is not binding:
+            return False  # bound again: another value under the same name
+        if node is not binding and not any(inside(node, it, t) for _, it, _ in loader.loops):
+            return False
+    return True
 
 
 def fetched_once(t: NodeView, call: cst.Call) -> bool:
