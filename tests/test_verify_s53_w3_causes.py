@@ -6,9 +6,14 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from test_verify_units import _batchnorm_evidence, _cutmix_evidence, _evidence
+import torch
+from test_verify_units import _batchnorm_evidence, _ConvBN, _cutmix_evidence, _evidence
+from test_verify_units import replica_recorder as _replica_recorder
 
+from dp2ddp.verify import probes
 from dp2ddp.verify.causes import diagnose
+from dp2ddp.verify.recorder import Recorder
+from dp2ddp.verify.replicas import chunked_forward
 from dp2ddp.verify.sharding import check_sharding
 from dp2ddp.verify.toend import check_output, to_end_causes
 
@@ -96,3 +101,39 @@ def test_a_print_a_count_decides_names_dp092() -> None:
     assert [c.key for c in causes] == ["output_missing"]
     assert "DP092 at train.py:40" in causes[0].detail
     assert "Keep the original's prints" not in causes[0].fix and "DP092" in causes[0].fix
+
+
+class _Masked(_ConvBN):
+    """TengdaHan/DPC@1592e5f model_3d.py:86-96's shape: a mask built once for the batch it
+    first sees and kept on `self`; a figure set in forward (`self.last`) read after it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mask: torch.Tensor | None = None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.mask is None:
+            self.mask = torch.ones(x.size(0), 2)
+        out = super().forward(x) * self.mask
+        self.last = out.detach()
+        return out
+
+
+replica_recorder = _replica_recorder  # the fixture (test_verify_units.py)
+
+
+def test_replicas_keep_nothing_forward_sets_on_self(replica_recorder: Recorder) -> None:
+    """DataParallel's replicas are fresh copies each forward: the 4-row mask chunk 0 set is
+    not the module's after the chunked forward (before: kept, and the next whole-batch forward
+    of 8 rows crashed the original under verify alone, "the original failed under verify's
+    seeding"). An attribute the module did not have is replica 0's (rank 0's)."""
+    torch.manual_seed(0)
+    model = _Masked()
+    probes.install(replica_recorder, False, False, batchnorm_chunks=2, dropout_chunks=2)
+    x = torch.randn(8, 3, 6, 6)
+    done, out = chunked_forward(replica_recorder, torch.nn.Module.__call__, model, (x,), {})
+    assert done and out.shape == (8, 2)
+    assert model.mask is None
+    assert model.last.shape == (4, 2) and torch.equal(model.last, out[:4].detach())
+    model.eval()
+    assert model(x).shape == (8, 2)  # the whole batch, as DataParallel's module would
