@@ -43,7 +43,9 @@ def batchnorm_aligned(ev: Evidence) -> bool:
     ]
     if not (devices == ev.world or chunked):
         return False
-    groups = chunk_groups(ev.original, ev.migrated, max(ev.numerics.steps_compared, 1))
+    steps = max(ev.numerics.steps_compared, 1)
+    # where the data differ, so do the groups: that is the data's cause, not BatchNorm's
+    groups = None if ev.sharding.failed else chunk_groups(ev.original, ev.migrated, steps)
     if groups is not None:
         return groups
     return bool(samplers) and all(s.get("per_rank_batch") for s in samplers)
