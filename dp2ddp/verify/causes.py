@@ -53,6 +53,7 @@ from dp2ddp.verify.ratio_cause import (
     batch_ratios,
     per_rank_tables,
     ranks_apart,
+    said_at,
     unsplit_batches,
     warned,
     warned_causes,
@@ -446,7 +447,8 @@ def _changed_inputs(ev: Evidence) -> list[Cause]:
         Cause(
             "inputs_changed",
             "the model's inputs are not the loaded samples",
-            f"{evidence}, differently in the two runs",
+            f"{evidence}, differently in the two runs"
+            + said_at(ev.migration_warnings, "DP082", "rows read by position in a composed batch"),
             "Compare what the two scripts do between the DataLoader and the model.",
         )
     ]
@@ -544,7 +546,8 @@ def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
                  + ("per DataParallel chunk, whose samples are not a rank's share"
                     if any(int(w.get("batchnorm_chunked", 0)) for w in ev.windows(ev.original))
                     else "over its whole batch"))
-                + findings_where(ev.findings_original, scan.BATCHNORM, "original"),
+                + findings_where(ev.findings_original, scan.BATCHNORM, "original")
+                + said_at(ev.migration_warnings, "DP008", "BatchNorm statistics per process"),
                 "Rerun with --freeze-batchnorm to normalise with running statistics in both "
                 "runs for the check (on GPUs, --sync-batchnorm changes the migration itself).",
             )

@@ -117,7 +117,7 @@ def to_end_rows(
             + ("identical" if sync else "DIFFER")
             + " at the end"
         )
-    causes = to_end_causes(output, shared, scripts.display, own, readers)
+    causes = to_end_causes(output, shared, scripts.display, own, readers, scripts.warnings)
     return rows, causes, notes, distance
 
 

@@ -20,6 +20,17 @@ def warned(warnings: tuple[str, ...], code: str) -> list[str]:
     return [f"{m[1]}:{m[2]}" for m in (pattern.match(w) for w in warnings) if m]
 
 
+def said_at(warnings: tuple[str, ...], code: str, meaning: str) -> str:
+    """ "; dp2ddp migrate warned CODE (meaning) at path:line; …" for a cause's evidence, "" where
+    it did not: the migration's line beside what verify measured (DP008 at a BatchNorm over
+    regrouped rows, DP082 at a batch read by position: stop 53 w3)."""
+    places = warned(warnings, code)
+    if not places:
+        return ""
+    shown = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+    return f"; dp2ddp migrate warned {code} ({meaning}) at {shown}"
+
+
 def batch_ratios(places: list[str]) -> Cause:
     """Named where the data split right and the updates differ (causes.diagnose)."""
     shown = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
@@ -54,8 +65,10 @@ def per_rank_tables(places: list[str]) -> Cause:
 
 #: Codes saying that a batch reaches every rank whole (docs/warnings.md): a DataParallel dim
 #: the migration did not split along, data sliced by hand, a loader subclass left unsharded,
-#: batches not split, a function whose batches are whole at one of its call sites.
-UNSPLIT_CODES = ("DP001", "DP005", "DP035", "DP037", "DP077")
+#: batches not split, a function whose batches are whole at one of its call sites, a batch
+#: not proved to be this rank's part (DP047: named where the ranks were measured to train on
+#: the same data; before, verify offered a sampler where migrate had said the line, stop 52).
+UNSPLIT_CODES = ("DP001", "DP005", "DP035", "DP037", "DP047", "DP077")
 
 
 def unsplit_batches(warnings: tuple[str, ...], detail: str) -> Cause | None:

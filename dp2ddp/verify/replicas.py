@@ -153,10 +153,13 @@ def chunked_forward(
     forward_batch, loaded_batch = recorder.forward_batch, recorder.loaded_batch
     outputs = []
     after_first: dict[str, int] = {}
+    before = _attributes(module)
+    kept: list[dict[str, Any]] = []
     try:
         for index in range(chunks):
             recorder.replica = index
             if index:
+                _reset(before)
                 for name, value in counters.items():
                     setattr(window, name, value)
             recorder.forward_batch = size
@@ -164,6 +167,7 @@ def chunked_forward(
             outputs.append(native_call(module, *_chunk(args, chunks, index),
                                        **_chunk(kwargs, chunks, index)))  # fmt: skip
             if index == 0:
+                kept = _reset(before)
                 after_first = {name: getattr(window, name) for name in _COUNTERS}
                 tracked = [
                     m.num_batches_tracked.detach().clone()
@@ -171,8 +175,10 @@ def chunked_forward(
                     else None
                     for m in norms
                 ]
+        _reset(before, kept)
         gathered = _gather(outputs, size)
     except Exception:  # noqa: BLE001  (_Ungatherable, or a forward that needs the whole batch)
+        _reset(before)
         _restore(norms, buffers)
         torch.set_rng_state(rng)
         for name, value in counters.items():
@@ -190,6 +196,42 @@ def chunked_forward(
                 m.num_batches_tracked.copy_(count)
     window.replicated += 1
     return True, gathered
+
+
+def _attributes(module: torch.nn.Module) -> list[tuple[torch.nn.Module, dict[str, Any]]]:
+    """Each submodule's own attributes before a chunked forward (a shallow copy of its
+    `__dict__`, what DataParallel's `replicate` gives each replica)."""
+    return [(m, dict(m.__dict__)) for m in module.modules()]
+
+
+def _reset(
+    before: list[tuple[torch.nn.Module, dict[str, Any]]], kept: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Undo what a replica's forward set on `self` (`if self.mask is None: … self.mask =
+    mask`: TengdaHan/DPC@1592e5f's model_3d.py:86-96, stop 52 v3-C): DataParallel runs each
+    forward on fresh replicas, so an attribute one sets lives on that replica and is gone
+    with it; the module keeps its own. Kept on the module, chunk 0's 2-row mask met the next
+    forward's other rows and the original crashed under verify alone ("the original failed
+    under verify's seeding", false). Attributes a forward adds that the module did not have
+    are removed between replicas and, after the last, given replica 0's value (`kept`, what
+    this returns: rank 0's) rather than dropped, so a script that reads one after the call
+    still runs. Parameters, buffers and submodules are the module's own in every replica
+    and stay (their dicts are the same objects; BatchNorm's statistics: `_restore`)."""
+    added: list[dict[str, Any]] = []
+    for index, (m, saved) in enumerate(before):
+        own = m.__dict__
+        added.append({k: own[k] for k in own if k not in saved})
+        for key in added[-1]:
+            del own[key]
+        for key, value in saved.items():
+            if own.get(key, _MISSING) is not value:
+                own[key] = value
+        if kept is not None:
+            own.update(kept[index])
+    return added
+
+
+_MISSING = object()
 
 
 def _stats(m: _NormBase) -> list[torch.Tensor | None]:

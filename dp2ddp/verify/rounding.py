@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.verify import scan
 from dp2ddp.verify.compare import Numerics
-from dp2ddp.verify.data_evidence import same_chunks
+from dp2ddp.verify.data_evidence import chunk_groups
 from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.report import Cause
 
@@ -32,7 +32,9 @@ def findings_where(findings: list[scan.Finding], kind: str, script: str) -> str:
 def batchnorm_aligned(ev: Evidence) -> bool:
     """On GPUs DataParallel also normalises per device: aligned when it used W devices (or
     verify's original normalised per chunk) and each rank got DataParallel's chunk: a known
-    per-rank batch of a DistributedSampler, or measured (data_evidence.same_chunks)."""
+    per-rank batch of a DistributedSampler, or measured (data_evidence.chunk_groups). The
+    measure comes first: samplers with a per-rank batch say nothing of how the program puts
+    their batches together (two loaders' batches concatenated regroup the rows)."""
     wrappers = ev.original.data.get("wrappers", [])
     devices = wrappers[0].get("devices", 0) if wrappers else 0
     chunked = any(int(w.get("batchnorm_chunked", 0)) for w in ev.windows(ev.original))
@@ -41,9 +43,12 @@ def batchnorm_aligned(ev: Evidence) -> bool:
     ]
     if not (devices == ev.world or chunked):
         return False
-    if samplers and all(s.get("per_rank_batch") for s in samplers):
-        return True
-    return same_chunks(ev.original, ev.migrated, max(ev.numerics.steps_compared, 1))
+    steps = max(ev.numerics.steps_compared, 1)
+    # where the data differ, so do the groups: that is the data's cause, not BatchNorm's
+    groups = None if ev.sharding.failed else chunk_groups(ev.original, ev.migrated, steps)
+    if groups is not None:
+        return groups
+    return bool(samplers) and all(s.get("per_rank_batch") for s in samplers)
 
 
 def _step_worst(numerics: Numerics, step: int) -> float:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from dp2ddp.verify import arrays
 from dp2ddp.verify.arrays import Vector
+from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.report import Cause
 
 _NUMBER = re.compile(
@@ -374,11 +375,27 @@ def to_end_causes(
     display: Callable[[str], str],
     own_directories: dict[str, list[int]] | None = None,
     stdin_readers: list[int] | None = None,
+    warnings: tuple[str, ...] = (),
 ) -> list[Cause]:
     """--to-end findings: files written by several ranks, output printed by several ranks
     or missing on rank 0, a directory a rank made that rank 0 did not, stdin read by a rank
-    other than rank 0."""
+    other than rank 0. `warnings`: verify's own migration's; where it said that a count of
+    this rank's samples decides when to print (DP092), a print rank 0 left out or printed
+    fewer times is named with that line, not "keep the original's prints" (the print is
+    kept; the count deciding it grows by rank 0's share: stop 51 s1-B, docs/real-world.md)."""
     causes = agreement_causes(own_directories or {}, stdin_readers or [], display)
+    counted = warned(warnings, "DP092")
+    by_count = (
+        f"; dp2ddp migrate warned DP092 at {'; '.join(counted[:3])}: a count of samples "
+        "grown by this rank's batches decides when to print, so rank 0's count grows by "
+        "its share and meets the condition later, or never"
+        if counted
+        else ""
+    )
+    count_fix = (
+        "Count the global batch at that line (all-reduce the count, or count steps), as "
+        "DP092 says; the print itself needs no change."
+    )
     if shared:
         causes.append(
             Cause(
@@ -409,8 +426,8 @@ def to_end_causes(
                 "output_missing",
                 "rank 0 does not print what the original printed",
                 f"of the original's {output.lines} lines, rank 0 never printed a line of the "
-                f"form of {len(dropped)} ({shown})",
-                "Keep the original's prints in the migration, on rank 0.",
+                f"form of {len(dropped)} ({shown})" + by_count,
+                count_fix if counted else "Keep the original's prints in the migration, on rank 0.",
             )
         )
     if output.fewer:
@@ -421,8 +438,11 @@ def to_end_causes(
                 "rank 0 printed some of the original's lines fewer times",
                 f"{len(output.fewer)} of the original's {output.lines} lines ({shown}): rank 0 "
                 "printed lines of their form too, so the print is kept on rank 0's path and "
-                "ran; a condition around it (a figure compared, a count) decided otherwise",
-                "Compare the figures that decide that print (the other figures above, a "
+                "ran; a condition around it (a figure compared, a count) decided otherwise"
+                + by_count,
+                count_fix
+                if counted
+                else "Compare the figures that decide that print (the other figures above, a "
                 "figure of rank 0's share alone: DP030, per-process BatchNorm statistics: "
                 "DP008); the print itself needs no change.",
             )
