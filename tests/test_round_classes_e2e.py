@@ -956,6 +956,13 @@ sleeps a second before writing when torchrun sets RANK):
   `os.path.isfile` under its folder in another module decides a step: a barrier between;
   rank 0 prints the original's weights (before: rank 1 saw no file and skipped the step,
   rank 0 printed weights 0.7693 for the original's 1.1142).
+
+Stop 53 (helper w4), a file-system test one rank takes alone:
+- s53_w4_restart_test_on_checkpoint (SimonVandenhende/Multi-Task-Learning-PyTorch@ed3d9ac
+  main.py:76): `if os.path.exists(p["checkpoint"]):`, the checkpoint the loop saves on rank
+  0, is rank 0's reading (`ddp_rank0_value`), so both branches are every rank's and the
+  barrier goes between the predictions saved on rank 0 and their scores read by every rank,
+  before the loop and in it (before: DP054 twice, rank 1 FileNotFoundError).
 """
 
 from __future__ import annotations
@@ -1314,6 +1321,13 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 weights 1.0881",
         "epoch 2 weights 1.1142",
     ),
+    # stop 53 w4: the original's (the base: rank 1 FileNotFoundError at the first read)
+    "s53_w4_restart_test_on_checkpoint": (
+        "start semseg 7.7399 depth -5.6243",
+        "epoch 0 semseg 5.1292 depth -2.7572",
+        "epoch 1 semseg 3.5950 depth -1.0907",
+        "weights 3.8217",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1358,6 +1372,7 @@ PROGRAMS = {
     "s53_s2_predictions_read_two_calls_deep": "train.py",  # stop 53 s2
     "s53_s2_cache_saved_by_helper_module": "train.py",  # stop 53 s2
     "s53_s2_snapshot_probed_by_other_module": "train.py",  # stop 53 s2
+    "s53_w4_restart_test_on_checkpoint": "train.py",  # stop 53 w4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1459,6 +1474,7 @@ RANK0_ONLY = {
     "s53_s2_predictions_read_two_calls_deep": "weights",  # stop 53 s2
     "s53_s2_cache_saved_by_helper_module": "weights",  # stop 53 s2
     "s53_s2_snapshot_probed_by_other_module": "weights",  # stop 53 s2
+    "s53_w4_restart_test_on_checkpoint": "weights",  # stop 53 w4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -35,7 +35,12 @@ def written_after(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
     text; rank 0 alone writes it, side_effects.py), else None. A rank that read the file
     rank 0 had just written returned, and never reached the barrier after the write
     (jaywonchung/BERT4Rec-VAE-Pytorch@f66f253: 3 of 10 launches hung): rank 0's
-    reading takes every rank the same way, to the barrier or past it."""
+    reading takes every rank the same way, to the barrier or past it. A restart test
+    (`if os.path.exists(p["checkpoint"]):`, the checkpoint the loop after it saves) the
+    same: each rank's own reading proves neither branch every rank's, so no barrier could
+    go between a rank-0 write in it and every rank's read of the file after
+    (SimonVandenhende/Multi-Task-Learning-PyTorch@ed3d9ac: DP054, and rank 1
+    FileNotFoundError on the predictions); rank 0's reading proves both (uniformity.py)."""
     parent = t.parent(statement)
     if not isinstance(parent, cst.IndentedBlock):
         return None

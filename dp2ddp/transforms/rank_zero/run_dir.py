@@ -503,7 +503,8 @@ class RunDirValues(CallRule):
         the program makes after it, in the same block (`if os.path.exists(d): raise ...` then
         `os.makedirs(d)`, wujiyang/Face_Pytorch@3afd941: rank 1 found the folder rank 0
         had just made, and raised). Such a check reads state the program itself changes:
-        rank 0's reading, taken before it makes the directory, stops or runs every rank."""
+        rank 0's reading, taken before it makes the directory, stops or runs every rank.
+        Or the first write of the path it checks after it, in its block (written_after)."""
         for call in walk(statement):
             if isinstance(call, cst.Call) and self.t.qualified_names(call.func) & STDIN_READS:
                 return call
@@ -529,9 +530,10 @@ class RunDirValues(CallRule):
             return made
         if written is not None or (written := written_in(self.t, statement)) is not None:
             return written  # a write after the make, or a cache built when absent
-        if any(isinstance(node, cst.Return) for node in walk(statement.body, skip_scopes=True)):
-            return written_after(self.t, statement)
-        return None
+        # A path written after the test, in its block (a restart test on the checkpoint
+        # the loop saves, a cache check that returns): rank 0 alone writes it, so each
+        # rank's own reading proves no branch alike (decided_paths.written_after).
+        return written_after(self.t, statement)
 
     def _every_rank_names(self, source: cst.CSTNode, write: cst.CSTNode) -> bool:
         """A read naming a file rank 0 writes is rank 0's value only where every rank is
