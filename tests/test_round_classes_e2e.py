@@ -963,6 +963,10 @@ Stop 53 (helper w4), a file-system test one rank takes alone:
   0, is rank 0's reading (`ddp_rank0_value`), so both branches are every rank's and the
   barrier goes between the predictions saved on rank 0 and their scores read by every rank,
   before the loop and in it (before: DP054 twice, rank 1 FileNotFoundError).
+- s53_w4_own_function_handed_the_folder (the same repository, main.py:120): a function of the
+  program handed the configuration first (`validate_results(p, ...)`, reading no file) after
+  scores written under `p["save_dir"]` on rank 0 is read through its own facts, not taken
+  for a library's reader: no barrier, no warning (before: a false DP054; it ran alike).
 """
 
 from __future__ import annotations
@@ -1328,6 +1332,11 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 semseg 3.5950 depth -1.0907",
         "weights 3.8217",
     ),
+    # stop 53 w4: the original's (the base too: its DP054 was false)
+    "s53_w4_own_function_handed_the_folder": (
+        "epoch 2 a 0.2809 b 0.0099 improves True",
+        "weights 3.0988",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1373,6 +1382,7 @@ PROGRAMS = {
     "s53_s2_cache_saved_by_helper_module": "train.py",  # stop 53 s2
     "s53_s2_snapshot_probed_by_other_module": "train.py",  # stop 53 s2
     "s53_w4_restart_test_on_checkpoint": "train.py",  # stop 53 w4
+    "s53_w4_own_function_handed_the_folder": "train.py",  # stop 53 w4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1475,6 +1485,7 @@ RANK0_ONLY = {
     "s53_s2_cache_saved_by_helper_module": "weights",  # stop 53 s2
     "s53_s2_snapshot_probed_by_other_module": "weights",  # stop 53 s2
     "s53_w4_restart_test_on_checkpoint": "weights",  # stop 53 w4
+    "s53_w4_own_function_handed_the_folder": "weights",  # stop 53 w4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -503,8 +503,7 @@ class RunDirValues(CallRule):
         the program makes after it, in the same block (`if os.path.exists(d): raise ...` then
         `os.makedirs(d)`, wujiyang/Face_Pytorch@3afd941: rank 1 found the folder rank 0
         had just made, and raised). Such a check reads state the program itself changes:
-        rank 0's reading, taken before it makes the directory, stops or runs every rank.
-        Or the first write of the path it checks after it, in its block (written_after)."""
+        rank 0's reading, taken before it makes the directory, stops or runs every rank."""
         for call in walk(statement):
             if isinstance(call, cst.Call) and self.t.qualified_names(call.func) & STDIN_READS:
                 return call
@@ -530,10 +529,7 @@ class RunDirValues(CallRule):
             return made
         if written is not None or (written := written_in(self.t, statement)) is not None:
             return written  # a write after the make, or a cache built when absent
-        # A path written after the test, in its block (a restart test on the checkpoint
-        # the loop saves, a cache check that returns): rank 0 alone writes it, so each
-        # rank's own reading proves no branch alike (decided_paths.written_after).
-        return written_after(self.t, statement)
+        return written_after(self.t, statement)  # a restart test, a cache check
 
     def _every_rank_names(self, source: cst.CSTNode, write: cst.CSTNode) -> bool:
         """A read naming a file rank 0 writes is rank 0's value only where every rank is
