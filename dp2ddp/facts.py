@@ -69,6 +69,11 @@ class Uniformity(Protocol):
         at its top level (analysis/none_tests.py: a call of it is never None)."""
         ...
 
+    def defines_function(self, module_name: str, name: str) -> bool:
+        """Program module `module_name` defines a top-level function `name`: the program's
+        own, read through its own facts (rank_zero/file_paths.library_read), no library's."""
+        ...
+
     def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:
         """The path of a program module other than the one at `path` that calls its
         function `name` (`method`: a method of one of its top-level classes) where not

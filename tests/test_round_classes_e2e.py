@@ -998,6 +998,17 @@ Stop 53 (helper v3), validation round 6:
   (`rows.append(x)`) for a whitening fit of the whole set: left whole (DP163), rank 0 prints
   the original's `mean 6.6835 7.2366` and `weights 6.1286` (before: sharded as training
   data, no warning; each rank fitted its half: `mean 8.4629 9.0912`, `weights 5.8908`).
+
+Stop 53 (helper w4), a file-system test one rank takes alone:
+- s53_w4_restart_test_on_checkpoint (SimonVandenhende/Multi-Task-Learning-PyTorch@ed3d9ac
+  main.py:76): `if os.path.exists(p["checkpoint"]):`, the checkpoint the loop saves on rank
+  0, is rank 0's reading (`ddp_rank0_value`), so both branches are every rank's and the
+  barrier goes between the predictions saved on rank 0 and their scores read by every rank,
+  before the loop and in it (before: DP054 twice, rank 1 FileNotFoundError).
+- s53_w4_own_function_handed_the_folder (the same repository, main.py:120): a function of the
+  program handed the configuration first (`validate_results(p, ...)`, reading no file) after
+  scores written under `p["save_dir"]` on rank 0 is read through its own facts, not taken
+  for a library's reader: no barrier, no warning (before: a false DP054; it ran alike).
 """
 
 from __future__ import annotations
@@ -1376,6 +1387,18 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 53 v3: the original's (the base: rank 0 whitened by its half, mean 8.4629 9.0912,
     # weights 5.8908)
     "data_s53_v3_loader_gathered_into_statistic": ("mean 6.6835 7.2366", "weights 6.1286"),
+    # stop 53 w4: the original's (the base: rank 1 FileNotFoundError at the first read)
+    "s53_w4_restart_test_on_checkpoint": (
+        "start semseg 7.7399 depth -5.6243",
+        "epoch 0 semseg 5.1292 depth -2.7572",
+        "epoch 1 semseg 3.5950 depth -1.0907",
+        "weights 3.8217",
+    ),
+    # stop 53 w4: the original's (the base too: its DP054 was false)
+    "s53_w4_own_function_handed_the_folder": (
+        "epoch 2 a 0.2809 b 0.0099 improves True",
+        "weights 3.0988",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1421,6 +1444,8 @@ PROGRAMS = {
     "s53_s2_cache_saved_by_helper_module": "train.py",  # stop 53 s2
     "s53_s2_snapshot_probed_by_other_module": "train.py",  # stop 53 s2
     "s53_v2_loader_factory_self_test": "train.py",  # stop 53 v2
+    "s53_w4_restart_test_on_checkpoint": "train.py",  # stop 53 w4
+    "s53_w4_own_function_handed_the_folder": "train.py",  # stop 53 w4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1527,6 +1552,8 @@ RANK0_ONLY = {
     "data_s53_v2_step_in_own_method": "weights",  # stop 53 v2
     "s53_v2_loader_factory_self_test": "mae",  # stop 53 v2
     "data_s53_v3_loader_gathered_into_statistic": "mean",  # stop 53 v3
+    "s53_w4_restart_test_on_checkpoint": "weights",  # stop 53 w4
+    "s53_w4_own_function_handed_the_folder": "weights",  # stop 53 w4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

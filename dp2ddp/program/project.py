@@ -101,6 +101,9 @@ class RecordingUniformity:
     def defines_class(self, module_name: str, name: str) -> bool:
         return bool(self._ask("defines_class", module_name, name))
 
+    def defines_function(self, module_name: str, name: str) -> bool:
+        return bool(self._ask("defines_function", module_name, name))
+
     def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:
         answer = self._ask("unreached_elsewhere", path, name, method)
         return answer if isinstance(answer, str) else None

@@ -228,6 +228,14 @@ class ProgramUniformity:
         classes = self.project.remembered(("classes", module.real), partial(_classes, module))
         return name in classes
 
+    def defines_function(self, module_name: str, name: str) -> bool:
+        """Program module `module_name` defines a top-level function `name`."""
+        module = self._by_name(module_name)
+        if module is None:
+            return False
+        functions = self.project.remembered(("functions", module.real), partial(_functions, module))
+        return name in functions
+
     # -- call sites -----------------------------------------------------------------
     def unreached_elsewhere(self, path: str, name: str, method: bool) -> str | None:
         """The path of a program module other than the one at `path` that calls its

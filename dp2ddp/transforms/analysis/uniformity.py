@@ -432,8 +432,8 @@ class RankUniformity:
     def _call(self, call: cst.Call, at: cst.CSTNode) -> bool:
         func = call.func
         name = name_of(func)
-        if name in ("ddp_all_reduce_sum", "ddp_any_rank"):
-            return True  # reduced over the ranks: the same everywhere
+        if name in ("ddp_all_reduce_sum", "ddp_any_rank", "ddp_rank0_value"):
+            return True  # reduced over the ranks, or rank 0's: the same everywhere
         args = all(self.value(a.value, at) for a in call.args)
         names = self.view.qualified_names(func)
         if names & UNIFORM_CALLS or any(n.startswith(UNIFORM_PREFIXES) for n in names):

@@ -24,6 +24,7 @@ from dp2ddp.transforms.rank_zero.file_paths import whole_file_path
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
 from dp2ddp.transforms.rank_zero.mkdir import made_directory
 from dp2ddp.transforms.rank_zero.path_forms import path_form
+from dp2ddp.transforms.rank_zero.side_effects import REMOVALS
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero import RankZeroOnly
@@ -35,9 +36,15 @@ def written_after(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
     text; rank 0 alone writes it, side_effects.py), else None. A rank that read the file
     rank 0 had just written returned, and never reached the barrier after the write
     (jaywonchung/BERT4Rec-VAE-Pytorch@f66f253: 3 of 10 launches hung): rank 0's
-    reading takes every rank the same way, to the barrier or past it."""
+    reading takes every rank the same way, to the barrier or past it. A restart test
+    (`if os.path.exists(p["checkpoint"]):`, the checkpoint the loop after it saves) the
+    same: each rank's own reading proves neither branch every rank's, so no barrier could
+    go between a rank-0 write in it and every rank's read of the file after
+    (SimonVandenhende/Multi-Task-Learning-PyTorch@ed3d9ac: DP054, and rank 1
+    FileNotFoundError on the predictions); rank 0's reading proves both (uniformity.py).
+    Not where the `if` only removes (_removes_only)."""
     parent = t.parent(statement)
-    if not isinstance(parent, cst.IndentedBlock):
+    if not isinstance(parent, cst.IndentedBlock) or _removes_only(t, statement):
         return None
     body = list(parent.body)
     checked = checked_paths(t, statement)
@@ -51,6 +58,24 @@ def written_after(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
             if written is not None and spelled(t, written) & checked:
                 return call
     return None
+
+
+def _removes_only(t: RankZeroOnly, statement: cst.If) -> bool:
+    """Each line of `statement`'s branches is one removal (`if os.path.exists(csv):
+    os.remove(csv)`): rank 0 removes and every rank waits for it (run_dir.py), so the
+    branch each rank takes decides nothing the ranks share."""
+    branches = [statement.body] + ([statement.orelse.body] if statement.orelse else [])
+    lines = [s for b in branches for s in (b.body if isinstance(b, cst.IndentedBlock) else [b])]
+    return all(
+        isinstance(line, cst.SimpleStatementLine)
+        and all(
+            isinstance(part, cst.Expr)
+            and isinstance(part.value, cst.Call)
+            and bool(t.qualified_names(part.value.func) & REMOVALS)
+            for part in line.body
+        )
+        for line in lines
+    )
 
 
 def checked_paths(t: RankZeroOnly, statement: cst.If) -> set[str]:

@@ -150,10 +150,20 @@ def read_elsewhere(
 def library_read(call: cst.Call, t: RankZeroOnly, index: ModuleIndex) -> tuple[str, ...] | None:
     """The texts of the path a library's function is handed first (`np.fromfile(path)`,
     `sed_eval.io.load_event_list(path)`: side_effects.library_reader), which it may read:
-    a rank-0 write of that path gets its barrier before it as before a listed reader."""
+    a rank-0 write of that path gets its barrier before it as before a listed reader. A
+    function of the program's own modules is no library's: what it reads its own facts say
+    (ProgramHints.file_read_by, path_chains.py), or the program's `validate_results(p, ...)`,
+    reading no file, was taken for a read of `p`'s folder (a false DP054,
+    SimonVandenhende/Multi-Task-Learning-PyTorch@ed3d9ac main.py:120)."""
     if not call.args or call.args[0].keyword is not None or call.args[0].star:
         return None
-    if not any(library_reader(name) for name in t.qualified_names(call.func)):
+    names = t.qualified_names(call.func)
+    if not any(library_reader(name) for name in names):
+        return None
+    program = t.facts.uniform.program_uniform()
+    if program is not None and any(
+        program[0].defines_function(*name.rpartition(".")[::2]) for name in names
+    ):
         return None
     first = call.args[0].value
     return _with_form(path_texts(first, call, t, t.code, index), first, t)

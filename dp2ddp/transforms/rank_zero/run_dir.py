@@ -529,9 +529,7 @@ class RunDirValues(CallRule):
             return made
         if written is not None or (written := written_in(self.t, statement)) is not None:
             return written  # a write after the make, or a cache built when absent
-        if any(isinstance(node, cst.Return) for node in walk(statement.body, skip_scopes=True)):
-            return written_after(self.t, statement)
-        return None
+        return written_after(self.t, statement)  # a restart test, a cache check
 
     def _every_rank_names(self, source: cst.CSTNode, write: cst.CSTNode) -> bool:
         """A read naming a file rank 0 writes is rank 0's value only where every rank is
