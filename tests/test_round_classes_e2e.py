@@ -926,6 +926,24 @@ Stop 53's validation round 6 (helper v4), a GPU-count guard around a loop of wra
 - model_wrap_s53_v4_flag_guard_loop (v4-A under a flag, v4-C): the same loop under `if
   args.share:`: DP012 (before: nothing said), and verify's cause names the run that built no
   DDP wrapper (test_no_rank_wrapped_is_verifys_cause; its own verify run, not the launch).
+
+Stop 53 (helper w2), TensorFlow 2's summary writer (v4-B):
+- s53_w2_tf_summary_writer_in_logger (jagjeet-singh/argoverse-forecasting@27696a1
+  logger.py:25-44): the program's own Logger over `tf.summary.create_file_writer(...)` and
+  `with self.writer.as_default(): tf.summary.scalar(...)` (tensorflow: the stand-in
+  tests/e2e_stop45_m/tensorflow, an events file named by the process id). The writer is made
+  on every rank, off rank 0 on a scratch folder: logs/run holds one events file of the 3
+  epochs' lines and rank 0 prints the original's `weights 3.0163` (before: two events files,
+  one a rank, no warning).
+
+Stop 53 (helper w2), a migration independent of the hash seed (v4-E):
+- s53_w2_scratch_dir_handed_with_second_path (argoverse-forecasting@27696a1
+  lstm_train_test.py:851): `temp_save_dir = tempfile.mkdtemp()` handed with a second path to
+  another module's `merge_saved(batched_dir, merged_path)`, the parts written through a
+  `partial`: rank 0's folder on every rank, under every PYTHONHASHSEED; rank 0 prints the
+  original's merged parts and weights (before: for hash seeds 0, 1, 3 the migration kept a
+  folder a rank, and rank 1 raised FileNotFoundError on `0.pkl`, rank 0's listing of rank
+  0's folder; tests/test_hash_seed.py).
 """
 
 from __future__ import annotations
@@ -1265,6 +1283,13 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 53 v4: the original's (the base printed weights 0.6454: the count guard around the
     # loop of wraps kept, nothing wrapped on CPU)
     "model_wrap_s53_v4_count_guard_loop": ("weights 1.2567",),
+    # stop 53 w2: the original's (the base: the same weights, and an events file a rank)
+    "s53_w2_tf_summary_writer_in_logger": ("weights 3.0163",),
+    # stop 53 w2: the original's (the base, under hash seeds 0, 1, 3: rank 1 FileNotFoundError)
+    "s53_w2_scratch_dir_handed_with_second_path": (
+        "merged {0: 0.287, 1: 1.287}",
+        "weights 2.5214",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1303,6 +1328,8 @@ PROGRAMS = {
     "s52_w3_step_counter_decides_shared_file": "train.py",  # stop 52 w3
     "s52_w2_parameter_list_grown": "train.py",  # stop 52 w2
     "s53_v1_module_method_named_like_function": "train.py",  # stop 53 v1
+    "s53_w2_tf_summary_writer_in_logger": "train.py",  # stop 53 w2
+    "s53_w2_scratch_dir_handed_with_second_path": "train.py",  # stop 53 w2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1398,6 +1425,8 @@ RANK0_ONLY = {
     "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
     "s52_w2_parameter_list_grown": "shift",  # stop 52 w2
     "s53_v1_module_method_named_like_function": "weights",  # stop 53 v1
+    "s53_w2_tf_summary_writer_in_logger": "weights",  # stop 53 w2
+    "s53_w2_scratch_dir_handed_with_second_path": "merged",  # stop 53 w2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -2010,3 +2039,15 @@ def test_no_rank_wrapped_is_verifys_cause(tmp_path: Path) -> None:
     cause = next(c for c in report.causes if c.key == "ranks_out_of_sync")
     assert cause.title == "no model wrapped in DistributedDataParallel: each rank trained alone"
     assert "built no DistributedDataParallel on rank 0, 1" in cause.detail
+
+
+# stop 53 w2
+def test_one_tensorflow_summary_writer_writes(launch: Launch) -> None:
+    """s53_w2_tf_summary_writer_in_logger: rank 0's writer alone writes into logs/run (one
+    events file, the 3 epochs' scalars); rank 1's went to its scratch folder (before: two
+    events files, one a rank)."""
+    events = sorted(
+        (launch.workdir("s53_w2_tf_summary_writer_in_logger") / "logs" / "run").iterdir()
+    )
+    assert len(events) == 1, events
+    assert len(events[0].read_text().splitlines()) == 3, events[0].read_text()
