@@ -1009,6 +1009,24 @@ Stop 53 (helper w4), a file-system test one rank takes alone:
   program handed the configuration first (`validate_results(p, ...)`, reading no file) after
   scores written under `p["save_dir"]` on rank 0 is read through its own facts, not taken
   for a library's reader: no barrier, no warning (before: a false DP054; it ran alike).
+
+Stop 53 (helper w2), TensorFlow 2's summary writer (v4-B):
+- s53_w2_tf_summary_writer_in_logger (jagjeet-singh/argoverse-forecasting@27696a1
+  logger.py:25-44): the program's own Logger over `tf.summary.create_file_writer(...)` and
+  `with self.writer.as_default(): tf.summary.scalar(...)` (tensorflow: the stand-in
+  tests/e2e_stop45_m/tensorflow, an events file named by the process id). The writer is made
+  on every rank, off rank 0 on a scratch folder: logs/run holds one events file of the 3
+  epochs' lines and rank 0 prints the original's `weights 3.0163` (before: two events files,
+  one a rank, no warning).
+
+Stop 53 (helper w2), a migration independent of the hash seed (v4-E):
+- s53_w2_scratch_dir_handed_with_second_path (argoverse-forecasting@27696a1
+  lstm_train_test.py:851): `temp_save_dir = tempfile.mkdtemp()` handed with a second path to
+  another module's `merge_saved(batched_dir, merged_path)`, the parts written through a
+  `partial`: rank 0's folder on every rank, under every PYTHONHASHSEED; rank 0 prints the
+  original's merged parts and weights (before: for hash seeds 0, 1, 3 the migration kept a
+  folder a rank, and rank 1 raised FileNotFoundError on `0.pkl`, rank 0's listing of rank
+  0's folder; tests/test_hash_seed.py).
 """
 
 from __future__ import annotations
@@ -1399,6 +1417,13 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 2 a 0.2809 b 0.0099 improves True",
         "weights 3.0988",
     ),
+    # stop 53 w2: the original's (the base: the same weights, and an events file a rank)
+    "s53_w2_tf_summary_writer_in_logger": ("weights 3.0163",),
+    # stop 53 w2: the original's (the base, under hash seeds 0, 1, 3: rank 1 FileNotFoundError)
+    "s53_w2_scratch_dir_handed_with_second_path": (
+        "merged {0: 0.287, 1: 1.287}",
+        "weights 2.5214",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1446,6 +1471,8 @@ PROGRAMS = {
     "s53_v2_loader_factory_self_test": "train.py",  # stop 53 v2
     "s53_w4_restart_test_on_checkpoint": "train.py",  # stop 53 w4
     "s53_w4_own_function_handed_the_folder": "train.py",  # stop 53 w4
+    "s53_w2_tf_summary_writer_in_logger": "train.py",  # stop 53 w2
+    "s53_w2_scratch_dir_handed_with_second_path": "train.py",  # stop 53 w2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1554,6 +1581,8 @@ RANK0_ONLY = {
     "data_s53_v3_loader_gathered_into_statistic": "mean",  # stop 53 v3
     "s53_w4_restart_test_on_checkpoint": "weights",  # stop 53 w4
     "s53_w4_own_function_handed_the_folder": "weights",  # stop 53 w4
+    "s53_w2_tf_summary_writer_in_logger": "weights",  # stop 53 w2
+    "s53_w2_scratch_dir_handed_with_second_path": "merged",  # stop 53 w2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -2218,3 +2247,15 @@ def test_an_order_from_another_module_is_rank_zeros(launch: Launch, case: str) -
     plain `for` loops, are one order on both ranks: rank 0's (before: each rank its own)."""
     seen = [launch.status(case, rank)["digest"] for rank in (0, 1)]
     assert seen[0] == seen[1], seen
+
+
+# stop 53 w2
+def test_one_tensorflow_summary_writer_writes(launch: Launch) -> None:
+    """s53_w2_tf_summary_writer_in_logger: rank 0's writer alone writes into logs/run (one
+    events file, the 3 epochs' scalars); rank 1's went to its scratch folder (before: two
+    events files, one a rank)."""
+    events = sorted(
+        (launch.workdir("s53_w2_tf_summary_writer_in_logger") / "logs" / "run").iterdir()
+    )
+    assert len(events) == 1, events
+    assert len(events[0].read_text().splitlines()) == 3, events[0].read_text()

@@ -133,7 +133,7 @@ def read_elsewhere(
         return None
     called = called_names(call, t)
     texts: list[str] = []
-    for reader in readers:
+    for reader in sorted(readers):  # never the hash seed's order
         name, position, parameter = reader.split(":", 2)
         parameter = parameter.partition(":")[0] if position != "=" else parameter
         if name not in called:
@@ -172,22 +172,37 @@ def library_read(call: cst.Call, t: RankZeroOnly, index: ModuleIndex) -> tuple[s
 def argument_elsewhere(
     call: cst.Call, t: RankZeroOnly, functions: frozenset[str]
 ) -> cst.BaseExpression | str | None:
-    """The argument a call of another module's function (`functions`: ProgramHints.
-    file_read_by or file_written_by) reads or writes a file at, or the fixed path itself."""
+    """The first of arguments_elsewhere (the entries in sorted order: never the hash
+    seed's order of the set), or None."""
+    return next(iter(arguments_elsewhere(call, t, functions)), None)
+
+
+def arguments_elsewhere(
+    call: cst.Call, t: RankZeroOnly, functions: frozenset[str]
+) -> list[cst.BaseExpression | str]:
+    """Every argument a call of another module's function (`functions`: ProgramHints.
+    file_read_by, file_written_by or path_parameters) reads or writes a file at, or the
+    fixed path itself, in the entries' sorted order. All of them, not the first the set
+    yields: `merge_saved_traj(temp_save_dir, args.traj_save_path)` names a path by both
+    parameters, and the one the set's order (PYTHONHASHSEED) gave first decided whether
+    `tempfile.mkdtemp()` became rank 0's value (jagjeet-singh/argoverse-forecasting@27696a1,
+    stop 53 w2)."""
     if not functions or any(a.star for a in call.args):
-        return None
+        return []
     called = called_names(call, t)
-    for function in functions:
+    found: list[cst.BaseExpression | str] = []
+    for function in sorted(functions):
         name, position, parameter = function.split(":", 2)
         parameter = parameter.partition(":")[0] if position != "=" else parameter
         if name not in called:
             continue
         if position == "=":
-            return parameter
+            found.append(parameter)
+            continue
         passed = argument(call, parameter, int(position))
         if passed is not None:
-            return passed
-    return None
+            found.append(passed)
+    return found
 
 
 def file_kinds(call: cst.Call, t: RankZeroOnly, functions: frozenset[str]) -> set[str]:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import nodes_of
-from dp2ddp.transforms.rank_zero.file_paths import argument_elsewhere
+from dp2ddp.transforms.rank_zero.file_paths import arguments_elsewhere
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero.run_dir import RunDirValues
@@ -71,16 +71,19 @@ def argument_sinks(rule: RunDirValues) -> list[Sink]:
         return []
     sinks: list[Sink] = []
     for call in nodes_of(rule.facts.module, cst.Call):
-        passed = argument_elsewhere(call, rule.t, handed)
-        if not isinstance(passed, cst.BaseExpression):
-            continue
-        if rule.facts.under_guard(call) or rule._in_inserted_helper(call):
+        passed = [
+            arg
+            for arg in arguments_elsewhere(call, rule.t, handed)
+            if isinstance(arg, cst.BaseExpression)
+        ]
+        if not passed or rule.facts.under_guard(call) or rule._in_inserted_helper(call):
             continue
         line = rule.t.input_position(call)[0]
-        what = (
-            f"the path {rule.t.code(call.func)}() (another module's) makes of "
-            f"`{rule.t.code(passed)}` at line {line}"
-        )
         reason = f"it names a path {rule.t.code(call.func)}() saves or reads, called at line {line}"
-        sinks.append(Sink(passed, call, (what, rule.t.code(call)), reason))
+        for arg in passed:  # each parameter that names a path (file_paths.arguments_elsewhere)
+            what = (
+                f"the path {rule.t.code(call.func)}() (another module's) makes of "
+                f"`{rule.t.code(arg)}` at line {line}"
+            )
+            sinks.append(Sink(arg, call, (what, rule.t.code(call)), reason))
     return sinks

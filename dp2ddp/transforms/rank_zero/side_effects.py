@@ -263,6 +263,9 @@ SUMMARY_WRITER: Final = frozenset(
         # `logger.log_value(name, value, step)`): a SummaryWriter by another name
         "tensorboard_logger.Logger",
         "tensorboard_logger.tensorboard_logger.Logger",
+        # TensorFlow 1's event writer (TF_FILE_WRITERS below)
+        "tensorflow.summary.FileWriter",
+        "tensorflow.compat.v1.summary.FileWriter",
     }
 )
 #: Clients of a plotting or experiment server (jhjacobsen/invertible-resnet@630e886's
@@ -281,7 +284,19 @@ WRITER_FUNCTIONS: Final = frozenset(
 )
 #: Of those, the one that makes the default Logger: kept on every rank, off rank 0 on a
 #: scratch folder (writers.py), since `log_value` may run anywhere (stop 41's v3-G).
-WRITER_CONFIGURE: Final = frozenset(n for n in WRITER_FUNCTIONS if n.endswith(".configure"))
+#: TensorFlow 2's writer, `tf.summary.create_file_writer(logdir, ...)` then
+#: `with writer.as_default(): tf.summary.scalar(...)` (jagjeet-singh/argoverse-forecasting@
+#: 27696a1 logger.py:25: built and written on every rank, TensorBoard events from both; stop
+#: 53 w2): made on every rank as `configure` is, off rank 0 on a scratch folder, so the
+#: writer's own `as_default()`, `flush()` and `close()` work there and its events go
+#: nowhere rank 0 writes. TensorFlow 1's `FileWriter(logdir)` is a SummaryWriter's kind
+#: (`add_summary`, `flush`, `close`: DdpNullWriter's no-ops).
+TF_FILE_WRITERS: Final = frozenset(
+    f"{module}.summary.create_file_writer" for module in ("tensorflow", "tensorflow.compat.v2")
+)
+WRITER_CONFIGURE: Final = (
+    frozenset(n for n in WRITER_FUNCTIONS if n.endswith(".configure")) | TF_FILE_WRITERS
+)
 WANDB_INIT: Final = frozenset({"wandb.init", "wandb.sdk.init"})
 
 _PURE_BUILTINS: Final = frozenset(

@@ -27,6 +27,7 @@ from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.side_effects import (
     PLOT_CLIENTS,
     SUMMARY_WRITER,
+    TF_FILE_WRITERS,
     WRITER_CONFIGURE,
 )
 
@@ -50,10 +51,12 @@ class Writers(CallRule):
         if names & PLOT_CLIENTS:
             return self._writer(original, updated, _NULL_CLIENT, _NULL_CLIENT_HELPER)
         if names & WRITER_CONFIGURE:
-            return self._configure(original, updated)
+            return self._configure(original, updated, bool(names & TF_FILE_WRITERS))
         return None
 
-    def _configure(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+    def _configure(
+        self, original: cst.Call, updated: cst.Call, tensorflow: bool = False
+    ) -> cst.BaseExpression:
         """tensorboard_logger's `configure(logdir, ...)` stays on every rank, off rank 0 on
         a scratch folder of its own: `configure(logdir if ddp_is_main() else
         ddp_discard_dir(), ...)`.
@@ -65,7 +68,12 @@ class Writers(CallRule):
         pass can follow every way the package is handed on. Configured on every rank,
         every call works; the calls this module makes are still rank 0's
         (guard_statements.py), and what rank 1 writes elsewhere goes to its own folder,
-        never into rank 0's events file (one name per host and second)."""
+        never into rank 0's events file (one name per host and second).
+
+        TensorFlow 2's `tf.summary.create_file_writer(logdir, ...)` (`tensorflow`) the same
+        way: its writer's `as_default()`, `flush()` and `close()` work on every rank, and
+        what `tf.summary.scalar(...)` writes off rank 0 goes to that rank's scratch folder
+        (side_effects.TF_FILE_WRITERS)."""
         if self.facts.under_guard(original) or self.facts.before_setup(original):
             return updated
         args = list(updated.args)
@@ -90,7 +98,10 @@ class Writers(CallRule):
         )
         self.t.record(
             original,
-            "tensorboard_logger configured on every rank (off rank 0 on a scratch folder): "
+            "TensorFlow summary writer made on every rank (off rank 0 on a scratch folder): "
+            "its summaries may be written anywhere"
+            if tensorflow
+            else "tensorboard_logger configured on every rank (off rank 0 on a scratch folder): "
             "its log_value calls may run anywhere",
         )
         return updated.with_changes(args=args)
