@@ -915,6 +915,17 @@ Stop 53's NLP/OCR/speech round (helper v1):
   save, rank 0 prints the original's lines (before: no barrier, DP031 with that false
   reason; rank 1 read the checkpoint while rank 0 wrote it, "PytorchStreamReader failed
   reading zip archive").
+
+Stop 53 (helper w1):
+- s53_w1_batches_from_other_modules_class (program; v1-A, ku21fan/STR-Fewer-Labels@0d9ef6a
+  train.py:283-348, roatienza/deep-text-recognition-benchmark@fb06d18 train.py:164-203) and
+  data_s53_w1_batches_from_class_same_module: a running figure (an Averager, a sum) fed in a
+  `while True:` / `for step in range(n):` loop whose batches come from a method of a class
+  (of another module, or this one) that draws them with next() from its sharded loaders:
+  DP030, named in verify --to-end's notes (test_a_said_figure_is_named_in_verifys_notes;
+  before: no word, rank 0 printed its share's figure, `iteration 4 train loss 2.298446`
+  for the original's 1.709900). Not in the shared launch: rank 0's printed figure is its
+  share's, said, so no line of the original's is there to compare.
 """
 
 from __future__ import annotations
@@ -1821,6 +1832,10 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
         ("data_s50_s4_inner_loop_parts_meter", "DP030", "parts 4.038223 count 16"),
         # stop 51 v2: a list of meters updated through an index
         ("data_s51_v2_meters_updated_by_index", "DP030", "stage 0 3.813149"),
+        # stop 53 w1: batches from a method of another module's class holding the loaders
+        ("s53_w1_batches_from_other_modules_class", "DP030", "iteration 4 train loss"),
+        # stop 53 w1: the same from a class of this module, a sum and a count
+        ("data_s53_w1_batches_from_class_same_module", "DP030", "step 3 loss"),
     ],
 )
 def test_a_said_figure_is_named_in_verifys_notes(
@@ -1833,7 +1848,11 @@ def test_a_said_figure_is_named_in_verifys_notes(
     temp_root = tmp_path / "verify"
     temp_root.mkdir()
     script = tmp_path / "train.py"
-    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    program = TESTS / "program_fixtures" / case / "input"  # stop 53 w1: a program's too
+    if program.is_dir():
+        shutil.copytree(program, tmp_path, dirs_exist_ok=True)
+    else:
+        script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
     report = verify(
         VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True)
     )
