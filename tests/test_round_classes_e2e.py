@@ -926,6 +926,12 @@ Stop 53 (helper w1):
   before: no word, rank 0 printed its share's figure, `iteration 4 train loss 2.298446`
   for the original's 1.709900). Not in the shared launch: rank 0's printed figure is its
   share's, said, so no line of the original's is there to compare.
+- s53_w1_batch_through_constructor_argument (program; v1-C, roatienza/deep-text-recognition-
+  benchmark@fb06d18 train.py:173): the batch from another module's class's `get_batch()`,
+  its constructor given `opt` holding a slice of `string.printable`: DP047 now says the
+  method draws from its class's sharded loaders, each rank its part where it returns them
+  (before: "every rank gets all of it", false). The migration is the base's (a text fix):
+  rank 0 prints the original's `weights -5.4189`, which shows the text's claim holds.
 """
 
 from __future__ import annotations
@@ -1262,6 +1268,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 score 0.1424",
         "weights -0.2635",
     ),
+    # stop 53 w1: the original's (a text fix: the base's migration printed the same)
+    "s53_w1_batch_through_constructor_argument": ("weights -5.4189",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1300,6 +1308,7 @@ PROGRAMS = {
     "s52_w3_step_counter_decides_shared_file": "train.py",  # stop 52 w3
     "s52_w2_parameter_list_grown": "train.py",  # stop 52 w2
     "s53_v1_module_method_named_like_function": "train.py",  # stop 53 v1
+    "s53_w1_batch_through_constructor_argument": "train.py",  # stop 53 w1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1395,6 +1404,7 @@ RANK0_ONLY = {
     "s52_w3_step_counter_decides_shared_file": "weights",  # stop 52 w3
     "s52_w2_parameter_list_grown": "shift",  # stop 52 w2
     "s53_v1_module_method_named_like_function": "weights",  # stop 53 v1
+    "s53_w1_batch_through_constructor_argument": "weights",  # stop 53 w1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -176,7 +176,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         self._all_loaders = {c for c in self._calls if self.matches(c.func, DATALOADER)}
         #: Sharded through their own sampler: not planned again; figures as others' (DP030).
         self._sampler_sharded: dict[cst.Call, Loader] = {}
-        self._taker_calls: set[cst.Call] = set()  # `x, y = data.get_batch()` (batch_takers)
+        self._taker_calls = frozenset()  # `x, y = data.get_batch()` (batch_takers)
         for call in self._calls:
             if call in self._all_loaders:
                 loader = self._prepare(call)

@@ -217,7 +217,7 @@ def taker_loops(t: ShardDataLoaders, module: cst.Module, loaders: dict[cst.Call,
             for origin in t._origins(call.func.value, (), 0):
                 owner = name_of(origin.call.func) if origin.call is not None else ""
                 for built in takers.get(owner, {}).get(call.func.attr.value, set()):
-                    t._taker_calls.add(call)
+                    t._taker_calls |= {call}
                     if not any(seen is loop for seen in loaders[built].next_loops):
                         loaders[built].next_loops.append(loop)
 
@@ -252,7 +252,7 @@ def imported_takers(t: ShardDataLoaders, module: cst.Module) -> list[Loader]:
                 origin.call is not None and t._is_exported(origin, alike, takers=True)
                 for origin in t._origins(call.func.value, (), 0)
             ):
-                t._taker_calls.add(call)
+                t._taker_calls |= {call}
                 if not any(seen is loop for seen in found):
                     found.append(loop)
     return [Loader.stand_in(found)] if found else []
