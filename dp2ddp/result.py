@@ -44,6 +44,10 @@ class LoaderExport:
     #: for DP082 only (its loader's `sampler` has no set_epoch: no importer plans one)
     composed: str = ""
     batches: bool = False
+    #: `name` is a top-level class whose method `taker` takes batches of loaders it holds
+    #: with next() (data/batch_takers.py): the importer's loops calling it on an instance
+    #: hold this rank's share; no loader itself is reached this way
+    taker: str = ""
 
 
 @dataclass(frozen=True)

@@ -1027,6 +1027,23 @@ Stop 53 (helper w2), a migration independent of the hash seed (v4-E):
   original's merged parts and weights (before: for hash seeds 0, 1, 3 the migration kept a
   folder a rank, and rank 1 raised FileNotFoundError on `0.pkl`, rank 0's listing of rank
   0's folder; tests/test_hash_seed.py).
+
+Stop 53 (helper w1):
+- s53_w1_batches_from_other_modules_class (program; v1-A, ku21fan/STR-Fewer-Labels@0d9ef6a
+  train.py:283-348, roatienza/deep-text-recognition-benchmark@fb06d18 train.py:164-203) and
+  data_s53_w1_batches_from_class_same_module: a running figure (an Averager, a sum) fed in a
+  `while True:` / `for step in range(n):` loop whose batches come from a method of a class
+  (of another module, or this one) that draws them with next() from its sharded loaders:
+  DP030, named in verify --to-end's notes (test_a_said_figure_is_named_in_verifys_notes;
+  before: no word, rank 0 printed its share's figure, `iteration 4 train loss 2.298446`
+  for the original's 1.709900). Not in the shared launch: rank 0's printed figure is its
+  share's, said, so no line of the original's is there to compare.
+- s53_w1_batch_through_constructor_argument (program; v1-C, roatienza/deep-text-recognition-
+  benchmark@fb06d18 train.py:173): the batch from another module's class's `get_batch()`,
+  its constructor given `opt` holding a slice of `string.printable`: DP047 now says the
+  method draws from its class's sharded loaders, each rank its part where it returns them
+  (before: "every rank gets all of it", false). The migration is the base's (a text fix):
+  rank 0 prints the original's `weights -5.4189`, which shows the text's claim holds.
 """
 
 from __future__ import annotations
@@ -1424,6 +1441,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "merged {0: 0.287, 1: 1.287}",
         "weights 2.5214",
     ),
+    # stop 53 w1: the original's (a text fix: the base's migration printed the same)
+    "s53_w1_batch_through_constructor_argument": ("weights -5.4189",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1473,6 +1492,7 @@ PROGRAMS = {
     "s53_w4_own_function_handed_the_folder": "train.py",  # stop 53 w4
     "s53_w2_tf_summary_writer_in_logger": "train.py",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "train.py",  # stop 53 w2
+    "s53_w1_batch_through_constructor_argument": "train.py",  # stop 53 w1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1583,6 +1603,7 @@ RANK0_ONLY = {
     "s53_w4_own_function_handed_the_folder": "weights",  # stop 53 w4
     "s53_w2_tf_summary_writer_in_logger": "weights",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "merged",  # stop 53 w2
+    "s53_w1_batch_through_constructor_argument": "weights",  # stop 53 w1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -2050,6 +2071,10 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
         ("data_s50_s4_inner_loop_parts_meter", "DP030", "parts 4.038223 count 16"),
         # stop 51 v2: a list of meters updated through an index
         ("data_s51_v2_meters_updated_by_index", "DP030", "stage 0 3.813149"),
+        # stop 53 w1: batches from a method of another module's class holding the loaders
+        ("s53_w1_batches_from_other_modules_class", "DP030", "iteration 4 train loss"),
+        # stop 53 w1: the same from a class of this module, a sum and a count
+        ("data_s53_w1_batches_from_class_same_module", "DP030", "step 3 loss"),
     ],
 )
 def test_a_said_figure_is_named_in_verifys_notes(
@@ -2062,7 +2087,11 @@ def test_a_said_figure_is_named_in_verifys_notes(
     temp_root = tmp_path / "verify"
     temp_root.mkdir()
     script = tmp_path / "train.py"
-    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    program = TESTS / "program_fixtures" / case / "input"  # stop 53 w1: a program's too
+    if program.is_dir():
+        shutil.copytree(program, tmp_path, dirs_exist_ok=True)
+    else:
+        script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
     report = verify(
         VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True)
     )

@@ -12,6 +12,15 @@ be this rank's part, and a split would cut it again. DP047 says what each rank t
   followed (shjo-april/PuzzleCAM@659b4c1 train_classification_with_puzzle.py:320, stop 52
   w1: said "every rank gets all of it" of a loader that is sharded);
 * else every rank gets all of it.
+
+A batch whose walk passes through a call of a method another module exports as taking the
+batches of the loaders its class holds and shards (LoaderExport.taker, data/batch_takers.py:
+clovaai's `train_dataset.get_batch()`) is said as such: where the method returns those
+batches each rank gets its part; what it returns is not followed (a list filled by
+`.append()` then `torch.cat`). A value from a call not entered given such a batch
+(`converter.encode(labels)`) is said as that call's. Before, DP047 said "every rank gets all
+of it", the walk going on through the constructor's argument `opt` to `string.printable`
+(v1-C of stop 53, roatienza/deep-text-recognition-benchmark@fb06d18 train.py:173).
 """
 
 from __future__ import annotations
@@ -46,6 +55,14 @@ def unsplit_effect(proof: BatchProof, flow: DefUse, origin: Origin) -> str:
             "(a second split cuts this rank's part again); where that loader is whole, every "
             "rank gets all of it"
         )
+    taken = taken_by_sharded_class(proof, origin)
+    if taken is not None:
+        return (
+            f"{taken} draws its batches with next() from the loaders its class holds, sharded "
+            "by the module that builds them: where it returns those batches each rank gets "
+            "its part (not split here: a second split would cut it again); what it returns "
+            "is not followed"
+        )
     drawn = _drawn_through(proof, flow, origin)
     if drawn is not None:
         receiver, built, loader = drawn
@@ -55,7 +72,60 @@ def unsplit_effect(proof: BatchProof, flow: DefUse, origin: Origin) -> str:
             "split here: a second split would cut it again); what it gives is not followed: "
             "anything else, every rank gets all of it"
         )
+    given = _given_taken_batch(proof, flow, origin)
+    if given is not None:
+        call, argument = given
+        return (
+            f"{call} is a call not read here, given {argument}, this rank's share of the "
+            "batches its class takes from its sharded loaders: whether it returns this "
+            "rank's rows (not the whole batch, nor rows of other data) is not proved"
+        )
     return "every rank gets all of it"
+
+
+def _given_taken_batch(proof: BatchProof, flow: DefUse, origin: Origin) -> tuple[str, str] | None:
+    """(the call, its argument) where the walk passes through a method call not entered
+    (`converter.encode(labels)`) given a value taken_by_sharded_class (`labels` of
+    `train_dataset.get_batch()`): its result is per rank as far as that argument is (v1-C
+    of stop 53: the walk went on through `converter` to the alphabet, "every rank gets all
+    of it")."""
+    if not any(e.taker for e in proof.state.loaders.exported):
+        return None
+    for step in origin.path:
+        if not step.what.endswith(")"):
+            continue
+        node: cst.CSTNode | None = step.node
+        for _ in range(3):  # the call holding the step's node
+            if node is None or isinstance(node, cst.Call):
+                break
+            node = proof.parent(node)
+        if not isinstance(node, cst.Call) or code(node.func) != step.what.partition("(")[0]:
+            continue
+        for argument in node.args:
+            if any(
+                taken_by_sharded_class(proof, found) is not None
+                for found in origins(flow, argument.value, lambda _: False)
+            ):
+                return code(node.func) + "()", code(argument.value)
+    return None
+
+
+def taken_by_sharded_class(proof: BatchProof, origin: Origin) -> str | None:
+    """The walk to `origin` passes through `C(...)`, a class another module exports as taking
+    its sharded loaders' batches with its method `m` (matched by qualified name), then on
+    through a call `obj.m()` (the step `what`, as fetched_elsewhere reads it): the value is
+    what `m` returns: the call as the walk wrote it; else None."""
+    takers = tuple(e for e in proof.state.loaders.exported if e.taker)
+    methods: set[str] = set()
+    for step in origin.path if takers else ():
+        node = step.node
+        if isinstance(node, cst.Call):
+            built = proof._call_origin(node, None, None)
+            methods |= {e.taker for e in takers if proof._is_exported(built, (e,), takers=True)}
+        elif methods and step.what.endswith(")"):
+            if step.what.partition("(")[0].rpartition(".")[2] in methods:
+                return step.what
+    return None
 
 
 def fetched_elsewhere(proof: BatchProof, origin: Origin) -> bool:

@@ -105,6 +105,7 @@ from dp2ddp.transforms.data.batch_shard import (
     sharded_at_run_time,
 )
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
+from dp2ddp.transforms.data.batch_takers import export_takers, imported_takers, taker_loops
 from dp2ddp.transforms.data.chunks import plan_chunk_sizes
 from dp2ddp.transforms.data.decisions import (
     Decision,
@@ -175,6 +176,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         self._all_loaders = {c for c in self._calls if self.matches(c.func, DATALOADER)}
         #: Sharded through their own sampler: not planned again; figures as others' (DP030).
         self._sampler_sharded: dict[cst.Call, Loader] = {}
+        self._taker_calls = frozenset()  # `x, y = data.get_batch()` (batch_takers)
         for call in self._calls:
             if call in self._all_loaders:
                 loader = self._prepare(call)
@@ -192,6 +194,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         for found in (loaders, self._sampler_sharded):  # their figures too (F1)
             register_next_loops(self, nodes, found)
             register_generator_loops(self, found)
+            taker_loops(self, node, found)  # `data.get_batch()` (v1-A of stop 53)
         keep_unlooped_whole(self)  # own-sampler loaders no loop here trains: whole (v4-B)
         fed, self._fed_sites = fed_loaders(self, nodes)
         self._factory_sites = FactorySites(self)
@@ -212,12 +215,13 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         }
         sharded_here = set(self._edits) | set(self._shards) | set(self._sampler_sharded)
         self.state.handoffs += loader_handoffs(self, every, sharded_here)
+        export_takers(self, node, sharded_here)
         for loader in self._plan_imported(nodes, loaders):
             # Sharded by the module that builds it (a program fact, state.loaders.exported):
             # its loops here sum or show this rank's share only, as a loader of this module.
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
-        for loader in [*fed, *unheld_loaders(self, nodes, every)]:
+        for loader in [*fed, *unheld_loaders(self, nodes, every), *imported_takers(self, node)]:
             # Handed sharded by the modules that call this one's functions (a program fact,
             # state.loaders.fed), or by a route no binding here says: this rank's share.
             self._plan_train_metrics(loader)

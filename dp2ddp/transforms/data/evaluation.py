@@ -52,6 +52,9 @@ class LoaderEvaluation(ShowingCalls):
     #: The loops other modules hand a sharded loader to, with the function the program
     #: names and the sites (handoffs.fed_loaders), set by the pass per module.
     _fed_sites: dict[cst.For, tuple[str, tuple[str, ...]]]
+    #: Calls of a method taking a class's sharded loaders' batches (data/batch_takers.py):
+    #: what they bind is a loop's batch; the data pass sets its own per module.
+    _taker_calls: frozenset[cst.Call] = frozenset()
 
     # -- evaluation -----------------------------------------------------------------------
     def _kept_whole(self, loader: Loader, label: str) -> bool:

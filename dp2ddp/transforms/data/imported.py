@@ -428,7 +428,7 @@ class LoaderImports(LoaderSetEpoch):
         the loaders of other modules that the program shards, as bound here by a call of
         their factory, with the loops over them: their running figures are this rank's
         share, as for this module's own loaders (the figure rule, data/evaluation.py)."""
-        exported = tuple(e for e in self.state.loaders.exported if not e.batches)
+        exported = tuple(e for e in self.state.loaders.exported if not (e.batches or e.taker))
         #: Sharded by a batch sampler of the program's own (DdpBatchShard): no set_epoch to
         #: plan, but its figures are this rank's share all the same (stop 52 w1).
         batched = tuple(e for e in self.state.loaders.exported if e.batches)
@@ -607,8 +607,12 @@ class LoaderImports(LoaderSetEpoch):
         """`call` itself as an origin, holding the loader at `position` of `arity` items."""
         return Origin(call, call, None, position, arity, ())
 
-    def _is_exported(self, origin: Origin, exported: tuple[LoaderExport, ...]) -> bool:
-        """The origin is a loader a library exported (matched by qualified name)."""
+    def _is_exported(
+        self, origin: Origin, exported: tuple[LoaderExport, ...], takers: bool = False
+    ) -> bool:
+        """The origin is a loader a library exported (matched by qualified name); `takers`:
+        an instance of a class whose method takes its loaders' batches (LoaderExport.taker)
+        instead."""
         node = origin.call.func if origin.call is not None else origin.binding
         names = set()
         if isinstance(node, cst.Name) and not self.referents(node):
@@ -619,6 +623,8 @@ class LoaderImports(LoaderSetEpoch):
             else:
                 names.add("/" + name)  # matched whole only
         for export in exported:
+            if bool(export.taker) != takers:
+                continue
             if export.function != (origin.call is not None):
                 continue
             if export.attribute != origin.attribute:

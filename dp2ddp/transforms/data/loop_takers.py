@@ -202,11 +202,15 @@ def batch_derived(loop: cst.For | cst.While, taken: frozenset[str] = frozenset()
 def helper_batch_names(t: ShardDataLoaders, loop: cst.For | cst.While) -> frozenset[str]:
     """Names the loop binds from a call of a step helper of this module that takes a
     batch with `next(it)` and returns something computed from it (class F1, stop 34:
-    `cost = trainBatch(crnn, criterion, optimizer)`, the batch read inside)."""
+    `cost = trainBatch(crnn, criterion, optimizer)`, the batch read inside), or from a call
+    of a method taking batches of a class's sharded loaders (data/batch_takers.py:
+    `image, labels = train_dataset.get_batch()`)."""
     found: set[str] = set()
     for node in walk(loop.body, skip_scopes=True):
         if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
-            if any(_returns_batch_figure(f) for f in t._called_functions(node.value)):
+            if node.value in t._taker_calls or any(
+                _returns_batch_figure(f) for f in t._called_functions(node.value)
+            ):
                 found |= {n.value for tg in node.targets for n in variables_under(tg.target)}
     return frozenset(found)
 
