@@ -22,6 +22,7 @@ from typing import Any
 import torch
 from torch.nn.parallel import DataParallel, DistributedDataParallel
 
+from dp2ddp.verify import float_order
 from dp2ddp.verify.digest import sample_digests
 from dp2ddp.verify.recorder import Recorder
 from dp2ddp.verify.replicas import chunked_forward, tensors_in
@@ -147,6 +148,7 @@ def install(recorder: Recorder) -> None:
                 done, output = chunked_forward(recorder, native_call, self, args, kwargs)
                 if not done:
                     output = native_call(self, *args, **kwargs)
+                    float_order.capture(recorder, native_call, self, args, kwargs, output)
                 recorder.forward_ended(before)
                 return output
             else:

@@ -159,6 +159,11 @@ class Recorder:
         #: each step's gradients as the optimizer received them (after clipping; on a DDP
         #: rank, averaged): an adaptive optimizer's update is judged on them (compare.py)
         self.grads: list[dict[str, torch.Tensor]] = []
+        #: float_order.py: step 1's capture in the original, run once before its update
+        self.float_probe: Any = None
+        self.on_first_step: Callable[[], None] | None = None
+        #: the float-order floor per parameter name (None: not measured)
+        self.float_floor: dict[str, float] | None = None
         self.param_rms: list[dict[str, float]] = []
         self.events: list[dict[str, Any]] = []
         self.windows: list[Window] = []
@@ -340,6 +345,9 @@ class Recorder:
     def _pre_step(self, opt: torch.optim.Optimizer) -> None:
         if not self.recording:
             return
+        if self.on_first_step is not None:
+            hook, self.on_first_step = self.on_first_step, None
+            hook()
         index, first = self._index(opt)
         params = self._params(opt)
         if first or any(key not in self.names for key, _ in params):
@@ -466,6 +474,7 @@ class Recorder:
             "loaders": self.loaders,
             "device": _device(),
             "later_steps": self.later_steps,
+            "float_floor": self.float_floor,
             "final_hashes": final_hashes,
             "writes": self.writes.outputs() if self.writes is not None else [],
             "directories": self.writes.made_directories() if self.writes is not None else [],
