@@ -18,7 +18,12 @@ from torch import nn
 
 from dp2ddp.verify import float_order, protocol
 from dp2ddp.verify.compare import Numerics, StepDiff
-from dp2ddp.verify.float_verdict import FLOOR_CEILING, FLOOR_MULTIPLE, within_floor
+from dp2ddp.verify.float_verdict import (
+    FLOOR_CEILING,
+    FLOOR_MULTIPLE,
+    float_order_cause,
+    within_floor,
+)
 from dp2ddp.verify.recorder import Recorder
 
 
@@ -86,11 +91,11 @@ def _numerics(gradient: float) -> Numerics:
     )
 
 
-def test_within_the_floor_is_equivalent() -> None:
+def test_within_the_floor_is_said_as_float_order() -> None:
     found = within_floor(_numerics(8.5e-5), {"20.bias": 8.5e-5, "2.bias": 1e-6})
     assert found is not None
     short, note = found
-    assert short == "equivalent up to float summation order (floor 8.5e-05, measured 8.5e-05)"
+    assert short == "within float summation order (floor 8.5e-05, measured 8.5e-05)"
     assert "from step 3 (2.bias: 0.000387)" in note
 
 
@@ -107,3 +112,14 @@ def test_a_real_difference_stays_not_equivalent() -> None:
     moved = _numerics(8.5e-5)
     moved.initial_equal = False
     assert within_floor(moved, floor) is None
+
+
+def test_the_cause_says_only_step_one_was_measured() -> None:
+    """The floor is measured at step 1 only: the cause says so and the verdict is not
+    changed by it (a difference beginning at a later step would hide in the rounding)."""
+    found = within_floor(_numerics(8.5e-5), {"20.bias": 8.5e-5, "2.bias": 1e-6})
+    assert found is not None
+    cause = float_order_cause(found)
+    assert cause.key == "float_order"
+    assert cause.title.startswith("likely float summation order: step 1 within float")
+    assert "Only step 1 is measured" in cause.detail

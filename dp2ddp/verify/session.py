@@ -25,7 +25,7 @@ from dp2ddp.verify.chunks import replica_chunks
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.datasets import dataset_mismatch
 from dp2ddp.verify.failures import RunFailures, deliberate_exits, exit_aborts
-from dp2ddp.verify.float_verdict import REPLACEABLE, within_floor
+from dp2ddp.verify.float_verdict import REPLACEABLE, float_order_cause, within_floor
 from dp2ddp.verify.in_copy import migrated_cwd, migrated_environ
 from dp2ddp.verify.proctree import ProcessTree
 from dp2ddp.verify.reach import Reached
@@ -459,9 +459,8 @@ def judge(
         and all(c.key in REPLACEABLE for c in causes)
         else None
     )
-    if floor is not None:  # float summation order, measured: not the migration
-        equivalent, causes = True, []
-        head = dataclasses.replace(head, notes=(*head.notes, floor[1]))
+    if floor is not None:  # step 1 within the measured float-order floor: said, not proved
+        causes = [float_order_cause(floor)]
     to_end: dict[str, str] = {}
     distance: tuple[float, str] | None = None
     if config.to_end:  # reported whatever the step comparison found
@@ -506,8 +505,7 @@ def judge(
         causes=tuple(causes),
         notes=head.notes + tuple(_notes(config, original, ranks)) + _rounding_notes(numerics),
         to_end=to_end,
-        scope=(f"{floor[0]} (see the notes); " if floor else "")
-        + end_checks.compared_scope(config, numerics.steps_compared, original, distance)
+        scope=end_checks.compared_scope(config, numerics.steps_compared, original, distance)
         if verdict == EQUIVALENT
         else "",
     )
