@@ -259,8 +259,8 @@ def config_draw(node: cst.Call, module: cst.Module | None) -> str:
         "once and scattered them with the batch. Where the loader is sharded (each rank's "
         "batch its share, ddp_per_rank_batch of its batch_size) and these rows meet that "
         "batch's (a model called with both), they are the global batch's beside this "
-        "rank's share: a model given both fails on a mismatch of sizes, or pairs rows that are not this "
-        f"rank's. Where `{spelled}` counts the global batch, draw "
+        "rank's share: a model given both fails on a mismatch of sizes, or pairs rows that "
+        f"are not this rank's. Where `{spelled}` counts the global batch, draw "
         f"ddp_per_rank_batch({spelled}) rows"
     )
 
