@@ -237,11 +237,12 @@ def _config_batch_sizes(module: cst.Module) -> dict[str, str]:
 
 
 def config_draw(node: cst.Call, module: cst.Module | None) -> str:
-    """DP006's detail for a draw whose first dimension is another attribute of a
-    configuration whose attribute sizes a loader's batch (`torch.randn(FLAGS.bs_g, nz)`
-    beside `get_data_iter(batch_size=FLAGS.bs_c)`: taufikxu/Triple-GAN@127948d
-    train_triplegan.py:159, v3-C of stop 53): a count of the configuration, not proved this
-    rank's share, drawn whole on every rank. "" for another draw."""
+    """DP006's detail for a draw whose first dimension is an attribute of a configuration
+    whose attribute (that one or another) is handed as a `batch_size=`
+    (`torch.randn(FLAGS.bs_g, nz)` beside `get_data_iter(batch_size=FLAGS.bs_c)`:
+    taufikxu/Triple-GAN@127948d train_triplegan.py:159, v3-C of stop 53): a count of the
+    configuration, not proved this rank's share, drawn whole on every rank, where it meets a
+    sharded loader's batch the global batch's rows beside this rank's. "" for another draw."""
     first = node.args[0].value if node.args and node.args[0].keyword is None else None
     if (
         module is None
@@ -251,17 +252,21 @@ def config_draw(node: cst.Call, module: cst.Module | None) -> str:
         return ""
     loader = _config_batch_sizes(module).get(module.code_for_node(first.value))
     spelled = module.code_for_node(first)
-    if loader is None or loader == spelled:
+    if loader is None:
         return ""
+    whose = (
+        "handed as `batch_size=` itself"
+        if loader == spelled
+        else f"a count of the configuration whose `{loader}` is handed as `batch_size=`"
+    )
     return (
-        f" sized by `{spelled}`, a count of the configuration whose `{loader}` is handed as "
-        "a loader's batch_size: each rank draws all those rows, where DataParallel drew them "
-        "once and scattered them with the batch. Where the loader is sharded (each rank's "
-        "batch its share, ddp_per_rank_batch of its batch_size) and these rows meet that "
-        "batch's (a model called with both), they are the global batch's beside this "
-        "rank's share: a model given both fails on a mismatch of sizes, or pairs rows that "
-        f"are not this rank's. Where `{spelled}` counts the global batch, draw "
-        f"ddp_per_rank_batch({spelled}) rows"
+        f" sized by `{spelled}`, {whose}: each rank draws all those rows, where DataParallel "
+        "drew them once and scattered them with the batch. Where that batch_size sizes a "
+        "sharded loader (each rank's batch its share, ddp_per_rank_batch of it) and these "
+        "rows meet that loader's batch (a model called with both), they are the global "
+        "batch's beside this rank's share: a model given both fails on a mismatch of sizes, "
+        f"or pairs rows that are not this rank's. Where `{spelled}` counts the global batch, "
+        f"draw ddp_per_rank_batch({spelled}) rows"
     )
 
 
