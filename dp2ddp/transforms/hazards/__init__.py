@@ -590,7 +590,7 @@ class FlagHazards(MigrationTransform):
             and func.attr.value in INPLACE_RANDOM_FILLS
             and not any(arg.keyword and arg.keyword.value == "generator" for arg in node.args)
         ):
-            detail = global_draw(node) or order_draw(names, self._alike_streams)
+            detail = global_draw(node, self._module) or order_draw(names, self._alike_streams)
             self.warn(node, "DP006", f"{self.code(node.func)}(){detail}")
             return
         draw = self._draws.of_call(node, True) if self._draws is not None else None

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import name_of, target_names
+from dp2ddp.transforms._support.nodes import name_of, target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import is_backward_call, loop_trains
@@ -217,7 +218,59 @@ def constant_write_note(where: cst.CSTNode, what: cst.CSTNode, self_name: str) -
     )
 
 
-def global_draw(node: cst.Call) -> str:
+@lru_cache(maxsize=4)
+def _config_batch_sizes(module: cst.Module) -> dict[str, str]:
+    """The objects whose attributes the module hands as a `batch_size=` keyword (a
+    configuration: `get_data_iter(batch_size=FLAGS.bs_c)` -> {"FLAGS": "FLAGS.bs_c"}), once
+    per module."""
+    found: dict[str, str] = {}
+    for call in walk(module):
+        for arg in call.args if isinstance(call, cst.Call) else ():
+            value = arg.value
+            if (
+                arg.keyword is not None
+                and arg.keyword.value == "batch_size"
+                and isinstance(value, cst.Attribute)
+            ):
+                found.setdefault(module.code_for_node(value.value), module.code_for_node(value))
+    return found
+
+
+def config_draw(node: cst.Call, module: cst.Module | None) -> str:
+    """DP006's detail for a draw whose first dimension is an attribute of a configuration
+    whose attribute (that one or another) is handed as a `batch_size=`
+    (`torch.randn(FLAGS.bs_g, nz)` beside `get_data_iter(batch_size=FLAGS.bs_c)`:
+    taufikxu/Triple-GAN@127948d train_triplegan.py:159, v3-C of stop 53): a count of the
+    configuration, not proved this rank's share, drawn whole on every rank, where it meets a
+    sharded loader's batch the global batch's rows beside this rank's. "" for another draw."""
+    first = node.args[0].value if node.args and node.args[0].keyword is None else None
+    if (
+        module is None
+        or not isinstance(first, cst.Attribute)
+        or name_of(node.func).endswith("_like")
+    ):
+        return ""
+    loader = _config_batch_sizes(module).get(module.code_for_node(first.value))
+    spelled = module.code_for_node(first)
+    if loader is None:
+        return ""
+    whose = (
+        "handed as `batch_size=` itself"
+        if loader == spelled
+        else f"a count of the configuration whose `{loader}` is handed as `batch_size=`"
+    )
+    return (
+        f" sized by `{spelled}`, {whose}: each rank draws all those rows, where DataParallel "
+        "drew them once and scattered them with the batch. Where that batch_size sizes a "
+        "sharded loader (each rank's batch its share, ddp_per_rank_batch of it) and these "
+        "rows meet that loader's batch (a model called with both), they are the global "
+        "batch's beside this rank's share: a model given both fails on a mismatch of sizes, "
+        f"or pairs rows that are not this rank's. Where `{spelled}` counts the global batch, "
+        f"draw ddp_per_rank_batch({spelled}) rows"
+    )
+
+
+def global_draw(node: cst.Call, module: cst.Module | None = None) -> str:
     """DP006's detail for a draw sized by a batch size not proved the loader's
     (`torch.randn(self.batch_size, z_dim)`, the configured size reaching the loader through
     another object: sxhxliang/BigGAN-pytorch@be65631, stop 42's v2-C): each rank draws the
@@ -228,7 +281,7 @@ def global_draw(node: cst.Call) -> str:
     if name_of(node.func).endswith("_like") or not (
         last == "bs" or ("batch" in last and ("size" in last or last.startswith("n")))
     ):
-        return ""  # `randn_like(batch)`: a tensor's shape, not a size
+        return config_draw(node, module)  # `randn_like(batch)`: a tensor's shape
     spelled = cst.Module([]).code_for_node(first) if first is not None else ""
     return (
         f" sized by `{spelled}`, not proved this rank's batch: where it is the global "
