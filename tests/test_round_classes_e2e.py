@@ -1044,6 +1044,14 @@ Stop 53 (helper w1):
   method draws from its class's sharded loaders, each rank its part where it returns them
   (before: "every rank gets all of it", false). The migration is the base's (a text fix):
   rank 0 prints the original's `weights -5.4189`, which shows the text's claim holds.
+
+Stop 53 (helper x2):
+- model_wrap_s53_x2_class_name (ELEKTRONN/elektronn3@8111e5d, its Trainer's run folder
+  `f"{model.__class__.__name__}__{time}"`): a name built from the wrapped model's class
+  (`model.__class__.__name__`, `type(self.model).__name__`, through a same-module Trainer)
+  where every value is the DataParallel wrap is the original's "DataParallel"; rank 0 prints
+  `run DataParallel__run model DataParallel inner Net` (before:
+  `run DistributedDataParallel__run model DistributedDataParallel`, the folder renamed).
 """
 
 from __future__ import annotations
@@ -1443,6 +1451,12 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 53 w1: the original's (a text fix: the base's migration printed the same)
     "s53_w1_batch_through_constructor_argument": ("weights -5.4189",),
+    # stop 53 x2: the original's (the base printed run DistributedDataParallel__run model
+    # DistributedDataParallel: the run's name from the wrapper's class)
+    "model_wrap_s53_x2_class_name": (
+        "run DataParallel__run model DataParallel inner Net",
+        "weights -0.1064",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

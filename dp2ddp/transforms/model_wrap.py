@@ -30,15 +30,13 @@ from functools import partial
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.codemod.visitors import RemoveImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.messages import messages_kept_guarded
 from dp2ddp.transforms._support.names import (
     DATAPARALLEL,
-    DDP_CLASS,
     DDP_WRAPS,
-    DISTRIBUTED_DATA_PARALLEL,
     REPLICATION_PATCHES,
 )
 from dp2ddp.transforms._support.nodes import (
@@ -76,6 +74,7 @@ from dp2ddp.transforms.analysis.wrap_calls import (
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 from dp2ddp.transforms.analysis.wrapper_branches import WrapperBranches
+from dp2ddp.transforms.analysis.wrapper_class import WrapperClass
 
 _TYPE_TEST = re.compile(r"\b(?:isinstance|hasattr|getattr)\(")
 
@@ -118,9 +117,11 @@ class WrapModelInDDP(MigrationTransform):
         self._outside = OutsideParameters(self, self._is_dp_call)
         #: Wraps by the program's forwarding DataParallel subclasses (v3-A, stop 43).
         self._forwarding = ForwardingWraps(self)
+        #: isinstance tests and names of the wrapper's class (analysis/wrapper_class.py).
+        self._class = WrapperClass(self, self._is_dp_call)
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self._unused.module = self._branches.module = node
+        self._unused.module = self._branches.module = self._class.module = node
         own = own_functions_that_wrap(node, self._is_dp_call) | {*self.state.facts.wrap_functions}
         self._wrapper_functions = frozenset(own)
         self._outside.plan(node, self._wrapper_functions)
@@ -393,43 +394,14 @@ class WrapModelInDDP(MigrationTransform):
             current = self.parent(current)
         return current
 
-    # -- isinstance(m, nn.DataParallel) ---------------------------------------------
+    # -- isinstance(m, nn.DataParallel), the wrapper's class name -------------------
     def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        call = self.parent(original_node)
-        if not (
-            isinstance(call, cst.Call)
-            and m.matches(call.func, m.Name("isinstance") | m.Name("issubclass"))
-            and len(call.args) == 2
-            and call.args[1] is original_node
-        ):
-            return updated_node
-        value = original_node.value
-        if self.matches(value, DATAPARALLEL):
-            AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", DDP_CLASS)
-            self.record(original_node, "isinstance check now tests DistributedDataParallel")
-            if self.state.checks_only:  # a DDP model it passed over is now unwrapped
-                self.warn(original_node, "DP046")
-            return updated_node.with_changes(value=cst.Name(DDP_CLASS))
-        if isinstance(value, cst.Tuple) and isinstance(updated_node.value, cst.Tuple):
-            has_dp = [self.matches(e.value, DATAPARALLEL) for e in value.elements]
-            if not any(has_dp):
-                return updated_node
-            has_ddp = any(self.matches(e.value, DISTRIBUTED_DATA_PARALLEL) for e in value.elements)
-            elements = []
-            for element, is_dp in zip(updated_node.value.elements, has_dp, strict=True):
-                if is_dp and has_ddp:
-                    continue
-                ddp = element.with_changes(value=cst.Name(DDP_CLASS))
-                elements.append(ddp if is_dp else element)
-            AddImportsVisitor.add_needed_import(self.context, "torch.nn.parallel", DDP_CLASS)
-            self.record(original_node, "isinstance check now tests DistributedDataParallel")
-            if len(elements) == 1:
-                return updated_node.with_changes(value=elements[0].value)
-            elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            return updated_node.with_changes(
-                value=updated_node.value.with_changes(elements=elements)
-            )
-        return updated_node
+        return self._class.type_test(original_node, updated_node)
+
+    def leave_Attribute(
+        self, original_node: cst.Attribute, updated_node: cst.Attribute
+    ) -> cst.BaseExpression:
+        return self._class.class_name(original_node, updated_node)
 
     # -- guards -------------------------------------------------------------------------
     def _wraps_directly(self, block: cst.BaseSuite) -> bool:
