@@ -368,7 +368,8 @@ def test_decided_logdir_asked_once_and_removed_once(run: Path) -> None:
         assert (folder / "runs_old" / f"rank{rank}.txt").read_text() == "stale=False"
     assert (folder / "runs_new").is_dir() and not list((folder / "runs_new").iterdir())
     assert _printed(run, "decided_logdir") == (
-        "delete it? y/nDir removed\nstale: False model: DistributedDataParallel\n",
+        # the wrap's class name prints the original's "DataParallel" (stop 53 x2)
+        "delete it? y/nDir removed\nstale: False model: DataParallel\n",
         "",
     )
 
@@ -382,7 +383,8 @@ def test_removed_log_directory_waited_for(run: Path) -> None:
     assert sorted(p.name for p in (folder / "tb").iterdir()) == ["rank0.txt", "rank1.txt"]
     for rank in (0, 1):
         assert (folder / "tb" / f"rank{rank}.txt").read_text() == "stale=False"
-    assert _printed(run, "rmtree_makedirs") == ("stale: False model: DistributedDataParallel\n", "")
+    # the wrap's class name prints the original's "DataParallel" (stop 53 x2)
+    assert _printed(run, "rmtree_makedirs") == ("stale: False model: DataParallel\n", "")
 
 
 def test_removed_at_module_level_waited_for(run: Path) -> None:
