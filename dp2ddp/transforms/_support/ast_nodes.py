@@ -232,3 +232,13 @@ def dotted(node: ast.expr) -> list[str] | None:
     if not isinstance(node, ast.Name):
         return None
     return [node.id, *reversed(parts)]
+
+
+def call_slots(call: ast.Call) -> list[tuple[str, ast.expr]]:
+    """(slot, argument) of each argument `call` hands: a position as its index ("0", "1",
+    ...), a keyword as its name, `**mapping` as "**" (a `*args` element keeps its index,
+    its value the Starred node). The slots program facts name a parameter by
+    (`function|slot`)."""
+    given: list[tuple[str, ast.expr]] = [(str(i), a) for i, a in enumerate(call.args)]
+    given += [(k.arg or "**", k.value) for k in call.keywords]
+    return given

@@ -83,9 +83,10 @@ def wrap_handoffs(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
     for node in nodes:
         if not isinstance(node, ast.Call):
             continue
-        given = [(str(i), a.id) for i, a in enumerate(node.args) if isinstance(a, ast.Name)]
-        given += [
-            (k.arg, k.value.id) for k in node.keywords if k.arg and isinstance(k.value, ast.Name)
+        given = [
+            (slot, a.id)
+            for slot, a in ast_nodes.call_slots(node)
+            if slot != "**" and isinstance(a, ast.Name)
         ]
         if not given:
             continue

@@ -116,8 +116,7 @@ def handed_streams(
             slot = slots.get(target)
             if slot is None or target.rpartition(".")[0] == name:
                 continue
-            given = [(str(i), a) for i, a in enumerate(node.args)]
-            given += [(k.arg or "**", k.value) for k in node.keywords]
+            given = ast_nodes.call_slots(node)
             unknown = any(isinstance(a, ast.Starred) for a in node.args) or any(
                 k.arg is None for k in node.keywords
             )
