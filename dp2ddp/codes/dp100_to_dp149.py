@@ -1,4 +1,4 @@
-"""The texts of codes DP100 on (dp2ddp.codes merges them into CODES).
+"""The texts of codes DP100 to DP149 (dp2ddp.codes merges them into CODES).
 
 One dict literal per file, so that a repeated key stays visible (tests/test_docs.py)."""
 
@@ -591,95 +591,5 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "pass and the optimizer's step, the loop is an evaluation: its figures are this "
         "rank's share: run it under `torch.no_grad()` or build its loader with "
         "`shuffle=False` and leave it whole. Then silence the warning with `# noqa: DP148`.",
-    ),
-    "DP152": (
-        "a loss handed to a call dp2ddp does not read: the loop taken for training",
-        "A loop (often one whose body holds a `with torch.no_grad():` block: an EMA update, a "
-        "metric) hands the loss (the wrapped model's output with gradients on, not detached) to"
-        " a call made for what it does (its result unused) whose code dp2ddp does not read: a "
-        "library's (`trainer_step(loss, opt)` of a module not installed, an `accelerate`-like "
-        "helper) or another program module's function with no backward dp2ddp can see; it sees "
-        "no optimizer handed along that was built by a `torch.optim` class or cleared with "
-        "`zero_grad()` in the loop's function. After a `.eval()` before the loop (dropout "
-        "off for a fine-tuning), only a method of an object built given the wrapped model or "
-        "its parameters counts (`engine = Engine(model, lr)`, then `engine.step(loss)`): a "
-        "writer, a meter or a scheduler is given no model, and its loop stays an evaluation. "
-        "The loop runs no backward and no optimizer step "
-        "of its own. A forward with gradients on whose loss is handed on may be a training "
-        "step's; neither a nested `no_grad()` block nor the library calls around it prove an "
-        "evaluation: the loop is taken for training, its loader sharded (each rank trains its "
-        "share, DDP averages the gradients in the backward the call runs). If the call does not"
-        " run the backward pass (it logs or stores the loss), the loop is an evaluation and its"
-        " figures are this rank's share: run its forward under `torch.no_grad()` or build its "
-        "loader with `shuffle=False` and leave it whole. Then silence the warning with `# noqa:"
-        " DP152`.",
-    ),
-    "DP156": (
-        "a size derived from the global batch size handed beside this rank's rows",
-        "The data pass reads a loader's batch_size per rank (`batch_size=ddp_per_rank_batch("
-        "B)`), so each rank's batch holds B / WORLD_SIZE samples. A call hands a function of "
-        "the program that sizes a tensor by one of its parameters (`torch.full((n,), t)`) a "
-        "value derived from B by arithmetic (`B + 1`, `B - 1`, `max(B, 2)`) beside a part of "
-        "that batch. Under DataParallel the batch held all B samples, so the two agreed as the "
-        "program wrote them. Where the size is B, a multiple of it (`B * 2`) or a part of it "
-        "(`B // 2`), dp2ddp reads B per rank (`ddp_per_rank_batch(B) // 2`: the same part of "
-        'the rank\'s share); other arithmetic does not keep the meaning "rows of this batch" '
-        "provably, so the call was left as written and still hands a size of the global "
-        "batch beside the rank's rows: a mismatch of sizes fails there, or the function pairs "
-        "rows that are not this rank's. Read the function: where the size counts this rank's "
-        "rows, write it from `ddp_per_rank_batch(B)` (from the generated helpers module) or "
-        "from the rows' own size (`x.size(0) + 1`); then silence the warning with `# noqa: "
-        "DP156`.",
-    ),
-    "DP158": (
-        "a set's iteration order taken where dp2ddp cannot make it rank 0's",
-        "A set (or frozenset) is iterated into something ordered (`enumerate(labels)`, "
-        "`list(words)`, a comprehension over it: class ids, a vocabulary). A set iterates "
-        "in hash order, and Python randomizes the hash of strings and bytes per process "
-        "(PYTHONHASHSEED; torchrun sets none): DataParallel's one process numbered the "
-        "elements one way, each torchrun rank may number them its own way, and the ranks then "
-        "train one model on different numberings. Where the elements are proved strings and "
-        "every rank takes the order alike, dp2ddp makes it rank 0's "
-        "(`ddp_rank0_order(labels)`); here the elements are not proved numbers or strings, "
-        "or the ranks may not take the order as often (under a condition that differs "
-        "between ranks, per sample, in a function not proved called alike), so nothing was "
-        "changed. If the elements are strings, bytes or tuples of them, take one "
-        "order on every rank: `sorted(labels)` (a new numbering), or rank 0's order "
-        "(`ddp_rank0_order(labels)`, a helper of the migrated program's, where every rank "
-        "takes it as often), or set "
-        "PYTHONHASHSEED for the launch. Then silence the warning with `# noqa: DP158`.",
-    ),
-    "DP163": (
-        "a loader whose batches are only collected: left unsharded",
-        "Every loop over this loader runs no model, backpropagates nowhere and calls no "
-        "function of the program: it collects the batches (`rows.append(x)`), as a program "
-        "does to build something of the whole set (a whitening or normalization fit, a mean, "
-        "a feature bank) before training. Sharded as training data, each rank would build it "
-        "from its share and the ranks would go on with different statistics, where "
-        "DataParallel's one process had the whole set's. The loader was left unsharded: every "
-        "rank goes through all of it, as the original did, and builds the original's "
-        "statistic. If the collected batches are trained on later (a list of batches iterated "
-        "by the training loop), every rank now trains on all of them: shard that loop's data "
-        "(a DistributedSampler on this loader, and read the collected list per rank) for the "
-        "speed-up. Then silence the warning with `# noqa: DP163`.",
-    ),
-    "DP167": (
-        "an order taken of another module's value that may be a set of strings",
-        "A value another module's function or method returns is iterated into something "
-        "ordered (`enumerate(label_list)`, a comprehension over it, a `for` loop that numbers "
-        "or orders by it). On some of its paths that function returns a set of strings (one "
-        "it builds from strings); on another it returns a value dp2ddp cannot type (a library "
-        "call's: `labels = pickle.load(f)` of a file an earlier run saved, which is a set "
-        "again where that run saved one). A set of strings iterates in hash order, and Python "
-        "randomizes the hash of strings per process (PYTHONHASHSEED; torchrun sets none): "
-        "DataParallel's one process numbered the elements one way, each torchrun rank may "
-        "number them its own way, and the ranks then train one model on different "
-        "numberings. Where every path is proved a set of strings, dp2ddp makes the order rank "
-        "0's (`ddp_rank0_order(...)`); here nothing was changed. If the value may be a set, "
-        "give it one order in every process: sort it where it is built or where it is "
-        "iterated (`sorted(labels)`; the numbering then differs from a run of the original, "
-        "so a checkpoint or label file of an earlier run must be renumbered alike), or set "
-        "PYTHONHASHSEED for the launch (`PYTHONHASHSEED=0 torchrun ...`). Then silence the "
-        "warning with `# noqa: DP167`.",
     ),
 }
