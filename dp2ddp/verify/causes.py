@@ -27,9 +27,8 @@ only adds where to look):
   divides one sum over the batch by another (Dice, IoU: DP071) -> per-rank ratios
 * the data split right, updates differ, and verify's own migration warned of a table a pass
   adds into at the batch's indices (class centres: DP142) -> per-rank tables
-* the data split right, updates differ, and verify's own migration warned of a loss taking a
-  statistic over the whole batch (a squared mean: DP059) -> per-rank statistics
-  (these five, said at their lines, come before the randomness causes below)
+* the same, and a loss taking a statistic over the whole batch (a squared mean: DP059) ->
+  per-rank statistics (these five, at their lines, come before the randomness causes)
 * the data split right, updates differ, nothing above matched, and verify's own migration
   left warnings that fail --check -> those warnings, named as the candidate causes
 * data drawn where no seed reaches (data_evidence.py) -> not comparable step by step
@@ -70,7 +69,7 @@ from dp2ddp.verify.rounding import (
     two_values,
 )
 from dp2ddp.verify.scale_cause import scale_causes
-from dp2ddp.verify.sharding import OK, OVERLAP, SAME_DATA, Sharding, indices_apart
+from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding, indices_apart
 
 
 @dataclass(frozen=True)
@@ -621,20 +620,9 @@ def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
         "generators, each rank for its own share where the original drew once for its whole "
         "batch (the ranks draw the same values where the program seeds its generators alike; "
         "else verify seeds rank 0 as the original and the others apart, as torchrun leaves "
-        "them)" + where + _inputs_alike(ev.sharding),
+        "them)" + where + ev.sharding.inputs_note(),
         "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
         "broadcast, or accept the difference.",
-    )
-
-
-def _inputs_alike(sh: Sharding) -> str:
-    """Where the ranks' model inputs were the original's batches, split: the draws made
-    before the forward did not change the batches (a draw the migration made rank 0's)."""
-    if sh.status != OK or not sh.source.startswith("model inputs") or sh.changed_inputs:
-        return ""
-    return (
-        "; the ranks' model inputs were the original's batches split (sharding ok): the "
-        "draws did not change the batches"
     )
 
 

@@ -249,19 +249,14 @@ class RunDirValues(CallRule):
         """`expr` reads a figure a loop around `site` that trains (analysis/training.py)
         computes from this rank's batches (analysis/per_rank.py): a sum of its losses.
         Rank 0's value would replace the other ranks' data, not name a shared thing, so
-        the decision is said (DP090), not shared. Not where the uniformity proof shows the
-        figure alike on every rank: a validation loss over a loader left whole, in order,
-        of a DDP-wrapped model (analysis/alike_evaluations.py; stop 53 s3's `sched.step(
-        vloss)` in an `.eval()` loop over the whole validation loader had DP090)."""
-        if self.facts.uniform.value(expr, site):
-            return False
+        the decision is said (DP090), not shared."""
         function = enclosing_function(site, self.t)
         node = self.t.parent(site)
         while node is not None and node is not function:
             if (
                 isinstance(node, (cst.For, cst.While))
                 and loop_trains(node, self.t.qualified_names)
-                and from_own_batches(self.facts.uniform, expr, node)
+                and from_own_batches(self.facts.uniform, expr, node, site)
             ):
                 return True
             node = self.t.parent(node)
