@@ -32,7 +32,7 @@ from dp2ddp.commands.progress import progress_bar
 from dp2ddp.commands.shared_options import OptionFlags, migration_options, resolve
 from dp2ddp.errors import InputError, error_line
 from dp2ddp.launch.scripts import SINGLE_NODE_NPROC, default_launch_commands
-from dp2ddp.migrate.atomic import write_atomic
+from dp2ddp.migrate.atomic import is_stream, write_atomic, write_through
 from dp2ddp.migrate.diffing import colorize, unified_diff
 from dp2ddp.migrate.discovery import describe_os_error, discover
 from dp2ddp.migrate.files import default_jobs, migrate_bytes, write_in_place
@@ -63,7 +63,8 @@ _MAIN_GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
     "--output",
     metavar="FILE",
     help="Write the migrated code of the single input PATH to FILE (- for stdout) instead "
-    "of in place.",
+    "of in place; its helpers module beside FILE, or inline where FILE is a stream "
+    "(-, /dev/stdout, /dev/null, a FIFO).",
 )
 @click.option("--diff", is_flag=True, help="Print a unified diff to stdout; write nothing.")
 @click.option(
@@ -165,14 +166,18 @@ def migrate(
     exclude = (*settings.exclude, *exclude)
     jobs = jobs or settings.jobs
     dry_run = check or diff
+    launched: dict[str, str] | None = None  # the written files to launch, where not `written`
     entries: list[str] | None = None  # program mode: the torchrun targets of the entries
     try:
         if paths == (STDIN,):
             # No folder to put a helpers module in: the single-file form.
             inline = replace(options, inline_helpers=True)
             outcomes, written = _migrate_stdin(inline, output, dry_run)
-        elif output == STDIN:
-            outcomes, written = _migrate_to(paths[0], output, replace(options, inline_helpers=True))
+        elif output == STDIN or (output is not None and is_stream(output)):
+            # stdout, /dev/null, a FIFO: no folder to put the helpers module in beside it
+            inline = replace(options, inline_helpers=True)
+            outcomes, written = _migrate_to(paths[0], output, inline)
+            launched = {}  # the stream is no script to launch
         elif output is not None:
             outcomes, written = _migrate_to(paths[0], output, options)
         else:
@@ -193,7 +198,7 @@ def migrate(
     launch = (
         [_torchrun(entry) for entry in entries]
         if entries is not None
-        else _launch_commands(outcomes, written)
+        else _launch_commands(outcomes, written if launched is None else launched)
     )
     for outcome in outcomes:
         if outcome.status == "failed":
@@ -285,7 +290,7 @@ def _migrate_to(
     path: str, output: str, options: MigrateOptions
 ) -> tuple[list[FileOutcome], dict[str, str]]:
     """-o: read one file, write its migration (or an exact copy) to `output`, and the
-    generated helpers module it imports beside `output`."""
+    generated helpers module it imports beside `output` (a stream's options inline them)."""
     from dp2ddp.facts import GENERATED_MODULE
     from dp2ddp.transforms._support.runtime import module_for, read_generated
 
@@ -351,7 +356,10 @@ def _write_output(
         sys.stdout.buffer.flush()
         return [outcome], {}
     try:
-        write_atomic(output, data, new_file_mode=mode)
+        if is_stream(output):  # /dev/stdout: the stream itself, never a file renamed over it
+            write_through(output, data)
+        else:
+            write_atomic(output, data, new_file_mode=mode)
     except OSError as exc:
         message = f"cannot write: {describe_os_error(exc)}"
         error = InputError(message).format(output)

@@ -6,6 +6,12 @@ replace the file. A symbolic link is written through (its target is replaced, th
 stays). A file without any write permission is refused, even for root: replacing it would
 silently override the user's explicit "do not modify". Like any editor that saves by rename,
 this gives the file a new inode: other hard links keep the old contents.
+
+A target that is no regular file (a device such as /dev/null, a FIFO, a socket) is written
+through, as `ruff --output-file` and the shell's `>` do: renaming over it would replace
+the device with a plain file (and a reader waiting on a FIFO would wait forever).
+`is_stream` tells the command which output paths are such streams (/dev/stdout included),
+where no file may be put beside them.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ def write_atomic(path: str, data: bytes, *, new_file_mode: int | None = None) ->
         old = os.stat(target)
     except FileNotFoundError:
         old = None
+    if old is not None and _is_special(old.st_mode):
+        write_through(path, data)
+        return
     if old is not None:
         if stat.S_ISDIR(old.st_mode):
             raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
@@ -51,6 +60,33 @@ def write_atomic(path: str, data: bytes, *, new_file_mode: int | None = None) ->
         except OSError:
             pass
         raise
+
+
+def write_through(path: str, data: bytes) -> None:
+    """Write `data` into `path` as it is (a device, a FIFO, /dev/stdout): never replaced."""
+    with open(path, "wb") as handle:
+        handle.write(data)
+
+
+def is_stream(path: str) -> bool:
+    """Whether `path` names a stream rather than a file in a folder: an existing device,
+    FIFO or socket, or any name in /dev itself or in a process's descriptor folder
+    (/dev/stdout, /dev/fd/1, /proc/self/fd/1), whatever it resolves to."""
+    try:
+        if _is_special(os.stat(path).st_mode):
+            return True
+    except OSError:
+        pass
+    folder = os.path.dirname(os.path.abspath(path))
+    real = os.path.realpath(folder)
+    return folder in _DEVICE_FOLDERS or real in _DEVICE_FOLDERS or real.startswith("/proc/")
+
+
+_DEVICE_FOLDERS = ("/dev", "/dev/fd")
+
+
+def _is_special(mode: int) -> bool:
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def _umask() -> int:

@@ -27,6 +27,8 @@ only adds where to look):
   divides one sum over the batch by another (Dice, IoU: DP071) -> per-rank ratios
 * the data split right, updates differ, and verify's own migration warned of a table a pass
   adds into at the batch's indices (class centres: DP142) -> per-rank tables
+* the same, and a loss taking a statistic over the whole batch (a squared mean: DP059) ->
+  per-rank statistics (these five, at their lines, come before the randomness causes)
 * the data split right, updates differ, nothing above matched, and verify's own migration
   left warnings that fail --check -> those warnings, named as the candidate causes
 * data drawn where no seed reaches (data_evidence.py) -> not comparable step by step
@@ -50,10 +52,9 @@ from dp2ddp.verify.buffers import diverged_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
 from dp2ddp.verify.draw_cause import forward_draws, permuted_batch, random_in_forward
 from dp2ddp.verify.ratio_cause import (
-    batch_ratios,
-    per_rank_tables,
     ranks_apart,
     said_at,
+    said_losses,
     unsplit_batches,
     warned,
     warned_causes,
@@ -128,16 +129,14 @@ def diagnose(ev: Evidence) -> list[Cause]:
         causes.append(ranks_apart(ev.migration_warnings, ev.sync_detail, unwrapped))
     if not ev.numerics.passed:
         causes += scale_causes(ev, causes)
+    if not ev.numerics.passed and not ev.sharding.failed:
+        # the losses the program's code couples over the batch, said at their lines, come
+        # before the generic randomness causes (stop 54 s4: PatchGAN's DP059)
+        causes += said_losses(ev.migration_warnings)
+        causes += [_pair_losses(ev)] if ev.pair_losses else []
+        causes += [_mean_losses(ev)] if ev.mean_losses else []
+    if not ev.numerics.passed:
         causes += _randomness(ev, causes)
-    if not ev.numerics.passed and not ev.sharding.failed and ev.pair_losses:
-        causes.append(_pair_losses(ev))
-    if not ev.numerics.passed and not ev.sharding.failed and ev.mean_losses:
-        causes.append(_mean_losses(ev))
-    ratios = warned(ev.migration_warnings, "DP071")
-    if not ev.numerics.passed and not ev.sharding.failed and ratios:
-        causes.append(batch_ratios(ratios))
-    if not ev.numerics.passed and not ev.sharding.failed and warned(ev.migration_warnings, "DP142"):
-        causes.append(per_rank_tables(warned(ev.migration_warnings, "DP142")))
     if not ev.numerics.passed and not ev.sharding.failed and not causes:
         causes += (
             diverged_buffer(
@@ -621,7 +620,7 @@ def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
         "generators, each rank for its own share where the original drew once for its whole "
         "batch (the ranks draw the same values where the program seeds its generators alike; "
         "else verify seeds rank 0 as the original and the others apart, as torchrun leaves "
-        "them)" + where,
+        "them)" + where + ev.sharding.inputs_note(),
         "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
         "broadcast, or accept the difference.",
     )

@@ -2,7 +2,8 @@
 sum over the batch by another (Dice, IoU): the mean of the ranks' gradients of their parts'
 ratios is not the gradient of the whole batch's ratio, so the updates differ from step 1
 (Beckschen/TransUNet@02ef001: "no known cause matched" before); DP142, a table a pass adds
-into at the batch's indices (`per_rank_tables`); a batch the migration said
+into at the batch's indices (`per_rank_tables`); DP059, a statistic over the whole batch
+(`batch_statistics`); a batch the migration said
 reaches every rank whole (`unsplit_batches`); and, where nothing measured matched, every
 warning as a candidate (`warned_causes`)."""
 
@@ -61,6 +62,45 @@ def per_rank_tables(places: list[str]) -> Cause:
         "Sum what the pass added over the ranks (torch.distributed.all_reduce) after the "
         "loop, then verify again.",
     )
+
+
+def batch_statistics(warnings: tuple[str, ...]) -> Cause | None:
+    """DP059, a loss that takes a statistic over the whole batch (a squared mean, a product
+    of means, a norm of the batch: the scale-invariant loss), at the migration's line and in
+    its words: each rank takes its own part's, so the updates differ from step 1. Named
+    before the generic causes (draws in the loop), which the migration made alike there
+    (manjotms10/PatchGAN@83de605: "random numbers drawn inside the training loop" was the
+    first cause where the draw was `ddp_rank0_value(np.random.choice, ...)` and DP059 said
+    why, stop 53 v2-C). None where the migration did not say DP059."""
+    found = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] == "DP059"]
+    if not found:
+        return None
+    shown = "; ".join(f"{m[1]}:{m[2]} {_short(m[4], 400)}" for m in found[:3])
+    shown += f"; and {len(found) - 3} more" if len(found) > 3 else ""
+    return Cause(
+        "batch_statistic_loss",
+        "a loss uses a statistic over the whole batch, as dp2ddp migrate warned (DP059)",
+        f"{shown}. The data split right: under DDP each rank takes the statistic over its own "
+        "part of the batch and DDP averages the ranks' gradients; DataParallel's loss took "
+        "it over the whole batch, whose gradient differs",
+        "Do what DP059 says at that line (docs/warnings.md): compute the statistic over the "
+        "whole batch (all-reduce its sums over the ranks with torch.distributed.nn.functional"
+        ".all_reduce, which keeps the gradients) or accept per-rank statistics; verify then "
+        "cannot show equivalence for this loss.",
+    )
+
+
+def said_losses(warnings: tuple[str, ...]) -> list[Cause]:
+    """The causes the migration's own warnings give for updates that differ where the data
+    split right, each at its line: a statistic over the batch (DP059), a ratio of two sums
+    (DP071), a table written at the batch's indices (DP142). The caller names them before
+    the generic causes (randomness), whose texts guess where these say."""
+    causes = [batch_statistics(warnings)]
+    if ratios := warned(warnings, "DP071"):
+        causes.append(batch_ratios(ratios))
+    if tables := warned(warnings, "DP142"):
+        causes.append(per_rank_tables(tables))
+    return [c for c in causes if c is not None]
 
 
 #: Codes saying that a batch reaches every rank whole (docs/warnings.md): a DataParallel dim

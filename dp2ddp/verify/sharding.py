@@ -74,6 +74,17 @@ class Sharding:
         bad = [s for s in self.steps if not s.ok]
         return bool(bad) and all(s.repeated and not s.extra and not s.identical for s in bad)
 
+    def inputs_note(self) -> str:
+        """Where the ranks' model inputs were the original's batches, split: a note that
+        draws made before the forward did not change the batches (a draw the migration made
+        rank 0's: verify's loop-draws cause, stop 54 s4); else ""."""
+        if self.status != OK or not self.source.startswith("model inputs") or self.changed_inputs:
+            return ""
+        return (
+            "; the ranks' model inputs were the original's batches split (sharding ok): the "
+            "draws did not change the batches"
+        )
+
     def first_bad(self) -> StepShards | None:
         return next((s for s in self.steps if not s.ok), None)
 

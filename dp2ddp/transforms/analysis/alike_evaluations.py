@@ -22,7 +22,8 @@ rank where three facts hold, each proved here, none assumed:
    weights broadcast from rank 0 at the wrap and stepped with the all-reduced gradient),
    and torch's generator is seeded alike (seeded_streams.py: a dropout draws the same on
    every rank). A torch loss module (`nn.MSELoss()`: none holds a parameter) called on
-   alike values returns an alike value (`loss_module`).
+   alike values returns an alike value (`loss_module`), and so does a loss function of
+   torch.nn.functional (`F.mse_loss`, `F.cross_entropy`: `_loss_function`).
 
 A comprehension's value (`comprehension_alike`) is alike where every iterable it draws from,
 every filter and its element are; a name its own `for` binds is read in the comprehension's
@@ -114,8 +115,8 @@ def alike_call(u: RankUniformity, call: cst.Call, at: cst.CSTNode, args: bool) -
     names = u.view.qualified_names(call.func)
     if names & _LOADERS:
         return loader_left_whole(u, call)
-    if names & _GENERATORS or any(_loss_class(n) for n in names):
-        return True  # a fresh generator (torch's fixed default seed) or loss module
+    if names & _GENERATORS or any(_loss_class(n) or _loss_function(n) for n in names):
+        return True  # a fresh generator (torch's fixed default seed), a loss module or loss
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "manual_seed":
         receiver = func.value
@@ -197,6 +198,20 @@ def _loss_class(name: str) -> bool:
         and last.endswith("Loss")
         and last != "AdaptiveLogSoftmaxWithLoss"
     )
+
+
+def _loss_function(name: str) -> bool:
+    """One of torch.nn.functional's losses (`F.mse_loss(out, y)`, `F.cross_entropy`): a
+    function of its arguments alone, no draw (stop 54 s4: a validation loss over a loader
+    left whole decided `sched.step(vloss)`, DP090 said it was this rank's own)."""
+    module, _, last = name.rpartition(".")
+    return module == "torch.nn.functional" and (last.endswith("_loss") or last in _LOSSES)
+
+
+#: torch.nn.functional's losses not named `..._loss`.
+_LOSSES: Final = frozenset(
+    {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"}
+)
 
 
 def _bound_calls(u: RankUniformity, func: cst.Name) -> list[tuple[cst.Call, cst.CSTNode]]:

@@ -73,12 +73,16 @@ def computed_per_rank(
 
 
 def from_own_batches(
-    u: RankUniformity, expr: cst.BaseExpression, loop: cst.For | cst.While
+    u: RankUniformity, expr: cst.BaseExpression, loop: cst.For | cst.While, at: cst.CSTNode
 ) -> bool:
-    """`expr` reads a value `loop` computes from this rank's own batches (a loss, a model
-    output), what `computed_per_rank` finds but a rank or clock test read directly: that
-    is left to the agreement proof, which makes such reads rank 0's (DP090's question)."""
-    return _loop_local(u, expr, loop, set(), lambda _: False)
+    """`expr` (read at `at`) reads a value `loop` computes from this rank's own batches (a
+    loss, a model output), what `computed_per_rank` finds but a rank or clock test read
+    directly: that is left to the agreement proof, which makes such reads rank 0's (DP090's
+    question). Not where the uniformity proof shows it alike on every rank: a validation
+    loss over a loader left whole, in order, of a DDP-wrapped model (alike_evaluations.py;
+    stop 53 s3's `sched.step(vloss)` in an `.eval()` loop over the whole validation loader
+    had DP090, "from this rank's own batches")."""
+    return not u.value(expr, at) and _loop_local(u, expr, loop, set(), lambda _: False)
 
 
 def _reached_agreed(u: RankUniformity, name: cst.Name) -> bool:

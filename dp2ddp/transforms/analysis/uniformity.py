@@ -31,7 +31,7 @@ metric, `time.time()`, `os.path.exists`, a value from a DataLoader, RANK) may di
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -57,6 +57,7 @@ from dp2ddp.transforms.analysis.alike_evaluations import (
     comprehension_alike,
     comprehension_target,
 )
+from dp2ddp.transforms.analysis.fixed_memo import FixedPoint
 from dp2ddp.transforms.analysis.guards import bar_iterable, mentions_rank
 from dp2ddp.transforms.analysis.module_index import (
     BLOCKS,
@@ -118,7 +119,9 @@ class RankUniformity:
         self.program = program
         self.filename = filename
         self.index = ModuleIndex(module, view)
-        self._memo: dict[tuple[object, ...], bool] = {}
+        #: The answers (fixed_memo.py: the same whatever the order of the questions).
+        self._answers = FixedPoint()
+        self._memo = self._answers.final
         #: The data pass has run: a loader it left whole is every rank's (alike_evaluations).
         self.loaders_placed = False
         #: Parameters whose call sites are being judged (_parameter): a cycle proves nothing.
@@ -133,7 +136,7 @@ class RankUniformity:
         `ddp_any_rank(mark)`: rank_zero's agreement rules), so a condition made of it is
         every rank's (`undo`: no longer). Earlier answers are forgotten."""
         (self._shared.discard if undo else self._shared.add)(id(expr))
-        self._memo.clear()
+        self._answers.clear()
 
     def is_shared(self, expr: cst.BaseExpression) -> bool:
         return id(expr) in self._shared  # made one value on every rank (share)
@@ -146,7 +149,7 @@ class RankUniformity:
         return made
 
     @property
-    def memo(self) -> dict[tuple[object, ...], bool]:
+    def memo(self) -> dict[Hashable, bool]:
         """Answers kept for this module (alike_evaluations.py keeps its once-per-module ones)."""
         return self._memo
 
@@ -330,39 +333,27 @@ class RankUniformity:
         ... go = False`): asked again while it is being decided, the loop is taken as
         uniform, and the answer is the other parts' (as `value` decides a value defined
         through itself)."""
-        key = ("while", id(loop))
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = True
         names = {n.value for n in walk(loop.test) if isinstance(n, cst.Name)}
-        uniform = (
-            self.value(loop.test, loop)
-            and all(self._bindings_uniform(name, loop.body) for name in names)
-            and not left_per_rank(self, loop)
+        return self._answers.decide(
+            ("while", id(loop)),
+            lambda: (
+                self.value(loop.test, loop)
+                and all(self._bindings_uniform(name, loop.body) for name in names)
+                and not left_per_rank(self, loop)
+            ),
         )
-        self._memo[key] = uniform
-        return uniform
 
     def _passes_alike(self, loop: cst.For) -> bool:
         """Every rank runs as many passes of a loop over a sharded loader
         (sharded_passes.py); asked again while it is being decided, taken as so (as
         _while_uniform)."""
-        key = ("passes", id(loop))
-        if key not in self._memo:
-            self._memo[key] = True
-            self._memo[key] = sharded_passes_alike(self, loop)
-        return self._memo[key]
+        return self._answers.decide(("passes", id(loop)), lambda: sharded_passes_alike(self, loop))
 
     # -- values ---------------------------------------------------------------------------
     def value(self, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
         """`expr`, evaluated at `at`, has the same value on every rank."""
-        key = ("value", id(expr), id(at))
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = True  # a value defined through itself: decided by its other parts
-        result = self._value(expr, at)
-        self._memo[key] = result
-        return result
+        # a value defined through itself: decided by its other parts (fixed_memo.py)
+        return self._answers.decide(("value", id(expr), id(at)), lambda: self._value(expr, at))
 
     def _value(self, expr: cst.BaseExpression, at: cst.CSTNode) -> bool:
         if id(expr) in self._shared:
@@ -391,11 +382,8 @@ class RankUniformity:
 
     def never_none(self, expr: cst.BaseExpression) -> bool:
         """`expr` is never None (none_tests.py), each node answered once."""
-        key = ("never_none", id(expr))
-        if key not in self._memo:
-            self._memo[key] = False  # asked again while being answered: not proved
-            self._memo[key] = never_none(self, expr)
-        return self._memo[key]
+        # asked again while being answered: not proved
+        return self._answers.decide(("never_none", id(expr)), lambda: never_none(self, expr), False)
 
     def _attribute(self, expr: cst.Attribute, at: cst.CSTNode) -> bool:
         """`args.epochs`, `self.best`: the object is uniform and every assignment to that
@@ -452,10 +440,9 @@ class RankUniformity:
         return alike_call(self, call, at, args)  # an evaluation's facts (alike_evaluations)
 
     def returns_uniform(self, function: cst.FunctionDef) -> bool:
-        key = ("returns", id(function))
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = True
+        return self._answers.decide(("returns", id(function)), lambda: self._returns(function))
+
+    def _returns(self, function: cst.FunctionDef) -> bool:
         result = True
         for node in walk(function.body, skip_scopes=True):
             if isinstance(node, (cst.Yield, cst.Await)):
@@ -467,7 +454,6 @@ class RankUniformity:
                     result = False  # which return runs differs between ranks
             if not result:
                 break
-        self._memo[key] = result
         return result
 
     # -- names --------------------------------------------------------------------------------
@@ -485,13 +471,9 @@ class RankUniformity:
     def _reaching(self, name: str, statement: cst.CSTNode) -> bool:
         """The value `name` has when `statement` starts: from the last binding before it in
         its block, else in the blocks around it, else the parameters or the module."""
-        key = ("reaching", name, id(statement))
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = True
-        result = self._reaching_uncached(name, statement)
-        self._memo[key] = result
-        return result
+        return self._answers.decide(
+            ("reaching", name, id(statement)), lambda: self._reaching_uncached(name, statement)
+        )
 
     def _reaching_uncached(self, name: str, statement: cst.CSTNode) -> bool:
         current = statement
@@ -631,10 +613,9 @@ class RankUniformity:
     def _global(self, name: str) -> bool:
         """A module-level name: every binding of it (at module level, or in a function that
         declares it global) is uniform."""
-        key = ("global", name)
-        if key in self._memo:
-            return self._memo[key]
-        self._memo[key] = True
+        return self._answers.decide(("global", name), lambda: self._global_uncached(name))
+
+    def _global_uncached(self, name: str) -> bool:
         result = True
         bound = self._binds(self.module, name)
         if bound is False:
@@ -644,7 +625,6 @@ class RankUniformity:
                 if result and self.index.declared_global(function, name):
                     if self._binds(function.body, name) is False:
                         result = False
-        self._memo[key] = result
         return result
 
 

@@ -256,7 +256,7 @@ class RunDirValues(CallRule):
             if (
                 isinstance(node, (cst.For, cst.While))
                 and loop_trains(node, self.t.qualified_names)
-                and from_own_batches(self.facts.uniform, expr, node)
+                and from_own_batches(self.facts.uniform, expr, node, site)
             ):
                 return True
             node = self.t.parent(node)
