@@ -19,6 +19,7 @@ file holds) proves nothing: the function is not listed.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Final
 
 from dp2ddp.transforms._support import ast_nodes
@@ -37,11 +38,20 @@ STR_METHODS: Final = frozenset(
 #: How many names or calls one question goes through.
 _DEPTH: Final = 4
 _SCOPES: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+#: What the program facts know of a call of another module's function (set_chains.py):
+#: "str" (it returns a set of strings), "maybe" ("f?"), "far" (one through more modules
+#: than are followed, "f+"), "" (nothing).
+Linked = Callable[[ast.expr], str]
+#: The mark a name proved through a "maybe" / "far" link takes.
+_MARKS: Final = {"maybe": "?", "far": "+"}
 
 
-def set_returns(tree: ast.Module) -> frozenset[str]:
-    """ "f" / "Class.f" of the module's functions and methods returning a set of strings."""
-    if not _builds_any_set(ast_nodes.listed(tree)):
+def set_returns(tree: ast.Module, linked: Linked | None = None) -> frozenset[str]:
+    """ "f" / "Class.f" of the module's functions and methods returning a set of strings,
+    "f?" of those that may, "f+" of those returning one another module's function returns
+    through more modules than are followed (`linked`: what is known of another module's
+    call; None: nothing, the module read alone)."""
+    if linked is None and not _builds_any_set(ast_nodes.listed(tree)):
         return frozenset()
     functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
     for statement in tree.body:
@@ -50,10 +60,16 @@ def set_returns(tree: ast.Module) -> frozenset[str]:
         for member in members:
             if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 functions[prefix + member.name] = member
-    reader = _Reader(functions)
+    reader = _Reader(functions, linked)
     proved = {name for name in functions if reader.returns_strings(name, 0)}
-    maybe = {f"{name}?" for name in functions if name not in proved and reader.maybe(name)}
-    return frozenset(proved | maybe)
+    marked = {name + reader.doubted[name] for name in proved if name in reader.doubted}
+    proved -= set(reader.doubted)
+    maybe = {
+        f"{name}?"
+        for name in functions
+        if name not in proved and name not in reader.doubted and reader.maybe(name)
+    }
+    return frozenset(proved | maybe | marked)
 
 
 def _builds_any_set(nodes: list[ast.AST]) -> bool:
@@ -138,25 +154,45 @@ def _names(target: ast.AST) -> list[ast.Name]:
 class _Reader:
     """Answers, per function of one module, whether it returns a set of strings."""
 
-    def __init__(self, functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> None:
+    def __init__(
+        self,
+        functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+        linked: Linked | None = None,
+    ) -> None:
         self.functions = functions
+        self.linked = linked
         self.read: dict[str, _Function] = {}
         self.answers: dict[str, bool] = {}
+        #: functions proved through another module's "maybe" / "far" one -> "?" / "+"
+        self.doubted: dict[str, str] = {}
+        self.doubt = ""  # the mark of the function being proved
 
     def returns_strings(self, name: str, depth: int) -> bool:
         if name in self.answers:
+            self._doubt(self.doubted.get(name, "") if self.answers[name] else "")
             return self.answers[name]
         if depth > _DEPTH:
             return False
         self.answers[name] = False  # a recursion proves nothing
         function = self._function(name)
         owner = name.rpartition(".")[0]
+        outer, self.doubt = self.doubt, ""
         answer = bool(function.returns) and all(
             value is not None and self._set(function, owner, value, depth)
             for value in function.returns
         )
         self.answers[name] = answer
+        if answer and self.doubt:
+            self.doubted[name] = self.doubt
+        mark, self.doubt = self.doubt if answer else "", outer
+        self._doubt(mark)
         return answer
+
+    def _doubt(self, mark: str) -> None:
+        """The function being proved goes through a "maybe" ("?", which wins) or a "far"
+        ("+") link."""
+        if mark and self.doubt != "?":
+            self.doubt = mark
 
     def maybe(self, name: str) -> bool:
         """`name` returns a set of strings on some of its paths, and on the others a value
@@ -210,7 +246,11 @@ class _Reader:
             ):
                 return not value.args or _strings(function, value.args[0], depth)
             called = self._called(func, owner)
-            return called is not None and self.returns_strings(called, depth + 1)
+            if called is not None:
+                return self.returns_strings(called, depth + 1)
+            kind = self.linked(func) if self.linked is not None else ""
+            self._doubt(_MARKS.get(kind, ""))
+            return bool(kind)  # another module's function (set_chains.py)
         if not isinstance(value, ast.Name):
             return False
         bindings = function.bound.get(value.id, [])
