@@ -1059,6 +1059,9 @@ Stop 54's helper s3, agreement through a third module and streams handed to meth
   numbered by `enumerate` / a comprehension / `list` in the entry: rank 0's order on both
   ranks, compared through E2E_DIGEST (before: each rank its own); deep.py's, past the
   modules followed, is DP178, left as it was.
+- s54_s3_untyped_set_from_other_module: sets another module builds from a csv reader's rows
+  (strings: rank 0's order on both ranks; before: each rank its own), from class ids and
+  tuples of numbers (one order in every process: left), and from a JSON document (DP158).
 - s54_s3_stream_handed_to_method: a method handed `sys.stdout` / `out=sys.stderr`
   (`scorer.report(sys.stdout)`) and a logger class keeping the stream it is built with
   (`Logger(sys.stdout)`, `self.stream.write(...)`): printed by rank 0 alone; a method
@@ -1479,6 +1482,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "processed 8 tokens; accuracy:  62.50%",
         "weights -0.1870",
     ),
+    # stop 54 s3: the original's (the digest: test_an_order_through_a_third_module_...)
+    "s54_s3_untyped_set_from_other_module": ("labels 8 raw 3 sizes 3 shapes 8",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1531,6 +1536,7 @@ PROGRAMS = {
     "s53_w1_batch_through_constructor_argument": "train.py",  # stop 53 w1
     "s54_s3_set_through_third_module": "train.py",  # stop 54 s3
     "s54_s3_stream_handed_to_method": "train.py",  # stop 54 s3
+    "s54_s3_untyped_set_from_other_module": "train.py",  # stop 54 s3
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1644,6 +1650,7 @@ RANK0_ONLY = {
     "s53_w1_batch_through_constructor_argument": "weights",  # stop 53 w1
     "s54_s3_set_through_third_module": "labels",  # stop 54 s3
     "s54_s3_stream_handed_to_method": "accuracy",  # stop 54 s3
+    "s54_s3_untyped_set_from_other_module": "labels",  # stop 54 s3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -2333,11 +2340,14 @@ def test_one_tensorflow_summary_writer_writes(launch: Launch) -> None:
 
 
 # stop 54 s3
-def test_an_order_through_a_third_module_is_rank_zeros(launch: Launch) -> None:
+@pytest.mark.parametrize(
+    "case", ["s54_s3_set_through_third_module", "s54_s3_untyped_set_from_other_module"]
+)
+def test_an_order_through_a_third_module_is_rank_zeros(launch: Launch, case: str) -> None:
     """s54_s3_set_through_third_module: a set of strings label_io.py builds, returned
-    through utils.py's (and mid.py's) functions and method, is numbered in one order on
-    both ranks: rank 0's (before: each rank its own)."""
-    case = "s54_s3_set_through_third_module"
+    through utils.py's (and mid.py's) functions and method, and s54_s3_untyped_set_from_
+    other_module's set of a csv reader's strings, are numbered in one order on both ranks:
+    rank 0's (before: each rank its own)."""
     seen = [launch.status(case, rank)["digest"] for rank in (0, 1)]
     assert seen[0] == seen[1], seen
 

@@ -77,12 +77,12 @@ def program_set_returns(
         found = set_returns(tree, linked)
         for name in found:
             qualified = f"{module.name}.{name}"
-            if not _known(qualified.rstrip("?+"), hops):
+            if not _known(qualified.rstrip("?+~"), hops):
                 hops[qualified] = deepest + 1
 
     fresh = set(hops)
     while fresh:
-        names = {q.rstrip("?+").rpartition(".")[2] for q in fresh}
+        names = {q.rstrip("?+~").rpartition(".")[2] for q in fresh}
         before = set(hops)
         for module in by_name.values():
             if module.name not in done and mentions(module.source.text, *names):

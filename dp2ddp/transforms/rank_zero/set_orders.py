@@ -43,15 +43,18 @@ from dp2ddp.flow import DefUse, origins, view
 from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.rank_zero.rule import CallRule
-from dp2ddp.transforms.rank_zero.set_returns import SET_CALLS, STR_CALLS, STR_METHODS
+from dp2ddp.transforms.rank_zero.set_returns import (
+    NUMBER_CALLS,
+    SET_CALLS,
+    STR_CALLS,
+    STR_METHODS,
+)
 
 #: Builtins that take their argument's iteration order.
 _ORDERED: Final = frozenset({"enumerate", "list", "tuple", "zip"})
 #: Methods that put what they are given in an order (a `for` loop's body calling one on
 #: the set's element numbers or orders it).
 _ORDERING_METHODS: Final = frozenset({"append", "appendleft", "extend", "insert"})
-#: Calls whose value is a number.
-_NUMBER_CALLS: Final = frozenset({"int", "float", "len", "range", "round", "abs", "ord"})
 
 
 def _builtin(defuse: DefUse, func: cst.BaseExpression, names: frozenset[str]) -> bool:
@@ -94,9 +97,10 @@ class SetOrders(CallRule):
             names = self.facts.instance_methods(call.func)
             if names & returning:
                 return "str"
-            if {f"{n}?" for n in names} & returning:
-                return "maybe"
-            return "far" if {f"{n}+" for n in names} & returning else ""
+            for mark, kind in (("?", "maybe"), ("+", "far"), ("~", "untyped")):
+                if {f"{n}{mark}" for n in names} & returning:
+                    return kind
+            return ""
 
         loops = {id(loop.iter): loop for loop in self.facts.for_loops}
         for node in _order_sites(defuse, self.facts.comp_fors, self.facts.for_loops):
@@ -116,6 +120,10 @@ class SetOrders(CallRule):
             if kind == "str" and not why:
                 self.shared.add(id(node))
                 continue
+            if kind == "untyped":  # another module's set of elements it cannot type
+                calls = [v for v in sets if isinstance(v, cst.Call) and hinted(v) == kind]
+                call = f"`{self.t.code(calls[0].func)}`" if calls else "a function"
+                why = f"{call} returns a set whose elements are not proved numbers or strings"
             why = why or "the elements are not proved numbers or strings"
             self.t.warn(node, "DP158", f"`{self.t.code(node)}` ({why})")
 
@@ -314,6 +322,6 @@ def _kind(defuse: DefUse, source: cst.CSTNode, path: list[cst.CSTNode]) -> str:
             return "str"
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in STR_METHODS:
             return "str"
-    if isinstance(source, cst.Call) and _builtin(defuse, source.func, _NUMBER_CALLS):
+    if isinstance(source, cst.Call) and _builtin(defuse, source.func, NUMBER_CALLS):
         return "number"
     return ""

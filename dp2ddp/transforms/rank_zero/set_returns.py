@@ -14,6 +14,13 @@ function binds (every binding of a name a set, with what `S.add(x)` / `S.update(
 and through a call of another function or method of the module that returns one (to a
 bounded depth). A value the function cannot type (`labels = pickle.load(f)`: whatever the
 file holds) proves nothing: the function is not listed.
+
+Stop 54 s3: an item of a csv reader's row is a string (`set(row[1] for row in
+csv.reader(f))`); a function every return of which is a set it builds whose elements are
+proved neither strings nor numbers (`set(json.loads(text))`) is "f~" (set_orders.py says
+DP158 where its order is taken), one of numbers or tuples of them (`{int(x) for x in xs}`:
+no process draws their hash) is not listed; a call of another module's function is asked of
+`linked` (set_chains.py joins the modules' facts).
 """
 
 from __future__ import annotations
@@ -35,6 +42,10 @@ STR_METHODS: Final = frozenset(
         "readlines",
     }
 )  # fmt: skip
+#: Calls whose value is a number (a set of them iterates in one order in every process).
+NUMBER_CALLS: Final = frozenset({"int", "float", "len", "range", "round", "abs", "ord"})
+#: Library calls whose value is rows of strings (an item of a row is a string).
+STR_ROWS: Final = frozenset({("csv", "reader")})
 #: How many names or calls one question goes through.
 _DEPTH: Final = 4
 _SCOPES: Final = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -69,7 +80,9 @@ def set_returns(tree: ast.Module, linked: Linked | None = None) -> frozenset[str
         for name in functions
         if name not in proved and name not in reader.doubted and reader.maybe(name)
     }
-    return frozenset(proved | maybe | marked)
+    said = proved | set(reader.doubted) | {m[:-1] for m in maybe}
+    untyped = {f"{n}~" for n in functions if n not in said and reader.untyped(n)}
+    return frozenset(proved | maybe | marked | untyped)
 
 
 def _builds_any_set(nodes: list[ast.AST]) -> bool:
@@ -133,6 +146,11 @@ class _Function:
             for name in _names(node.target):
                 self.bound.setdefault(name.id, []).append(None)
         elif isinstance(node, (ast.For, ast.AsyncFor)):
+            for name in _names(node.target):
+                self.bound.setdefault(name.id, []).append(None)
+                if name is node.target:
+                    self.fors.setdefault(name.id, []).append(node.iter)
+        elif isinstance(node, ast.comprehension):
             for name in _names(node.target):
                 self.bound.setdefault(name.id, []).append(None)
                 if name is node.target:
@@ -224,6 +242,20 @@ class _Reader:
                     return False  # the module's own function: proved or not, not untyped
         return some
 
+    def untyped(self, name: str) -> bool:
+        """Every return of `name` is a set it builds (a display, a comprehension, `set(...)`,
+        a name every binding of which is one) whose elements are proved neither strings
+        (that is "f") nor numbers, whose hash no process draws (`set(json.load(f))`): "f~"
+        (stop 54 s3)."""
+        function = self._function(name)
+        elements: list[ast.expr] = []
+        for value in function.returns:
+            built = _built(function, value, 0) if value is not None else None
+            if built is None:
+                return False
+            elements += built
+        return bool(function.returns) and not all(_number(function, e, 0) for e in elements)
+
     def _function(self, name: str) -> _Function:
         if name not in self.read:
             self.read[name] = _Function(self.functions[name])
@@ -284,6 +316,80 @@ class _Reader:
         return None
 
 
+def _built(function: _Function, value: ast.expr, depth: int) -> list[ast.expr] | None:
+    """The elements of the set `value` is (an iterable whose elements they are, as
+    `*iterable`), None where it is not proved a set built here."""
+    if depth > _DEPTH:
+        return None
+    if isinstance(value, ast.Set):
+        return list(value.elts)
+    if isinstance(value, ast.SetComp):
+        return [value.elt]
+    if isinstance(value, ast.Call):
+        func = value.func
+        if not isinstance(func, ast.Name) or func.id not in SET_CALLS or func.id in function.bound:
+            return None
+        return _members(value.args[0]) if value.args else []
+    if not isinstance(value, ast.Name):
+        return None
+    bindings = function.bound.get(value.id, [])
+    if not bindings or any(b is None for b in bindings):
+        return None
+    found: list[ast.expr] = []
+    for binding in bindings:
+        inner = _built(function, binding, depth + 1) if binding is not None else None
+        if inner is None:
+            return None
+        found += inner
+    for kind, x in function.added.get(value.id, []):
+        found += [x] if kind == "add" else _members(x)
+    return found
+
+
+def _members(iterable: ast.expr) -> list[ast.expr]:
+    """The elements of `iterable`: those of a display or comprehension, else `*iterable`."""
+    if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+        return list(iterable.elts)
+    if isinstance(iterable, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+        return [iterable.elt]
+    return [ast.Starred(value=iterable, ctx=ast.Load())]
+
+
+def _number(function: _Function, value: ast.expr, depth: int) -> bool:
+    """`value` is proved a number (or a tuple of numbers): its hash is no process's own."""
+    if depth > _DEPTH:
+        return False
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (int, float))  # a bool is an int
+    if isinstance(value, ast.Tuple):
+        return all(_number(function, e, depth + 1) for e in value.elts)
+    if isinstance(value, ast.Starred):  # the elements of `range(...)`
+        inner = value.value
+        return (
+            isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Name)
+            and (inner.func.id == "range" and "range" not in function.bound)
+        )
+    if isinstance(value, ast.Call):
+        func = value.func
+        return (
+            isinstance(func, ast.Name) and func.id in NUMBER_CALLS and func.id not in function.bound
+        )
+    if isinstance(value, ast.BinOp):
+        return _number(function, value.left, depth + 1) and _number(
+            function, value.right, depth + 1
+        )
+    if not isinstance(value, ast.Name):
+        return False
+    bindings = function.bound.get(value.id, [])
+    loops = function.fors.get(value.id, [])
+    if not bindings or sum(b is None for b in bindings) != len(loops):
+        return False
+    return all(_number(function, b, depth + 1) for b in bindings if b is not None) and all(
+        _number(function, e, depth + 1) for it in loops for e in _members(it)
+    )
+
+
 def _string(function: _Function, value: ast.expr, depth: int) -> bool:
     """`value` is proved a string (or a list of strings: an item of it is one too)."""
     if depth > _DEPTH:
@@ -296,6 +402,9 @@ def _string(function: _Function, value: ast.expr, depth: int) -> bool:
         func = value.func
         if isinstance(func, ast.Name):
             return func.id in STR_CALLS and function.bound.get(func.id) is None
+        parts = ast_nodes.dotted(func)
+        if parts is not None and tuple(parts) in STR_ROWS and parts[0] not in function.bound:
+            return True  # `csv.reader(f)`: each row a list of strings
         return isinstance(func, ast.Attribute) and func.attr in STR_METHODS
     if isinstance(value, ast.Subscript):
         return _string(function, value.value, depth + 1)
