@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 from dp2ddp.program.discovery import discover_program
-from dp2ddp.transforms._support.ast_nodes import import_table
+from dp2ddp.transforms._support.ast_nodes import import_table, resolved_name
 from dp2ddp.transforms.analysis.printing import printer_names, printing_functions
 from dp2ddp.transforms.rank_zero.path_sinks import path_attributes
 from dp2ddp.transforms.rank_zero.program_hints import (
@@ -236,7 +236,8 @@ def test_printing_functions_of_a_module_and_the_names_other_modules_call() -> No
 def test_set_returns_proved_maybe_and_untyped() -> None:
     """Stop 53 s1: functions and methods returning a set of strings (rank_zero/set_returns.py):
     proved through names, `.add`, a method of the module; "?" where another path is a
-    library call's value; nothing for a `pickle.load` alone or elements not typed."""
+    library call's value; nothing for a `pickle.load` alone; "~" (stop 54 s3) for a set of
+    elements not typed; nothing for a set of numbers; a csv reader's items are strings."""
     from dp2ddp.transforms.rank_zero.set_returns import set_returns
 
     tree = ast.parse(
@@ -261,8 +262,75 @@ def test_set_returns_proved_maybe_and_untyped() -> None:
         "    return set(xs)\n"
         "def made():\n"
         "    return P().labels([])\n"
+        "def numbers(lines):\n"
+        "    return {(len(x), int(x[0])) for x in lines}\n"
+        "def rows(f):\n"
+        "    return set(row[1] for row in csv.reader(f))\n"
     )
-    assert set_returns(tree) == {"P.labels", "P.again", "P.cached?", "made"}
+    assert set_returns(tree) == {"P.labels", "P.again", "P.cached?", "made", "ids~", "rows"}
+
+
+def test_set_returns_through_other_modules() -> None:
+    """Stop 54 s3: a function returning another module's set of strings is proved through
+    the modules' facts (set_chains.py), to 3 modules; further, "+"; "?" carried."""
+    from dp2ddp.transforms.rank_zero.set_returns import set_returns
+
+    tree = ast.parse(
+        "import label_io\nfrom label_io import read_set\n"
+        "def direct():\n    return label_io.read_set([])\n"
+        "def bound():\n    tags = read_set([])\n    return tags\n"
+        "def made():\n    return label_io.Reader().labels()\n"
+        "def maybe():\n    return label_io.cached()\n"
+        "def library():\n    return json.load(f)\n"
+    )
+    known = {
+        "label_io.read_set": "str",
+        "label_io.Reader.labels": "far",
+        "label_io.cached": "maybe",
+    }
+
+    table = import_table(tree, "utils", False)
+
+    def linked(func: ast.expr) -> str:
+        target = resolved_name(func, table)
+        if not target and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):
+            target = f"{resolved_name(func.value.func, table)}.{func.attr}"
+        return known.get(target, "")
+
+    assert set_returns(tree, linked) == {"direct", "bound", "made+", "maybe?"}
+
+
+def test_program_set_returns_bounded() -> None:
+    """Stop 54 s3: the chain label_io <- utils <- mid <- deep (set_chains.py): 3 modules'
+    functions proved, the fourth "+"; each module naming one read once; the entry's not
+    listed."""
+    from types import SimpleNamespace
+
+    from dp2ddp.transforms.rank_zero.set_chains import program_set_returns
+    from dp2ddp.transforms.rank_zero.set_returns import set_returns
+
+    texts = {
+        "train": "import deep\nprint(deep.labels())\n",
+        "label_io": "def read_set(lines):\n    return {x.strip() for x in lines}\n",
+        "utils": "import label_io\ndef get():\n    return label_io.read_set([])\n",
+        "mid": "from utils import get\ndef labels():\n    return get()\n",
+        "deep": "import mid\ndef labels():\n    return mid.labels()\n",
+    }
+    read: list[str] = []
+
+    def module(name: str, text: str) -> SimpleNamespace:
+        def tree() -> ast.Module:
+            read.append(name)
+            return ast.parse(text)
+
+        source = SimpleNamespace(text=text)
+        return SimpleNamespace(name=name, is_package=False, passing_tree=tree, source=source)
+
+    modules = [module(n, t) for n, t in texts.items()]
+    own = [set_returns(ast.parse(t)) for t in texts.values()]
+    found = program_set_returns(modules, own)  # type: ignore[arg-type]
+    assert found == {"label_io.read_set", "utils.get", "mid.labels", "deep.labels+"}
+    assert sorted(read) == ["deep", "label_io", "mid", "utils"]  # once each
 
 
 def test_handed_streams_every_caller() -> None:
@@ -283,3 +351,32 @@ def test_handed_streams_every_caller() -> None:
     )
     streams = handed_streams({"scoring": found}, [("train", entry, False)])
     assert streams == {"scoring": frozenset({"report|out|s", "summary|dest|o"})}
+
+
+def test_handed_streams_of_methods_and_kept_streams() -> None:
+    """Stop 54 s3: a method's stream parameter (`scorer.report(sys.stdout)` of `scorer =
+    Scorer()`, `Scorer().report(...)`) and a stream a class keeps from its `__init__`
+    (`Logger(sys.stdout)`, `self.stream.write`): `Class.method|...`, `Class.__init__|...`;
+    an attribute stored twice is not kept."""
+    from dp2ddp.transforms.rank_zero.handed_streams import handed_streams, stream_writers
+
+    writer = ast.parse(
+        "class Scorer:\n"
+        "    def report(self, out):\n        out.write('x')\n"
+        "class Logger:\n"
+        "    def __init__(self, stream, prefix=''):\n        self.stream = stream\n"
+        "    def write(self, m):\n        self.stream.write(m)\n"
+        "class Moved:\n"
+        "    def __init__(self, stream):\n        self.stream = stream\n"
+        "    def to(self, f):\n        self.stream = f\n"
+        "    def write(self, m):\n        self.stream.write(m)\n"
+    )
+    found = stream_writers(writer)
+    assert found == {"Scorer.report|0|out", "Logger.__init__|0|stream"}
+    entry = ast.parse(
+        "import sys\nfrom scoring import Logger, Scorer\n"
+        "scorer = Scorer()\nscorer.report(sys.stdout)\nScorer().report(out=sys.stderr)\n"
+        "log = Logger(sys.stdout, prefix='a')\nLogger(open('x', 'w'))\n"
+    )
+    streams = handed_streams({"scoring": found}, [("train", entry, False)])
+    assert streams == {"scoring": frozenset({"Scorer.report|out|s", "Logger.__init__|stream|o"})}

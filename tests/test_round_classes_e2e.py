@@ -1052,6 +1052,21 @@ Stop 53 (helper x2):
   where every value is the DataParallel wrap is the original's "DataParallel"; rank 0 prints
   `run DataParallel__run model DataParallel inner Net` (before:
   `run DistributedDataParallel__run model DistributedDataParallel`, the folder renamed).
+
+Stop 54's helper s3, agreement through a third module and streams handed to methods:
+- s54_s3_set_through_third_module (stop 53 s1's left): a set of strings label_io.py builds,
+  returned through utils.py's functions and method (and mid.py's, one module further),
+  numbered by `enumerate` / a comprehension / `list` in the entry: rank 0's order on both
+  ranks, compared through E2E_DIGEST (before: each rank its own); deep.py's, past the
+  modules followed, is DP178, left as it was.
+- s54_s3_untyped_set_from_other_module: sets another module builds from a csv reader's rows
+  (strings: rank 0's order on both ranks; before: each rank its own), from class ids and
+  tuples of numbers (one order in every process: left), and from a JSON document (DP158).
+- s54_s3_stream_handed_to_method: a method handed `sys.stdout` / `out=sys.stderr`
+  (`scorer.report(sys.stdout)`) and a logger class keeping the stream it is built with
+  (`Logger(sys.stdout)`, `self.stream.write(...)`): printed by rank 0 alone; a method
+  handed a file the entry opened stays a file write (one line) (before: every rank
+  printed the report and the log).
 """
 
 from __future__ import annotations
@@ -1457,6 +1472,18 @@ CASES: dict[str, tuple[str, ...]] = {
         "run DataParallel__run model DataParallel inner Net",
         "weights -0.1064",
     ),
+    # stop 54 s3: the original's; test_an_order_through_a_third_module_is_rank_zeros
+    # compares the ranks' numberings (the base: each rank its own)
+    "s54_s3_set_through_third_module": ("labels 8 first True far 8",),
+    # stop 54 s3: the original's (the base: the same on rank 0, and rank 1 printed too)
+    "s54_s3_stream_handed_to_method": (
+        "log step 0 loss 0.7918",
+        "log step 2 loss 0.7388",
+        "processed 8 tokens; accuracy:  62.50%",
+        "weights -0.1870",
+    ),
+    # stop 54 s3: the original's (the digest: test_an_order_through_a_third_module_...)
+    "s54_s3_untyped_set_from_other_module": ("labels 8 raw 3 sizes 3 shapes 8",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1507,6 +1534,9 @@ PROGRAMS = {
     "s53_w2_tf_summary_writer_in_logger": "train.py",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "train.py",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "train.py",  # stop 53 w1
+    "s54_s3_set_through_third_module": "train.py",  # stop 54 s3
+    "s54_s3_stream_handed_to_method": "train.py",  # stop 54 s3
+    "s54_s3_untyped_set_from_other_module": "train.py",  # stop 54 s3
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1618,6 +1648,9 @@ RANK0_ONLY = {
     "s53_w2_tf_summary_writer_in_logger": "weights",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "merged",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "weights",  # stop 53 w1
+    "s54_s3_set_through_third_module": "labels",  # stop 54 s3
+    "s54_s3_stream_handed_to_method": "accuracy",  # stop 54 s3
+    "s54_s3_untyped_set_from_other_module": "labels",  # stop 54 s3
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -1628,6 +1661,8 @@ WRITTEN = {
     "s51_w4_with_header_written_plus": {"out/losses.csv": 5},
     # stop 53 s1: the summary written to the file the entry opened, once
     "s53_s1_report_to_handed_stream": {"summary.txt": 1},
+    # stop 54 s3: the summary a method wrote to the file the entry opened, once
+    "s54_s3_stream_handed_to_method": {"summary.txt": 1},
 }
 #: e2e_cases scripts migrated here with inline helpers (their original runs in this process)
 MIGRATED = {
@@ -2302,3 +2337,25 @@ def test_one_tensorflow_summary_writer_writes(launch: Launch) -> None:
     )
     assert len(events) == 1, events
     assert len(events[0].read_text().splitlines()) == 3, events[0].read_text()
+
+
+# stop 54 s3
+@pytest.mark.parametrize(
+    "case", ["s54_s3_set_through_third_module", "s54_s3_untyped_set_from_other_module"]
+)
+def test_an_order_through_a_third_module_is_rank_zeros(launch: Launch, case: str) -> None:
+    """s54_s3_set_through_third_module: a set of strings label_io.py builds, returned
+    through utils.py's (and mid.py's) functions and method, and s54_s3_untyped_set_from_
+    other_module's set of a csv reader's strings, are numbered in one order on both ranks:
+    rank 0's (before: each rank its own)."""
+    seen = [launch.status(case, rank)["digest"] for rank in (0, 1)]
+    assert seen[0] == seen[1], seen
+
+
+# stop 54 s3
+def test_streams_handed_to_methods_print_once(launch: Launch) -> None:
+    """s54_s3_stream_handed_to_method: the report a method writes to the stream handed to
+    it and the lines a logger writes to the stream it keeps are rank 0's alone (before:
+    rank 1 printed them too)."""
+    rank1 = launch.stdout("s54_s3_stream_handed_to_method", 1)
+    assert "log step" not in rank1 and "processed" not in rank1, rank1

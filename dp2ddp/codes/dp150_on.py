@@ -98,4 +98,21 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "PYTHONHASHSEED for the launch (`PYTHONHASHSEED=0 torchrun ...`). Then silence the "
         "warning with `# noqa: DP167`.",
     ),
+    "DP178": (
+        "an order taken of a set of strings returned through more modules than dp2ddp follows",
+        "A value another module's function or method returns is iterated into something "
+        "ordered (`enumerate(label_list)`, a comprehension over it, a `for` loop that numbers "
+        "or orders by it). That function returns what a function of a further module "
+        "returns, and so on through more of the program's modules than dp2ddp follows (3), "
+        "ending in a set of strings. A set of strings iterates in hash order, and Python "
+        "randomizes the hash of strings per process (PYTHONHASHSEED; torchrun sets none): "
+        "DataParallel's one process numbered the elements one way, each torchrun rank may "
+        "number them its own way, and the ranks then train one model on different "
+        "numberings. Through fewer modules dp2ddp makes the order rank 0's "
+        "(`ddp_rank0_order(...)`); here nothing was changed. Give the set one order in every "
+        "process: sort it where it is built or where it is iterated (`sorted(labels)`; the "
+        "numbering then differs from a run of the original, so a checkpoint or label file "
+        "of an earlier run must be renumbered alike), or set PYTHONHASHSEED for the launch "
+        "(`PYTHONHASHSEED=0 torchrun ...`). Then silence the warning with `# noqa: DP178`.",
+    ),
 }

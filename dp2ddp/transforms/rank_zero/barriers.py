@@ -72,6 +72,7 @@ from dp2ddp.transforms.rank_zero.file_paths import (
     library_read,
     path_argument,
     read_elsewhere,
+    shown_read,
     written_elsewhere,
 )
 from dp2ddp.transforms.rank_zero.handle_close import closing_call, opened_handle
@@ -253,15 +254,12 @@ class Barriers(Rule):
                 read_line = self.t.input_position(early[0])[0]
                 omitted = f"the read is inside `{statement_header(anchor)}`, before a barrier"
             if omitted is not None:
-                reading = enclosing_function(early[0] if early else readers[0], self.t)
-                where = ""
-                if reading is not None and reading is not enclosing_function(write, self.t):
-                    where = f" in {reading.name.value}(), which may run after this write"
+                shown = shown_read(self.t, write, (early or readers)[0], path)
                 self.t.warn(
                     write,
                     "DP054",
                     f"written on rank 0 here, read by every rank at line {read_line} "
-                    f"(`{path}`){where}; no barrier between: {omitted}",
+                    f"{shown}; no barrier between: {omitted}",
                 )
                 continue
             if id(write) in self._elsewhere:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.transforms._support.nodes import enclosing_function
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
@@ -145,6 +146,22 @@ def read_elsewhere(
         if passed is not None:
             texts += _with_form(path_texts(passed, call, t, t.code, index), passed, t)
     return tuple(dict.fromkeys(texts)) or None
+
+
+def shown_read(t: RankZeroOnly, write: cst.Call, reader: cst.Call, path: str) -> str:
+    """How DP054 names the read of a rank-0 write: the path (a text the write and the read
+    share); where the reading call is not a read at a path argument, the call too (a
+    function handed what the path is made from: `eval_all_results(p)` of `p =
+    create_config(...)`, reading under `p["save_dir"]`; SimonVandenhende/Multi-Task-
+    Learning-PyTorch@ed3d9ac main.py:119 named `create_config(...)` alone as the read, stop
+    54 s3); and the function it is in, where not the write's."""
+    shown = f"(`{path}`)"
+    if "`" not in path and path_argument(reader, t, write=False) is None:
+        shown = f"(`{t.code(reader)}`, a path made from `{path}`)"  # not a lister's
+    reading = enclosing_function(reader, t)
+    if reading is not None and reading is not enclosing_function(write, t):
+        shown += f" in {reading.name.value}(), which may run after this write"
+    return shown
 
 
 def library_read(call: cst.Call, t: RankZeroOnly, index: ModuleIndex) -> tuple[str, ...] | None:

@@ -70,6 +70,7 @@ from dp2ddp.transforms.rank_zero.reexported import (
 from dp2ddp.transforms.rank_zero.saving_functions import saving_functions
 from dp2ddp.transforms.rank_zero.script_modules import guard as _guard
 from dp2ddp.transforms.rank_zero.script_modules import wraps_as_script
+from dp2ddp.transforms.rank_zero.set_chains import program_set_returns
 from dp2ddp.transforms.rank_zero.set_returns import set_returns
 from dp2ddp.transforms.rank_zero.side_effects import (
     MUTATORS,
@@ -161,7 +162,9 @@ def program_hints(
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
     batch_attributes = frozenset().union(*(n.batch_attributes for n in names))
     builds = any(n.builds_loader for n in names)
-    sets = _qualified_printers([m.name for m in modules], names, "set_returns")
+    sets = frozenset(
+        _through_reexports(set(program_set_returns(modules, [n.set_returns for n in names])), names)
+    )
     streams = program_streams(modules, [n.stream_writers for n in names])
     every = program_constructions(
         [

@@ -27,7 +27,9 @@ body does neither (a print, a membership test) is left as it is. A set another m
 function or method returns (`processor.get_labels(args)`) is proved by the program fact
 ProgramHints.set_returns (set_returns.py): every return of it a set of strings. One that
 returns a set of strings on some paths and a value it cannot type on another (`labels =
-pickle.load(f)`) is not proved: left as it is, with DP167 (stop 53 s1).
+pickle.load(f)`) is not proved: left as it is, with DP167 (stop 53 s1). A set returned
+through the program's modules (`utils.get_labels()` returning `label_io.read_set(path)`) is
+proved through set_chains.py's join of the facts; past its bound, DP178 (stop 54 s3).
 """
 
 from __future__ import annotations
@@ -41,15 +43,18 @@ from dp2ddp.flow import DefUse, origins, view
 from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.rank_zero.rule import CallRule
-from dp2ddp.transforms.rank_zero.set_returns import SET_CALLS, STR_CALLS, STR_METHODS
+from dp2ddp.transforms.rank_zero.set_returns import (
+    NUMBER_CALLS,
+    SET_CALLS,
+    STR_CALLS,
+    STR_METHODS,
+)
 
 #: Builtins that take their argument's iteration order.
 _ORDERED: Final = frozenset({"enumerate", "list", "tuple", "zip"})
 #: Methods that put what they are given in an order (a `for` loop's body calling one on
 #: the set's element numbers or orders it).
 _ORDERING_METHODS: Final = frozenset({"append", "appendleft", "extend", "insert"})
-#: Calls whose value is a number.
-_NUMBER_CALLS: Final = frozenset({"int", "float", "len", "range", "round", "abs", "ord"})
 
 
 def _builtin(defuse: DefUse, func: cst.BaseExpression, names: frozenset[str]) -> bool:
@@ -92,7 +97,10 @@ class SetOrders(CallRule):
             names = self.facts.instance_methods(call.func)
             if names & returning:
                 return "str"
-            return "maybe" if {f"{n}?" for n in names} & returning else ""
+            for mark, kind in (("?", "maybe"), ("+", "far"), ("~", "untyped")):
+                if {f"{n}{mark}" for n in names} & returning:
+                    return kind
+            return ""
 
         loops = {id(loop.iter): loop for loop in self.facts.for_loops}
         for node in _order_sites(defuse, self.facts.comp_fors, self.facts.for_loops):
@@ -102,8 +110,9 @@ class SetOrders(CallRule):
             kind = _elements(defuse, sets, hinted)
             if kind == "number" or self.facts.under_guard(node):
                 continue
-            if kind == "maybe":
-                self._maybe(node, [v for v in sets if isinstance(v, cst.Call) and hinted(v)])
+            if kind in ("maybe", "far"):
+                calls = [v for v in sets if isinstance(v, cst.Call) and hinted(v) == kind]
+                self._maybe(node, calls, kind)
                 continue
             if per_sample is None:
                 per_sample = per_sample_functions(module, self.t.qualified_names)
@@ -111,12 +120,25 @@ class SetOrders(CallRule):
             if kind == "str" and not why:
                 self.shared.add(id(node))
                 continue
+            if kind == "untyped":  # another module's set of elements it cannot type
+                calls = [v for v in sets if isinstance(v, cst.Call) and hinted(v) == kind]
+                call = f"`{self.t.code(calls[0].func)}`" if calls else "a function"
+                why = f"{call} returns a set whose elements are not proved numbers or strings"
             why = why or "the elements are not proved numbers or strings"
             self.t.warn(node, "DP158", f"`{self.t.code(node)}` ({why})")
 
-    def _maybe(self, node: cst.BaseExpression, calls: list[cst.Call]) -> None:
-        """DP167: the value may be a set of strings (set_returns.py's "f?")."""
+    def _maybe(self, node: cst.BaseExpression, calls: list[cst.Call], kind: str) -> None:
+        """DP167: the value may be a set of strings (set_returns.py's "f?"); DP178: it is
+        one through more modules than set_chains.py follows ("f+")."""
         call = f"`{self.t.code(calls[0].func)}`" if calls else "the function"
+        if kind == "far":
+            self.t.warn(
+                node,
+                "DP178",
+                f"`{self.t.code(node)}` ({call} returns what a function of a further "
+                "module returns, past the modules followed)",
+            )
+            return
         self.t.warn(
             node,
             "DP167",
@@ -279,8 +301,9 @@ def _elements(
         for part in parts:
             for origin in origins(defuse, part):
                 kinds.add(_kind(defuse, origin.node, [s.node for s in origin.path]))
-    if "maybe" in kinds and kinds <= {"maybe", "str"}:
-        return "maybe"
+    for doubt in ("maybe", "far"):
+        if doubt in kinds and kinds <= {doubt, "maybe", "far", "str"}:
+            return doubt
     return kinds.pop() if len(kinds) == 1 else ""
 
 
@@ -299,6 +322,6 @@ def _kind(defuse: DefUse, source: cst.CSTNode, path: list[cst.CSTNode]) -> str:
             return "str"
         if isinstance(node.func, cst.Attribute) and node.func.attr.value in STR_METHODS:
             return "str"
-    if isinstance(source, cst.Call) and _builtin(defuse, source.func, _NUMBER_CALLS):
+    if isinstance(source, cst.Call) and _builtin(defuse, source.func, NUMBER_CALLS):
         return "number"
     return ""

@@ -16,13 +16,15 @@ its default (ProgramHints.stream_parameters, handed_streams.py; stop 53 s1).
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.nodes import enclosing_function, module_of
-from dp2ddp.transforms.rank_zero.handed_streams import STREAM_METHODS, STREAMS
+from dp2ddp.transforms.rank_zero.handed_streams import STREAM_METHODS, STREAMS, kept_parameters
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero import RankZeroOnly
@@ -33,27 +35,69 @@ __all__ = ["STREAM_METHODS", "standard_stream"]
 def standard_stream(transform: RankZeroOnly, receiver: cst.BaseExpression) -> bool:
     """`receiver` (a name or attribute, not `sys.stdout` itself) holds the standard output
     or error stream on every path that reaches it with a value."""
-    if not isinstance(receiver, cst.Name):
-        return False
     module = module_of(receiver, transform)
     if not isinstance(module, cst.Module):
         return False
     handed = transform.state.hints.stream_parameters
     function = enclosing_function(receiver, transform) if handed else None
-    if function is not None and transform.parent(function) is not module:
-        function = None  # the program fact names top-level functions only
-    if function is not None and f"{function.name.value}|{receiver.value}|o" in handed:
+    name = ""  # "f" / "Class.f" as the program fact names it (top-level functions, methods)
+    if function is not None:
+        parent = transform.parent(function)
+        if parent is module:
+            name = function.name.value
+        elif isinstance(parent, cst.IndentedBlock) and isinstance(
+            owner := transform.parent(parent), cst.ClassDef
+        ):
+            if transform.parent(owner) is module:
+                name = f"{owner.name.value}.{function.name.value}"
+    if isinstance(receiver, cst.Attribute):
+        return bool(name) and _kept_stream(transform, receiver, name, handed)
+    if not isinstance(receiver, cst.Name):
+        return False
+    if name and f"{name}|{receiver.value}|o" in handed:
         return False  # another module's call hands this parameter a file (or unknown)
     found = False
     for origin in origins(view(module), receiver):
         node = origin.node
         if origin.kind == "constant" and isinstance(node, cst.Name) and node.value == "None":
             continue
-        if origin.kind == "parameter" and isinstance(node, cst.Param) and function is not None:
-            if f"{function.name.value}|{node.name.value}|s" in handed:
+        if origin.kind == "parameter" and isinstance(node, cst.Param) and name:
+            if f"{name}|{node.name.value}|s" in handed:
                 found = True  # every call of another module hands a standard stream
                 continue
         if origin.selects or not transform.qualified_names(node) & STREAMS:
             return False
         found = True
     return found
+
+
+def _kept_stream(
+    transform: RankZeroOnly, receiver: cst.Attribute, method: str, handed: frozenset[str]
+) -> bool:
+    """`self.A` in a method of a top-level class whose `__init__` keeps a parameter in `A`
+    (`self.stream = stream`, the class's one store of it) that every construction of the
+    class in another module hands a standard stream (`Logger(sys.stderr)`; stop 54 s3)."""
+    value = receiver.value
+    if not isinstance(value, cst.Name) or value.value != "self":
+        return False
+    owner = method.partition(".")[0]
+    if not any(h.startswith(f"{owner}.__init__|") and h.endswith("|s") for h in handed):
+        return False
+    node: cst.CSTNode | None = receiver
+    while node is not None and not isinstance(node, cst.ClassDef):
+        node = transform.parent(node)
+    if node is None:
+        return False
+    # the class's text read as the program fact reads it (handed_streams.kept_parameters):
+    # only for a class another module constructs with a standard stream
+    tree = ast.parse(textwrap.dedent(transform.code(node)))
+    cls = tree.body[0]
+    if not isinstance(cls, ast.ClassDef):
+        return False
+    init = next(
+        (m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None
+    )
+    if init is None:
+        return False
+    parameter = kept_parameters(cls, init).get(receiver.attr.value)
+    return parameter is not None and f"{owner}.__init__|{parameter}|s" in handed

@@ -1,0 +1,5 @@
+import utils
+
+
+def labels():
+    return utils.get_labels()
