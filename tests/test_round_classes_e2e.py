@@ -1052,6 +1052,13 @@ Stop 53 (helper x2):
   where every value is the DataParallel wrap is the original's "DataParallel"; rank 0 prints
   `run DataParallel__run model DataParallel inner Net` (before:
   `run DistributedDataParallel__run model DistributedDataParallel`, the folder renamed).
+
+Stop 54's validation round 7 (helper v1), the samples seen decide when to evaluate:
+- data_s54_v1_sample_countdown_decides_eval (chrischute/squad@85623ad train.py:119-130): a
+  countdown of samples (`steps_till_eval -= batch_size`, `if steps_till_eval <= 0:`) beside a
+  count setting the learning rate: both counted over the global batch (`ddp_global_count`); rank 0
+  evaluates at steps 8, 16, 24, 32 as the original did (before: at 16 and 32 only, the
+  countdown counting rank 0's share with no warning).
 """
 
 from __future__ import annotations
@@ -1456,6 +1463,15 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s53_x2_class_name": (
         "run DataParallel__run model DataParallel inner Net",
         "weights -0.1064",
+    ),
+    # stop 54 v1: the original's (the base printed two evaluations, at steps 16 and 32: the
+    # countdown counted rank 0's share, with no warning)
+    "data_s54_v1_sample_countdown_decides_eval": (
+        "eval at step 8: 2.5750",
+        "eval at step 16: 2.5801",
+        "eval at step 24: 2.4626",
+        "eval at step 32: 2.4746",
+        "weights -0.1590",
     ),
 }
 #: the program fixtures of CASES -> their entry
