@@ -1059,6 +1059,10 @@ Stop 54's validation round 7 (helper v1), the samples seen decide when to evalua
   count setting the learning rate: both counted over the global batch (`ddp_global_count`); rank 0
   evaluates at steps 8, 16, 24, 32 as the original did (before: at 16 and 32 only, the
   countdown counting rank 0's share with no warning).
+- data_s54_v1_printed_share_over_global_batch (ne7ermore/torch-light@facd5e1 BERT/train.py:87):
+  a step's printed figure of this rank's batch divided by the loader's global batch size
+  (`float(zeros) / args.batch_size * 100`, an attribute stored beside it on `args`): the
+  divisor read per rank; rank 0 prints `zeros 50.0%` as the original (before: 25.0%).
 """
 
 from __future__ import annotations
@@ -1472,6 +1476,13 @@ CASES: dict[str, tuple[str, ...]] = {
         "eval at step 24: 2.4626",
         "eval at step 32: 2.4746",
         "weights -0.1590",
+    ),
+    # stop 54 v1: the original's (the base printed zeros 25.0%: this rank's count over the
+    # global batch size)
+    "data_s54_v1_printed_share_over_global_batch": (
+        "step 0 zeros 50.0%",
+        "step 3 zeros 50.0%",
+        "weights 0.5681",
     ),
 }
 #: the program fixtures of CASES -> their entry
