@@ -15,8 +15,11 @@ _same_size: the sources of its `batch_size=`, an attribute the same attribute; o
 attribute of the same, never rebound, name in the loader's function, no statement of the
 module storing that attribute: flow.origins takes any `args.x = v` as a store into `args`,
 so torch-light's `args.vsz = ...` between the loader and the print hides it) and the
-dividend comes (flow.origins) from an output of the wrapped model or a part of such a
-loader (this rank's batch). The divisor is read per rank, `ddp_per_rank_batch(B)`: the figure
+dividend is a total over rows (through `float()`, `int()`, `.item()`: a `.sum()`, `.numel()`
+or `count_nonzero` with no dim, or a name the loop assigns once from one) that comes
+(flow.origins) from an output of the wrapped model or a part of such a loader (this rank's
+batch). A mean (`loss.item() / B`) is not a total: its scale is the rank's as the original's,
+left as written. The divisor is read per rank, `ddp_per_rank_batch(B)`: the figure
 is rank 0's own step's, as its printed loss is. A division whose value feeds anything else
 (a loss, a tensor, a count kept across steps) is left to the other rules.
 """
@@ -69,6 +72,7 @@ def plan_rank_ratios(data: ShardDataLoaders, nodes: ModuleNodes, plan: ChunkPlan
             not isinstance(division.operator, cst.Divide)
             or not isinstance(size, (cst.Name, cst.Attribute))
             or size in plan.swaps
+            or not _total(division.left, division, data)
             or not _printed(division, data)
             or not _in_training_loop(division, data)
         ):
@@ -157,3 +161,41 @@ def _global(
             if owner in target_names(target) and enclosing_function(node, data) is function:
                 return False  # the name is rebound in the function
     return True
+
+
+_TOTALS = frozenset({"sum", "numel", "count_nonzero"})
+
+
+def _total(value: cst.BaseExpression, at: cst.CSTNode, data: ShardDataLoaders) -> bool:
+    """`value` is a total over rows (see the module docstring), a name through the one
+    assignment to it in the loop around `at`."""
+    while isinstance(value, cst.Call):
+        func = value.func
+        method = func.attr.value if isinstance(func, cst.Attribute) else ""
+        if method in ("item", "float", "int", "long") and not value.args:
+            value = func.value  # type: ignore[attr-defined]
+        elif name_of(func) in ("float", "int") and len(value.args) == 1:
+            value = value.args[0].value
+        else:
+            return (method in _TOTALS and not value.args) or (
+                name_of(func) in _TOTALS and len(value.args) == 1
+            )
+    if not isinstance(value, cst.Name):
+        return False
+    loop = data.parent(at)
+    while loop is not None and not isinstance(loop, (cst.For, cst.While)):
+        loop = data.parent(loop)
+    if loop is None:
+        return False
+    bound = [
+        node
+        for node in walk(loop.body, skip_scopes=True)
+        if isinstance(node, cst.Assign)
+        and any(value.value in target_names(t.target) for t in node.targets)
+    ]
+    return (
+        len(bound) == 1
+        and len(bound[0].targets) == 1
+        and isinstance(bound[0].targets[0].target, cst.Name)
+        and _total(bound[0].value, at, data)
+    )
