@@ -1067,6 +1067,17 @@ Stop 54's helper s3, agreement through a third module and streams handed to meth
   (`Logger(sys.stdout)`, `self.stream.write(...)`): printed by rank 0 alone; a method
   handed a file the entry opened stays a file write (one line) (before: every rank
   printed the report and the log).
+
+Stop 54's validation round 7 (helper v1), the samples seen decide when to evaluate:
+- data_s54_v1_sample_countdown_decides_eval (chrischute/squad@85623ad train.py:119-130): a
+  countdown of samples (`steps_till_eval -= batch_size`, `if steps_till_eval <= 0:`) beside a
+  count setting the learning rate: both counted over the global batch (`ddp_global_count`); rank 0
+  evaluates at steps 8, 16, 24, 32 as the original did (before: at 16 and 32 only, the
+  countdown counting rank 0's share with no warning).
+- data_s54_v1_printed_share_over_global_batch (ne7ermore/torch-light@facd5e1 BERT/train.py:87):
+  a step's printed figure of this rank's batch divided by the loader's global batch size
+  (`float(zeros) / args.batch_size * 100`, an attribute stored beside it on `args`): the
+  divisor read per rank; rank 0 prints `zeros 50.0%` as the original (before: 25.0%).
 """
 
 from __future__ import annotations
@@ -1484,6 +1495,22 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 54 s3: the original's (the digest: test_an_order_through_a_third_module_...)
     "s54_s3_untyped_set_from_other_module": ("labels 8 raw 3 sizes 3 shapes 8",),
+    # stop 54 v1: the original's (the base printed two evaluations, at steps 16 and 32: the
+    # countdown counted rank 0's share, with no warning)
+    "data_s54_v1_sample_countdown_decides_eval": (
+        "eval at step 8: 2.5750",
+        "eval at step 16: 2.5801",
+        "eval at step 24: 2.4626",
+        "eval at step 32: 2.4746",
+        "weights -0.1590",
+    ),
+    # stop 54 v1: the original's (the base printed zeros 25.0%: this rank's count over the
+    # global batch size)
+    "data_s54_v1_printed_share_over_global_batch": (
+        "step 0 zeros 50.0%",
+        "step 3 zeros 50.0%",
+        "weights 0.5681",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -137,6 +137,7 @@ from dp2ddp.transforms.data.plan import (
     Loader,
     sampler_args,
 )
+from dp2ddp.transforms.data.rank_ratios import plan_rank_ratios
 from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
 from dp2ddp.transforms.data.sample_grids import gather_grids
 from dp2ddp.transforms.data.sample_roles import fed_to_samples_only, gathered_whole
@@ -250,6 +251,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
                 self.warn(compare, "DP061", detail)
             unknown: list[tuple[cst.CSTNode, str, str]] = []
             plan_batch_shapes(self, nodes, self._iterated_through_names, guards, unknown)
+            plan_rank_ratios(self, nodes, guards)
             for shaped, code, detail in unknown:
                 self.warn(shaped, code, detail)
             self._chunk_sizes.swaps.update(guards.swaps)

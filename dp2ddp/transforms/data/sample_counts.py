@@ -16,7 +16,9 @@ argument of a `.step(...)` call (an optimizer's step takes no count: a scheduler
 value of an assignment to a `["lr"]` item or an `.lr` attribute; or that decides when to log
 or save (`if seen % print_freq == 0:` in the loop), or the test of an `if` in the scope that
 compares it (`if seen >= 48: print(...)`, in the loop or after it: stop 51 w5's e1, stop 52
-s1): counting this rank's share, rank 0 met it at another moment than the original, or never.
+s1). A countdown counts alike (`steps_till_eval -= batch_size`, `if steps_till_eval <= 0:`
+evaluates and saves: chrischute/squad@85623ad, stop 54 v1): counting this rank's share,
+rank 0 met it at another moment than the original, or never.
 
 Proved, the increment is rewritten to count the global batch as DataParallel saw it:
 `seen += ddp_global_count(x.size(0))` (templates/helpers/global_count.py.j2), the sizes of
@@ -168,7 +170,7 @@ def loop_sample_counts(
     for grow in walk(loop.body, skip_scopes=True):
         if not (
             isinstance(grow, cst.AugAssign)
-            and isinstance(grow.operator, cst.AddAssign)
+            and isinstance(grow.operator, (cst.AddAssign, cst.SubtractAssign))
             and _counter(grow.target)
         ) or (isinstance(grow.value, cst.Call) and name_of(grow.value.func) == GLOBAL_COUNT):
             continue
@@ -192,11 +194,12 @@ def loop_sample_counts(
         if prove and not cache:
             cache.append(RankUniformity.for_pass(data, module))
         why = _unreached(grow, loop, cache[0], data) if prove else "not followed"
+        summing = isinstance(grow.operator, cst.AddAssign)  # else a countdown (`left -= n`)
         if why is None:
             yield (
                 grow,
-                f"{count} += {GLOBAL_COUNT}({size}): {what} ({use}) follows "
-                "the count of samples of the global batch, as DataParallel's did",
+                f"{count} {'+=' if summing else '-='} {GLOBAL_COUNT}({size}): {what} ({use}) "
+                "follows the count of samples of the global batch, as DataParallel's did",
                 True,
                 code,
             )
@@ -204,8 +207,8 @@ def loop_sample_counts(
         effect = _EFFECTS[what].format(use)
         yield (
             grow,
-            f"{count} grows by {size}, this rank's share of each batch, and {effect}; "
-            f"not summed over the ranks: {why}",
+            f"{count} {'grows' if summing else 'counts down'} by {size}, this rank's share of "
+            f"each batch, and {effect}; not summed over the ranks: {why}",
             False,
             code,
         )
