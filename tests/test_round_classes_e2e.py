@@ -1052,6 +1052,13 @@ Stop 53 (helper x2):
   where every value is the DataParallel wrap is the original's "DataParallel"; rank 0 prints
   `run DataParallel__run model DataParallel inner Net` (before:
   `run DistributedDataParallel__run model DistributedDataParallel`, the folder renamed).
+
+Stop 54's validation round 7 (helper v4):
+- process_group_s54_v4_main_in_one_branch (v4-B, kathrinse/TabSurvey@454b8b2 train.py:142-
+  153): the `__main__` block runs main() in one branch of an `if` and main_once() in the
+  other; ddp_setup() runs before that `if` too, so rank 0 prints the original's `weights
+  1.0190` (before: ddp_setup() only first thing in main(), main_once() wrapped the model
+  with no process group: "Default process group has not been initialized" on both ranks).
 """
 
 from __future__ import annotations
@@ -1457,6 +1464,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "run DataParallel__run model DataParallel inner Net",
         "weights -0.1064",
     ),
+    # stop 54 v4: the original's (the base: no process group on the main_once() branch)
+    "process_group_s54_v4_main_in_one_branch": ("weights 1.0190",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1618,6 +1627,7 @@ RANK0_ONLY = {
     "s53_w2_tf_summary_writer_in_logger": "weights",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "merged",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "weights",  # stop 53 w1
+    "process_group_s54_v4_main_in_one_branch": "weights",  # stop 54 v4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
