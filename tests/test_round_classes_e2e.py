@@ -1059,6 +1059,13 @@ Stop 54's validation round 7 (helper v4):
   other; ddp_setup() runs before that `if` too, so rank 0 prints the original's `weights
   1.0190` (before: ddp_setup() only first thing in main(), main_once() wrapped the model
   with no process group: "Default process group has not been initialized" on both ranks).
+- rank_zero_s54_v4_tensorboardx_folder_race (v4-A, facebookresearch/fastMRI@16bfdd9
+  models/unet/train_unet.py:265): a tensorboardX writer makes its own folder
+  (`SummaryWriter(exp_dir / "summary")`); off rank 0 the DdpNullWriter now waits for rank
+  0's writer to make it before making it itself, and rank 0 prints the original's `weights
+  1.0685` (before: the null writer made it at once, inside tensorboardX's exists-then-make,
+  and rank 0 died of FileExistsError; the stand-in tests/e2e_stop45_m/tensorboardX widens
+  that window, 1 run in 4 of fastMRI under torchrun x2).
 """
 
 from __future__ import annotations
@@ -1466,6 +1473,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 54 v4: the original's (the base: no process group on the main_once() branch)
     "process_group_s54_v4_main_in_one_branch": ("weights 1.0190",),
+    # stop 54 v4: the original's (the base: rank 0 FileExistsError making the writer's folder)
+    "rank_zero_s54_v4_tensorboardx_folder_race": ("weights 1.0685",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1628,6 +1637,7 @@ RANK0_ONLY = {
     "s53_w2_scratch_dir_handed_with_second_path": "merged",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "weights",  # stop 53 w1
     "process_group_s54_v4_main_in_one_branch": "weights",  # stop 54 v4
+    "rank_zero_s54_v4_tensorboardx_folder_race": "weights",  # stop 54 v4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
