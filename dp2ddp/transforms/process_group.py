@@ -439,6 +439,8 @@ def _routes_around_main(statement: cst.CSTNode) -> bool:
         statement, (cst.FunctionDef, cst.ClassDef)
     ):
         return False
+    if isinstance(statement, cst.If) and is_script_guard(statement.test):
+        return False  # the `__main__` block itself: its statements are asked one by one
     if not _runs_main(statement):
         return False
     mains = [
