@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, walk
+from dp2ddp.transforms._support.nodes import code_of, nodes_of, walk
 
 #: qualified name -> (the library's word for it, keywords that make every rank's trials alike)
 SEARCHES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -52,9 +52,7 @@ def search_calls(
 ) -> Iterator[tuple[cst.Call, str]]:
     """Each call in `module` that starts a search whose trials may differ between ranks,
     with the detail DP174 gives."""
-    for node in walk(module):
-        if not isinstance(node, cst.Call):
-            continue
+    for node in nodes_of(module, cst.Call):  # the module's calls, indexed once per tree
         func = node.func
         tail = func.attr.value if isinstance(func, cst.Attribute) else ""
         tail = func.value if isinstance(func, cst.Name) else tail
