@@ -12,20 +12,27 @@ microseconds there). Every event appends a line to events.txt there, naming the 
 
 import os
 import time
+from typing import Any
 
 if os.environ.get("RANK", "0") != "0":
     _makedirs = os.makedirs
 
-    def _late_makedirs(name, *args, **kwargs):
+    def _late_makedirs(name: Any, *args: Any, **kwargs: Any) -> None:
         if os.path.basename(os.path.normpath(str(name))) == "tbx_summary":
             time.sleep(0.5)
-        return _makedirs(name, *args, **kwargs)
+        _makedirs(name, *args, **kwargs)
 
     os.makedirs = _late_makedirs
 
 
 class SummaryWriter:
-    def __init__(self, logdir=None, comment="", log_dir=None, **kwargs):
+    def __init__(
+        self,
+        logdir: str | None = None,
+        comment: str = "",
+        log_dir: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         self.logdir = self.log_dir = logdir or log_dir or os.path.join("runs", "default" + comment)
         if not os.path.exists(self.logdir):
             time.sleep(1.0)
@@ -33,15 +40,15 @@ class SummaryWriter:
         self.file_writer = self
         self._event("created")
 
-    def get_logdir(self):
+    def get_logdir(self) -> str:
         return self.logdir
 
-    def _event(self, what):
+    def _event(self, what: str) -> None:
         with open(os.path.join(self.logdir, "events.txt"), "a") as events:
             events.write(f"rank{os.environ.get('RANK', '0')} {what}\n")
 
-    def add_scalar(self, tag, value, step=None):
+    def add_scalar(self, tag: str, value: float, step: int | None = None) -> None:
         self._event(f"scalar {tag} {step}")
 
-    def close(self):
+    def close(self) -> None:
         self._event("closed")
