@@ -1078,6 +1078,20 @@ Stop 54's validation round 7 (helper v1), the samples seen decide when to evalua
   a step's printed figure of this rank's batch divided by the loader's global batch size
   (`float(zeros) / args.batch_size * 100`, an attribute stored beside it on `args`): the
   divisor read per rank; rank 0 prints `zeros 50.0%` as the original (before: 25.0%).
+
+Stop 54's validation round 7 (helper v4):
+- process_group_s54_v4_main_in_one_branch (v4-B, kathrinse/TabSurvey@454b8b2 train.py:142-
+  153): the `__main__` block runs main() in one branch of an `if` and main_once() in the
+  other; ddp_setup() runs before that `if` too, so rank 0 prints the original's `weights
+  1.0190` (before: ddp_setup() only first thing in main(), main_once() wrapped the model
+  with no process group: "Default process group has not been initialized" on both ranks).
+- rank_zero_s54_v4_tensorboardx_folder_race (v4-A, facebookresearch/fastMRI@16bfdd9
+  models/unet/train_unet.py:265): a tensorboardX writer makes its own folder
+  (`SummaryWriter(exp_dir / "summary")`); off rank 0 the DdpNullWriter now waits for rank
+  0's writer to make it before making it itself, and rank 0 prints the original's `weights
+  1.0685` (before: the null writer made it at once, inside tensorboardX's exists-then-make,
+  and rank 0 died of FileExistsError; the stand-in tests/e2e_stop45_m/tensorboardX widens
+  that window, 1 run in 4 of fastMRI under torchrun x2).
 """
 
 from __future__ import annotations
@@ -1511,6 +1525,10 @@ CASES: dict[str, tuple[str, ...]] = {
         "step 3 zeros 50.0%",
         "weights 0.5681",
     ),
+    # stop 54 v4: the original's (the base: no process group on the main_once() branch)
+    "process_group_s54_v4_main_in_one_branch": ("weights 1.0190",),
+    # stop 54 v4: the original's (the base: rank 0 FileExistsError making the writer's folder)
+    "rank_zero_s54_v4_tensorboardx_folder_race": ("weights 1.0685",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1678,6 +1696,8 @@ RANK0_ONLY = {
     "s54_s3_set_through_third_module": "labels",  # stop 54 s3
     "s54_s3_stream_handed_to_method": "accuracy",  # stop 54 s3
     "s54_s3_untyped_set_from_other_module": "labels",  # stop 54 s3
+    "process_group_s54_v4_main_in_one_branch": "weights",  # stop 54 v4
+    "rank_zero_s54_v4_tensorboardx_folder_race": "weights",  # stop 54 v4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

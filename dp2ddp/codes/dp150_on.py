@@ -98,6 +98,27 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "PYTHONHASHSEED for the launch (`PYTHONHASHSEED=0 torchrun ...`). Then silence the "
         "warning with `# noqa: DP167`.",
     ),
+    "DP174": (
+        "a hyperparameter search runs on every rank: the ranks' trials may differ",
+        "The program starts a hyperparameter search (an optuna study, hyperopt's fmin, "
+        "scikit-optimize's minimizers, ray tune) on every rank: torchrun runs the whole "
+        "program in each process, so each rank runs a study of its own. An unseeded sampler "
+        "draws other trial values on each rank, and a storage the ranks share (optuna's "
+        '`storage="sqlite:///..."`) records every rank\'s trials in one study, so its best '
+        "trial and its next draws mix the ranks' runs. Where a trial's values shape the model "
+        '(`trial.suggest_int("n_layers", 2, 5)`) the ranks build different models and '
+        'DistributedDataParallel fails at the wrap ("DDP expects same model across all '
+        'ranks"); where they set a learning rate or a weight decay, DDP averages the '
+        "gradients of differently configured runs. DataParallel's one process ran one "
+        "study. dp2ddp changed nothing here. Make every rank run the same trials: give the "
+        "sampler a fixed seed and keep each rank's study in memory (`optuna.create_study("
+        "sampler=optuna.samplers.TPESampler(seed=0))` with no `storage=`; hyperopt's "
+        "`rstate=np.random.default_rng(0)`, scikit-optimize's `random_state=0`), which works "
+        "where the objective returns the same value on every rank (a figure every rank "
+        "computes over the whole validation set); with a shared storage, create and "
+        "optimize the study on rank 0 alone and hand each trial's values to the other ranks "
+        "(optuna's `TorchDistributedTrial`). Then silence the warning with `# noqa: DP174`.",
+    ),
     "DP178": (
         "an order taken of a set of strings returned through more modules than dp2ddp follows",
         "A value another module's function or method returns is iterated into something "

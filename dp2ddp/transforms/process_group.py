@@ -17,6 +17,7 @@ from dp2ddp.transforms._support.nodes import (
     after_imports,
     is_docstring,
     is_script_guard,
+    name_of,
     walk,
 )
 from dp2ddp.transforms._support.runtime import HELPER_IMPORTS, helper_closure
@@ -84,7 +85,7 @@ class InsertProcessGroup(MigrationTransform):
             body[main_index] = _prepend_to_function(body[main_index], setup_call)  # type: ignore[arg-type]
             where = "first thing in main()"
             if _setup_before_main_call(body):
-                where += " and before the call of main() whose arguments call code"
+                where += " and before the statement calling main() (" + _BEFORE_WHY + ")"
         header[0] = header[0].with_changes(
             leading_lines=[cst.EmptyLine(), *header[0].leading_lines]
         )
@@ -146,7 +147,9 @@ class InsertProcessGroup(MigrationTransform):
                 if _setup_before_main_call(body):
                     self.record(
                         original.body[main_index],
-                        "ddp_setup() also runs before the call of main() whose arguments call code",
+                        "ddp_setup() also runs before the statement calling main() ("
+                        + _BEFORE_WHY
+                        + ")",
                     )
         if role == "library" and self.state.hints.script:
             self._setup_in_script_block(original, body)
@@ -398,10 +401,15 @@ def _setup_before_main_call(
 
 def _insert_before_main_call(statements: list[Any]) -> bool:
     for index, stmt in enumerate(statements):
-        if not isinstance(stmt, cst.SimpleStatementLine):
-            continue
         if index and _calls(statements[index - 1], SETUP_FUNCTION):
             return False
+        if _routes_around_main(stmt):
+            setup = render_statements("setup_call.py.j2")[0]
+            statements.insert(index, setup.with_changes(leading_lines=stmt.leading_lines))
+            statements[index + 1] = stmt.with_changes(leading_lines=())
+            return True
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
         calls = [
             n
             for n in walk(stmt, skip_scopes=True)
@@ -418,6 +426,40 @@ def _insert_before_main_call(statements: list[Any]) -> bool:
             statements[index + 1] = stmt.with_changes(leading_lines=())
             return True
     return False
+
+
+def _routes_around_main(statement: cst.CSTNode) -> bool:
+    """A compound statement that runs main() in one branch and calls other code in another
+    (`if args.search: main(args)` / `else: main_once(args)`, a try whose handler runs a
+    function of its own): the other branch may reach a wrap, a DistributedSampler or a
+    collective without passing through main(), where ddp_setup() is first thing (v4-B,
+    stop 54: TabSurvey's train.py, "Default process group has not been initialized" on
+    every rank of main_once()). ddp_setup() then runs before the statement too."""
+    if not isinstance(statement, cst.BaseCompoundStatement) or isinstance(
+        statement, (cst.FunctionDef, cst.ClassDef)
+    ):
+        return False
+    if isinstance(statement, cst.If) and is_script_guard(statement.test):
+        return False  # the `__main__` block itself: its statements are asked one by one
+    if not _runs_main(statement):
+        return False
+    mains = [
+        n
+        for n in walk(statement, skip_scopes=True)
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "main"
+    ]
+    inside = {id(inner) for call in mains for inner in walk(call)}
+    return any(
+        isinstance(n, cst.Call) and id(n) not in inside and name_of(n.func) not in _NO_GROUP
+        for n in walk(statement, skip_scopes=True)
+    )
+
+
+#: Why ddp_setup() runs before the statement that calls main() as well.
+_BEFORE_WHY = "its arguments call code, or a branch of it runs other code"
+
+#: Calls a branch beside main() may make that never need the process group.
+_NO_GROUP = frozenset({"print", "exit", "quit"})
 
 
 def _main_function(body: Sequence[cst.CSTNode]) -> int | None:

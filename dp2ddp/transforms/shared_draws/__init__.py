@@ -89,6 +89,7 @@ from dp2ddp.transforms.shared_draws.dataset_draws import (
     DatasetDrawFinder,
     found_statements,
 )
+from dp2ddp.transforms.shared_draws.search_studies import SEARCH, search_calls
 from dp2ddp.transforms.shared_draws.whole_reads import WholeReads
 
 #: Names that read alike on every rank where a seeded draw may read them: the constants, and
@@ -105,7 +106,8 @@ class ShareDatasetDraws(WholeReads):
     NAME = "shared_draws"
     DESCRIPTION = "Draws that decide a dataset run alike on every rank (ddp_same_random)."
     #: "break": a loop that gathers a fixed batch from a loader and stops (whole_reads.py)
-    TRIGGERS = ("rand", "permutation", "shuffle", "choice", "sample", "iter(", "break")
+    #: and the search calls of search_studies.py (DP174)
+    TRIGGERS = ("rand", "permutation", "shuffle", "choice", "sample", "iter(", "break", *SEARCH)
 
     @classmethod
     def triggered(cls, code: str, state: MigrationState) -> bool:
@@ -142,6 +144,8 @@ class ShareDatasetDraws(WholeReads):
         self._draws = HelperDraws(
             node, self.qualified_names, self._position, self.parent, self.state.random_helpers
         )
+        for call, detail in search_calls(node, self.qualified_names):
+            self.warn(call, "DP174", detail)
         finder = DatasetDrawFinder(self, node)
         found = finder.run()
         self._spans = finder.method_bodies
