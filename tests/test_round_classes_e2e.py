@@ -1052,6 +1052,26 @@ Stop 53 (helper x2):
   where every value is the DataParallel wrap is the original's "DataParallel"; rank 0 prints
   `run DataParallel__run model DataParallel inner Net` (before:
   `run DistributedDataParallel__run model DistributedDataParallel`, the folder renamed).
+
+Stop 54's vision round 7 (helper v2):
+- s54_v2_loader_stored_by_constructor (program; v2-B, vpromise/2d-pose-pytorch@825aed0
+  train.py:47 and utils/Trainer.py:148): the entry shards a loader and hands it to a class a
+  package re-exports (`from utils import Trainer`, utils/__init__.py `from .Trainer import
+  Trainer`); the constructor stores it (`self.train_data = train_data`) and another method
+  iterates it, a target made from each batch's labels by a helper of the package. Each batch
+  is this rank's share, proved through the stored parameter (analysis/fed_slots.py): rank 0
+  prints the original's `rows 2` per rank and `weights 0.7755` (before: the batch and the
+  target cut again at the loop's top, each rank trained 1 row of its 2: `rows 1`, `weights
+  0.7115`, no warning).
+- s54_v2_loader_loop_through_wrapper_names (program; v2-A, P0lyFish/pose-estimation@b68693e
+  stacked_hourglass/train.py:35-44, anibali's stacked-hourglass trainer): the loop of another
+  module's function iterates `iterable`, bound to `enumerate(loader)` and, under `if not
+  quiet:`, to `tqdm(iterable)` (tests/e2e_stop45_m/tqdm.py stands in): every binding is
+  followed (data/iterated_names.py, analysis/loader_consumers.py), so the training loader is
+  proved trained (set_epoch in the epoch loop; its returned AverageMeter figure said, DP030)
+  and the shuffled probe loader proved evaluated, whole on every rank: rank 0 prints the
+  original's `probe_loss=0.8174` and `0.8107` (before: DP084, the probe loader sharded as
+  training data, rank 0 printed its half's `probe_loss=1.2195`; the training figure unsaid).
 """
 
 from __future__ import annotations
@@ -1457,6 +1477,16 @@ CASES: dict[str, tuple[str, ...]] = {
         "run DataParallel__run model DataParallel inner Net",
         "weights -0.1064",
     ),
+    # stop 54 v2: the original's (the base cut each rank's loader batch again in the
+    # constructor-fed class: rows 1, weights 0.7115)
+    "s54_v2_loader_stored_by_constructor": ("rows 2", "weights 0.7755"),
+    # stop 54 v2: the original's probe figures (the base sharded the shuffled probe loader
+    # as training data: probe_loss=1.2195, 1.2369, rank 0's half)
+    "s54_v2_loader_loop_through_wrapper_names": (
+        "probe_loss=0.8174",
+        "probe_loss=0.8107",
+        "weights 0.6069",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1507,6 +1537,8 @@ PROGRAMS = {
     "s53_w2_tf_summary_writer_in_logger": "train.py",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "train.py",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "train.py",  # stop 53 w1
+    "s54_v2_loader_stored_by_constructor": "train.py",  # stop 54 v2
+    "s54_v2_loader_loop_through_wrapper_names": "train.py",  # stop 54 v2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1618,6 +1650,8 @@ RANK0_ONLY = {
     "s53_w2_tf_summary_writer_in_logger": "weights",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "merged",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "weights",  # stop 53 w1
+    "s54_v2_loader_stored_by_constructor": "weights",  # stop 54 v2
+    "s54_v2_loader_loop_through_wrapper_names": "probe",  # stop 54 v2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
