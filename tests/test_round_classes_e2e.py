@@ -1092,6 +1092,26 @@ Stop 54's validation round 7 (helper v4):
   1.0685` (before: the null writer made it at once, inside tensorboardX's exists-then-make,
   and rank 0 died of FileExistsError; the stand-in tests/e2e_stop45_m/tensorboardX widens
   that window, 1 run in 4 of fastMRI under torchrun x2).
+
+Stop 54's vision round 7 (helper v2):
+- s54_v2_loader_stored_by_constructor (program; v2-B, vpromise/2d-pose-pytorch@825aed0
+  train.py:47 and utils/Trainer.py:148): the entry shards a loader and hands it to a class a
+  package re-exports (`from utils import Trainer`, utils/__init__.py `from .Trainer import
+  Trainer`); the constructor stores it (`self.train_data = train_data`) and another method
+  iterates it, a target made from each batch's labels by a helper of the package. Each batch
+  is this rank's share, proved through the stored parameter (analysis/fed_slots.py): rank 0
+  prints the original's `rows 2` per rank and `weights 0.7755` (before: the batch and the
+  target cut again at the loop's top, each rank trained 1 row of its 2: `rows 1`, `weights
+  0.7115`, no warning).
+- s54_v2_loader_loop_through_wrapper_names (program; v2-A, P0lyFish/pose-estimation@b68693e
+  stacked_hourglass/train.py:35-44, anibali's stacked-hourglass trainer): the loop of another
+  module's function iterates `iterable`, bound to `enumerate(loader)` and, under `if not
+  quiet:`, to `tqdm(iterable)` (tests/e2e_stop45_m/tqdm.py stands in): every binding is
+  followed (data/iterated_names.py, analysis/loader_consumers.py), so the training loader is
+  proved trained (set_epoch in the epoch loop; its returned AverageMeter figure said, DP030)
+  and the shuffled probe loader proved evaluated, whole on every rank: rank 0 prints the
+  original's `probe_loss=0.8174` and `0.8107` (before: DP084, the probe loader sharded as
+  training data, rank 0 printed its half's `probe_loss=1.2195`; the training figure unsaid).
 """
 
 from __future__ import annotations
@@ -1529,6 +1549,16 @@ CASES: dict[str, tuple[str, ...]] = {
     "process_group_s54_v4_main_in_one_branch": ("weights 1.0190",),
     # stop 54 v4: the original's (the base: rank 0 FileExistsError making the writer's folder)
     "rank_zero_s54_v4_tensorboardx_folder_race": ("weights 1.0685",),
+    # stop 54 v2: the original's (the base cut each rank's loader batch again in the
+    # constructor-fed class: rows 1, weights 0.7115)
+    "s54_v2_loader_stored_by_constructor": ("rows 2", "weights 0.7755"),
+    # stop 54 v2: the original's probe figures (the base sharded the shuffled probe loader
+    # as training data: probe_loss=1.2195, 1.2369, rank 0's half)
+    "s54_v2_loader_loop_through_wrapper_names": (
+        "probe_loss=0.8174",
+        "probe_loss=0.8107",
+        "weights 0.6069",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1582,6 +1612,8 @@ PROGRAMS = {
     "s54_s3_set_through_third_module": "train.py",  # stop 54 s3
     "s54_s3_stream_handed_to_method": "train.py",  # stop 54 s3
     "s54_s3_untyped_set_from_other_module": "train.py",  # stop 54 s3
+    "s54_v2_loader_stored_by_constructor": "train.py",  # stop 54 v2
+    "s54_v2_loader_loop_through_wrapper_names": "train.py",  # stop 54 v2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1698,6 +1730,8 @@ RANK0_ONLY = {
     "s54_s3_untyped_set_from_other_module": "labels",  # stop 54 s3
     "process_group_s54_v4_main_in_one_branch": "weights",  # stop 54 v4
     "rank_zero_s54_v4_tensorboardx_folder_race": "weights",  # stop 54 v4
+    "s54_v2_loader_stored_by_constructor": "weights",  # stop 54 v2
+    "s54_v2_loader_loop_through_wrapper_names": "probe",  # stop 54 v2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

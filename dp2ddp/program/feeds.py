@@ -9,29 +9,41 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import PurePath
+from typing import Protocol
 
 from dp2ddp.facts import LoaderFeed
 from dp2ddp.program.discovery import ProgramModule
+from dp2ddp.program.reexports import ProgramReexports
 from dp2ddp.result import FileOutcome
 
 
+class _Migrated(Protocol):
+    """A module's migration (program/migrate.py): its outcome."""
+
+    @property
+    def outcome(self) -> FileOutcome: ...
+
+
 def loader_feeds(
-    libraries: Sequence[ProgramModule], outcomes: Sequence[FileOutcome]
+    libraries: Sequence[ProgramModule],
+    migrated: Sequence[_Migrated],
+    reexports: ProgramReexports | None = None,
 ) -> dict[str, tuple[LoaderFeed, ...]]:
     """Per library (import name), what the program's call sites pass its top-level
     functions' parameters, and its top-level classes' methods' ("Class.method": the callee
     "model.PRNet._train_one_epoch" of `net._train_one_epoch(...)`) (facts.LoaderFeed): only
     where some site passes a sharded loader
     of the module (whole ones alone are the batch pass's unknown source, split at the
-    model call)."""
+    model call). A callee a package re-exports is named by the module defining it."""
     names = {m.name for m in libraries}
     sites: dict[tuple[str, str, int | None, str | None], tuple[list[str], list[str]]] = {}
     sized: dict[tuple[str, str, int | None, str | None], list[set[tuple[int | None, str | None]]]]
     sized = {}
-    for each in outcomes:
+    for each in (m.outcome for m in migrated):
         outcome = each.result
         for handoff in outcome.handoffs if outcome is not None else ():
-            module_name, _, function = handoff.callee.rpartition(".")
+            callee = reexports.defined_in(handoff.callee) if reexports else handoff.callee
+            module_name, _, function = callee.rpartition(".")
             if module_name not in names:  # a method: "model.PRNet._train_one_epoch"
                 module_name, _, owner = module_name.rpartition(".")
                 function = f"{owner}.{function}"

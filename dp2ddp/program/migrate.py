@@ -396,7 +396,7 @@ def _migrate(
         # loop's figures summed over the ranks or said, DP030) makes it a program of several
         # modules, and the entry is migrated again in that form (stop 46 class v3-A when
         # the callee needs no other change: `learner.train_one_epoch(train_loader=...)`).
-        fed = loader_feeds(program.libraries, [m.outcome for m in (*done.values(), entry)])
+        fed = loader_feeds(program.libraries, [*done.values(), entry], gate.reexports)
         for module in program.libraries:
             if module.name in fed:
                 facts = told.facts(module, "library", before[module.real], (), fed[module.name])
@@ -415,7 +415,7 @@ def _migrate(
     # A loader another module passes to one of a library's functions (data/handoffs.py):
     # its batches there are this rank's share where it is sharded, so the library is
     # migrated again, told so (its batch pass splits only whole data at the model call).
-    fed = loader_feeds(program.libraries, [m.outcome for m in (*done.values(), entry)])
+    fed = loader_feeds(program.libraries, [*done.values(), entry], gate.reexports)
     for module in program.libraries:
         if module.name in split or module.name in fed:
             told_split = tuple(dict.fromkeys(split.get(module.name, [])))

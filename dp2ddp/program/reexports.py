@@ -150,6 +150,22 @@ class ProgramReexports:
             return real if not tail and real != _DATAPARALLEL else None
         return self._follow(f"{target}.{tail}" if tail else target, depth - 1)
 
+    def defined_in(self, dotted: str, depth: int = _DEPTH) -> str:
+        """`dotted` as the program module that defines it names it, through the program's
+        own re-exports: `utils.Trainer` (a package whose `__init__.py` says `from .Trainer
+        import Trainer`) -> `utils.Trainer.Trainer`; `dotted` itself where no program
+        module re-exports it (stop 54 v2-B: a loader handed to `Trainer(...)` through the
+        package reached no module, and its batches were cut again there)."""
+        found = self._module_of(dotted)
+        if found is None or depth == 0:
+            return dotted
+        module, rest = found
+        first, _, tail = rest.partition(".")
+        target = self.bound(module).get(first)
+        if target is None or self._module_of(target) is None and target not in self._modules:
+            return dotted
+        return self.defined_in(f"{target}.{tail}" if tail else target, depth - 1)
+
     def forwards(self, dotted: str, depth: int = _DEPTH) -> bool:
         """`dotted` names, through re-exports, a program class proved a forwarding-only
         DataParallel subclass (facts.Reexports.forwarding)."""

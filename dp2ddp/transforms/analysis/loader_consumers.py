@@ -147,8 +147,13 @@ def _parameters(flow: DefUse, expr: cst.BaseExpression) -> Iterator[tuple[str, i
                         yield slot[0], slot[1], param.name.value
                     todo += _passed(flow, param)
                 elif definition.kind == "assign" and not definition.element:
-                    if isinstance(definition.value, (cst.Name, cst.Attribute)):
-                        todo.append(definition.value)
+                    # a name bound to the iterable itself or to a progress wrapper of it
+                    # (`iterable = enumerate(loader)`, `iterable = tqdm(iterable)`, stop 54
+                    # v2-A: P0lyFish/pose-estimation@b68693e's do_training_epoch, whose
+                    # loader was not followed: DP084, its figures rank 0's share unsaid)
+                    for inner in iterated(definition.value) if definition.value else ():
+                        if isinstance(inner, (cst.Name, cst.Attribute)):
+                            todo.append(inner)
         elif isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
             function = flow.function_around(value)
             if function is None or function.owner is None:

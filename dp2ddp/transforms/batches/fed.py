@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.facts import LoaderFeed
+from dp2ddp.flow import view
+from dp2ddp.transforms.analysis.fed_slots import fed_slots, feeds_for
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.batches import ShardBatches
+    from dp2ddp.transforms.batches.proof import BatchProof
 
 
 def fed_loader(t: ShardBatches, loop: cst.For, seen: list[cst.BaseExpression]) -> LoaderFeed | None:
@@ -31,7 +34,7 @@ def fed_loader(t: ShardBatches, loop: cst.For, seen: list[cst.BaseExpression]) -
         return None
     function = next((f for f in t._functions.values() if t._inside(loop, f)), None)
     if function is None:
-        return None
+        return _stored_feed(t, feeds, seen)
     params = [*function.params.posonly_params, *function.params.params]
     names = {n.value for n in seen if isinstance(n, cst.Name)}
     found: LoaderFeed | None = None
@@ -59,7 +62,26 @@ def fed_loader(t: ShardBatches, loop: cst.For, seen: list[cst.BaseExpression]) -
                     found.whole + feed.whole,
                 )
             )
-    return found
+    return found if found is not None else _stored_feed(t, feeds, seen)
+
+
+def _stored_feed(
+    t: ShardBatches, feeds: tuple[LoaderFeed, ...], seen: list[cst.BaseExpression]
+) -> LoaderFeed | None:
+    """A loop over a value stored from a parameter the program's sites hand a loader
+    (`self.train_data` of `Trainer(model, train_dataloader)`, iterated in another method:
+    analysis/fed_slots.py), where no parameter of the loop's own function is the source."""
+    if t._module is None:
+        return None
+    flow = view(t._module)
+    for expr in seen:
+        if not isinstance(expr, cst.Attribute):
+            continue
+        slots = fed_slots(flow, expr)
+        fed = feeds_for(feeds, slots) if slots else None
+        if fed is not None:
+            return fed
+    return None
 
 
 def _parameter_of(t: ShardBatches, name: cst.Name, function: cst.FunctionDef) -> bool:
@@ -92,3 +114,21 @@ def plan_fed(t: ShardBatches, loop: cst.For, fed: LoaderFeed) -> bool:
         f"a loader sharded there ({sharded}), each batch is this rank's share",
     )
     return True
+
+
+def fed_share_loop(t: BatchProof, loop: cst.For | cst.While) -> bool:
+    """The loop iterates a value every site of the program hands a loader sharded there
+    (none whole), through a parameter or a value stored from one (analysis/fed_slots.py):
+    its batches are this rank's share, proved as a loop over a loader of this module is
+    (batches/beside.py), not taken for data nobody split."""
+    feeds = t.state.loaders.fed
+    if not feeds or t._module is None:
+        return False
+    flow = view(t._module)
+    for expr in t._loop_sources(loop):
+        if isinstance(expr, (cst.Attribute, cst.Name)):
+            slots = fed_slots(flow, expr)
+            fed = feeds_for(feeds, slots) if slots else None
+            if fed is not None and fed.sharded and not fed.whole:
+                return True
+    return False

@@ -46,8 +46,10 @@ from dp2ddp.transforms._support.nodes import (
     target_names,
     walk,
 )
+from dp2ddp.transforms.analysis.fed_slots import fed_share
 from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.batches.beside import prove_beside_loader
+from dp2ddp.transforms.batches.fed import fed_share_loop
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
@@ -115,7 +117,9 @@ class BatchProof(TrainingLoops):
             if any(a in self._warned for a in (loop, *self._ancestors_to(loop, module))):
                 continue  # DP037 said it
             flow = flow or view(module)
-            if any(self._is_loader(u) for u in self._loop_sources(loop)):
+            if any(self._is_loader(u) for u in self._loop_sources(loop)) or fed_share_loop(
+                self, loop
+            ):
                 if prove_beside_loader(self, flow, call, loop, wrapped_here):
                     self._split_calls.add(call)
                 continue
@@ -538,7 +542,10 @@ class BatchProof(TrainingLoops):
         return True
 
     def _on_split(self, flow: DefUse, origin: Origin) -> bool:
-        """The path goes through a loader or a split (planned here or written before)."""
+        """The path goes through a loader or a split (planned here or written before), or
+        starts at a parameter the program's sites hand sharded loaders (facts.LoaderFeed)."""
+        if origin.kind == "parameter" and fed_share(flow, origin.node, self.state.loaders.fed):
+            return True
         for node in (step.node for step in origin.path):
             statement = flow.statement_of(node)
             if statement in self._split_after or node in self._swap:

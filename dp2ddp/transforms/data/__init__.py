@@ -78,14 +78,11 @@ from dp2ddp.flow import code, view
 from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
-    ITER_WRAPPERS,
     ModuleNodes,
-    assigned_value,
     call_named,
     enclosing_function,
     insert_arg,
     is_false,
-    iterated,
     keyword,
     module_of,
     name_of,
@@ -120,6 +117,7 @@ from dp2ddp.transforms.data.handoffs import (
     plan_handed,
     unheld_loaders,
 )
+from dp2ddp.transforms.data.iterated_names import iterated_through_names
 from dp2ddp.transforms.data.loop_takers import (
     package_call,
     register_generator_loops,
@@ -262,26 +260,8 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         return True
 
     def _iterated_through_names(self, loop_iter: cst.BaseExpression) -> list[cst.BaseExpression]:
-        """What a `for` iterates, also through a name bound to a progress wrapper:
-        `with tqdm(enumerate(loader)) as t: for _, (x, y) in t` (or `t = tqdm(loader)`)
-        iterates `loader`, which is then the receiver of set_epoch."""
-        found: list[cst.BaseExpression] = []
-        for expr in iterated(loop_iter):
-            values = (
-                [assigned_value(r.node, self) for r in self.referents(expr)]
-                if isinstance(expr, cst.Name)
-                else []
-            )
-            if (
-                len(values) == 1
-                and isinstance(values[0], cst.Call)
-                and name_of(values[0].func) in ITER_WRAPPERS
-                and values[0].args
-            ):
-                found += iterated(values[0])
-            else:
-                found.append(expr)
-        return found
+        """What a `for` iterates, also through names bound to progress wrappers of it."""
+        return iterated_through_names(self, loop_iter)
 
     def _prepare(self, call: cst.Call) -> Loader | None:
         """Map the loader's arguments; warn and return None when it must stay as it is."""

@@ -40,6 +40,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms._support.qualified import told_name
+from dp2ddp.transforms.analysis.fed_slots import fed_params, feeds_for
 from dp2ddp.transforms.analysis.training import trains_through
 from dp2ddp.transforms.data.plan import EVAL_NAME, Loader, named_loader
 from dp2ddp.transforms.data.split_loaders import said_split_loops
@@ -251,6 +252,7 @@ def _fed_loops(
         feeds = [f for f in feeds if f.sizes]
     if not feeds:
         return
+    yield from _stored_loops(t, nodes, tuple(feeds))
     for function in nodes.of(cst.FunctionDef):
         key, receiver = _fed_name(t, function)
         if key is None:
@@ -268,6 +270,26 @@ def _fed_loops(
                     referents = t.referents(expr) if isinstance(expr, cst.Name) else []
                     if referents and all(r.node is param for r in referents):
                         yield feed, param, loop, expr, key
+
+
+def _stored_loops(
+    t: ShardDataLoaders, nodes: ModuleNodes, feeds: tuple[LoaderFeed, ...]
+) -> Iterator[tuple[LoaderFeed, cst.Param, cst.For, cst.BaseExpression, str]]:
+    """`_fed_loops`' loops over a value stored from a fed parameter (`self.train_data` of a
+    constructor `Trainer(model, train_dataloader)`, iterated in another method:
+    analysis/fed_slots.py), every value of it handed sharded."""
+    module = t._module_node
+    if module is None:
+        return
+    flow = view(module)
+    for loop in nodes.of(cst.For):
+        for expr in t._iterated_through_names(loop.iter):
+            if not isinstance(expr, cst.Attribute):
+                continue
+            found = fed_params(flow, expr)
+            fed = feeds_for(feeds, [slot for slot, _ in found]) if found else None
+            if found and fed is not None and fed.sharded and not fed.whole:
+                yield fed, found[0][1], loop, expr, fed.function
 
 
 def _param_at(

@@ -125,11 +125,15 @@ def plateau_steps(
         if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
             if _PLATEAU in names(node.value.func):
                 built |= {code_of(t.target) for t in node.targets}
-        elif (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value == "step"
-        ):
+        elif not isinstance(node, cst.Call):
+            continue
+        elif _plateau_test(node, names):
+            # `isinstance(self.lr_scheduler, ReduceLROnPlateau)`: a scheduler built in
+            # another module and handed in (vpromise/2d-pose-pytorch@825aed0
+            # utils/Trainer.py:152, stop 54 v2-C: stepped with this rank's epoch loss, no
+            # DP090, the ranks' rates apart)
+            built.add(code_of(node.args[0].value))
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value == "step":
             steps.append(node)
     found: list[tuple[cst.Call, cst.BaseExpression]] = []
     for call in steps:
@@ -147,3 +151,15 @@ def plateau_steps(
         if figure is not None:
             found.append((call, figure))
     return found
+
+
+def _plateau_test(call: cst.Call, names: Callable[[cst.BaseExpression], set[str]]) -> bool:
+    """`isinstance(x, ReduceLROnPlateau)` (also in a tuple of classes): `x` is one where
+    the test holds."""
+    if not (isinstance(call.func, cst.Name) and call.func.value == "isinstance"):
+        return False
+    if len(call.args) != 2:
+        return False
+    classes = call.args[1].value
+    options = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+    return any(_PLATEAU in names(option) for option in options)

@@ -1,0 +1,2 @@
+from .Trainer import Trainer
+from .heatmap import make_target

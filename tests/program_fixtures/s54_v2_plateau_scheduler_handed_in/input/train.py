@@ -1,0 +1,15 @@
+import torch
+import torch.nn as nn
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+from torch.utils.data import DataLoader, TensorDataset
+
+from trainer import Trainer
+
+torch.manual_seed(0)
+data = TensorDataset(torch.randn(8, 2), torch.randn(8, 1))
+loader = DataLoader(data, batch_size=4, shuffle=False)
+model = nn.Linear(2, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+scheduler = ReduceLROnPlateau(optimizer, "min", factor=0.5, patience=0)
+trainer = Trainer(model, optimizer, scheduler, loader, gpus=[0, 1])
+trainer.train(4)
