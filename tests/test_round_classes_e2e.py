@@ -1052,6 +1052,17 @@ Stop 53 (helper x2):
   where every value is the DataParallel wrap is the original's "DataParallel"; rank 0 prints
   `run DataParallel__run model DataParallel inner Net` (before:
   `run DistributedDataParallel__run model DistributedDataParallel`, the folder renamed).
+
+Stop 54 (helper s2):
+- s54_s2_class_name_other_module (program; ELEKTRONN/elektronn3@8111e5d: the wrap under an
+  option in benchmark/train_benchmark.py, the run folder named in elektronn3/training/
+  trainer.py's Trainer): the name read in another module, of a parameter another module's
+  call may hand the wrap, reads "DataParallel" where the model is the DDP wrap, its own
+  class's name otherwise; its text made a string (`str(model)` hashed into a key,
+  `f"{model!r}"`) is DataParallel's (ddp_wrapper_repr); rank 0 prints `run DataParallel__run
+  model DataParallel`, `key c0989104 text DataParallel(` (before: `run
+  DistributedDataParallel__run model DistributedDataParallel`, `key 74ce13b0 text
+  DistributedDataParallel(`, no warning).
 """
 
 from __future__ import annotations
@@ -1457,6 +1468,14 @@ CASES: dict[str, tuple[str, ...]] = {
         "run DataParallel__run model DataParallel inner Net",
         "weights -0.1064",
     ),
+    # stop 54 s2: the original's (the base printed run DistributedDataParallel__run model
+    # DistributedDataParallel and another key: the Trainer of another module names the run
+    # from the class, and keys it by the model's text)
+    "s54_s2_class_name_other_module": (
+        "run DataParallel__run model DataParallel",
+        "key c0989104 text DataParallel(",
+        "weights -0.3203",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1507,6 +1526,7 @@ PROGRAMS = {
     "s53_w2_tf_summary_writer_in_logger": "train.py",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "train.py",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "train.py",  # stop 53 w1
+    "s54_s2_class_name_other_module": "train.py",  # stop 54 s2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1618,6 +1638,7 @@ RANK0_ONLY = {
     "s53_w2_tf_summary_writer_in_logger": "weights",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "merged",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "weights",  # stop 53 w1
+    "s54_s2_class_name_other_module": "weights",  # stop 54 s2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
