@@ -1063,6 +1063,10 @@ Stop 54 (helper s2):
   model DataParallel`, `key c0989104 text DataParallel(` (before: `run
   DistributedDataParallel__run model DistributedDataParallel`, `key 74ce13b0 text
   DistributedDataParallel(`, no warning).
+- s54_s2_tracker_figures_other_module (program, in test_a_said_figure_is_named_in_verifys_
+  notes: a said figure): losses appended to a dict of lists and fed to the Trainer's own
+  tracker object: DP030 at the return and at the tracker's print, named in verify's notes
+  (before: rank 0's share printed as the epoch's tr_loss, no warning).
 """
 
 from __future__ import annotations
@@ -2110,6 +2114,8 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
         ("s53_w1_batches_from_other_modules_class", "DP030", "iteration 4 train loss"),
         # stop 53 w1: the same from a class of this module, a sum and a count
         ("data_s53_w1_batches_from_class_same_module", "DP030", "step 3 loss"),
+        # stop 54 s2: a dict of lists and a tracker object of another module's Trainer
+        ("s54_s2_tracker_figures_other_module", "DP030", "tr_loss="),
     ],
 )
 def test_a_said_figure_is_named_in_verifys_notes(
