@@ -20,6 +20,7 @@ the module names DistributedDataParallel itself (an object of the original's own
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -30,6 +31,10 @@ from dp2ddp.flow import Origin, origins, view
 from dp2ddp.transforms._support.names import DATAPARALLEL, DDP_CLASS, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import walk
 
+#: The last name of an assignment's left side (`self.model = ...`: model).
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Methods of a module that return the module itself.
+_RECEIVER = frozenset({"cuda", "to", "cpu", "float", "double", "half", "train", "eval"})
 #: The class's name, as the original's own code may spell it.
 DISTRIBUTED = "DistributedDataParallel"
 
@@ -49,6 +54,7 @@ class WrapperClass:
         #: The module being migrated (set by the pass as it starts).
         self.module: cst.Module | None = None
         self._ddp_named: tuple[cst.Module | None, bool] | None = None
+        self._bound: tuple[cst.Module | None, frozenset[str]] | None = None
 
     def class_name(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         """`model.__class__.__name__` / `type(model).__name__` of a model every value of
@@ -85,6 +91,26 @@ class WrapperClass:
                 quote = "'"  # inside f"...": a "..." string there needs Python 3.12
         return cst.SimpleString(f"{quote}DataParallel{quote}")
 
+    def may_name_wrap(self, model: cst.BaseExpression) -> bool:
+        """A cheap filter before `seen` (the proof) where many reads are asked (every
+        f-string field): a line of the module binds the name (`model`, `self.model`'s
+        `model`) to something naming DataParallel, or another module's call may hand it a
+        wrap. A wrap handed to a parameter of another name of this module's own function is
+        not followed here (the class name's read is)."""
+        if self.t.state.hints.wrap_reaches:
+            return True
+        if self._bound is None or self._bound[0] is not self.module:
+            bound: set[str] = set()
+            for line in self.t.state.text.splitlines():
+                left, equals, right = line.partition("=")
+                if equals and "DataParallel" in right:  # the lines that may bind a wrap
+                    bound.update(_NAME.findall(left)[-1:])
+            self._bound = (self.module, frozenset(bound))
+        name = model.value if isinstance(model, cst.Name) else None
+        if isinstance(model, cst.Attribute):
+            name = model.attr.value
+        return name in self._bound[1]
+
     def seen(self, model: cst.BaseExpression) -> str | None:
         """What a read of `model` (a name, or the method's own `self.attr`) sees: "wrap"
         where every value is a DataParallel wrap, "maybe" where one may be (a guarded wrap,
@@ -97,6 +123,8 @@ class WrapperClass:
             return None  # `model.module`: a part of what the wrap holds, not the wrap
         stop: Callable[[cst.Call], bool] = self._is_wrap
         found = [o for o in origins(flow, model, stop) if not o.selects]
+        if not all(self._itself(flow, o) for o in found):
+            return None  # a value made from the model (a path, a name), not the model
         wraps = [o for o in found if o.kind == "call" and not o.cut and self._is_wrap(o.node)]
         if found and len(wraps) == len(found):
             return "wrap"
@@ -129,6 +157,27 @@ class WrapperClass:
             rpar=[] if bare else [cst.RightParen()],
         )
 
+    def _itself(self, flow: DefUse, origin: Origin) -> bool:
+        """The origin reaches the read as the object itself: through names, parameters,
+        the instance's own attributes and the moves that return their receiver (`.cuda()`,
+        `.to()`), never an operator, a format, a part or another call's result."""
+        if origin.cut:
+            return False
+        for step in origin.path:
+            node = step.node
+            if node is origin.node or isinstance(node, (cst.Name, cst.Param)):
+                continue
+            if isinstance(node, cst.Attribute) and self._own_attribute(flow, node):
+                continue
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in _RECEIVER
+            ):
+                continue
+            return False
+        return True
+
     def _reached(self, flow: DefUse, origin: Origin) -> bool:
         """A parameter of this module's top-level function, or of a top-level class's
         `__init__`, that another module's call may hand a wrap (ProgramHints.wrap_reaches)."""
@@ -157,10 +206,10 @@ class WrapperClass:
     def _names_ddp(self) -> bool:
         """The module's code (not a comment) names DistributedDataParallel (once a module)."""
         if self._ddp_named is None or self._ddp_named[0] is not self.module:
-            named = self.module is not None and any(
-                isinstance(n, (cst.Name, cst.Attribute))
-                and (n.value if isinstance(n, cst.Name) else n.attr.value) == DISTRIBUTED
-                for n in walk(self.module)
+            named = DISTRIBUTED in self.t.state.text and any(
+                (type(n) is cst.Name and n.value == DISTRIBUTED)
+                or (type(n) is cst.Attribute and n.attr.value == DISTRIBUTED)
+                for n in walk(self.module or cst.Module([]))
             )
             self._ddp_named = (self.module, named)
         return self._ddp_named[1]

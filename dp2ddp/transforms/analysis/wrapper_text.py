@@ -45,7 +45,7 @@ def text_call(
     ):
         return updated
     model = original.args[0].value
-    if names.seen(model) is None:
+    if not names.may_name_wrap(model) or names.seen(model) is None:
         return updated
     t.record(original, f"`{t.code(original)}` as the original wrote it (DataParallel's text)")
     return _wrapped(t, model)
@@ -61,7 +61,7 @@ def text_field(
     if original.format_spec or original.conversion not in (None, "r", "s"):
         return updated
     model = original.expression
-    if names.seen(model) is None:
+    if not names.may_name_wrap(model) or names.seen(model) is None:
         return updated
     t.record(original, f"`{{{t.code(model)}}}` as the original wrote it (DataParallel's text)")
     return updated.with_changes(expression=_wrapped(t, model), conversion=None)

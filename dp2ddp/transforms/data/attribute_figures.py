@@ -27,19 +27,24 @@ if TYPE_CHECKING:
     from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 
 
-def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While, batch: set[str]) -> None:
+def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> None:
     """DP030 at each show, in any method of the loop's class, of an attribute object the
-    loop feeds with its batches' figures (`batch`: the names bound from them)."""
+    loop feeds with its batches' figures (the names bound from them: `_batch_derived`,
+    asked only where the loop calls a method of an attribute)."""
     function = enclosing_function(loop, t)
     owner = enclosing_class(loop, t) if function is not None else None
     if function is None or owner is None or not function.params.params:
         return
     me = function.params.params[0].name.value
+    calls = [
+        (node, attr)
+        for node in walk_nodes(loop.body, skip_scopes=True)
+        if (attr := _own_attribute_call(node, me)) is not None
+        and isinstance(t.parent(node), cst.Expr)
+    ]
+    batch = t._batch_derived(loop) if calls else set()
     fed: dict[str, int] = {}
-    for node in walk_nodes(loop.body, skip_scopes=True):
-        attr = _own_attribute_call(node, me)
-        if attr is None or not isinstance(t.parent(node), cst.Expr):
-            continue
+    for node, attr in calls:
         assert isinstance(node, cst.Call)
         if any(n.value in batch for a in node.args for n in variables_under(a.value)):
             fed.setdefault(attr, t.get_metadata(PositionProvider, node).start.line)

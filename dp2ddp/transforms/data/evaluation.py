@@ -303,7 +303,7 @@ class LoaderEvaluation(ShowingCalls):
         loops += [r for r in loader.read_loops if not any(r is loop for loop in loops)]
         loops += loader.next_loops
         for loop in loops:
-            warn_attribute_figures(self, loop, self._batch_derived(loop))  # `self._tracker`
+            warn_attribute_figures(self, loop)  # `self._tracker.update(loss)` (stop 54)
             added = said_index_tables(self, loop)  # type: ignore[arg-type]  # DP142's
             gathered_grids(self, loader, loop)
             if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):

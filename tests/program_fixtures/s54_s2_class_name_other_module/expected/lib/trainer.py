@@ -3,7 +3,7 @@ import hashlib
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from _dp2ddp import ddp_print, ddp_wrapper_repr
+from _dp2ddp import ddp_is_main, ddp_print, ddp_wrapper_repr
 
 
 class Trainer:
@@ -15,6 +15,7 @@ class Trainer:
             if isinstance(model, DistributedDataParallel)
             else model.__class__.__name__
         ) + "__run"
+        self.save_path = "/".join(["runs", self.run_name])
         self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
     def run(self, steps):
@@ -36,4 +37,7 @@ class Trainer:
         )
         key = hashlib.md5(ddp_wrapper_repr(self.model).encode()).hexdigest()[:8]
         ddp_print("key", key, "text", f"{ddp_wrapper_repr(self.model)}".splitlines()[0])
-        ddp_print("weights %.4f" % sum(p.sum().item() for p in self.model.parameters()))
+        sizes = [f"{i}:{p.numel()}" for i, p in enumerate(self.model.parameters())]
+        if ddp_is_main():
+            print(f"path {self.save_path}", " ".join(sizes))
+            print("weights %.4f" % sum(p.sum().item() for p in self.model.parameters()))
