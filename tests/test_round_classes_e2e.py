@@ -1059,10 +1059,11 @@ Stop 54 (helper s2):
   trainer.py's Trainer): the name read in another module, of a parameter another module's
   call may hand the wrap, reads "DataParallel" where the model is the DDP wrap, its own
   class's name otherwise; its text made a string (`str(model)` hashed into a key,
-  `f"{model!r}"`) is DataParallel's (ddp_wrapper_repr); rank 0 prints `run DataParallel__run
-  model DataParallel`, `key c0989104 text DataParallel(` (before: `run
+  `f"{model!r}"`) is DataParallel's (ddp_wrapper_repr), a path made from the name is left
+  (it holds the name already); rank 0 prints `run DataParallel__run model DataParallel`,
+  `key c0989104 text DataParallel(`, `path runs/DataParallel__run ...` (before: `run
   DistributedDataParallel__run model DistributedDataParallel`, `key 74ce13b0 text
-  DistributedDataParallel(`, no warning).
+  DistributedDataParallel(`, `path runs/DistributedDataParallel__run`, no warning).
 - s54_s2_tracker_figures_other_module (program, in test_a_said_figure_is_named_in_verifys_
   notes: a said figure): losses appended to a dict of lists and fed to the Trainer's own
   tracker object: DP030 at the return and at the tracker's print, named in verify's notes
@@ -1478,6 +1479,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "s54_s2_class_name_other_module": (
         "run DataParallel__run model DataParallel",
         "key c0989104 text DataParallel(",
+        "path runs/DataParallel__run 0:12 1:3 2:3 3:1",
         "weights -0.3203",
     ),
 }
