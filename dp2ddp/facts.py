@@ -200,6 +200,11 @@ class ProgramHints:
     #: analysis/handed_wraps.py): the batch proof follows the batches of that parameter's
     #: calls as of the wrap's (stop 52, v1-A).
     wrap_parameters: frozenset[str] = frozenset()
+    #: As wrap_parameters, with this module's top-level classes too (`Trainer|model`: its
+    #: `__init__`'s parameter), where any binding before the other module's call is a wrap
+    #: (a guarded one too) and through a package's re-exports: a parameter that may see the
+    #: wrap, whose class name is read as the original's (analysis/wrapper_class.py, stop 54).
+    wrap_reaches: frozenset[str] = frozenset()
     #: As file_read_by, for the top-level functions of the program's other modules that
     #: hand a parameter to a library's function that may read a file there (path_sinks.
     #: file_handers): a call of one after a rank-0 write of that path is a read of it, and

@@ -1112,6 +1112,22 @@ Stop 54's vision round 7 (helper v2):
   and the shuffled probe loader proved evaluated, whole on every rank: rank 0 prints the
   original's `probe_loss=0.8174` and `0.8107` (before: DP084, the probe loader sharded as
   training data, rank 0 printed its half's `probe_loss=1.2195`; the training figure unsaid).
+
+Stop 54 (helper s2):
+- s54_s2_class_name_other_module (program; ELEKTRONN/elektronn3@8111e5d: the wrap under an
+  option in benchmark/train_benchmark.py, the run folder named in elektronn3/training/
+  trainer.py's Trainer): the name read in another module, of a parameter another module's
+  call may hand the wrap, reads "DataParallel" where the model is the DDP wrap, its own
+  class's name otherwise; its text made a string (`str(model)` hashed into a key,
+  `f"{model!r}"`) is DataParallel's (ddp_wrapper_repr), a path made from the name is left
+  (it holds the name already); rank 0 prints `run DataParallel__run model DataParallel`,
+  `key c0989104 text DataParallel(`, `path runs/DataParallel__run ...` (before: `run
+  DistributedDataParallel__run model DistributedDataParallel`, `key 74ce13b0 text
+  DistributedDataParallel(`, `path runs/DistributedDataParallel__run`, no warning).
+- s54_s2_tracker_figures_other_module (program, in test_a_said_figure_is_named_in_verifys_
+  notes: a said figure): losses appended to a dict of lists and fed to the Trainer's own
+  tracker object: DP030 at the return and at the tracker's print, named in verify's notes
+  (before: rank 0's share printed as the epoch's tr_loss, no warning).
 """
 
 from __future__ import annotations
@@ -1559,6 +1575,15 @@ CASES: dict[str, tuple[str, ...]] = {
         "probe_loss=0.8107",
         "weights 0.6069",
     ),
+    # stop 54 s2: the original's (the base printed run DistributedDataParallel__run model
+    # DistributedDataParallel and another key: the Trainer of another module names the run
+    # from the class, and keys it by the model's text)
+    "s54_s2_class_name_other_module": (
+        "run DataParallel__run model DataParallel",
+        "key c0989104 text DataParallel(",
+        "path runs/DataParallel__run 0:12 1:3 2:3 3:1",
+        "weights -0.3203",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1614,6 +1639,7 @@ PROGRAMS = {
     "s54_s3_untyped_set_from_other_module": "train.py",  # stop 54 s3
     "s54_v2_loader_stored_by_constructor": "train.py",  # stop 54 v2
     "s54_v2_loader_loop_through_wrapper_names": "train.py",  # stop 54 v2
+    "s54_s2_class_name_other_module": "train.py",  # stop 54 s2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1732,6 +1758,7 @@ RANK0_ONLY = {
     "rank_zero_s54_v4_tensorboardx_folder_race": "weights",  # stop 54 v4
     "s54_v2_loader_stored_by_constructor": "weights",  # stop 54 v2
     "s54_v2_loader_loop_through_wrapper_names": "probe",  # stop 54 v2
+    "s54_s2_class_name_other_module": "weights",  # stop 54 s2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -2205,6 +2232,8 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
         ("s53_w1_batches_from_other_modules_class", "DP030", "iteration 4 train loss"),
         # stop 53 w1: the same from a class of this module, a sum and a count
         ("data_s53_w1_batches_from_class_same_module", "DP030", "step 3 loss"),
+        # stop 54 s2: a dict of lists and a tracker object of another module's Trainer
+        ("s54_s2_tracker_figures_other_module", "DP030", "tr_loss="),
     ],
 )
 def test_a_said_figure_is_named_in_verifys_notes(

@@ -75,6 +75,7 @@ from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 from dp2ddp.transforms.analysis.wrapper_branches import WrapperBranches
 from dp2ddp.transforms.analysis.wrapper_class import WrapperClass
+from dp2ddp.transforms.analysis.wrapper_text import TEXTS, text_call, text_field
 
 _TYPE_TEST = re.compile(r"\b(?:isinstance|hasattr|getattr)\(")
 
@@ -86,9 +87,13 @@ class WrapModelInDDP(MigrationTransform):
 
     @classmethod
     def triggered(cls, code: str, state: MigrationState) -> bool:
-        """Also a module calling a function of the program that wraps (wrap_calls.py)."""
-        return super().triggered(code, state) or any(
-            f"{name}(" in code for name in state.facts.wrap_functions
+        """Also a module calling a function of the program that wraps (wrap_calls.py), or
+        reading a model another module may hand it a wrap as (wrapper_class.py: its class's
+        name, its text)."""
+        return (
+            super().triggered(code, state)
+            or any(f"{name}(" in code for name in state.facts.wrap_functions)
+            or bool(state.hints.wrap_reaches)
         )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -149,6 +154,10 @@ class WrapModelInDDP(MigrationTransform):
 
     # -- the wrap itself --------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if isinstance(original_node.func, cst.Name) and original_node.func.value in TEXTS:
+            text = text_call(self, self._class, original_node, updated_node)
+            if text is not updated_node:
+                return text
         if self._is_dp_call(original_node):
             wrap = self._rewrite_wrap(original_node, updated_node)
             if id(original_node) in self._outside.frozen_returns:  # unfrozen after the wrap
@@ -402,6 +411,13 @@ class WrapModelInDDP(MigrationTransform):
         self, original_node: cst.Attribute, updated_node: cst.Attribute
     ) -> cst.BaseExpression:
         return self._class.class_name(original_node, updated_node)
+
+    def leave_FormattedStringExpression(
+        self,
+        original_node: cst.FormattedStringExpression,
+        updated_node: cst.FormattedStringExpression,
+    ) -> cst.FormattedStringExpression:
+        return text_field(self, self._class, original_node, updated_node)
 
     # -- guards -------------------------------------------------------------------------
     def _wraps_directly(self, block: cst.BaseSuite) -> bool:

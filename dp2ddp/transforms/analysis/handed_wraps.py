@@ -17,7 +17,11 @@ and no warning said so. Here:
   of a function its imports resolve to another module (`package.trainer.supervised_train`)
   with an argument whose binding before the call in its scope is a wrap: `target|slot`, the
   slot a position or a keyword; `handed_to(name, every)` gives a module those of its own
-  top-level functions.
+  top-level functions. Beside it, the calls where any binding of the name before the call
+  is a wrap (`if args.dp: model = DataParallel(model)` then `model = jitmodel` under another
+  option): another module's parameter that may see the wrap (stop 54 s2: the wrapper's
+  class name read there, analysis/wrapper_class.py), with the package's re-exports
+  followed (`from lib import Trainer` for lib/trainer.py's class).
 """
 
 from __future__ import annotations
@@ -72,11 +76,12 @@ def handed_parameters(
     return {node: frozenset(names) for node, names in found.items()}
 
 
-def wrap_handoffs(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
+def wrap_handoffs(tree: ast.Module, table: dict[str, str]) -> tuple[frozenset[str], frozenset[str]]:
     """`target|slot` of each call in `tree` of a dotted name its import table resolves
     (`table`) that passes, at `slot` (a position, or a keyword), a name whose latest binding
     before the call in the call's function (else at module level) is a DataParallel wrap
-    (through `.cuda()`, `.to()`). One listing of the module (ast_nodes.listed); the
+    (through `.cuda()`, `.to()`); and those where any binding before the call is one (the
+    wrap may reach the callee). One listing of the module (ast_nodes.listed); the
     bindings read only for the names such calls hand."""
     nodes = ast_nodes.listed(tree)
     handing: list[tuple[ast.Call, str, list[tuple[str, str]]]] = []
@@ -94,7 +99,7 @@ def wrap_handoffs(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
         if "." in target:
             handing.append((node, target, given))
     if not handing:
-        return frozenset()
+        return frozenset(), frozenset()
     names = {name for _, _, given in handing for _, name in given}
     functions = [n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
@@ -112,6 +117,7 @@ def wrap_handoffs(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
                     key = (id(scope(node)), left.id)
                     bound.setdefault(key, []).append((node.lineno, _is_wrap(node.value)))
     found: set[str] = set()
+    may: set[str] = set()
     for call, target, given in handing:
         home = id(scope(call))
         for slot, name in given:
@@ -119,18 +125,26 @@ def wrap_handoffs(tree: ast.Module, table: dict[str, str]) -> frozenset[str]:
             before = [wrap for line, wrap in sorted(known) if line < call.lineno]
             if before and before[-1]:
                 found.add(f"{target}|{slot}")
-    return frozenset(found)
+            if any(before):
+                may.add(f"{target}|{slot}")
+    return frozenset(found), frozenset(may)
 
 
-def handed_to(name: str, every: Iterable[frozenset[str]]) -> frozenset[str]:
-    """`function|slot` of the top-level functions of the module `name` that another
-    module's call hands a wrap (`every`: each other module's `wrap_handoffs`)."""
+def handed_to(
+    name: str, every: Iterable[frozenset[str]], aliases: dict[str, str] | None = None
+) -> frozenset[str]:
+    """`function|slot` of the top-level functions (and classes) of the module `name` that
+    another module's call hands a wrap (`every`: each other module's `wrap_handoffs`);
+    `aliases`: a package's re-exported name -> the name it gives (`lib.Trainer` ->
+    `lib.trainer.Trainer`), followed twice."""
     if not name:
         return frozenset()
     found: set[str] = set()
     for handoffs in every:
         for handoff in handoffs:
             target, _, slot = handoff.partition("|")
+            for _ in range(2):
+                target = (aliases or {}).get(target, target)
             head, _, tail = target.rpartition(".")
             if head == name and tail:
                 found.add(f"{tail}|{slot}")

@@ -9,19 +9,34 @@ run folder `f"{model.__class__.__name__}__{time}"`, which the migration silently
 `DistributedDataParallel__<time>` (folders, checkpoint names, log lines other tools read).
 Where every value the read may see is a DataParallel wrap (flow/origins.py over the module's
 def-use view, through the module's own call sites), the read becomes the original's
-`"DataParallel"`; a read that may also see the bare model is left as it was.
+`"DataParallel"`. A read that may also see the bare model (a guarded wrap), or that reads a
+parameter another module's call may hand a wrap (ProgramHints.wrap_reaches: elektronn3's
+wrap is in benchmark/train_benchmark.py, its Trainer in elektronn3/training/trainer.py, stop
+54 s2), becomes `("DataParallel" if isinstance(model, DistributedDataParallel) else
+model.__class__.__name__)`: a DDP object stands where the original had a DataParallel one
+(the migration makes one from each), so each run names what the original named. Not where
+the module names DistributedDataParallel itself (an object of the original's own DDP).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor
 
-from dp2ddp.flow import origins, view
+from dp2ddp.flow import Origin, origins, view
 from dp2ddp.transforms._support.names import DATAPARALLEL, DDP_CLASS, DISTRIBUTED_DATA_PARALLEL
+from dp2ddp.transforms._support.nodes import walk
+
+#: The last name of an assignment's left side (`self.model = ...`: model).
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Methods of a module that return the module itself.
+_RECEIVER = frozenset({"cuda", "to", "cpu", "float", "double", "half", "train", "eval"})
+#: The class's name, as the original's own code may spell it.
+DISTRIBUTED = "DistributedDataParallel"
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -38,6 +53,8 @@ class WrapperClass:
         self._is_wrap = is_wrap
         #: The module being migrated (set by the pass as it starts).
         self.module: cst.Module | None = None
+        self._ddp_named: tuple[cst.Module | None, bool] | None = None
+        self._bound: tuple[cst.Module | None, frozenset[str]] | None = None
 
     def class_name(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         """`model.__class__.__name__` / `type(model).__name__` of a model every value of
@@ -58,25 +75,144 @@ class WrapperClass:
             model = owner.args[0].value
         else:
             return updated
-        flow = view(self.module)
-        if not (isinstance(model, cst.Name) or self._own_attribute(flow, model)):
-            return updated  # `model.module`: a part of what the wrap holds, not the wrap
-        stop: Callable[[cst.Call], bool] = self._is_wrap
-        found = [o for o in origins(flow, model, stop) if not o.selects]
-        if not found or not all(
-            o.kind == "call" and not o.cut and self._is_wrap(o.node) for o in found
-        ):
+        seen = self.seen(model)
+        if seen is None:
             return updated
+        if seen == "maybe":
+            return self._tested(original, updated, model)
         self.t.record(
             original,
             f'`{self.t.code(original)}` read as "DataParallel", the wrapper\'s class name in '
             "the original (what it names keeps its name)",
         )
         quote = '"'
-        for node in flow.ancestors(original):
+        for node in view(self.module).ancestors(original):
             if isinstance(node, cst.FormattedString) and '"' in node.start:
                 quote = "'"  # inside f"...": a "..." string there needs Python 3.12
         return cst.SimpleString(f"{quote}DataParallel{quote}")
+
+    def may_name_wrap(self, model: cst.BaseExpression) -> bool:
+        """A cheap filter before `seen` (the proof) where many reads are asked (every
+        f-string field): a line of the module binds the name (`model`, `self.model`'s
+        `model`) to something naming DataParallel, or another module's call may hand it a
+        wrap. A wrap handed to a parameter of another name of this module's own function is
+        not followed here (the class name's read is)."""
+        if self.t.state.hints.wrap_reaches:
+            return True
+        if self._bound is None or self._bound[0] is not self.module:
+            bound: set[str] = set()
+            for line in self.t.state.text.splitlines():
+                left, equals, right = line.partition("=")
+                if equals and "DataParallel" in right:  # the lines that may bind a wrap
+                    bound.update(_NAME.findall(left)[-1:])
+            self._bound = (self.module, frozenset(bound))
+        name = model.value if isinstance(model, cst.Name) else None
+        if isinstance(model, cst.Attribute):
+            name = model.attr.value
+        return name in self._bound[1]
+
+    def seen(self, model: cst.BaseExpression) -> str | None:
+        """What a read of `model` (a name, or the method's own `self.attr`) sees: "wrap"
+        where every value is a DataParallel wrap, "maybe" where one may be (a guarded wrap,
+        a parameter another module's call may hand one: ProgramHints.wrap_reaches), else
+        None (or where the module names DistributedDataParallel itself)."""
+        if self.module is None:
+            return None
+        flow = view(self.module)
+        if not (isinstance(model, cst.Name) or self._own_attribute(flow, model)):
+            return None  # `model.module`: a part of what the wrap holds, not the wrap
+        stop: Callable[[cst.Call], bool] = self._is_wrap
+        found = [o for o in origins(flow, model, stop) if not o.selects]
+        if not all(self._itself(flow, o) for o in found):
+            return None  # a value made from the model (a path, a name), not the model
+        wraps = [o for o in found if o.kind == "call" and not o.cut and self._is_wrap(o.node)]
+        if found and len(wraps) == len(found):
+            return "wrap"
+        if self._names_ddp() or not (wraps or any(self._reached(flow, o) for o in found)):
+            return None
+        return "maybe"
+
+    def _tested(
+        self, original: cst.Attribute, updated: cst.Attribute, model: cst.BaseExpression
+    ) -> cst.BaseExpression:
+        """`("DataParallel" if isinstance(model, DistributedDataParallel) else <the read>)`."""
+        AddImportsVisitor.add_needed_import(self.t.context, "torch.nn.parallel", DDP_CLASS)
+        self.t.record(
+            original,
+            f'`{self.t.code(original)}` reads "DataParallel" where the model is the DDP wrap '
+            "(the wrapper's class name in the original), else the model's own",
+        )
+        quote = '"'
+        for node in view(self.module or cst.Module([])).ancestors(original):
+            if isinstance(node, cst.FormattedString) and '"' in node.start:
+                quote = "'"
+        bare = isinstance(self.t.parent(original), (cst.Arg, cst.FormattedStringExpression))
+        return cst.IfExp(
+            test=cst.Call(
+                cst.Name("isinstance"), [cst.Arg(model.deep_clone()), cst.Arg(cst.Name(DDP_CLASS))]
+            ),
+            body=cst.SimpleString(f"{quote}DataParallel{quote}"),
+            orelse=updated,
+            lpar=[] if bare else [cst.LeftParen()],
+            rpar=[] if bare else [cst.RightParen()],
+        )
+
+    def _itself(self, flow: DefUse, origin: Origin) -> bool:
+        """The origin reaches the read as the object itself: through names, parameters,
+        the instance's own attributes and the moves that return their receiver (`.cuda()`,
+        `.to()`), never an operator, a format, a part or another call's result."""
+        if origin.cut:
+            return False
+        for step in origin.path:
+            node = step.node
+            if node is origin.node or isinstance(node, (cst.Name, cst.Param)):
+                continue
+            if isinstance(node, cst.Attribute) and self._own_attribute(flow, node):
+                continue
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in _RECEIVER
+            ):
+                continue
+            return False
+        return True
+
+    def _reached(self, flow: DefUse, origin: Origin) -> bool:
+        """A parameter of this module's top-level function, or of a top-level class's
+        `__init__`, that another module's call may hand a wrap (ProgramHints.wrap_reaches)."""
+        told = self.t.state.hints.wrap_reaches
+        if origin.kind != "parameter" or not told or not isinstance(origin.node, cst.Param):
+            return False
+        function = flow.function_around(origin.node)
+        if function is None or not isinstance(function.node, cst.FunctionDef):
+            return False
+        body = self.module.body if self.module is not None else ()
+        positional = [*function.node.params.posonly_params, *function.node.params.params]
+        index = next((i for i, p in enumerate(positional) if p is origin.node), None)
+        if function.owner is None:
+            name, shift = function.name, 0
+        elif function.name == "__init__" and function.owner.name.value:
+            name, shift = function.owner.name.value, 1
+        else:
+            return False
+        if not any(s is (function.owner or function.node) for s in body):
+            return False
+        slots = {f"{name}|{origin.node.name.value}"}
+        if index is not None and index >= shift:
+            slots.add(f"{name}|{index - shift}")
+        return not slots.isdisjoint(told)
+
+    def _names_ddp(self) -> bool:
+        """The module's code (not a comment) names DistributedDataParallel (once a module)."""
+        if self._ddp_named is None or self._ddp_named[0] is not self.module:
+            named = DISTRIBUTED in self.t.state.text and any(
+                (type(n) is cst.Name and n.value == DISTRIBUTED)
+                or (type(n) is cst.Attribute and n.attr.value == DISTRIBUTED)
+                for n in walk(self.module or cst.Module([]))
+            )
+            self._ddp_named = (self.module, named)
+        return self._ddp_named[1]
 
     @staticmethod
     def _own_attribute(flow: DefUse, model: cst.BaseExpression) -> bool:

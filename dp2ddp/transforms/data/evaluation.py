@@ -19,6 +19,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
+from dp2ddp.transforms.data.attribute_figures import warn_attribute_figures
 from dp2ddp.transforms.data.closure_reads import inner_figures, nested_shows
 from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
 from dp2ddp.transforms.data.decisions import no_grad_inside
@@ -302,6 +303,7 @@ class LoaderEvaluation(ShowingCalls):
         loops += [r for r in loader.read_loops if not any(r is loop for loop in loops)]
         loops += loader.next_loops
         for loop in loops:
+            warn_attribute_figures(self, loop)  # `self._tracker.update(loss)` (stop 54)
             added = said_index_tables(self, loop)  # type: ignore[arg-type]  # DP142's
             gathered_grids(self, loader, loop)
             if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):

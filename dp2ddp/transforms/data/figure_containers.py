@@ -5,7 +5,10 @@ them) updated element by element in a training loop (`[m.update(v) for m, v in
 zip(meters, values)]`, `for m in meters: m.update(loss.item())`) holds this rank's batches
 as a meter updated by its own name does (class S2, fresh round 6). So does one updated
 through an index (`losses[idx].update(loss[idx].item())` over a stage index,
-mileyan/AnyNet@83badc7 finetune.py:169; stop 51 v2-B). An update of any
+mileyan/AnyNet@83badc7 finetune.py:169; stop 51 v2-B), and a container of lists appended to
+through a key (`stats = {s: [] for s in ['tr_loss']}` ... `stats['tr_loss'].append(loss)`,
+returned and logged as the epoch's tr_loss: ELEKTRONN/elektronn3@8111e5d
+elektronn3/training/trainer.py:550-579; stop 54 s2). An update of any
 element taints the container and the names it was built from; a read of the container
 (`meters[0].avg`) or of an element variable of a loop over it is a read of the figures.
 """
@@ -66,7 +69,8 @@ def container_updates(
 def _indexed_updates(loop: cst.For | cst.While, batch: set[str], initial: InitialValue) -> set[str]:
     """Containers of averaging objects `loop` feeds through an index with figures of its
     batches (`meters[k].update(loss[k].item())`, `meters["loss"].update(...)`), with the
-    names they hold."""
+    names they hold; containers of lists appended to through a key (`stats["tr_loss"]
+    .append(loss)`)."""
     found: set[str] = set()
     for call in walk(loop.body, skip_scopes=True):
         if not (
@@ -77,12 +81,32 @@ def _indexed_updates(loop: cst.For | cst.While, batch: set[str], initial: Initia
         ):
             continue
         container = call.func.value.value.value
-        held = container_members(initial(loop, container))
+        value = initial(loop, container)
+        held = container_members(value)
+        if held is None and call.func.attr.value in ("append", "extend") and _of_lists(value):
+            held = set()
         if held is not None and any(
             n.value in batch for a in call.args for n in variables_under(a.value)
         ):
             found |= {container, *held}
     return found
+
+
+def _of_lists(value: cst.BaseExpression | None) -> bool:
+    """A container built of empty lists: `{k: [] for k in keys}`, `{"a": [], "b": []}`,
+    `[[] for _ in range(n)]`, `[[], []]`."""
+    if isinstance(value, (cst.ListComp, cst.DictComp)):
+        item = value.elt if isinstance(value, cst.ListComp) else value.value
+        return isinstance(item, cst.List) and not item.elements
+    if isinstance(value, cst.Dict):
+        items: list[cst.BaseExpression] = [
+            e.value for e in value.elements if isinstance(e, cst.DictElement)
+        ]
+    elif isinstance(value, cst.List):
+        items = [e.value for e in value.elements]
+    else:
+        return False
+    return bool(items) and all(isinstance(i, cst.List) and not i.elements for i in items)
 
 
 def _comp_fors(node: cst.ListComp | cst.SetComp | cst.GeneratorExp) -> list[cst.CompFor]:

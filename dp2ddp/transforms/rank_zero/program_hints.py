@@ -180,15 +180,20 @@ def program_hints(
         lambda targets: reexported_as(targets, [(n.reexports, n.bound) for n in names]),
     )
     # the wraps a module that names DataParallel hands another module's functions
-    handoffs = [
-        wrap_handoffs(*_tree_table(m.name, wrapping[i], m.is_package))
-        if i in wrapping
-        else frozenset()
-        for i, m in enumerate(modules)
-    ]
+    handoffs, reach = zip(
+        *(
+            wrap_handoffs(*_tree_table(m.name, wrapping[i], m.is_package))
+            if i in wrapping
+            else (frozenset[str](), frozenset[str]())
+            for i, m in enumerate(modules)
+        ),
+        strict=True,
+    )
+    aliases = {a: f for n in names for a, f in n.reexports if not a.endswith(".*")}
     for index, module in enumerate(modules):
         built = constructed(module.name, every, {m.name for m in modules if m.name})
         wraps_to = handed_to(module.name, (h for i, h in enumerate(handoffs) if i != index))
+        reached = handed_to(module.name, (h for i, h in enumerate(reach) if i != index), aliases)
         saved_by = savers(index)
         loaded_by = loaders(index)
         returns = per_rank(index)  # _by_module: empty where no module names one
@@ -218,6 +223,7 @@ def program_hints(
                 constructed=built,
                 path_parameters=paths_of,
                 wrap_parameters=wraps_to,
+                wrap_reaches=reached,
                 file_handed_by=handed_by,
                 device_moves=moves,
                 set_returns=sets,
@@ -251,6 +257,7 @@ def program_hints(
             constructed=built,
             path_parameters=paths_of,
             wrap_parameters=wraps_to,
+            wrap_reaches=reached,
             file_handed_by=handed_by,
             device_moves=moves,
             set_returns=sets,

@@ -1,0 +1,126 @@
+"""Running figures kept in an attribute of the instance, for DP030 (data/evaluation.py).
+
+A training loop in a method that feeds its batches' figures to an object the instance holds
+(`self._tracker.update_timeline([t, loss, mean_target])`, `self.history.append(loss)`),
+which another method of the class prints or writes (`print(self._tracker.timeline)`, or the
+object's own printing method: `self._tracker.plot(path)`), shows this rank's batches only,
+as a local list fed in the loop does (ELEKTRONN/elektronn3@8111e5d
+elektronn3/training/trainer.py:581 feeds its HistoryTracker; stop 54 s2). The objects are
+the attributes the class binds to a call (its own tracker class, a library's meter) or to an
+empty list or dict; a torchmetrics/ignite metric gathers the ranks itself and is left alone.
+Read where the class prints it: any method's print of `self.<attr>`, or a call of a method
+of it that prints or writes (ShowingCalls._prints).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, variables_under
+from dp2ddp.transforms._support.nodes import walk as walk_nodes
+from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data.evaluation import LoaderEvaluation
+
+
+def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> None:
+    """DP030 at each show, in any method of the loop's class, of an attribute object the
+    loop feeds with its batches' figures (the names bound from them: `_batch_derived`,
+    asked only where the loop calls a method of an attribute)."""
+    function = enclosing_function(loop, t)
+    owner = enclosing_class(loop, t) if function is not None else None
+    if function is None or owner is None or not function.params.params:
+        return
+    me = function.params.params[0].name.value
+    calls = [
+        (node, attr)
+        for node in walk_nodes(loop.body, skip_scopes=True)
+        if (attr := _own_attribute_call(node, me)) is not None
+        and isinstance(t.parent(node), cst.Expr)
+    ]
+    batch = t._batch_derived(loop) if calls else set()
+    fed: dict[str, int] = {}
+    for node, attr in calls:
+        assert isinstance(node, cst.Call)
+        if any(n.value in batch for a in node.args for n in variables_under(a.value)):
+            fed.setdefault(attr, t.get_metadata(PositionProvider, node).start.line)
+    fed = {a: line for a, line in fed.items() if _keeps(t, owner, a)}
+    if not fed:
+        return
+    for method in owner.body.body:
+        if not isinstance(method, cst.FunctionDef) or not method.params.params:
+            continue
+        own = method.params.params[0].name.value
+        for call in walk_nodes(method.body, skip_scopes=True):
+            if not isinstance(call, cst.Call):
+                continue
+            shown = sorted(a for a in fed if _shows(t, call, own, a))
+            if not shown:
+                continue
+            fed_at = ", ".join(f"self.{a} (fed at line {fed[a]})" for a in shown)
+            verb = "accumulates" if len(shown) == 1 else "accumulate"
+            t.warn(
+                call,
+                "DP030",
+                f"{fed_at} {verb} this rank's batches only, printed by {method.name.value}()",
+            )
+
+
+def _own_attribute_call(node: cst.CSTNode, me: str) -> str | None:
+    """`attr` of a call `self.attr.method(...)`."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+        return None
+    owner = node.func.value
+    if (
+        isinstance(owner, cst.Attribute)
+        and isinstance(owner.value, cst.Name)
+        and owner.value.value == me
+    ):
+        return owner.attr.value
+    return None
+
+
+def _keeps(t: LoaderEvaluation, owner: cst.ClassDef, attr: str) -> bool:
+    """The class binds `self.attr` to a call that is no self-gathering metric, or to an
+    empty list or dict, and to nothing else."""
+    values: list[cst.BaseExpression] = []
+    for node in walk_nodes(owner.body):
+        if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+            continue
+        target = node.targets[0].target
+        if isinstance(target, cst.Attribute) and target.attr.value == attr:
+            function = enclosing_function(node, t)
+            params = function.params.params if function is not None else ()
+            if params and isinstance(target.value, cst.Name):
+                if target.value.value == params[0].name.value:
+                    values.append(node.value)
+    if not values:
+        return False
+    for value in values:
+        if isinstance(value, cst.Call):
+            if any(n.startswith(SYNCING_METRICS) for n in t.qualified_names(value.func)):
+                return False
+        elif not (isinstance(value, (cst.List, cst.Dict)) and not value.elements):
+            return False
+    return True
+
+
+def _shows(t: LoaderEvaluation, call: cst.Call, own: str, attr: str) -> bool:
+    """`call` prints or writes `self.attr` (an argument reads it), or is a method of it
+    that prints or writes."""
+    if not t._prints(call):
+        return False
+    if _own_attribute_call(call, own) == attr:
+        return True
+    return any(
+        isinstance(n, cst.Attribute)
+        and n.attr.value == attr
+        and isinstance(n.value, cst.Name)
+        and n.value.value == own
+        for a in call.args
+        for n in walk_nodes(a.value)
+    )
