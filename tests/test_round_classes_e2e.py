@@ -1052,6 +1052,14 @@ Stop 53 (helper x2):
   where every value is the DataParallel wrap is the original's "DataParallel"; rank 0 prints
   `run DataParallel__run model DataParallel inner Net` (before:
   `run DistributedDataParallel__run model DistributedDataParallel`, the folder renamed).
+
+Stop 54 (helper s1), batches cut twice across modules:
+- s54_s1_generator_batches_other_module (program; x1's repro of stop 53, the shape of
+  taufikxu/Triple-GAN@127948d train_triplegan.py:245): a generator of another module yielding
+  the batches of a loader its data pass shards (`lib.get_iter(4)`), taken with
+  `itr.__next__()` and `next(itr)`: told as yielding that loader's batches
+  (LoaderExport.yields), no second cut (before: `x, label = ddp_shard_batch((x, label))`
+  after each, rank 0 `weights 4.4294` for the original's 3.4227, no warning).
 """
 
 from __future__ import annotations
@@ -1457,6 +1465,9 @@ CASES: dict[str, tuple[str, ...]] = {
         "run DataParallel__run model DataParallel inner Net",
         "weights -0.1064",
     ),
+    # stop 54 s1: the original's (the base printed weights 4.4294: each rank's batch, already
+    # its share of the sharded loader lib.py's generator yields, cut again: a quarter each)
+    "s54_s1_generator_batches_other_module": ("weights 3.4227",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1507,6 +1518,7 @@ PROGRAMS = {
     "s53_w2_tf_summary_writer_in_logger": "train.py",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "train.py",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "train.py",  # stop 53 w1
+    "s54_s1_generator_batches_other_module": "train.py",  # stop 54 s1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1618,6 +1630,7 @@ RANK0_ONLY = {
     "s53_w2_tf_summary_writer_in_logger": "weights",  # stop 53 w2
     "s53_w2_scratch_dir_handed_with_second_path": "merged",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "weights",  # stop 53 w1
+    "s54_s1_generator_batches_other_module": "weights",  # stop 54 s1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
