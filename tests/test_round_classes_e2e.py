@@ -1060,6 +1060,14 @@ Stop 54 (helper s1), batches cut twice across modules:
   `itr.__next__()` and `next(itr)`: told as yielding that loader's batches
   (LoaderExport.yields), no second cut (before: `x, label = ddp_shard_batch((x, label))`
   after each, rank 0 `weights 4.4294` for the original's 3.4227, no warning).
+- batches_s54_s1_count_of_loader_batch (v3-B of validation round 6, the shape of Triple-GAN
+  library/loss_cla.py:150): generator batches, this rank's share, cut by a count of the
+  global batch (`lpi = FLAGS.bs // 2`, `cat([data[:lpi], data_u[lpi:]])`) where `FLAGS.bs`
+  sizes the sharded loader: the count read per rank, `ddp_per_rank_batch(FLAGS.bs) // 2`
+  (before: each rank's 2 rows all labelled, none unlabelled, rank 0 `weights 2.4627` for the
+  original's 4.1095, no warning). batches_s54_s1_count_of_config (a count of the
+  configuration, `FLAGS.lpi`, not the loader's size): DP047 at each cut (a golden only: the
+  migration keeps the difference and says it).
 """
 
 from __future__ import annotations
@@ -1468,6 +1476,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 54 s1: the original's (the base printed weights 4.4294: each rank's batch, already
     # its share of the sharded loader lib.py's generator yields, cut again: a quarter each)
     "s54_s1_generator_batches_other_module": ("weights 3.4227",),
+    # stop 54 s1: the original's (the base printed weights 2.4627: each rank cut its share at
+    # the global batch's count, all its rows labelled and none unlabelled)
+    "batches_s54_s1_count_of_loader_batch": ("weights 4.1095",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1631,6 +1642,7 @@ RANK0_ONLY = {
     "s53_w2_scratch_dir_handed_with_second_path": "merged",  # stop 53 w2
     "s53_w1_batch_through_constructor_argument": "weights",  # stop 53 w1
     "s54_s1_generator_batches_other_module": "weights",  # stop 54 s1
+    "batches_s54_s1_count_of_loader_batch": "weights",  # stop 54 s1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

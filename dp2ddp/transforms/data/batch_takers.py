@@ -226,7 +226,7 @@ def export_takers(t: ShardDataLoaders, module: cst.Module, sharded: Collection[c
                 if export not in t.state.exports:
                     t.state.exports.append(export)
     written = {c for c in t._all_loaders if written_shard(t, c)}  # a second run's
-    for export in yielding_exports(module, {*sharded, *written}):  # `lib.get_iter(n)`
+    for export in yielding_exports(t, module, {*sharded, *written}):  # `lib.get_iter(n)`
         if export not in t.state.exports:
             t.state.exports.append(export)
 

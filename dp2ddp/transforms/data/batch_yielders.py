@@ -37,25 +37,69 @@ if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
 
 
-def yielding_exports(module: cst.Module, sharded: Collection[cst.Call]) -> list[LoaderExport]:
+def yielding_exports(
+    t: ShardDataLoaders, module: cst.Module, sharded: Collection[cst.Call]
+) -> list[LoaderExport]:
     """LoaderExport(name, True, yields=...) of each top-level function of `module` whose
-    every batch is one of the loaders `sharded` (module docstring)."""
+    every batch is one of the loaders `sharded` (module docstring), or whose every return
+    is a call of another module's function exported so (`get_data_iter(bs)` returning
+    `data_iters.inf_train_gen(bs, ...)`: Triple-GAN's library/inputs.py, a second hop)."""
     found: list[LoaderExport] = []
     loaders = {id(c) for c in sharded}
-    for function in module.body if loaders else ():
+    handed = _exported_alike(t)
+    for function in module.body if loaders or handed else ():
         if not isinstance(function, cst.FunctionDef):
             continue
         body = list(walk(function.body, skip_scopes=True))
-        if not any(isinstance(n, cst.For) or next_of(n) is not None for n in body):
+        returns = [n.value for n in body if isinstance(n, cst.Return)]
+        kind = _handed_on(t, returns, handed)
+        if kind is not None and not any(isinstance(n, cst.Yield) for n in body):
+            found.append(LoaderExport(function.name.value, True, yields=kind))
+            continue
+        if not loaders or not any(isinstance(n, cst.For) or next_of(n) is not None for n in body):
             continue  # takes no batch of a loader itself: not asked (a walk per return)
         yields = [n.value for n in body if isinstance(n, cst.Yield)]
         kind = "yields" if yields else "returns"
-        values = yields or [n.value for n in body if isinstance(n, cst.Return)]
+        values = yields or returns
         if values and all(
             isinstance(v, cst.BaseExpression) and _one_batch(module, v, loaders) for v in values
         ):
             found.append(LoaderExport(function.name.value, True, yields=kind))
     return found
+
+
+def _exported_alike(t: ShardDataLoaders) -> dict[str, tuple[LoaderExport, ...]]:
+    """The other modules' yielding exports by kind, as plain function exports (what
+    data/imported._is_exported matches by name)."""
+    exported = [e for e in t.state.loaders.exported if e.yields]
+    return {
+        kind: alike
+        for kind in ("yields", "returns")
+        if (
+            alike := tuple(
+                LoaderExport(e.name, True, module=e.module) for e in exported if e.yields == kind
+            )
+        )
+    }
+
+
+def _handed_on(
+    t: ShardDataLoaders,
+    returns: list[cst.BaseExpression | None],
+    handed: dict[str, tuple[LoaderExport, ...]],
+) -> str | None:
+    """The kind every one of `returns` is a call of (an exported function's result handed
+    on whole); None where one is not."""
+    kinds = set()
+    for value in returns:
+        if not isinstance(value, cst.Call):
+            return None
+        origin = t._call_origin(value, None, None)
+        kind = next((k for k, alike in handed.items() if t._is_exported(origin, alike)), None)
+        if kind is None:
+            return None
+        kinds.add(kind)
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _one_batch(module: cst.Module, value: cst.BaseExpression, loaders: set[int]) -> bool:
@@ -83,18 +127,12 @@ def yielded_loops(t: ShardDataLoaders, module: cst.Module) -> list[cst.For | cst
     yielding or returning its sharded loaders' batches: a `for` over a call of it, `next()`
     / `.__next__()` of a value bound from one (a generator), or a call of it (a function
     returning a batch), in the loop's own scope."""
-    exported = [e for e in t.state.loaders.exported if e.yields]
-    if not exported:
+    alike = _exported_alike(t)
+    if not alike:
         return []
-    alike = {  # as plain function exports: data/imported._is_exported matches their names
-        kind: tuple(
-            LoaderExport(e.name, True, module=e.module) for e in exported if e.yields == kind
-        )
-        for kind in ("yields", "returns")
-    }
 
     def of(expr: cst.BaseExpression, kind: str) -> bool:
-        if not alike[kind]:
+        if kind not in alike:
             return False
         if isinstance(expr, cst.Call):
             return t._is_exported(t._call_origin(expr, None, None), alike[kind])
