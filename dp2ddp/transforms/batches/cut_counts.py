@@ -59,6 +59,8 @@ def settle_cuts(
         if (cut, bound) in seen:
             continue
         seen.add((cut, bound))
+        if _in_loader_loop(proof, flow, cut):
+            continue
         shares = [o for o in origins(flow, cut.value) if _share(proof, flow, o, wrapped)]
         if shares:
             _settle(proof, flow, call, cut, bound, shares, wrapped)
@@ -89,12 +91,28 @@ def _cuts_on(
 
 
 def _share(proof: BatchProof, flow: DefUse, origin: Origin, wrapped: set[str]) -> bool:
-    """`origin` holds this rank's share: a sharded loader's batch, a split, another
-    module's batches told per rank."""
+    """`origin` holds this rank's share as the program holds it in both runs of the
+    migration: through a loader the data pass shards, or another module's batches told per
+    rank (iterated_share). Not a split this pass plans or wrote before: placed after the
+    statement that cuts, or cutting rows the loop steps through, it is not this class."""
     if origin.selects:
         return False
-    return proof._classify(flow, origin, wrapped) == "sharded" or iterated_share(
-        proof, flow, origin
+    if iterated_share(proof, flow, origin):
+        return True
+    return any(
+        isinstance(step.node, (cst.Name, cst.Attribute, cst.Call)) and proof._is_loader(step.node)
+        for step in origin.path
+    )
+
+
+def _in_loader_loop(proof: BatchProof, flow: DefUse, cut: cst.Subscript) -> bool:
+    """The cut is in the body of a `for` over a loader: the data pass's chunk rules
+    (DP051) and batches/beside.py's constant slices (DP047) answer there."""
+    return any(
+        isinstance(a, cst.For)
+        and proof._inside(cut, a.body)
+        and any(proof._is_loader(u) for u in proof._loop_sources(a))
+        for a in flow.ancestors(cut)
     )
 
 
