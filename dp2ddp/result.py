@@ -48,6 +48,16 @@ class LoaderExport:
     #: with next() (data/batch_takers.py): the importer's loops calling it on an instance
     #: hold this rank's share; no loader itself is reached this way
     taker: str = ""
+    #: `name` is a top-level function every batch of which is one of loaders sharded here
+    #: (data/batch_yielders.py): "yields" (a generator: each item it yields), "returns"
+    #: (what a call returns); a loop taking them holds this rank's share, no loader itself
+    yields: str = ""
+
+    @property
+    def loader_itself(self) -> bool:
+        """The export names a loader the importer iterates (its sampler's set_epoch to
+        call): not a batch sampler's, nor a taker's or a yielder's batches."""
+        return not (self.batches or self.taker or self.yields)
 
 
 @dataclass(frozen=True)

@@ -1128,6 +1128,22 @@ Stop 54 (helper s2):
   notes: a said figure): losses appended to a dict of lists and fed to the Trainer's own
   tracker object: DP030 at the return and at the tracker's print, named in verify's notes
   (before: rank 0's share printed as the epoch's tr_loss, no warning).
+
+Stop 54 (helper s1), batches cut twice across modules:
+- s54_s1_generator_batches_other_module (program; x1's repro of stop 53, the shape of
+  taufikxu/Triple-GAN@127948d train_triplegan.py:245): a generator of another module yielding
+  the batches of a loader its data pass shards (`lib.get_iter(4)`), taken with
+  `itr.__next__()` and `next(itr)`: told as yielding that loader's batches
+  (LoaderExport.yields), no second cut (before: `x, label = ddp_shard_batch((x, label))`
+  after each, rank 0 `weights 4.4294` for the original's 3.4227, no warning).
+- batches_s54_s1_count_of_loader_batch (v3-B of validation round 6, the shape of Triple-GAN
+  library/loss_cla.py:150): generator batches, this rank's share, cut by a count of the
+  global batch (`lpi = FLAGS.bs // 2`, `cat([data[:lpi], data_u[lpi:]])`) where `FLAGS.bs`
+  sizes the sharded loader: the count read per rank, `ddp_per_rank_batch(FLAGS.bs) // 2`
+  (before: each rank's 2 rows all labelled, none unlabelled, rank 0 `weights 2.4627` for the
+  original's 4.1095, no warning). batches_s54_s1_count_of_config (a count of the
+  configuration, `FLAGS.lpi`, not the loader's size): DP047 at each cut (a golden only: the
+  migration keeps the difference and says it).
 """
 
 from __future__ import annotations
@@ -1584,6 +1600,12 @@ CASES: dict[str, tuple[str, ...]] = {
         "path runs/DataParallel__run 0:12 1:3 2:3 3:1",
         "weights -0.3203",
     ),
+    # stop 54 s1: the original's (the base printed weights 4.4294: each rank's batch, already
+    # its share of the sharded loader lib.py's generator yields, cut again: a quarter each)
+    "s54_s1_generator_batches_other_module": ("weights 3.4227",),
+    # stop 54 s1: the original's (the base printed weights 2.4627: each rank cut its share at
+    # the global batch's count, all its rows labelled and none unlabelled)
+    "batches_s54_s1_count_of_loader_batch": ("weights 4.1095",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1640,6 +1662,7 @@ PROGRAMS = {
     "s54_v2_loader_stored_by_constructor": "train.py",  # stop 54 v2
     "s54_v2_loader_loop_through_wrapper_names": "train.py",  # stop 54 v2
     "s54_s2_class_name_other_module": "train.py",  # stop 54 s2
+    "s54_s1_generator_batches_other_module": "train.py",  # stop 54 s1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1759,6 +1782,8 @@ RANK0_ONLY = {
     "s54_v2_loader_stored_by_constructor": "weights",  # stop 54 v2
     "s54_v2_loader_loop_through_wrapper_names": "probe",  # stop 54 v2
     "s54_s2_class_name_other_module": "weights",  # stop 54 s2
+    "s54_s1_generator_batches_other_module": "weights",  # stop 54 s1
+    "batches_s54_s1_count_of_loader_batch": "weights",  # stop 54 s1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -119,8 +119,9 @@ def migrate_parsed(
     warnings.sort(key=lambda d: (d.line, d.col, d.code))
     if code != source:
         code = _mark(source, code, warnings, options)
-    # a batch sampler's shard is told also once written (DP082 in the importer, re-derived)
-    exports = tuple(e for e in state.exports if code != source or e.batches)
+    # a batch sampler's shard is told also once written (DP082 in the importer, re-derived),
+    # and a function yielding a sharded loader's batches (no second cut in the importer)
+    exports = tuple(e for e in state.exports if code != source or e.batches or e.yields)
     factories = tuple(state.evaluation_factories) if code != source else ()
     helpers: tuple[str, ...] = ()
     helpers_module = ""

@@ -83,7 +83,7 @@ from dp2ddp.transforms.batches.loops import (
 from dp2ddp.transforms.batches.returned_wraps import headed_outputs, returned_wraps
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
 from dp2ddp.transforms.batches.summed import keep_summed_losses
-from dp2ddp.transforms.batches.unsplit import sharded_here
+from dp2ddp.transforms.batches.yielded import from_sharded_loader
 from dp2ddp.transforms.data.plan import Loader
 
 #: Methods that change a tensor's shape: a helper returning their result may not keep the
@@ -549,31 +549,14 @@ class ShardBatches(BatchSqueezes):
 
     def _next_of_batches(self, value: cst.BaseExpression) -> bool:
         """`next(it)` of something that is not a DataLoader, nor fed by one the data pass
-        sharded: the proof's question (`_from_sharded_loader`)."""
+        sharded: the proof's question (yielded.from_sharded_loader)."""
         return (
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Name)
             and value.func.value == "next"
             and bool(value.args)
             and not any(self._is_loader(u) for u in self._unwrapped(value.args[0].value, 0))
-            and not self._from_sharded_loader(value)
-        )
-
-    def _from_sharded_loader(self, value: cst.BaseExpression) -> bool:
-        """The batch `value` gives flows from a DataLoader the data pass sharded, through a
-        generator or helper of this module (rosinality/glow-pytorch@97081ff: `sample_data()`
-        builds its own DataLoader and yields `next(loader)`): it is this rank's share
-        already, and a second split would halve it again (each rank trained on 2 of the
-        original's 8, in silence)."""
-        if self._module is None:
-            return False
-        flow = view(self._module)
-        return any(
-            isinstance(origin.node, cst.Call)
-            and self.matches(origin.node.func, DATALOADER)
-            and not origin.selects
-            and sharded_here(self.code(origin.node))
-            for origin in origins(flow, value)
+            and not from_sharded_loader(self, self._module, value)
         )
 
     def _produces(self, value: cst.BaseExpression, counters: set[str]) -> bool:

@@ -49,6 +49,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.fed_slots import fed_share
 from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.batches.beside import prove_beside_loader
+from dp2ddp.transforms.batches.cut_counts import settle_cuts
 from dp2ddp.transforms.batches.fed import fed_share_loop
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
@@ -144,12 +145,14 @@ class BatchProof(TrainingLoops):
         state sized by the batch follow it."""
         per_rank = False
         states: list[Origin] = []
+        sliced: list[Origin] = []  # the slices on the way: their counts (cut_counts.py)
 
         def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
             return calls_model(other, wrapped)
 
         for value in (a.value for a in call.args):
             found = origins(flow, value, stop)
+            sliced += found
             # selected by an index each rank takes its own of (`for i in
             # ddp_rank_batches(range(...))`: `X[i:i + n]`): this rank's batch
             dealt = any(o.selects and self._on_split(flow, o) for o in found)
@@ -209,6 +212,7 @@ class BatchProof(TrainingLoops):
             return
         for value in self._targets(flow, call, loop):
             found = origins(flow, value, stop)
+            sliced += found
             if any(o.selects and self._on_split(flow, o) for o in found):
                 continue  # selected by an index each rank takes its own of
             for origin in found:
@@ -244,6 +248,7 @@ class BatchProof(TrainingLoops):
         for origin in states:
             self._per_rank_state(flow, origin, call)
         self._split_calls.add(call)
+        settle_cuts(self, flow, call, sliced, wrapped)
 
     def _per_process_note(self) -> str:
         if self.state.options.per_process_batch:

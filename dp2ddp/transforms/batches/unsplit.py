@@ -32,19 +32,13 @@ import libcst as cst
 from dp2ddp.flow import DefUse, Origin, code, origins
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import name_of
-from dp2ddp.transforms.batches.loops import PER_RANK
+from dp2ddp.transforms.batches.yielded import sharded_here, yielded_share
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.batches.proof import BatchProof
 
 #: The helpers the data pass wraps a program's own sampler in (data/batch_shard.py).
 _SHARDS = ("DdpBatchShard", "DdpSamplerShard")
-
-
-def sharded_here(loader: str) -> bool:
-    """A DataLoader call as the data pass left it sharded: a distributed sampler, or the
-    per-rank batch size."""
-    return "DistributedSampler" in loader or PER_RANK in loader or "ddp_eval_sampler" in loader
 
 
 def unsplit_effect(proof: BatchProof, flow: DefUse, origin: Origin) -> str:
@@ -151,8 +145,11 @@ def iterated_share(proof: BatchProof, flow: DefUse, origin: Origin) -> bool:
     method `m` gives the batches of its constructor's k-th parameter (another module's
     class: ProgramHints.batch_fetchers' `Class.m@k`, analysis/per_rank.py), given as the
     k-th argument a DataLoader this module sharded: this rank's part, as the loader's own
-    batches (stop 53 s3, PuzzleCAM's `Iterator(train_loader).get()`: DP047 said it)."""
+    batches (stop 53 s3, PuzzleCAM's `Iterator(train_loader).get()`: DP047 said it); or an
+    item of another module's generator of its sharded loaders' batches (batches/yielded.py)."""
     node, fetchers = origin.node, proof.state.hints.batch_fetchers
+    if yielded_share(proof, origin):
+        return True  # another module's generator of its sharded loader's batches (stop 54)
     if not (
         fetchers
         and isinstance(node, cst.Call)

@@ -27,6 +27,12 @@ import libcst as cst
 
 from dp2ddp.result import LoaderExport
 from dp2ddp.transforms._support.nodes import assigned_value, name_of, nodes_of, walk
+from dp2ddp.transforms.data.batch_yielders import (
+    next_of,
+    written_shard,
+    yielded_loops,
+    yielding_exports,
+)
 from dp2ddp.transforms.data.plan import Loader
 
 if TYPE_CHECKING:
@@ -132,7 +138,7 @@ def taking_methods(
         me = method.params.params[0].name.value
         taken: set[cst.Call] = set()
         for node in walk(method.body, skip_scopes=True):
-            it = _next_of(node)
+            it = next_of(node)
             if it is None:
                 continue
             attribute = _iterator_attribute(t, it, me)
@@ -144,21 +150,6 @@ def taking_methods(
         if taken:
             found[method.name.value] = taken
     return found
-
-
-def _next_of(node: cst.CSTNode) -> cst.BaseExpression | None:
-    """`e` of `next(e)`, `e.next()`, `e.__next__()`; else None."""
-    if not isinstance(node, cst.Call):
-        return None
-    if isinstance(node.func, cst.Name) and node.func.value == "next" and node.args:
-        return node.args[0].value
-    if (
-        isinstance(node.func, cst.Attribute)
-        and node.func.attr.value in ("next", "__next__")
-        and not node.args
-    ):
-        return node.func.value
-    return None
 
 
 def _iterator_attribute(t: ShardDataLoaders, it: cst.BaseExpression, me: str) -> str | None:
@@ -224,25 +215,32 @@ def taker_loops(t: ShardDataLoaders, module: cst.Module, loaders: dict[cst.Call,
 
 def export_takers(t: ShardDataLoaders, module: cst.Module, sharded: Collection[cst.Call]) -> None:
     """Tell importers (program mode) which methods of this module's top-level classes take
-    batches of loaders sharded here: LoaderExport(class, taker=method)."""
-    if t.state.program is None or not sharded:
+    batches of loaders sharded here: LoaderExport(class, taker=method); and which top-level
+    functions yield or return only their batches (data/batch_yielders.py)."""
+    if t.state.program is None:
         return
-    for owner in module.body:
+    for owner in module.body if sharded else ():
         if isinstance(owner, cst.ClassDef):
             for method in taking_methods(t, owner, sharded):
                 export = LoaderExport(owner.name.value, True, taker=method)
                 if export not in t.state.exports:
                     t.state.exports.append(export)
+    written = {c for c in t._all_loaders if written_shard(t, c)}  # a second run's
+    for export in yielding_exports(t, module, {*sharded, *written}):  # `lib.get_iter(n)`
+        if export not in t.state.exports:
+            t.state.exports.append(export)
 
 
 def imported_takers(t: ShardDataLoaders, module: cst.Module) -> list[Loader]:
     """A stand-in loader (plan.Loader.stand_in) for the loops of this module calling an
     exported taking method on an instance of its class (built by a call matched by
-    qualified name, data/imported._is_exported): their figures are this rank's share."""
+    qualified name, data/imported._is_exported), or taking the batches of an exported
+    function yielding or returning its sharded loaders' (batch_yielders.yielded_loops):
+    their figures are this rank's share."""
     takers = tuple(e for e in t.state.loaders.exported if e.taker)
+    found = yielded_loops(t, module)
     if not takers:
-        return []
-    found: list[cst.For | cst.While] = []
+        return [Loader.stand_in(found)] if found else []
     for loop in nodes_of(module, (cst.For, cst.While)):
         for call in _called_methods(loop):
             assert isinstance(call.func, cst.Attribute)

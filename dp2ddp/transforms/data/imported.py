@@ -428,7 +428,7 @@ class LoaderImports(LoaderSetEpoch):
         the loaders of other modules that the program shards, as bound here by a call of
         their factory, with the loops over them: their running figures are this rank's
         share, as for this module's own loaders (the figure rule, data/evaluation.py)."""
-        exported = tuple(e for e in self.state.loaders.exported if not (e.batches or e.taker))
+        exported = tuple(e for e in self.state.loaders.exported if e.loader_itself)
         #: Sharded by a batch sampler of the program's own (DdpBatchShard): no set_epoch to
         #: plan, but its figures are this rank's share all the same (stop 52 w1).
         batched = tuple(e for e in self.state.loaders.exported if e.batches)
@@ -623,7 +623,7 @@ class LoaderImports(LoaderSetEpoch):
             else:
                 names.add("/" + name)  # matched whole only
         for export in exported:
-            if bool(export.taker) != takers:
+            if bool(export.taker) != takers or export.yields:
                 continue
             if export.function != (origin.call is not None):
                 continue
