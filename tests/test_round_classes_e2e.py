@@ -1057,11 +1057,12 @@ Stop 54's validation round 7 (helper v3):
 - data_s54_v3_bag_size_alias_chunks (v3-A, tszssong/face.evoLVe.PyTorch@017d57e
   tri_hard_train.py): a bag loader's batch size held under another name (`bag =
   args.bag_size`) sizing buffers and counting rows in the loop over it, and the bag scored
-  and trained in chunks of a configured size written into a buffer (`scores[b * chunk:...] =
-  model(inputs[b * chunk:...])`): the alias read per rank (proved on the def-use view), the
-  chunk size per rank where it cuts this rank's rows; rank 0 prints the original's `weights
-  0.6107` (before: buffers of the global bag and an empty second chunk, "The expanded size
-  of the tensor (2) must match the existing size (0)" on both ranks, nothing said).
+  and trained in chunks of a configured size written into a buffer (`scores[lo:hi] =
+  model(inputs[lo:hi])`): the alias read per rank (proved on the def-use view), the chunk
+  size per rank where it cuts this rank's rows; rank 0 prints the original's `weights
+  0.6107` (before: buffers of the global bag, an empty second chunk and a row loop past the
+  rank's rows, "IndexError: index 2 is out of bounds for dimension 0 with size 2" on both
+  ranks, nothing said).
 """
 
 from __future__ import annotations
@@ -1467,8 +1468,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "run DataParallel__run model DataParallel inner Net",
         "weights -0.1064",
     ),
-    # stop 54 v3: the original's (the base: "The expanded size of the tensor (2) must match
-    # the existing size (0)" on both ranks: buffers of the global bag, an empty chunk)
+    # stop 54 v3: the original's (the base: "IndexError: index 2 is out of bounds for
+    # dimension 0 with size 2" on both ranks: buffers and a row loop of the global bag)
     "data_s54_v3_bag_size_alias_chunks": ("weights 0.6107",),
 }
 #: the program fixtures of CASES -> their entry
