@@ -1144,6 +1144,17 @@ Stop 54 (helper s1), batches cut twice across modules:
   original's 4.1095, no warning). batches_s54_s1_count_of_config (a count of the
   configuration, `FLAGS.lpi`, not the loader's size): DP047 at each cut (a golden only: the
   migration keeps the difference and says it).
+
+Stop 54's validation round 7 (helper v3):
+- data_s54_v3_bag_size_alias_chunks (v3-A, tszssong/face.evoLVe.PyTorch@017d57e
+  tri_hard_train.py): a bag loader's batch size held under another name (`bag =
+  args.bag_size`) sizing buffers and counting rows in the loop over it, and the bag scored
+  and trained in chunks of a configured size written into a buffer (`scores[lo:hi] =
+  model(inputs[lo:hi])`): the alias read per rank (proved on the def-use view), the chunk
+  size per rank where it cuts this rank's rows; rank 0 prints the original's `weights
+  0.6107` (before: buffers of the global bag, an empty second chunk and a row loop past the
+  rank's rows, "IndexError: index 2 is out of bounds for dimension 0 with size 2" on both
+  ranks, nothing said).
 """
 
 from __future__ import annotations
@@ -1606,6 +1617,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 54 s1: the original's (the base printed weights 2.4627: each rank cut its share at
     # the global batch's count, all its rows labelled and none unlabelled)
     "batches_s54_s1_count_of_loader_batch": ("weights 4.1095",),
+    # stop 54 v3: the original's (the base: "IndexError: index 2 is out of bounds for
+    # dimension 0 with size 2" on both ranks: buffers and a row loop of the global bag)
+    "data_s54_v3_bag_size_alias_chunks": ("weights 0.6107",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -77,7 +77,7 @@ def plan_body(
     for node in body:
         if isinstance(node, cst.Assign):
             for target in node.targets:
-                for name in names_in(target.target):
+                for name in names_in(_stored(target.target)):
                     assigned.setdefault(name, []).append(node.value)
         elif isinstance(node, (cst.AugAssign, cst.For)):
             for name in names_in(node.target):
@@ -363,6 +363,14 @@ def _split_size(data: MigrationTransform, call: cst.Call) -> cst.BaseExpression 
     positional = [a.value for a in call.args if a.keyword is None]
     at = 1 if "torch.split" in data.qualified_names(call.func) else 0
     return positional[at] if len(positional) > at else None
+
+
+def _stored(target: cst.BaseExpression) -> cst.BaseExpression:
+    """What a store changes: `buf` of `buf[i * n:(i + 1) * n] = ...` (stop 54 v3-A: the
+    names of the index, the chunk size among them, are read there, not bound)."""
+    while isinstance(target, cst.Subscript):
+        target = target.value
+    return target
 
 
 def _scale(

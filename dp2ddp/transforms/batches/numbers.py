@@ -20,7 +20,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow.defuse import DefUse
-from dp2ddp.flow.origins import Origin
+from dp2ddp.flow.origins import Origin, Step
 from dp2ddp.transforms._support.metadata import code_of_dotted
 
 #: Builtins whose result is a number (or a string) whatever they are given.
@@ -68,18 +68,45 @@ def number_only(flow: DefUse, origin: Origin) -> bool:
         node = step.node
         if _makes_number(flow, node) and (_builtin(flow, node) != "range" or _element(path, at)):
             made = True
-        elif made and (
-            step.cut
-            or not (
-                isinstance(node, _OPERATORS)
-                or (step.call and isinstance(node, cst.Call))
-                or _builtin(flow, node) in _KEEPERS
+        elif made and not step.call and at and _shapes(flow, node, path[at - 1].node):
+            return True  # a size or a parameter of a library call: the rows are its data's
+        elif (
+            made
+            and not _taken_from_range(flow, path, at)
+            and (
+                step.cut
+                or not (
+                    isinstance(node, _OPERATORS)
+                    or (step.call and isinstance(node, cst.Call))
+                    or _builtin(flow, node) in _KEEPERS
+                )
             )
         ):
             made = False  # taken out of something (a list of numbers), or made data again
         if made and at + 1 < len(path) and _held(flow, node, path[at + 1].node):
             made = False
     return made
+
+
+def _shapes(flow: DefUse, node: cst.CSTNode, given: cst.CSTNode) -> bool:
+    """`node` is a library call (`F.adaptive_avg_pool2d(x, size)`, `F.interpolate(x,
+    scale_factor=s)`) given the number as an argument after its first: a size or a parameter
+    of what it computes from its data, the same number on every rank and every replica
+    (GenerativeSkinLesion's `adaptive_avg_pool2d(real, current_size)`, current_size from
+    `math.log2` of the configured sizes, was said "every rank gets all of it", stop 54 v3).
+    The rows of its result are its data's, judged by that data's own origins."""
+    if not isinstance(node, cst.Call) or not node.args:
+        return False
+    root = node.func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not (isinstance(root, cst.Name) and flow.imported(root)):
+        return False
+    first = node.args[0]
+    return any(
+        a.value is given and (a is not first or a.keyword is not None) and not a.star
+        for a in node.args
+    )
 
 
 def _held(flow: DefUse, node: cst.CSTNode, following: cst.CSTNode) -> bool:
@@ -94,6 +121,12 @@ def _held(flow: DefUse, node: cst.CSTNode, following: cst.CSTNode) -> bool:
             return True
         parent = flow.parent(parent)
     return False
+
+
+def _taken_from_range(flow: DefUse, path: tuple[Step, ...], at: int) -> bool:
+    """The step takes the element of the `range(...)` just before it (a loop's target): a
+    number still, not a number taken out of data."""
+    return at > 0 and path[at].cut and _builtin(flow, path[at - 1].node) == "range"
 
 
 def _element(path: tuple[object, ...], at: int) -> bool:

@@ -39,6 +39,7 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, name_of, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.data.handed_sizes import plan_handed_sizes
+from dp2ddp.transforms.data.size_aliases import SizeAliases
 from dp2ddp.transforms.data.size_guards import PER_RANK, sharded_loops
 
 if TYPE_CHECKING:
@@ -70,13 +71,19 @@ def plan_batch_shapes(
     """Add to `plan` the reads of a global batch size that shape a tensor in a loop over a
     sharded loader (swaps, records); to `unknown` those in loops not followed to a loader
     (DP085)."""
+    aliases: SizeAliases | None = None
     for loop, globals_, every, bound in sharded_loops(data, nodes, iterated_through):
         sizes = globals_ or every
+        aliases = aliases or SizeAliases(data, nodes, every)
         for node in walk(loop.body, skip_scopes=True):
             if not isinstance(node, (cst.Name, cst.Attribute)):
                 continue
             text = data.code(node)
-            if text not in sizes or text in bound or node in plan.swaps:
+            if text not in sizes and aliases.size_of(node) in sizes:
+                text = f"{text} (= {aliases.size_of(node)})"
+            elif text not in sizes:
+                continue
+            if text in bound or node in plan.swaps:
                 continue
             if isinstance(data.parent(node), cst.Attribute):
                 continue  # `args` of `args.batch_size`, or `B.real`

@@ -346,7 +346,26 @@ def _same_size(size: cst.BaseExpression, batch_size: cst.BaseExpression, flow: D
         isinstance(batch_size, cst.Attribute) and batch_size.attr.value == size.attr.value
     ):
         return False
+    held, given = _attribute_held(size, flow), _attribute_held(batch_size, flow)
+    if held is not None and given is not None and held != given:
+        return False  # `margin = args.margin` is not `args.bag_size` (stop 54 v3)
     return _same_sources(size, batch_size, flow)
+
+
+def _attribute_held(expr: cst.BaseExpression, flow: DefUse) -> str | None:
+    """The attribute a name holds where every definition of it is a plain `name = x.attr`
+    of that one attribute (or `expr` is such an attribute); else None."""
+    if isinstance(expr, cst.Attribute):
+        return expr.attr.value
+    if not isinstance(expr, cst.Name):
+        return None
+    definitions = flow.definitions(expr)
+    held = {
+        d.value.attr.value
+        for d in definitions
+        if d.kind == "assign" and not d.element and isinstance(d.value, cst.Attribute)
+    }
+    return held.pop() if definitions and len(held) == 1 and len(definitions) == 1 else None
 
 
 def stop_at(

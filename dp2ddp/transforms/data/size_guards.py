@@ -33,6 +33,7 @@ from dp2ddp.transforms.data.batch_sized import _target_names
 from dp2ddp.transforms.data.handoffs import fed_size_loops, global_batch_size
 from dp2ddp.transforms.data.method_batches import Loop, kept_batch_size, tensor_of
 from dp2ddp.transforms.data.plan import Loader, named_loader
+from dp2ddp.transforms.data.size_aliases import SizeAliases, batch_rows
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationState
@@ -53,15 +54,19 @@ def plan_size_guards(
     read per rank (swaps, records), and the comparisons left to DP061 (warnings)."""
     handled: set[cst.Comparison] = set()
     loops: list[Loop] = []
+    aliases: SizeAliases | None = None
     for loop, globals_, every, bound in sharded_loops(data, nodes, iterated_through):
         body = list(walk(loop.body, skip_scopes=True))
         batch, sizes = _batch_names(loop, body, data)
         loops.append((loop, globals_, batch))
+        aliases = aliases or SizeAliases(data, nodes, every)
+        if globals_:
+            batch = batch | batch_rows(data, body, globals_, aliases)
         for compare in (n for n in body if isinstance(n, cst.Comparison)):
             handled.add(compare)
             if globals_:
                 what = data.code(loop.iter)
-                _plan_compare(data, plan, compare, batch, sizes, globals_, bound, what)
+                _plan_compare(data, plan, compare, batch, sizes, globals_, bound, what, aliases)
             else:
                 _unknown_loop(data, plan, compare, batch, sizes, every, loop)
     _outside_loops(data, nodes, handled, plan, loops)
@@ -384,6 +389,7 @@ def _plan_compare(
     globals_: set[str],
     bound: set[str],
     loop: str,
+    aliases: SizeAliases,
 ) -> None:
     left = compare.left
     for target in compare.comparisons:
@@ -393,7 +399,9 @@ def _plan_compare(
                 if _size_read(size, batch, sizes, data) and not _size_read(
                     other, batch, sizes, data
                 ):
-                    _plan_side(data, plan, compare, size, other, globals_, bound, loop)
+                    held = aliases.size_of(other)  # a name bound only to the global size
+                    sizes_ = globals_ | {data.code(other)} if held in globals_ else globals_
+                    _plan_side(data, plan, compare, size, other, sizes_, bound, loop)
         left = target.comparator
 
 
