@@ -1092,6 +1092,15 @@ Stop 54's validation round 7 (helper v4):
   1.0685` (before: the null writer made it at once, inside tensorboardX's exists-then-make,
   and rank 0 died of FileExistsError; the stand-in tests/e2e_stop45_m/tensorboardX widens
   that window, 1 run in 4 of fastMRI under torchrun x2).
+
+Stop 54's helper x2, an object DataParallel does not split:
+- batches_s54_x2_object_not_scattered (v4-D, serenalotreck/multi-omics@629aa47
+  GCN/gcn.py:41-42): a whole graph in a library's object (`Planetoid(16)[0].to(device)`,
+  the stand-in tests/e2e_stop45_m/graphdata.py) given the model, the loss's targets read
+  off it (`data.y[data.train_mask]`); scatter handed every replica the whole object, so the
+  call, its output and the targets stay whole (DP181) and rank 0 prints the original's
+  losses and `weights 0.8852` (before: the targets split as a batch, the output whole:
+  "Expected input batch_size (8) to match target batch_size (4)" on both ranks).
 """
 
 from __future__ import annotations
@@ -1529,6 +1538,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "process_group_s54_v4_main_in_one_branch": ("weights 1.0190",),
     # stop 54 v4: the original's (the base: rank 0 FileExistsError making the writer's folder)
     "rank_zero_s54_v4_tensorboardx_folder_race": ("weights 1.0685",),
+    # stop 54 x2: the original's (the base: both ranks crashed, 8 outputs vs 4 targets)
+    "batches_s54_x2_object_not_scattered": (
+        "graph loss 0.5865",
+        "object loss 0.4140",
+        "weights 0.8852",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1698,6 +1713,7 @@ RANK0_ONLY = {
     "s54_s3_untyped_set_from_other_module": "labels",  # stop 54 s3
     "process_group_s54_v4_main_in_one_branch": "weights",  # stop 54 v4
     "rank_zero_s54_v4_tensorboardx_folder_race": "weights",  # stop 54 v4
+    "batches_s54_x2_object_not_scattered": "weights",  # stop 54 x2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
