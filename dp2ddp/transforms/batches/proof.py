@@ -141,7 +141,7 @@ class BatchProof(TrainingLoops):
         """One model call: its inputs first (split where unproved, else DP047); where the
         batch it gets is this rank's part, the targets compared with its output and the
         state sized by the batch follow it."""
-        replicas = [replicated(flow, a.value) for a in call.args]
+        replicas = [None if a.star else replicated(flow, a.value) for a in call.args]
         if replicas and all(replicas):
             whole = whole_verdict(self, flow, call, wrapped)
             if whole is not None:  # every rank computes the original's whole step

@@ -20,7 +20,8 @@ reads (through `.to()`, `.cuda()`, `.cpu()` of it):
   (`data.y[data.train_mask]`, `data.y.long()`) and is not one of a tensor's properties: no
   tensor has it.
 
-Anything else is not proved and left to the proof (batches/proof.py).
+Anything else is not proved and left to the proof (batches/proof.py); so is an argument
+unpacked at the call (`model(**batch)`: scatter splits the keyword tensors it becomes).
 """
 
 from __future__ import annotations
