@@ -1155,6 +1155,15 @@ Stop 54's validation round 7 (helper v3):
   0.6107` (before: buffers of the global bag, an empty second chunk and a row loop past the
   rank's rows, "IndexError: index 2 is out of bounds for dimension 0 with size 2" on both
   ranks, nothing said).
+
+Stop 54's helper x2, an object DataParallel does not split:
+- batches_s54_x2_object_not_scattered (v4-D, serenalotreck/multi-omics@629aa47
+  GCN/gcn.py:41-42): a whole graph in a library's object (`Planetoid(16)[0].to(device)`,
+  the stand-in tests/e2e_stop45_m/graphdata.py) given the model, the loss's targets read
+  off it (`data.y[data.train_mask]`); scatter handed every replica the whole object, so the
+  call, its output and the targets stay whole (DP181) and rank 0 prints the original's
+  losses and `weights 0.8852` (before: the targets split as a batch, the output whole:
+  "Expected input batch_size (8) to match target batch_size (4)" on both ranks).
 """
 
 from __future__ import annotations
@@ -1620,6 +1629,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 54 v3: the original's (the base: "IndexError: index 2 is out of bounds for
     # dimension 0 with size 2" on both ranks: buffers and a row loop of the global bag)
     "data_s54_v3_bag_size_alias_chunks": ("weights 0.6107",),
+    # stop 54 x2: the original's (the base: both ranks crashed, 8 outputs vs 4 targets)
+    "batches_s54_x2_object_not_scattered": (
+        "graph loss 0.5865",
+        "object loss 0.4140",
+        "weights 0.8852",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1798,6 +1813,7 @@ RANK0_ONLY = {
     "s54_s2_class_name_other_module": "weights",  # stop 54 s2
     "s54_s1_generator_batches_other_module": "weights",  # stop 54 s1
     "batches_s54_s1_count_of_loader_batch": "weights",  # stop 54 s1
+    "batches_s54_x2_object_not_scattered": "weights",  # stop 54 x2
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

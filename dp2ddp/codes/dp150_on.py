@@ -136,4 +136,18 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "of an earlier run must be renumbered alike), or set PYTHONHASHSEED for the launch "
         "(`PYTHONHASHSEED=0 torchrun ...`). Then silence the warning with `# noqa: DP178`.",
     ),
+    "DP181": (
+        "a model given an object DataParallel does not split: every rank computes the whole step",
+        "A wrapped model is called with an object DataParallel's scatter does not split "
+        "(not a tensor, tuple, list or dict: a graph library's `Data` holding a whole graph, "
+        "an object of the program's own class); DataParallel handed every replica the whole "
+        "object, so the original computed the whole batch on one GPU, its update the whole "
+        "batch's. dp2ddp left the call, its output and the targets compared with it whole "
+        "(splitting the targets as a batch would mismatch the output's size on every rank): "
+        "every rank computes the same full step and DDP averages equal gradients, the "
+        "original's update, with no speed-up and the whole batch's memory on every rank. "
+        "To train on a part per rank, split the object yourself (each rank its share of "
+        "the nodes or samples, a loss over that share: for a graph, a neighbour-sampling "
+        "loader with a DistributedSampler), then silence the warning with `# noqa: DP181`.",
+    ),
 }

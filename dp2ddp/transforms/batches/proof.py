@@ -16,6 +16,8 @@ way: one cut from data nobody split, not through a loader loop's target (noise d
 before the loop, `z = z_all[k * bs:(k + 1) * bs]` by a step counter), is split as above, and
 the targets of that call cut alike with it; one cut or shaped by the loader's batch
 (`noise[:real.size(0)]`, this rank's size, the same rows on every rank): DP047.
+A call given only objects DataParallel's scatter does not split (batches/replicated.py: not a
+tensor, tuple, list or dict; a graph's `Data`) stays whole, its targets too: DP181.
 A random draw that selects the batch (`perm = np.random.permutation(n)`) runs inside
 `with ddp_same_random():` so the ranks' parts are of one draw. A batch from a parameter or
 an import the module cannot follow: DP047 with the flow, `source at L:C → ... → call`.
@@ -59,6 +61,7 @@ from dp2ddp.transforms.batches.loops import (
     _plain_target,
 )
 from dp2ddp.transforms.batches.numbers import held_alike
+from dp2ddp.transforms.batches.replicated import replicated
 from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, filled_later
 from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
@@ -143,6 +146,13 @@ class BatchProof(TrainingLoops):
         """One model call: its inputs first (split where unproved, else DP047); where the
         batch it gets is this rank's part, the targets compared with its output and the
         state sized by the batch follow it."""
+        replicas = [None if a.star else replicated(flow, a.value) for a in call.args]
+        if replicas and all(replicas):
+            whole = whole_verdict(self, flow, call, wrapped)
+            if whole is not None:  # every rank computes the original's whole step
+                self._whole_calls[call] = whole
+            self.warn(call, "DP181", f"{self.code(call)}: {replicas[0]}")
+            return
         per_rank = False
         states: list[Origin] = []
         sliced: list[Origin] = []  # the slices on the way: their counts (cut_counts.py)
