@@ -1164,6 +1164,21 @@ Stop 54's helper x2, an object DataParallel does not split:
   call, its output and the targets stay whole (DP181) and rank 0 prints the original's
   losses and `weights 0.8852` (before: the targets split as a batch, the output whole:
   "Expected input batch_size (8) to match target batch_size (4)" on both ranks).
+
+Stop 54 (helper x5), file operations after a rank-0 write:
+- rank_zero_s54_x5_chmod_after_copy (ELEKTRONN/elektronn3@8111e5d trainer.py:1058-1062,
+  Backup.archive_backup): the script copied into the run folder, `os.chmod` of the copy and
+  `shutil.make_archive` of the source folder, all on rank 0 with the copy; rank 0 prints
+  the original's `weights 0.2533`, the copy is 0o755 (before: the copy on rank 0, the chmod
+  on every rank with no barrier: rank 1 FileNotFoundError, nothing said).
+- rank_zero_s54_x5_archive_every_rank: shutil.make_archive, a `tarfile.open(p, "w:gz")`
+  block and a `zipfile.ZipFile(p, "a")` block each epoch on rank 0, a barrier before every
+  rank reads the zip: `entries 3`, the original's (before: every rank appended, 5 entries
+  when rank 0 read it and 6 at the end).
+- rank_zero_s54_x5_copy_read_every_rank: a checkpoint copied on rank 0 (`shutil.copyfile`)
+  and its size read on every rank: a barrier between (a copy's destination is a write, and
+  os.stat/getsize/getmtime reads); `best True weights 0.2533`, the original's (before: rank
+  1 FileNotFoundError).
 """
 
 from __future__ import annotations
@@ -1635,6 +1650,13 @@ CASES: dict[str, tuple[str, ...]] = {
         "object loss 0.4140",
         "weights 0.8852",
     ),
+    # stop 54 x5: the original's (the base: rank 1 FileNotFoundError in os.chmod of the
+    # script's copy rank 0 was making)
+    "rank_zero_s54_x5_chmod_after_copy": ("weights 0.2533",),
+    # stop 54 x5: the original's (the base printed entries 5: every rank appended its own)
+    "rank_zero_s54_x5_archive_every_rank": ("entries 3", "weights 0.2367"),
+    # stop 54 x5: the original's (the base: rank 1 FileNotFoundError reading the copy)
+    "rank_zero_s54_x5_copy_read_every_rank": ("best True weights 0.2533",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1814,6 +1836,9 @@ RANK0_ONLY = {
     "s54_s1_generator_batches_other_module": "weights",  # stop 54 s1
     "batches_s54_s1_count_of_loader_batch": "weights",  # stop 54 s1
     "batches_s54_x2_object_not_scattered": "weights",  # stop 54 x2
+    "rank_zero_s54_x5_chmod_after_copy": "weights",  # stop 54 x5
+    "rank_zero_s54_x5_archive_every_rank": "entries",  # stop 54 x5
+    "rank_zero_s54_x5_copy_read_every_rank": "best",  # stop 54 x5
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
@@ -2524,3 +2549,25 @@ def test_streams_handed_to_methods_print_once(launch: Launch) -> None:
     rank 1 printed them too)."""
     rank1 = launch.stdout("s54_s3_stream_handed_to_method", 1)
     assert "log step" not in rank1 and "processed" not in rank1, rank1
+
+
+# stop 54 x5
+def test_files_changed_after_a_rank_0_write_are_changed_once(launch: Launch) -> None:
+    """rank_zero_s54_x5_chmod_after_copy: both ranks ended, the script's copy is executable
+    (before: rank 1 FileNotFoundError in its chmod); rank_zero_s54_x5_archive_every_rank:
+    the zip holds each epoch's entry once and the archives are whole (before: two an
+    epoch)."""
+    import tarfile
+    import zipfile
+
+    launch.status("rank_zero_s54_x5_chmod_after_copy", 1)
+    runs = launch.workdir("rank_zero_s54_x5_chmod_after_copy") / "runs"
+    copies = list(runs.glob("0-*.py"))
+    assert len(copies) == 1 and copies[0].stat().st_mode & 0o777 == 0o755, copies
+    launch.status("rank_zero_s54_x5_archive_every_rank", 1)
+    runs = launch.workdir("rank_zero_s54_x5_archive_every_rank") / "runs"
+    with zipfile.ZipFile(runs / "history.zip") as history:
+        assert history.namelist() == [f"epoch{epoch}.txt" for epoch in range(3)]
+    for name in ("code.tar.gz", "src_backup.tar.gz"):
+        with tarfile.open(runs / name) as archive:
+            assert archive.getnames(), name

@@ -23,6 +23,7 @@ from dp2ddp.transforms.rank_zero.path_forms import path_form
 from dp2ddp.transforms.rank_zero.path_mentions import mentioned_forms
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.side_effects import (
+    COPIES,
     H5PY_FILE,
     OPEN,
     READS_AT_FIRST,
@@ -101,9 +102,13 @@ def whole_file_path(
     """The argument a call writes (write=True) or reads a whole file at, given the call's
     qualified names: `open(p, mode)` by its mode, np.save and the other WRITES_AT_FIRST or
     np.load and the other READS_AT_FIRST at their first argument, and unless `torch` is
-    False `torch.save(obj, p)` / `torch.load(p)`; None for any other call."""
+    False `torch.save(obj, p)` / `torch.load(p)`, a copy's destination (its second
+    argument: `shutil.copyfile(src, dst)` on rank 0, then `open(dst)` on every rank, stop
+    54 x5); None for any other call."""
     if any(a.star for a in call.args):
         return None
+    if write and names & COPIES:
+        return argument(call, "dst", 1)
     if write and torch and names & TORCH_SAVE:
         for position, arg in enumerate(call.args):
             if (arg.keyword is None and position == 1) or (

@@ -39,7 +39,11 @@ FILES = "file writes"
 PRINT_EVERY_RANK = "print (its arguments evaluated on every rank)"
 #: Methods of an open file handle that write to it (`f.write(line)` in `with open(...) as f`,
 #: `f.create_dataset(name, data=x)` in `with h5py.File(path, "w") as f`).
-_HANDLE_WRITES = frozenset({"write", "writelines", "flush", "create_dataset", "create_group"})
+#: An archive's (`z.writestr(name, text)`, `t.add(folder)` in `with tarfile.open(p, "w")`).
+_HANDLE_WRITES = frozenset(
+    {"write", "writelines", "flush", "create_dataset", "create_group", "writestr", "add"}
+    | {"addfile"}
+)
 #: h5py.File modes that create or change the file (its default, "r", only reads).
 H5PY_WRITE_MODES = frozenset({"w", "w-", "x", "a"})
 #: A file mode as open() takes it ("w", "wt", "ab"), not a file name.

@@ -106,6 +106,19 @@ FILE_WRITES: Final = frozenset(
         "torch.onnx.export",
         *COPIES,
         "shutil.rmtree",
+        # an archive of a folder written at its first argument (+ the format's suffix):
+        # every rank wrote one `src_backup.tar.gz` (ELEKTRONN/elektronn3@8111e5d's
+        # Backup.archive_backup, stop 54 x5)
+        "shutil.make_archive",
+        # a change to a file's mode, owner or times: the original changed it once, and a
+        # file rank 0 just wrote is not there yet for another rank (elektronn3's
+        # `shutil.copyfile(script, dst)` then `os.chmod(dst, 0o755)`: FileNotFoundError on
+        # rank 1, stop 54 x5); with the write on rank 0 it goes there too
+        "os.chmod",
+        "os.chown",
+        "os.utime",
+        "shutil.copymode",
+        "shutil.copystat",
         "os.remove",
         "os.unlink",
         "os.rename",
@@ -160,6 +173,12 @@ WRITES_AT_FIRST: Final = frozenset(
 )
 READS_AT_FIRST: Final = frozenset(
     {
+        # a file's size, times or mode: a file rank 0 is writing is not there yet for
+        # another rank, or not whole (stop 54 x5; `os.path.exists` is no read: a cache's
+        # test before it is written)
+        "os.stat",
+        "os.path.getsize",
+        "os.path.getmtime",
         "scipy.io.loadmat",
         "scipy.io.matlab.loadmat",
         "numpy.load",
@@ -220,10 +239,13 @@ FILE_WRITE_METHODS: Final = frozenset(
 #: rank (AidenMoosa/Tacotron2@699a211 audio_utilities.py, stop 48 v1-A).
 OPEN: Final = frozenset(
     {"builtins.open", "io.open", "codecs.open", "gzip.open", "bz2.open", "lzma.open", "wave.open"}
+    # archives (a tarfile mode names its compression after ":" or "|": open_mode), written
+    # by every rank at one path before (stop 54 x5)
+    | {"zipfile.ZipFile", "tarfile.open", "tarfile.TarFile.open"}
 )
 #: The keyword an OPEN function takes its file as (open's `file`, codecs' and gzip's
-#: `filename`, wave's `f`).
-OPEN_FILE_KEYWORDS: Final = frozenset({"file", "filename", "f"})
+#: `filename`, wave's `f`, tarfile's `name`).
+OPEN_FILE_KEYWORDS: Final = frozenset({"file", "filename", "f", "name"})
 MAKEDIRS: Final = frozenset({"os.makedirs"})
 MKDIR: Final = frozenset({"os.mkdir"})
 #: Progress bars of other libraries whose `.write(line)` prints a line under the bar, as
@@ -485,7 +507,8 @@ def open_mode(call: cst.Call) -> str | None:
         return None if any(a.star for a in call.args) else "r"
     if isinstance(value, cst.SimpleString):
         mode = value.evaluated_value
-        return mode if isinstance(mode, str) else None
+        # tarfile's "w:gz" / "r|*": the part before the compression is open()'s mode
+        return mode.split(":")[0].split("|")[0] if isinstance(mode, str) else None
     return None
 
 
