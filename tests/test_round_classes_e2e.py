@@ -1078,6 +1078,14 @@ Stop 54's validation round 7 (helper v1), the samples seen decide when to evalua
   a step's printed figure of this rank's batch divided by the loader's global batch size
   (`float(zeros) / args.batch_size * 100`, an attribute stored beside it on `args`): the
   divisor read per rank; rank 0 prints `zeros 50.0%` as the original (before: 25.0%).
+
+Stop 54's helper x1, a training loader another module's method returns:
+- s54_x1_loader_from_method_self_test (v1-C of validation round 7, xyz961014/longterm@c62d11e
+  lm.py:176-183): `corpus.get_train_loader()` handed to the entry's `train()`, which steps;
+  the data module's self-test loop made the base shard it unexported, and the count over
+  len(dataset) that `train()` returns was rank 0's share (far 0.2812 for 0.6562), silent. Now
+  the program proves the loader trains across the module boundary and exports it: the
+  count is summed over the ranks, set_epoch in the entry's epoch loop.
 """
 
 from __future__ import annotations
@@ -1511,6 +1519,12 @@ CASES: dict[str, tuple[str, ...]] = {
         "step 3 zeros 50.0%",
         "weights 0.5681",
     ),
+    # stop 54 x1: the original's (the base printed far 0.2812 and 0.2188, rank 0's share)
+    "s54_x1_loader_from_method_self_test": (
+        "epoch 0 far 0.6562",
+        "epoch 1 far 0.5625",
+        "weights -0.1683",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1564,6 +1578,7 @@ PROGRAMS = {
     "s54_s3_set_through_third_module": "train.py",  # stop 54 s3
     "s54_s3_stream_handed_to_method": "train.py",  # stop 54 s3
     "s54_s3_untyped_set_from_other_module": "train.py",  # stop 54 s3
+    "s54_x1_loader_from_method_self_test": "train.py",  # stop 54 x1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {

@@ -73,6 +73,7 @@ class ProgramTeller:
         self._fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] | None = None
         self._no_grad: tuple[tuple[str, bool], ...] | None = None
         self._consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
+        self._trained: tuple[tuple[str, tuple[str, str]], ...] | None = None
         self._batch_classes: tuple[tuple[str, bool], ...] | None = None
         self._batch_sums: tuple[tuple[str, tuple[BatchSumReturn, ...]], ...] | None = None
         self._tensor_lists: tuple[tuple[str, str], ...] | None = None
@@ -243,6 +244,7 @@ class ProgramTeller:
                 # the loaders it hands them take their roles from their loops all the same
                 self.consumers(module) if gate else (),
                 self.batch_classes(module) if gate else (),
+                self.trained_factories(module) if gate and in_program else (),
             ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
@@ -464,6 +466,31 @@ class ProgramTeller:
             item
             for item in others(self._consumers, module)
             if item[0].rpartition(".")[0] in imported
+        )
+
+    def trained_factories(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
+        """ProgramLoaders.trained: this module's functions and methods whose returned loader
+        another module's training loop iterates (analysis/trained_factories.py), each with
+        where (class x1 of stop 54: longterm's `corpus.get_train_loader()`), each module read
+        once a project."""
+        if self._trained is None:
+            from dp2ddp.transforms.analysis.trained_factories import module_trained_factories
+
+            def find(m: ProgramModule) -> dict[str, tuple[str, str]]:
+                tree = self.project.parsed_or_none(m)
+                if tree is None:
+                    return {}
+                return {
+                    f"{m.name}.{index}": (name, f"line {' and '.join(map(str, lines))} of {m.name}")
+                    for index, (name, lines) in enumerate(module_trained_factories(tree).items())
+                }
+
+            self._trained = self.project.per_module(self.program.modules, "trained", find)
+        prefix = f"{module.name}."
+        return tuple(
+            (name[len(prefix) :], where)
+            for _, (name, where) in others(self._trained, module)
+            if name.startswith(prefix)
         )
 
     def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str, bool], ...]:
