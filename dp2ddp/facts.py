@@ -372,8 +372,8 @@ class ProgramLoaders:
         yields the program's own batches, not a sharded loader's, whatever the class is
         called (a class `DataLoader` of the program: class v2-A of stop 40).
     trained: this module's top-level functions and methods ("Class.method") whose returned
-        loader a training loop of another module iterates, with where ("line 8 of train"):
-        such a loader iterated by no loop here is training data (class x1 of stop 54).
+        loader a training loop of another module iterates: such a loader iterated by no loop
+        here is training data (class x1 of stop 54).
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
@@ -387,7 +387,7 @@ class ProgramLoaders:
         default=()
     )
     batch_classes: tuple[str, ...] = field(default=())
-    trained: tuple[tuple[str, str], ...] = field(default=())
+    trained: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,7 @@ class ProgramTeller:
         self._fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] | None = None
         self._no_grad: tuple[tuple[str, bool], ...] | None = None
         self._consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
-        self._trained: tuple[tuple[str, tuple[str, str]], ...] | None = None
+        self._trained: tuple[tuple[str, str], ...] | None = None
         self._batch_classes: tuple[tuple[str, bool], ...] | None = None
         self._batch_sums: tuple[tuple[str, tuple[BatchSumReturn, ...]], ...] | None = None
         self._tensor_lists: tuple[tuple[str, str], ...] | None = None
@@ -455,7 +455,11 @@ class ProgramTeller:
                 tree = self.project.parsed_or_none(m)
                 if tree is None:
                     return {}
-                return module_loader_consumers(m.name, tree)
+                found = module_loader_consumers(m.name, tree)
+                # the same loops' trained factories while the tree's def-use view is cached
+                key = ("trained", m.real, m.name, m.path)
+                self.project.remembered(key, partial(self._trained_of, m))
+                return found
 
             self._consumers = self.project.per_module(self.program.modules, "consumers", find)
         # Only the callables of the modules it imports: a loader is handed to one by a call
@@ -468,30 +472,28 @@ class ProgramTeller:
             if item[0].rpartition(".")[0] in imported
         )
 
-    def trained_factories(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
+    def trained_factories(self, module: ProgramModule) -> tuple[str, ...]:
         """ProgramLoaders.trained: this module's functions and methods whose returned loader
-        another module's training loop iterates (analysis/trained_factories.py), each with
-        where (class x1 of stop 54: longterm's `corpus.get_train_loader()`), each module read
-        once a project."""
+        another module's training loop iterates (analysis/trained_factories.py; class x1 of
+        stop 54: longterm's `corpus.get_train_loader()`), each module read once a project.
+        Names only: a library shared by several entries is told the same by each program
+        that trains on it (and migrated once)."""
         if self._trained is None:
-            from dp2ddp.transforms.analysis.trained_factories import module_trained_factories
-
-            def find(m: ProgramModule) -> dict[str, tuple[str, str]]:
-                tree = self.project.parsed_or_none(m)
-                if tree is None:
-                    return {}
-                return {
-                    f"{m.name}.{index}": (name, f"line {' and '.join(map(str, lines))} of {m.name}")
-                    for index, (name, lines) in enumerate(module_trained_factories(tree).items())
-                }
-
-            self._trained = self.project.per_module(self.program.modules, "trained", find)
+            modules = self.program.modules
+            self._trained = self.project.per_module(modules, "trained", self._trained_of)
         prefix = f"{module.name}."
-        return tuple(
-            (name[len(prefix) :], where)
-            for _, (name, where) in others(self._trained, module)
-            if name.startswith(prefix)
-        )
+        own = {n[len(prefix) :] for _, n in others(self._trained, module) if n.startswith(prefix)}
+        return tuple(sorted(own))
+
+    def _trained_of(self, m: ProgramModule) -> dict[str, str]:
+        """One module's part of ProgramLoaders.trained: the qualified callables."""
+        from dp2ddp.transforms.analysis.trained_factories import module_trained_factories
+
+        tree = self.project.parsed_or_none(m)
+        if tree is None:
+            return {}
+        found = module_trained_factories(tree)
+        return {f"{m.name}.{index}": name for index, name in enumerate(found)}
 
     def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str, bool], ...]:
         """The toggles of the program's other modules (ProgramFacts.grad_toggles), each

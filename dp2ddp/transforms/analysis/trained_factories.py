@@ -14,8 +14,8 @@ function of this module it calls, runs `.backward()`/`.step()`), what it iterate
 back over the def-use view (flow/defuse.py: names, parameters of this module's functions as
 its calls pass them: loader_consumers.py's `_passed`) to calls of an imported name: `f(...)`,
 `mod.f(...)`, `obj.m(...)` where `obj = mod.Class(...)` or `obj = mod` (a module alias). Each
-is listed by the qualified name its imports spell (`data.dataloader.Corpus.get_train_loader`),
-with the loop's line. A call that resolves to nothing imported is not listed.
+is listed by the qualified name its imports spell (`data.dataloader.Corpus.get_train_loader`).
+A call that resolves to nothing imported is not listed.
 """
 
 from __future__ import annotations
@@ -26,30 +26,29 @@ from libcst.helpers import get_full_name_for_node
 from dp2ddp.flow import view
 from dp2ddp.flow.defuse import Definition, DefUse
 from dp2ddp.transforms.analysis.generator_batches import loop_role
-from dp2ddp.transforms.analysis.loader_consumers import _line_starts, _passed, _takers
+from dp2ddp.transforms.analysis.loader_consumers import _passed, takers_of
 
 #: The most values one loop's iterable is followed back through.
 _BOUND = 100
 
 
-def module_trained_factories(tree: cst.Module) -> dict[str, tuple[int, ...]]:
-    """Qualified name of each imported callable whose call's value a training loop of this
-    module iterates -> the lines of those loops (see the module docstring)."""
-    takers = [(t, e) for t, e in _takers(tree) if isinstance(t, cst.For)]
+def module_trained_factories(tree: cst.Module) -> tuple[str, ...]:
+    """The qualified name of each imported callable whose call's value a training loop of
+    this module iterates (see the module docstring)."""
+    takers = [(t, e) for t, e in takers_of(tree) if isinstance(t, cst.For)]
     if not takers:
-        return {}
+        return ()
     flow = view(tree)
-    lines = _line_starts(tree)
-    found: dict[str, list[int]] = {}
+    found: dict[str, None] = {}
     for taker, iterable in takers:
         calls = _calls_behind(flow, iterable)
         if not calls or loop_role(flow, taker) != "trains":
             continue
         for call in calls:
             name = imported_name(flow, call.func)
-            if name is not None and lines(taker) not in found.setdefault(name, []):
-                found[name].append(lines(taker))
-    return {name: tuple(each) for name, each in found.items()}
+            if name is not None:
+                found[name] = None
+    return tuple(found)
 
 
 def _calls_behind(flow: DefUse, expr: cst.BaseExpression) -> list[cst.Call]:

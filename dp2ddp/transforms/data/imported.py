@@ -623,7 +623,9 @@ class LoaderImports(LoaderSetEpoch):
                 names.add(name.lstrip("."))
             else:
                 names.add("/" + name)  # matched whole only
-        if origin.call is not None:  # `corpus.get_loader()`, `corpus = data.Corpus()`
+        last = name_of(origin.call.func) if origin.call is not None else ""
+        if origin.call is not None and any(e.name.rpartition(".")[2] == last for e in exported):
+            # `corpus.get_loader()` where `corpus = data.Corpus()` (or a module's alias)
             found = imported_name(view(self._module_node), origin.call.func)
             names.update(("/" + found,) if found is not None else ())
         for export in exported:

@@ -27,6 +27,7 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, view
 from dp2ddp.result import LoaderExport
+from dp2ddp.transforms._support.nodes import enclosing_function
 from dp2ddp.transforms.data.plan import Loader
 
 if TYPE_CHECKING:
@@ -36,8 +37,7 @@ if TYPE_CHECKING:
 def said_unlooped_whole(t: ShardDataLoaders, loader: Loader, label: str) -> bool:
     """Of a loader no loop of this module iterates: DP015 (left whole) and True, unless
     another module's training loop is proved to take it (then False: it is sharded)."""
-    where = trained_where(t, loader)
-    if where is None:
+    if trained_where(t, loader) is None:
         t.warn(
             loader.call,
             "DP015",
@@ -52,25 +52,25 @@ def said_unlooped_whole(t: ShardDataLoaders, loader: Loader, label: str) -> bool
 def export_trained(t: ShardDataLoaders, loader: Loader) -> None:
     """Export a sharded loader that a function or method of this module returns and that
     another module's training loop takes (module docstring), with a record."""
-    where = trained_where(t, loader)
-    if where is None:
+    name = trained_where(t, loader)
+    if name is None:
         return
-    name, lines = where
     export = LoaderExport(name, True)
     if export not in t.state.exports:
         t.state.exports.append(export)
     t.record(
         loader.call,
-        f"what `{name}` returns is training data: the training loop at {lines} iterates "
-        "it; its importers read it as sharded",
+        f"what `{name}` returns is training data (another module's training loop iterates "
+        "it): exported, its importers read it as sharded",
     )
 
 
-def trained_where(t: ShardDataLoaders, loader: Loader) -> tuple[str, str] | None:
-    """(the function's name, where it is trained on) for a loader returned by one of this
-    module's functions or methods that another module's training loop takes from."""
-    told = dict(t.state.loaders.trained)
-    if not told:
+def trained_where(t: ShardDataLoaders, loader: Loader) -> str | None:
+    """The name (`Class.method` for a method) of the function of this module that returns
+    `loader` where another module's training loop takes what it returns; else None."""
+    told = t.state.loaders.trained
+    around = enclosing_function(loader.call, t)
+    if around is None or not any(n.rpartition(".")[2] == around.name.value for n in told):
         return None
     flow = view(t._module_node)
     function = flow.function_around(loader.call)
@@ -85,7 +85,7 @@ def trained_where(t: ShardDataLoaders, loader: Loader) -> tuple[str, str] | None
         name = f"{function.owner.name.value}.{name}"
     elif flow.parent(function.node) is not flow.module:
         return None
-    return (name, told[name]) if name in told else None
+    return name if name in told else None
 
 
 def _holds(flow: DefUse, value: cst.BaseExpression, call: cst.Call) -> bool:
