@@ -376,6 +376,9 @@ class ProgramLoaders:
         name (analysis/fixed_fetch.py `own_batch_classes`): an object of one built here
         yields the program's own batches, not a sharded loader's, whatever the class is
         called (a class `DataLoader` of the program: class v2-A of stop 40).
+    trained: this module's top-level functions and methods ("Class.method") whose returned
+        loader a training loop of another module iterates: such a loader iterated by no loop
+        here is training data (class x1 of stop 54).
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
@@ -389,6 +392,7 @@ class ProgramLoaders:
         default=()
     )
     batch_classes: tuple[str, ...] = field(default=())
+    trained: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

@@ -1179,6 +1179,14 @@ Stop 54 (helper x5), file operations after a rank-0 write:
   and its size read on every rank: a barrier between (a copy's destination is a write, and
   os.stat/getsize/getmtime reads); `best True weights 0.2533`, the original's (before: rank
   1 FileNotFoundError).
+
+Stop 54's helper x1, a training loader another module's method returns:
+- s54_x1_loader_from_method_self_test (v1-C of validation round 7, xyz961014/longterm@c62d11e
+  lm.py:176-183): `corpus.get_train_loader()` handed to the entry's `train()`, which steps;
+  the data module's self-test loop made the base shard it unexported, and the count over
+  len(dataset) that `train()` returns was rank 0's share (far 0.2812 for 0.6562), silent. Now
+  the program proves the loader trains across the module boundary and exports it: the
+  count is summed over the ranks, set_epoch in the entry's epoch loop.
 """
 
 from __future__ import annotations
@@ -1657,6 +1665,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s54_x5_archive_every_rank": ("entries 3", "weights 0.2367"),
     # stop 54 x5: the original's (the base: rank 1 FileNotFoundError reading the copy)
     "rank_zero_s54_x5_copy_read_every_rank": ("best True weights 0.2533",),
+    # stop 54 x1: the original's (the base printed far 0.2812 and 0.2188, rank 0's share)
+    "s54_x1_loader_from_method_self_test": (
+        "epoch 0 far 0.6562",
+        "epoch 1 far 0.5625",
+        "weights -0.1683",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1714,6 +1728,7 @@ PROGRAMS = {
     "s54_v2_loader_loop_through_wrapper_names": "train.py",  # stop 54 v2
     "s54_s2_class_name_other_module": "train.py",  # stop 54 s2
     "s54_s1_generator_batches_other_module": "train.py",  # stop 54 s1
+    "s54_x1_loader_from_method_self_test": "train.py",  # stop 54 x1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {

@@ -73,6 +73,7 @@ class ProgramTeller:
         self._fetchers: tuple[tuple[str, tuple[tuple[int | None, str], ...]], ...] | None = None
         self._no_grad: tuple[tuple[str, bool], ...] | None = None
         self._consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
+        self._trained: tuple[tuple[str, str], ...] | None = None
         self._batch_classes: tuple[tuple[str, bool], ...] | None = None
         self._batch_sums: tuple[tuple[str, tuple[BatchSumReturn, ...]], ...] | None = None
         self._tensor_lists: tuple[tuple[str, str], ...] | None = None
@@ -243,6 +244,7 @@ class ProgramTeller:
                 # the loaders it hands them take their roles from their loops all the same
                 self.consumers(module) if gate else (),
                 self.batch_classes(module) if gate else (),
+                self.trained_factories(module) if gate and in_program else (),
             ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
@@ -453,7 +455,11 @@ class ProgramTeller:
                 tree = self.project.parsed_or_none(m)
                 if tree is None:
                     return {}
-                return module_loader_consumers(m.name, tree)
+                found = module_loader_consumers(m.name, tree)
+                # the same loops' trained factories while the tree's def-use view is cached
+                key = ("trained", m.real, m.name, m.path)
+                self.project.remembered(key, partial(self._trained_of, m))
+                return found
 
             self._consumers = self.project.per_module(self.program.modules, "consumers", find)
         # Only the callables of the modules it imports: a loader is handed to one by a call
@@ -465,6 +471,29 @@ class ProgramTeller:
             for item in others(self._consumers, module)
             if item[0].rpartition(".")[0] in imported
         )
+
+    def trained_factories(self, module: ProgramModule) -> tuple[str, ...]:
+        """ProgramLoaders.trained: this module's functions and methods whose returned loader
+        another module's training loop iterates (analysis/trained_factories.py; class x1 of
+        stop 54: longterm's `corpus.get_train_loader()`), each module read once a project.
+        Names only: a library shared by several entries is told the same by each program
+        that trains on it (and migrated once)."""
+        if self._trained is None:
+            modules = self.program.modules
+            self._trained = self.project.per_module(modules, "trained", self._trained_of)
+        prefix = f"{module.name}."
+        own = {n[len(prefix) :] for _, n in others(self._trained, module) if n.startswith(prefix)}
+        return tuple(sorted(own))
+
+    def _trained_of(self, m: ProgramModule) -> dict[str, str]:
+        """One module's part of ProgramLoaders.trained: the qualified callables."""
+        from dp2ddp.transforms.analysis.trained_factories import module_trained_factories
+
+        tree = self.project.parsed_or_none(m)
+        if tree is None:
+            return {}
+        found = module_trained_factories(tree)
+        return {f"{m.name}.{index}": name for index, name in enumerate(found)}
 
     def grad_toggles(self, module: ProgramModule) -> tuple[tuple[str, str, bool], ...]:
         """The toggles of the program's other modules (ProgramFacts.grad_toggles), each

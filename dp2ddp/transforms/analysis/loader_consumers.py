@@ -32,6 +32,7 @@ import libcst as cst
 from libcst.metadata import CodeRange
 
 from dp2ddp.flow import view
+from dp2ddp.flow.children import PerTree
 from dp2ddp.flow.defuse import DefUse, Function
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.grad_mode import under_grad_off
@@ -60,7 +61,7 @@ def module_loader_consumers(import_name: str, tree: cst.Module) -> dict[str, tup
             found[f"{import_name}.{statement.name.value}"] = []
     if not found:
         return {}
-    takers = list(_takers(tree))
+    takers = takers_of(tree)
     if not takers:  # a module of models and helpers: no def-use view built for it
         return {name: () for name in found}
     flow = view(tree)
@@ -76,6 +77,16 @@ def module_loader_consumers(import_name: str, tree: cst.Module) -> dict[str, tup
             if entry not in found.setdefault(f"{import_name}.{slot_name}", []):
                 found[f"{import_name}.{slot_name}"].append(entry)
     return {name: tuple(entries) for name, entries in found.items()}
+
+
+def _taker_list(
+    tree: cst.Module,
+) -> tuple[tuple[cst.For | cst.FunctionDef, cst.BaseExpression], ...]:
+    return tuple(_takers(tree))
+
+
+#: A module's takers, once per tree (also read by analysis/trained_factories.py).
+takers_of = PerTree(_taker_list)
 
 
 def _takers(tree: cst.Module) -> Iterator[tuple[cst.For | cst.FunctionDef, cst.BaseExpression]]:

@@ -143,6 +143,7 @@ from dp2ddp.transforms.data.sampler_reads import said_sampler_reads
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler
 from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
 from dp2ddp.transforms.data.size_swaps import SizeSwaps
+from dp2ddp.transforms.data.trained_returns import export_trained, said_unlooped_whole
 from dp2ddp.transforms.data.unlooped_shards import keep_unlooped_whole, live_loops
 
 
@@ -453,14 +454,9 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             # summed over the ranks. Unless its name says it trains (then it is sharded as
             # any training loader), every rank goes through all of it, so the figures stay
             # right, and DP015 says so: a training loader left whole is never silent.
-            self.warn(
-                call,
-                "DP015",
-                f"{label} is iterated by no loop of this module (another module's, or by "
-                "hand with next()), where its metrics are not summed over the ranks; left "
-                "unsharded (every rank goes through all of it)",
-            )
-            return
+            # Where another module's training loop is proved to take it: sharded.
+            if said_unlooped_whole(self, loader, label):
+                return
         evaluation = handed != "trains" and (
             evaluated or bool(EVAL_NAME.search(loader.name)) and (not shuffled or not loader.loops)
         )
@@ -517,6 +513,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         self._plan_train_metrics(loader)
         self._warn_running_figures(loader)
         exported = shuffled and self._export(loader, self._all_loaders)
+        export_trained(self, loader)  # `corpus.get_train_loader()` trained on elsewhere
         if shuffled and not self._plan_set_epoch(loader, exported):
             extra = [keyword("advance_epoch", cst.Name("True"))]
             rebuilt = self.rebuilt_key(loader)

@@ -45,6 +45,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.module_index import argument
+from dp2ddp.transforms.analysis.trained_factories import imported_name
 from dp2ddp.transforms.analysis.training import own_callees, trains_through
 from dp2ddp.transforms.data.batch_shard import BATCH_SHARD, ShardEdit, is_sampler_shard
 from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wrappers
@@ -622,6 +623,11 @@ class LoaderImports(LoaderSetEpoch):
                 names.add(name.lstrip("."))
             else:
                 names.add("/" + name)  # matched whole only
+        last = name_of(origin.call.func) if origin.call is not None else ""
+        if origin.call is not None and any(e.name.rpartition(".")[2] == last for e in exported):
+            # `corpus.get_loader()` where `corpus = data.Corpus()` (or a module's alias)
+            found = imported_name(view(self._module_node), origin.call.func)
+            names.update(("/" + found,) if found is not None else ())
         for export in exported:
             if bool(export.taker) != takers or export.yields:
                 continue

@@ -14,6 +14,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 train_loader = get_train_dataloader(4)
 val_loader = get_test_dataloader()
 for epoch in range(2):
+    train_loader.sampler.set_epoch(epoch)
     model.train()
     for x, y in train_loader:
         loss = ((model(x) - y) ** 2).mean()

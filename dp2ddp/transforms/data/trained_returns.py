@@ -1,0 +1,98 @@
+"""A loader returned by a function or method of its module that another module trains on.
+
+A data module often builds its loaders in functions or methods and returns them (`def
+get_train_loader(self, batch_size): return DataLoader(...)`), and the entry trains on what a
+call returns: `train_loader = corpus.get_train_loader(8)`, handed to `train(model,
+train_loader, opt)`, whose loop steps the optimizer (class x1 of stop 54,
+xyz961014/longterm@c62d11e baseline/pytorch/lm.py:176-183 with CRTN/data/dataloader.py).
+The data module's own loops cannot tell a training loader from an evaluation set: with none
+the loader was left whole, DP015 saying "evaluation metrics not reduced" of training data
+(false); with a self-test `main()` looping over it, it was sharded, but not exported, so the
+entry's running figures over it were read as whole and printed as rank 0's share, silently.
+
+The program proves the role across the module boundary: the entry's training loops are
+followed back to calls of this module's functions and methods (analysis/
+trained_factories.py, told as ProgramLoaders.trained). Such a loader is training data:
+sharded here as any training loader, and exported (LoaderExport by the function's name,
+`Class.method` for a method) so that the importer's data pass reads its loops as loops over
+a sharded loader (set_epoch in its epoch loop; its figures reduced or said, DP030), the
+call matched through the importer's def-use view (`corpus = data.Corpus()`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.flow import DefUse, view
+from dp2ddp.result import LoaderExport
+from dp2ddp.transforms._support.nodes import enclosing_function
+from dp2ddp.transforms.data.plan import Loader
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data import ShardDataLoaders
+
+
+def said_unlooped_whole(t: ShardDataLoaders, loader: Loader, label: str) -> bool:
+    """Of a loader no loop of this module iterates: DP015 (left whole) and True, unless
+    another module's training loop is proved to take it (then False: it is sharded)."""
+    if trained_where(t, loader) is None:
+        t.warn(
+            loader.call,
+            "DP015",
+            f"{label} is iterated by no loop of this module (another module's, or by "
+            "hand with next()), where its metrics are not summed over the ranks; left "
+            "unsharded (every rank goes through all of it)",
+        )
+        return True
+    return False
+
+
+def export_trained(t: ShardDataLoaders, loader: Loader) -> None:
+    """Export a sharded loader that a function or method of this module returns and that
+    another module's training loop takes (module docstring), with a record."""
+    name = trained_where(t, loader)
+    if name is None:
+        return
+    export = LoaderExport(name, True)
+    if export not in t.state.exports:
+        t.state.exports.append(export)
+    t.record(
+        loader.call,
+        f"what `{name}` returns is training data (another module's training loop iterates "
+        "it): exported, its importers read it as sharded",
+    )
+
+
+def trained_where(t: ShardDataLoaders, loader: Loader) -> str | None:
+    """The name (`Class.method` for a method) of the function of this module that returns
+    `loader` where another module's training loop takes what it returns; else None."""
+    told = t.state.loaders.trained
+    around = enclosing_function(loader.call, t)
+    if around is None or not any(n.rpartition(".")[2] == around.name.value for n in told):
+        return None
+    flow = view(t._module_node)
+    function = flow.function_around(loader.call)
+    if function is None or not isinstance(function.node, cst.FunctionDef):
+        return None
+    if not any(_holds(flow, value, loader.call) for value in function.returns):
+        return None
+    name = function.node.name.value
+    if function.owner is not None:
+        if flow.parent(function.owner) is not flow.module:
+            return None
+        name = f"{function.owner.name.value}.{name}"
+    elif flow.parent(function.node) is not flow.module:
+        return None
+    return name if name in told else None
+
+
+def _holds(flow: DefUse, value: cst.BaseExpression, call: cst.Call) -> bool:
+    """`value` (a returned expression) is `call`, or a name bound only to it."""
+    if value is call:
+        return True
+    if not isinstance(value, cst.Name):
+        return False
+    found = flow.definitions(value)
+    return bool(found) and all(d.value is call and not d.element for d in found)
