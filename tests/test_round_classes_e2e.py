@@ -1155,6 +1155,15 @@ Stop 54's validation round 7 (helper v3):
   0.6107` (before: buffers of the global bag, an empty second chunk and a row loop past the
   rank's rows, "IndexError: index 2 is out of bounds for dimension 0 with size 2" on both
   ranks, nothing said).
+
+Stop 54 (helper x4), figures in meter objects:
+- s54_x4_meter_class_other_module (program; tszssong/face.evoLVe.PyTorch@017d57e's
+  AverageMeter of util/utils.py): epoch figures kept in meter classes of another module
+  (`from util.meters import AverageMeter`, `meters.BatchMeter()`), fed per batch in the
+  loop over a sharded loader and printed after it: the classes read there once
+  (ProgramFacts.meters) and proved as data/meters.py proves a meter of the loop's module;
+  the sums all-reduced after the loop. Rank 0 prints the original's `epoch 0 loss 2.1172
+  mean 2.1172` (before: DP030 and rank 0's half, `epoch 0 loss 1.7135 mean 1.7135`).
 """
 
 from __future__ import annotations
@@ -1620,6 +1629,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 54 v3: the original's (the base: "IndexError: index 2 is out of bounds for
     # dimension 0 with size 2" on both ranks: buffers and a row loop of the global bag)
     "data_s54_v3_bag_size_alias_chunks": ("weights 0.6107",),
+    # stop 54 x4: the original's (the base printed rank 0's half: DP030, its own share)
+    "s54_x4_meter_class_other_module": (
+        "epoch 0 loss 2.1172 mean 2.1172",
+        "epoch 1 loss 0.6922 mean 0.6922",
+        "weights 3.1935",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1677,6 +1692,7 @@ PROGRAMS = {
     "s54_v2_loader_loop_through_wrapper_names": "train.py",  # stop 54 v2
     "s54_s2_class_name_other_module": "train.py",  # stop 54 s2
     "s54_s1_generator_batches_other_module": "train.py",  # stop 54 s1
+    "s54_x4_meter_class_other_module": "train.py",  # stop 54 x4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1798,6 +1814,7 @@ RANK0_ONLY = {
     "s54_s2_class_name_other_module": "weights",  # stop 54 s2
     "s54_s1_generator_batches_other_module": "weights",  # stop 54 s1
     "batches_s54_s1_count_of_loader_batch": "weights",  # stop 54 s1
+    "s54_x4_meter_class_other_module": "epoch",  # stop 54 x4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -15,6 +15,7 @@ from dp2ddp.facts import (
     CommandLine,
     HelperDraw,
     LoaderFeed,
+    MeterClass,
     ModelClass,
     PickledParam,
     ProgramFacts,
@@ -76,6 +77,7 @@ class ProgramTeller:
         self._batch_classes: tuple[tuple[str, bool], ...] | None = None
         self._batch_sums: tuple[tuple[str, tuple[BatchSumReturn, ...]], ...] | None = None
         self._tensor_lists: tuple[tuple[str, str], ...] | None = None
+        self._meters: tuple[tuple[str, MeterClass], ...] | None = None
         self._command_line: CommandLine | None = None
         #: function name -> whether some module names it otherwise than by its def
         self._names: dict[str, bool] = {}
@@ -275,6 +277,7 @@ class ProgramTeller:
             tensor_lists=self.tensor_lists(module, "list") if gate else (),
             tensor_holders=self.tensor_lists(module, "held") if gate else (),
             tensor_list_holders=self.tensor_lists(module, "heldlist") if gate else (),
+            meters=self.meters(module) if gate else (),
         )
 
     def _ones_named(self, text: str) -> CommandLine | None:
@@ -370,6 +373,23 @@ class ProgramTeller:
                 ),
             )
         return others(self._batch_sums, module)
+
+    def meters(self, module: ProgramModule) -> tuple[tuple[str, MeterClass], ...]:
+        """ProgramFacts.meters: the other modules' averaging meter classes, each module read
+        once a project; told only to a module that calls `.update(` (stop 54 x4)."""
+        if ".update(" not in module.source.text:
+            return ()
+        if self._meters is None:
+            from dp2ddp.transforms.data.meters import module_meters
+
+            self._meters = self.project.per_module(
+                self.program.modules,
+                "meters",
+                lambda m: module_meters(
+                    m.name, m.source.text, partial(self.project.parsed_or_none, m)
+                ),
+            )
+        return others(self._meters, module)
 
     def tensor_lists(self, module: ProgramModule, kind: str) -> tuple[str, ...]:
         """ProgramFacts.tensor_lists ("list"): the other modules' functions returning lists
