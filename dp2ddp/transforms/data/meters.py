@@ -47,6 +47,7 @@ from libcst.metadata import PositionProvider
 from dp2ddp.facts import MeterClass
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms.data.mean_lists import even_pass, fresh_before, mentions, per_batch_mean
 
 if TYPE_CHECKING:
@@ -129,10 +130,10 @@ def _meter(t: LoaderEvaluation, made: cst.Call) -> _Meter | None:
     if any(a.star for a in made.args):
         return None
     told = dict(t.state.facts.meters)
-    if told:
-        for name in t.qualified_names(made.func):
-            if name in told:
-                return _told_meter(told[name])
+    if told:  # a relative import's name may match several: proved where all are alike
+        matched = {told[n] for n in told_matches(t.qualified_names(made.func), told)}
+        if len(matched) == 1:
+            return _told_meter(matched.pop())
     if not isinstance(made.func, cst.Name):
         return None
     found = [d for d in view(t._module_node).reaching(made.func) if d.kind != "store"]
