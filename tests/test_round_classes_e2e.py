@@ -1159,11 +1159,12 @@ Stop 54's validation round 7 (helper v3):
 Stop 54 (helper x4), figures in meter objects:
 - s54_x4_meter_class_other_module (program; tszssong/face.evoLVe.PyTorch@017d57e's
   AverageMeter of util/utils.py): epoch figures kept in meter classes of another module
-  (`from util.meters import AverageMeter`, `meters.BatchMeter()`), fed per batch in the
-  loop over a sharded loader and printed after it: the classes read there once
-  (ProgramFacts.meters) and proved as data/meters.py proves a meter of the loop's module;
-  the sums all-reduced after the loop. Rank 0 prints the original's `epoch 0 loss 2.1172
-  mean 2.1172` (before: DP030 and rank 0's half, `epoch 0 loss 1.7135 mean 1.7135`).
+  (`from util.meters import AverageMeter`, `meters.BatchMeter()`, `StepMeter()` re-exported
+  by util/__init__.py), fed per batch in the loop over a sharded loader and printed after
+  it: the classes read there once (ProgramFacts.meters) and proved as data/meters.py
+  proves a meter of the loop's module; the sums all-reduced after the loop. Rank 0 prints the original's `epoch 0 loss 2.1172
+  mean 2.1172`, `re-exported 2.1172` (before: DP030 and rank 0's half, `epoch 0 loss 1.7135
+  mean 1.7135`, `re-exported 1.7135`).
 """
 
 from __future__ import annotations
@@ -1632,7 +1633,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 54 x4: the original's (the base printed rank 0's half: DP030, its own share)
     "s54_x4_meter_class_other_module": (
         "epoch 0 loss 2.1172 mean 2.1172",
+        "re-exported 2.1172",
         "epoch 1 loss 0.6922 mean 0.6922",
+        "re-exported 0.6922",
         "weights 3.1935",
     ),
 }

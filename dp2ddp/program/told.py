@@ -376,19 +376,29 @@ class ProgramTeller:
 
     def meters(self, module: ProgramModule) -> tuple[tuple[str, MeterClass], ...]:
         """ProgramFacts.meters: the other modules' averaging meter classes, each module read
-        once a project; told only to a module that calls `.update(` (stop 54 x4)."""
+        once a project, and the names a module re-exports them by (`from .utils import
+        AverageMeter` in a package's __init__.py); told only to a module that calls
+        `.update(` (stop 54 x4)."""
         if ".update(" not in module.source.text:
             return ()
         if self._meters is None:
+            from dp2ddp.program.reexports import module_bindings
             from dp2ddp.transforms.data.meters import module_meters
 
-            self._meters = self.project.per_module(
-                self.program.modules,
-                "meters",
-                lambda m: module_meters(
-                    m.name, m.source.text, partial(self.project.parsed_or_none, m)
-                ),
+            found = dict(
+                self.project.per_module(
+                    self.program.modules,
+                    "meters",
+                    lambda m: module_meters(
+                        m.name, m.source.text, partial(self.project.parsed_or_none, m)
+                    ),
+                )
             )
+            for each in self.program.modules if found else ():  # a package's re-export
+                for name, target in module_bindings(each).items():
+                    if target in found:
+                        found.setdefault(f"{each.name}.{name}", found[target])
+            self._meters = tuple(sorted(found.items()))
         return others(self._meters, module)
 
     def tensor_lists(self, module: ProgramModule, kind: str) -> tuple[str, ...]:
