@@ -1162,9 +1162,9 @@ Stop 54 (helper x4), figures in meter objects:
   (`from util.meters import AverageMeter`, `meters.BatchMeter()`, `StepMeter()` re-exported
   by util/__init__.py), fed per batch in the loop over a sharded loader and printed after
   it: the classes read there once (ProgramFacts.meters) and proved as data/meters.py
-  proves a meter of the loop's module; the sums all-reduced after the loop. Rank 0 prints the original's `epoch 0 loss 2.1172
-  mean 2.1172`, `re-exported 2.1172` (before: DP030 and rank 0's half, `epoch 0 loss 1.7135
-  mean 1.7135`, `re-exported 1.7135`).
+  proves a meter of the loop's module; the sums all-reduced after the loop. Rank 0 prints
+  the original's `epoch 0 loss 2.1172 mean 2.1172`, `re-exported 2.1172` (before: DP030
+  and rank 0's half, `epoch 0 loss 1.7135 mean 1.7135`, `re-exported 1.7135`).
 """
 
 from __future__ import annotations
