@@ -512,6 +512,17 @@ class BatchSumReturn:
 
 
 @dataclass(frozen=True)
+class MeterClass:
+    """An averaging meter class of the program (transforms/data/meters.py proves it):
+    `update`'s parameters (name, an integer default's text or None), each sum's terms (the
+    parameters multiplied), each ratio (attribute, numerator sum, denominator sum)."""
+
+    params: tuple[tuple[str, str | None], ...]
+    sums: tuple[tuple[str, tuple[str, ...]], ...]
+    ratios: tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True)
 class ProgramFacts:
     """Everything one module is told about its program (the default: a single file).
 
@@ -643,6 +654,11 @@ class ProgramFacts:
     #: As tensor_holders, the attributes bound only to lists of such tensors grown by such only
     #: (`self.extra = nn.ParameterList([...])`): `head.extra` is synced, each of its tensors.
     tensor_list_holders: tuple[str, ...] = ()
+    #: The averaging meter classes of the program's other modules (MeterClass, proved as
+    #: data/meters.py proves this module's), by qualified name as an importer spells it: a
+    #: meter built from one and fed in a sharded loop is summed over the ranks after it
+    #: (stop 54 x4). Empty for a single file and where the module calls no `.update(`.
+    meters: tuple[tuple[str, MeterClass], ...] = ()
 
     @cached_property
     def random_helpers(self) -> Mapping[str, HelperDraw]:

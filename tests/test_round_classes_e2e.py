@@ -1187,6 +1187,16 @@ Stop 54's helper x1, a training loader another module's method returns:
   len(dataset) that `train()` returns was rank 0's share (far 0.2812 for 0.6562), silent. Now
   the program proves the loader trains across the module boundary and exports it: the
   count is summed over the ranks, set_epoch in the entry's epoch loop.
+
+Stop 54 (helper x4), figures in meter objects:
+- s54_x4_meter_class_other_module (program; tszssong/face.evoLVe.PyTorch@017d57e's
+  AverageMeter of util/utils.py): epoch figures kept in meter classes of another module
+  (`from util.meters import AverageMeter`, `meters.BatchMeter()`, `StepMeter()` re-exported
+  by util/__init__.py), fed per batch in the loop over a sharded loader and printed after
+  it: the classes read there once (ProgramFacts.meters) and proved as data/meters.py
+  proves a meter of the loop's module; the sums all-reduced after the loop. Rank 0 prints
+  the original's `epoch 0 loss 2.1172 mean 2.1172`, `re-exported 2.1172` (before: DP030
+  and rank 0's half, `epoch 0 loss 1.7135 mean 1.7135`, `re-exported 1.7135`).
 """
 
 from __future__ import annotations
@@ -1671,6 +1681,14 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 far 0.5625",
         "weights -0.1683",
     ),
+    # stop 54 x4: the original's (the base printed rank 0's half: DP030, its own share)
+    "s54_x4_meter_class_other_module": (
+        "epoch 0 loss 2.1172 mean 2.1172",
+        "re-exported 2.1172",
+        "epoch 1 loss 0.6922 mean 0.6922",
+        "re-exported 0.6922",
+        "weights 3.1935",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1729,6 +1747,7 @@ PROGRAMS = {
     "s54_s2_class_name_other_module": "train.py",  # stop 54 s2
     "s54_s1_generator_batches_other_module": "train.py",  # stop 54 s1
     "s54_x1_loader_from_method_self_test": "train.py",  # stop 54 x1
+    "s54_x4_meter_class_other_module": "train.py",  # stop 54 x4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -1854,6 +1873,7 @@ RANK0_ONLY = {
     "rank_zero_s54_x5_chmod_after_copy": "weights",  # stop 54 x5
     "rank_zero_s54_x5_archive_every_rank": "entries",  # stop 54 x5
     "rank_zero_s54_x5_copy_read_every_rank": "best",  # stop 54 x5
+    "s54_x4_meter_class_other_module": "epoch",  # stop 54 x4
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -15,6 +15,7 @@ from dp2ddp.facts import (
     CommandLine,
     HelperDraw,
     LoaderFeed,
+    MeterClass,
     ModelClass,
     PickledParam,
     ProgramFacts,
@@ -77,6 +78,7 @@ class ProgramTeller:
         self._batch_classes: tuple[tuple[str, bool], ...] | None = None
         self._batch_sums: tuple[tuple[str, tuple[BatchSumReturn, ...]], ...] | None = None
         self._tensor_lists: tuple[tuple[str, str], ...] | None = None
+        self._meters: tuple[tuple[str, MeterClass], ...] | None = None
         self._command_line: CommandLine | None = None
         #: function name -> whether some module names it otherwise than by its def
         self._names: dict[str, bool] = {}
@@ -277,6 +279,7 @@ class ProgramTeller:
             tensor_lists=self.tensor_lists(module, "list") if gate else (),
             tensor_holders=self.tensor_lists(module, "held") if gate else (),
             tensor_list_holders=self.tensor_lists(module, "heldlist") if gate else (),
+            meters=self.meters(module) if gate else (),
         )
 
     def _ones_named(self, text: str) -> CommandLine | None:
@@ -372,6 +375,33 @@ class ProgramTeller:
                 ),
             )
         return others(self._batch_sums, module)
+
+    def meters(self, module: ProgramModule) -> tuple[tuple[str, MeterClass], ...]:
+        """ProgramFacts.meters: the other modules' averaging meter classes, each module read
+        once a project, and the names a module re-exports them by (`from .utils import
+        AverageMeter` in a package's __init__.py); told only to a module that calls
+        `.update(` (stop 54 x4)."""
+        if ".update(" not in module.source.text:
+            return ()
+        if self._meters is None:
+            from dp2ddp.program.reexports import module_bindings
+            from dp2ddp.transforms.data.meters import module_meters
+
+            found = dict(
+                self.project.per_module(
+                    self.program.modules,
+                    "meters",
+                    lambda m: module_meters(
+                        m.name, m.source.text, partial(self.project.parsed_or_none, m)
+                    ),
+                )
+            )
+            for each in self.program.modules if found else ():  # a package's re-export
+                for name, target in module_bindings(each).items():
+                    if target in found:
+                        found.setdefault(f"{each.name}.{name}", found[target])
+            self._meters = tuple(sorted(found.items()))
+        return others(self._meters, module)
 
     def tensor_lists(self, module: ProgramModule, kind: str) -> tuple[str, ...]:
         """ProgramFacts.tensor_lists ("list"): the other modules' functions returning lists

@@ -9,7 +9,11 @@ elektronn3/training/trainer.py:581 feeds its HistoryTracker; stop 54 s2). The ob
 the attributes the class binds to a call (its own tracker class, a library's meter) or to an
 empty list or dict; a torchmetrics/ignite metric gathers the ranks itself and is left alone.
 Read where the class prints it: any method's print of `self.<attr>`, or a call of a method
-of it that prints or writes (ShowingCalls._prints).
+of it that prints or writes (ShowingCalls._prints). A ReduceLROnPlateau a method steps with
+a figure read from it (`self.lr_scheduler.step(self.loss_meter.value()[0])`) drops each
+rank's rate on its own share's figure: DP090 there, as the rank_zero pass says of a figure
+its own training loop computes (vpromise/2d-pose-pytorch@825aed0 utils/Trainer.py:152, a
+torchnet meter fed in `_train_one_epoch`; stop 54 x4).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, variables_under
 from dp2ddp.transforms._support.nodes import walk as walk_nodes
+from dp2ddp.transforms.analysis.plateau_steps import plateau_steps
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS
 
 if TYPE_CHECKING:
@@ -51,6 +56,7 @@ def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> No
     fed = {a: line for a, line in fed.items() if _keeps(t, owner, a)}
     if not fed:
         return
+    _plateau_figures(t, owner, fed)
     for method in owner.body.body:
         if not isinstance(method, cst.FunctionDef) or not method.params.params:
             continue
@@ -67,6 +73,31 @@ def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> No
                 call,
                 "DP030",
                 f"{fed_at} {verb} this rank's batches only, printed by {method.name.value}()",
+            )
+
+
+def _plateau_figures(t: LoaderEvaluation, owner: cst.ClassDef, fed: dict[str, int]) -> None:
+    """DP090 at each plateau step of a method of `owner` whose figure reads a fed attribute
+    of the instance (the module docstring)."""
+    for call, figure in plateau_steps(t._module_node, t.qualified_names):
+        method = enclosing_function(call, t)
+        if method is None or enclosing_class(call, t) is not owner or not method.params.params:
+            continue
+        own = method.params.params[0].name.value
+        if any(
+            isinstance(n, cst.Attribute)
+            and n.attr.value in fed
+            and isinstance(n.value, cst.Name)
+            and n.value.value == own
+            for n in walk_nodes(figure)
+        ):
+            line = t.input_position(call)[0]
+            t.warn(
+                call,
+                "DP090",
+                f"`{t.code(figure)}` decides the learning rate set at line {line} from this "
+                "rank's own batches in its training loop: the ranks may set different rates; "
+                "all-reduce the figure first",
             )
 
 

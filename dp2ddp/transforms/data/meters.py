@@ -14,7 +14,9 @@ as before:
 
 - the loop is an even pass over the loader (mean_lists.even_pass);
 - the meter is bound to `C(...)` by a statement of the loop's own block before it (fresh each
-  pass), C a top-level class of this module with no base and no decorator;
+  pass), C a top-level class of this module with no base and no decorator, or of another
+  module of the program read the same way there (ProgramFacts.meters, program/told.py: each
+  module read once; stop 54 x4, tszssong/face.evoLVe.PyTorch@017d57e's util/utils.py);
 - C's `__init__` (and the methods it calls on `self`) only binds its attributes to numbers
   or to its parameters (`self.name = name`); its `update(self, ...)` only adds to a sum
   (`self.s += p * q`, `self.s += p`, `self.s += 1`: its parameters, no `self`), keeps a
@@ -35,14 +37,17 @@ M.count` for each ratio read.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.facts import MeterClass
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms.data.mean_lists import even_pass, fresh_before, mentions, per_batch_mean
 
 if TYPE_CHECKING:
@@ -120,17 +125,31 @@ def _update_call(statement: cst.CSTNode) -> tuple[str, cst.Call] | None:
 
 
 def _meter(t: LoaderEvaluation, made: cst.Call) -> _Meter | None:
-    """The meter class `made` builds, read (the module docstring); None if not one."""
-    if not isinstance(made.func, cst.Name) or any(a.star for a in made.args):
+    """The meter class `made` builds, read (the module docstring): this module's, or
+    another module's the program tells (ProgramFacts.meters); None if not one."""
+    if any(a.star for a in made.args):
+        return None
+    told = dict(t.state.facts.meters)
+    if told:  # a relative import's name may match several: proved where all are alike
+        matched = {told[n] for n in told_matches(t.qualified_names(made.func), told)}
+        if len(matched) == 1:
+            return _told_meter(matched.pop())
+    if not isinstance(made.func, cst.Name):
         return None
     found = [d for d in view(t._module_node).reaching(made.func) if d.kind != "store"]
     if len(found) != 1 or found[0].kind != "class":
         return None
     cls = found[0].statement
+    if not isinstance(cls, cst.ClassDef) or t.parent(cls) is not t._module_node:
+        return None
+    return meter_class(cls)
+
+
+def meter_class(cls: cst.ClassDef) -> _Meter | None:
+    """What the top-level class `cls` does as a meter (the module docstring); None if it
+    is not one."""
     if not (
-        isinstance(cls, cst.ClassDef)
-        and t.parent(cls) is t._module_node
-        and not cls.decorators
+        not cls.decorators
         and all(isinstance(b.value, cst.Name) and b.value.value == "object" for b in cls.bases)
         and isinstance(cls.body, cst.IndentedBlock)
     ):
@@ -148,6 +167,38 @@ def _meter(t: LoaderEvaluation, made: cst.Call) -> _Meter | None:
     if numbers is None:
         return None
     return _read_update(update, numbers)
+
+
+def module_meters(
+    import_name: str, source: str, parsed: Callable[[], cst.Module | None]
+) -> dict[str, MeterClass]:
+    """Another module's top-level meter classes, by the qualified name an importer
+    resolves (`utils.AverageMeter`), told to the program's modules (ProgramFacts.meters).
+    A default that is not an integer is told as none (such a parameter must be handed)."""
+    if "def update" not in source:
+        return {}
+    module = parsed()
+    if module is None:
+        return {}
+    found: dict[str, MeterClass] = {}
+    for item in module.body:
+        if isinstance(item, cst.ClassDef) and (meter := meter_class(item)) is not None:
+            found[f"{import_name}.{item.name.value}"] = MeterClass(
+                tuple(
+                    (n, d.value if isinstance(d, cst.Integer) else None) for n, d in meter.params
+                ),
+                tuple(meter.sums.items()),
+                tuple((r, top, bottom) for r, (top, bottom) in meter.ratios.items()),
+            )
+    return found
+
+
+def _told_meter(told: MeterClass) -> _Meter:
+    return _Meter(
+        params=[(n, None if d is None else cst.Integer(d)) for n, d in told.params],
+        sums=dict(told.sums),
+        ratios={r: (top, bottom) for r, top, bottom in told.ratios},
+    )
 
 
 def _docstring(item: cst.CSTNode) -> bool:

@@ -62,6 +62,7 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_state,
 )
 from dp2ddp.transforms.analysis.per_rank import from_own_batches
+from dp2ddp.transforms.analysis.plateau_steps import plateau_steps
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
@@ -70,7 +71,7 @@ from dp2ddp.transforms.rank_zero.decided_paths import (
     written_after,
     written_in,
 )
-from dp2ddp.transforms.rank_zero.decisions import deciding_tests, plateau_steps, rate_sets
+from dp2ddp.transforms.rank_zero.decisions import deciding_tests, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through, items_through
 from dp2ddp.transforms.rank_zero.file_paths import log_file_path, whole_file_path
 from dp2ddp.transforms.rank_zero.handed_sinks import Sink, argument_sinks, attribute_sinks
