@@ -70,6 +70,9 @@ class Window:
     loaded: list[str] = field(default_factory=list)
     #: the same, per index along dim 1 (a time-major batch for DataParallel(dim=1))
     loaded_dim1: list[str] = field(default_factory=list)
+    #: per batch in `loaded`: the dim whose size is the loader's batch size, the sampler's
+    #: indices (0: batch-major, 1: a collate's time-major batch), -1 where not told apart
+    loaded_split: list[int] = field(default_factory=list)
     #: batches the DataLoaders yielded for training, tensors or not (a collate_fn's list
     #: of numpy parts): steps per batch (data_evidence.parts_cause)
     batches: int = 0
