@@ -274,11 +274,15 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
         if tensor is not None and recorder.recording and _training(recorder):
             told = sample_tensor(batch)  # the model's inputs are told apart alike
             loaded = told if told is not None else tensor
-            recorder.current.loaded.extend(sample_rows(batch, loaded))
-            recorder.current.loaded_split.append(_split_dim(self, loaded))
-            if loaded.dim() > 1 and loaded.shape[1] <= MAX_DIM1_SAMPLES:
-                # time-major batches (T, B): the samples are its columns (sharding.py)
-                recorder.current.loaded_dim1.extend(sample_digests(loaded.transpose(0, 1)))
+            # time-major batches (T, B): the samples are its columns (sharding.py)
+            columns = (
+                sample_digests(loaded.transpose(0, 1))
+                if loaded.dim() > 1 and loaded.shape[1] <= MAX_DIM1_SAMPLES
+                else None
+            )
+            recorder.fed.loaded(
+                recorder.current, sample_rows(batch, loaded), columns, _split_dim(self, loaded)
+            )
         return batch
 
     def shutdown_workers() -> None:

@@ -39,6 +39,7 @@ from torch.optim.optimizer import (
 
 from dp2ddp.verify import arrays, protocol
 from dp2ddp.verify.digest import float64_bytes, tensor_digest
+from dp2ddp.verify.fed import FedBatches
 from dp2ddp.verify.writes import WriteLog
 
 if TYPE_CHECKING:
@@ -186,6 +187,7 @@ class Recorder:
         #: the last batch a DataLoader yielded (probes: is a dropout input batch-first?)
         self.forward_batch: int | None = None
         self.loaded_batch: int | None = None
+        self.fed = FedBatches()  # the window's loaded batches, and which fed an update
         #: the original: the DataParallel replica whose chunk the forward now runs (replicas)
         self.replica: int | None = None
 
@@ -414,6 +416,7 @@ class Recorder:
                 "finite": finite,
             }
         )
+        self.fed.close(self.current)  # batches that fed no update are not training input
         self.windows.append(self.current)
         self.current = Window(self.current.index + 1)
         self._rng_mark = rng_digest()
