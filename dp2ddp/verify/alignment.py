@@ -274,10 +274,15 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
         if tensor is not None and recorder.recording and _training(recorder):
             told = sample_tensor(batch)  # the model's inputs are told apart alike
             loaded = told if told is not None else tensor
-            recorder.current.loaded.extend(sample_rows(batch, loaded))
-            if loaded.dim() > 1 and loaded.shape[1] <= MAX_DIM1_SAMPLES:
-                # time-major batches (T, B): the samples are its columns (sharding.py)
-                recorder.current.loaded_dim1.extend(sample_digests(loaded.transpose(0, 1)))
+            # time-major batches (T, B): the samples are its columns (sharding.py)
+            columns = (
+                sample_digests(loaded.transpose(0, 1))
+                if loaded.dim() > 1 and loaded.shape[1] <= MAX_DIM1_SAMPLES
+                else None
+            )
+            recorder.fed.loaded(
+                recorder.current, sample_rows(batch, loaded), columns, _split_dim(self, loaded)
+            )
         return batch
 
     def shutdown_workers() -> None:
@@ -291,6 +296,23 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
     DataLoader.__iter__ = __iter__  # type: ignore[method-assign]
     _BaseDataLoaderIter.__next__ = __next__  # type: ignore[method-assign]
     recorder.on_stop.append(shutdown_workers)
+
+
+def _split_dim(iterator: _BaseDataLoaderIter, loaded: torch.Tensor) -> int:
+    """The dim of a loaded batch whose size is the loader's batch size (the sampler's
+    indices, one sample each): 0 for a batch-major batch, 1 for a collate's time-major
+    (T, B); -1 where not told apart (no batch size, both dims or neither of that size: a
+    last, shorter batch). The samples lie along it, whatever dim the program's DataParallel
+    splits after transposing the batch (xyz961014/longterm@c62d11e: (B, T) loaded, (T, B)
+    to a dim=1 wrap)."""
+    if not getattr(iterator, "_auto_collation", False) or loaded.dim() < 1:
+        return -1
+    size = getattr(getattr(iterator, "_index_sampler", None), "batch_size", None)
+    if not isinstance(size, int):
+        return -1
+    rows = loaded.size(0) == size
+    columns = loaded.dim() > 1 and loaded.size(1) == size
+    return 0 if rows and not columns else 1 if columns and not rows else -1
 
 
 def _training(recorder: Recorder) -> bool:

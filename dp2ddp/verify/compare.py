@@ -10,8 +10,8 @@ floats, so it cannot be more exact than the parameter's last bit. RMS rather tha
 element: one element whose gradient is ~0 may flip sign under another summation order.
 
 The gradients the optimizer received are compared too (`rms(g_m - g_o) <= rtol * rms(g_o)`).
-An adaptive optimizer (Adam and its kin: `betas` among the hyperparameters) divides by a
-running gradient scale, so its first update is about `lr * sign(g)` and its later ones are
+An adaptive optimizer (Adam and its kin, RMSprop, Adadelta, Adagrad: adaptive.py) divides by
+a running gradient scale, so its first update is about `lr * sign(g)` and its later ones are
 ratios of the gradients seen so far: float rounding in small gradient elements (one batch
 summed in one order, two halves averaged in another) becomes an update difference of up to
 `lr`, and a gradient difference hides at step 1. So for such an optimizer a parameter whose
@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dp2ddp.verify import arrays
+from dp2ddp.verify.adaptive import adaptive_bound
 from dp2ddp.verify.arrays import Vector
 from dp2ddp.verify.records import RankRecord, Tensors
 
@@ -184,7 +185,9 @@ def compare_updates(
         step_diffs = _step_diffs(
             index + 1, orig_t, mig_t, index, names, shapes, rtol, atol, result.structure
         )
-        bound = adaptive_bound(ev_o) if ev_o["hyper"] == ev_m["hyper"] else None
+        own_step = ev_o.get("optimizer_step", index + 1)
+        same_hyper = ev_o["hyper"] == ev_m["hyper"] and isinstance(own_step, int)
+        bound = adaptive_bound(ev_o, own_step) if same_hyper else None
         if bound is not None:
             step_diffs = [
                 dataclasses.replace(d, passed=True, rounding=True)
@@ -268,8 +271,9 @@ def rounding_note(numerics: Numerics) -> str | None:
         f"adaptive optimizer: the updates of {shown} differ (up to rel. error "
         f"{worst.rel_error:.3g}, {worst.max_abs_diff:.3g} abs., within the optimizer's step "
         f"bound) where every gradient agreed with the original's (rel. error <= {grads:.3g}): "
-        "m / (sqrt(v) + eps) turns float rounding in near-zero gradients into update "
-        "differences up to lr, so these were judged on their gradients"
+        "dividing by a running gradient statistic (Adam's m / (sqrt(v) + eps), RMSprop's "
+        "g / sqrt(v), Adadelta's, Adagrad's) turns float rounding in near-zero gradients "
+        "into update differences up to the step bound, so these were judged on their gradients"
     ) + (f"; {level}" if level else "")
 
 
@@ -302,24 +306,6 @@ def _level_note(level: dict[str, tuple[int, float, float, float]]) -> str | None
         f"in both runs (below {_ROUNDING_LEVEL:g} eps of the step's largest gradient rms, "
         "e.g. a bias right before BatchNorm): their updates are rounding noise"
     )
-
-
-def adaptive_bound(event: dict[str, Any]) -> float | None:
-    """The largest difference two updates of an Adam-like optimizer (betas among its
-    hyperparameters) can have where their gradients agree: twice its largest step,
-    lr * max(1, (1 - beta1) / sqrt(1 - beta2)) (|m_hat / sqrt(v_hat)| stays below that).
-    None for other optimizers (SGD's update is linear in the gradient: nothing to excuse)."""
-    bound = None
-    for group in event.get("hyper", []):
-        lr, betas = group.get("lr"), group.get("betas")
-        if not isinstance(lr, int | float) or not isinstance(betas, list) or len(betas) != 2:
-            return None
-        b1, b2 = betas
-        if not (isinstance(b1, int | float) and isinstance(b2, int | float)) or not b2 < 1:
-            return None
-        step = abs(lr) * max(1.0, (1.0 - b1) / math.sqrt(1.0 - b2))
-        bound = max(bound or 0.0, 2.0 * step)
-    return bound
 
 
 def _gradients(

@@ -150,6 +150,7 @@ def install(recorder: Recorder) -> None:
                     output = native_call(self, *args, **kwargs)
                     float_order.capture(recorder, native_call, self, args, kwargs, output)
                 recorder.forward_ended(before)
+                recorder.fed.forward(output)  # a backward that reaches it marks its batch
                 return output
             else:
                 recorder.note_stateful(self)

@@ -39,6 +39,7 @@ from torch.optim.optimizer import (
 
 from dp2ddp.verify import arrays, protocol
 from dp2ddp.verify.digest import float64_bytes, tensor_digest
+from dp2ddp.verify.fed import FedBatches
 from dp2ddp.verify.writes import WriteLog
 
 if TYPE_CHECKING:
@@ -70,6 +71,9 @@ class Window:
     loaded: list[str] = field(default_factory=list)
     #: the same, per index along dim 1 (a time-major batch for DataParallel(dim=1))
     loaded_dim1: list[str] = field(default_factory=list)
+    #: per batch in `loaded`: the dim whose size is the loader's batch size, the sampler's
+    #: indices (0: batch-major, 1: a collate's time-major batch), -1 where not told apart
+    loaded_split: list[int] = field(default_factory=list)
     #: batches the DataLoaders yielded for training, tensors or not (a collate_fn's list
     #: of numpy parts): steps per batch (data_evidence.parts_cause)
     batches: int = 0
@@ -183,6 +187,7 @@ class Recorder:
         #: the last batch a DataLoader yielded (probes: is a dropout input batch-first?)
         self.forward_batch: int | None = None
         self.loaded_batch: int | None = None
+        self.fed = FedBatches()  # the window's loaded batches, and which fed an update
         #: the original: the DataParallel replica whose chunk the forward now runs (replicas)
         self.replica: int | None = None
 
@@ -411,6 +416,7 @@ class Recorder:
                 "finite": finite,
             }
         )
+        self.fed.close(self.current)  # batches that fed no update are not training input
         self.windows.append(self.current)
         self.current = Window(self.current.index + 1)
         self._rng_mark = rng_digest()

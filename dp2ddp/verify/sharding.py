@@ -152,6 +152,27 @@ def _loaded(record: RankRecord, steps: int, dim: int = 0) -> set[str]:
     return {d for i in range(steps) for d in _window(record, i).get(key, [])}
 
 
+def loader_dim(records: list[RankRecord], steps: int, dim: int) -> int:
+    """The dim along which the loaded batches hold their samples: the one the loaders'
+    batch size named (recorder's `loaded_split`: the sampler's indices) where every batch
+    of every run that was told apart says the same and, for dim 1, the columns were kept;
+    else `dim`, DataParallel's. A batch-major loader whose batches the program transposes
+    to (T, B) for a dim=1 wrap holds its samples in its rows (xyz961014/longterm@c62d11e:
+    read along dim 1, its time steps looked like samples every rank fed, "ranks overlap")."""
+    told = {
+        split
+        for r in records
+        for i in range(steps)
+        for split in _window(r, i).get("loaded_split", [])
+        if split in (0, 1)
+    }
+    if len(told) != 1:
+        return dim
+    found: int = told.pop()
+    kept = any(_window(r, i).get("loaded_dim1") for r in records for i in range(steps))
+    return dim if found == 1 and not kept else found
+
+
 def scatter_dim(original: RankRecord) -> int:
     """The dim along which the original's DataParallel split its batches: 1 when every
     DataParallel wrap of the original says dim=1 (a sequence-first model), else 0."""
@@ -174,7 +195,11 @@ def _inputs(
 
 
 def sources(
-    original: RankRecord, ranks: list[RankRecord], steps: int, dim: int = 0
+    original: RankRecord,
+    ranks: list[RankRecord],
+    steps: int,
+    dim: int = 0,
+    loaded_dim: int | None = None,
 ) -> tuple[list[str], bool]:
     """Which samples to compare: (models, filter by loaded data).
 
@@ -182,9 +207,10 @@ def sources(
     random, like a generator's noise, say nothing about sharding); else the DataLoader
     batches themselves (the script transforms the batch before the model); else, with no
     DataLoader (data sliced by hand), everything the models were fed. Samples are the
-    indices along `dim`, DataParallel's: the columns of a time-major batch for dim=1.
+    indices along `dim`, DataParallel's: the columns of a time-major batch for dim=1; the
+    loaded batches' along `loaded_dim` (loader_dim: their sampler's rows), else `dim`.
     """
-    loaded = _loaded(original, steps, dim)
+    loaded = _loaded(original, steps, dim if loaded_dim is None else loaded_dim)
     models = sorted(
         {m for i in range(steps) for m in _window(original, i).get("inputs", {})}
         | {m for r in ranks for i in range(steps) for m in _window(r, i).get("inputs", {})}
@@ -199,24 +225,29 @@ def sources(
 
 
 def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) -> Sharding:
-    # The samples are the indices along the original DataParallel's dim, in the model
-    # inputs and in the DataLoader batches alike: a time-major loader's rows are time
-    # steps, which every rank's shard has (fresh6 class V10: "ranks overlap" on a right
-    # migration).
+    # The samples are the indices along the original DataParallel's dim in the model
+    # inputs, and along the loader's batch size in the DataLoader batches (loader_dim; the
+    # wrap's dim where not told): a time-major loader's rows are time steps, which every
+    # rank's shard has (fresh6 class V10: "ranks overlap" on a right migration), and so are
+    # the columns of a batch-major one the program transposes (longterm@c62d11e, v1-D).
     dim = scatter_dim(original)
-    models, filtered = sources(original, ranks, steps, dim)
+    at = loader_dim([original, *ranks], steps, dim)  # the loaded batches' samples
+    models, filtered = sources(original, ranks, steps, dim, at)
     result = Sharding(source="DataLoader batches" if models == [LOADER] else "model inputs")
-    if dim:
+    if (at if models == [LOADER] else dim) == 1:
         result.source += " along dim 1 (DataParallel's dim)"
-    data = {id(r): _loaded(r, steps, dim) if filtered else None for r in (original, *ranks)}
+    elif dim and models == [LOADER]:
+        result.source += " along dim 0 (their sampler's rows; DataParallel's dim is 1)"
+    data = {id(r): _loaded(r, steps, at) if filtered else None for r in (original, *ranks)}
     for index in range(min(steps, len(original.windows))):
         for model in models:
+            along = at if model == LOADER else dim
             result.steps.append(
                 _step(
                     index + 1,
                     model,
-                    _inputs(original, index, model, data[id(original)], dim),
-                    [_inputs(r, index, model, data[id(r)], dim) for r in ranks],
+                    _inputs(original, index, model, data[id(original)], along),
+                    [_inputs(r, index, model, data[id(r)], along) for r in ranks],
                 )
             )
     result.steps = [s for s in result.steps if s.original or any(s.per_rank)]
@@ -225,8 +256,8 @@ def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) ->
     bad = [s for s in result.steps if not s.ok]
     if bad and filtered:
         result.loader = [
-            _step(index + 1, LOADER, _inputs(original, index, LOADER, None, dim),
-                  [_inputs(r, index, LOADER, None, dim) for r in ranks])
+            _step(index + 1, LOADER, _inputs(original, index, LOADER, None, at),
+                  [_inputs(r, index, LOADER, None, at) for r in ranks])
             for index in range(min(steps, len(original.windows)))
         ]  # fmt: skip
         result.loader = [s for s in result.loader if s.original or any(s.per_rank)]
