@@ -26,6 +26,7 @@ from libcst.metadata import PositionProvider
 from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, variables_under
 from dp2ddp.transforms._support.nodes import walk as walk_nodes
 from dp2ddp.transforms.analysis.plateau_steps import plateau_steps
+from dp2ddp.transforms.data.batch_takers import own_attribute
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS
 
 if TYPE_CHECKING:
@@ -105,14 +106,7 @@ def _own_attribute_call(node: cst.CSTNode, me: str) -> str | None:
     """`attr` of a call `self.attr.method(...)`."""
     if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
         return None
-    owner = node.func.value
-    if (
-        isinstance(owner, cst.Attribute)
-        and isinstance(owner.value, cst.Name)
-        and owner.value.value == me
-    ):
-        return owner.attr.value
-    return None
+    return own_attribute(node.func.value, me)
 
 
 def _keeps(t: LoaderEvaluation, owner: cst.ClassDef, attr: str) -> bool:

@@ -53,7 +53,7 @@ def _stores(owner: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
                     held: cst.BaseExpression = target.target
                     if isinstance(held, cst.Subscript):
                         held = held.value
-                    attribute = _own(held, me)
+                    attribute = own_attribute(held, me)
                     if attribute is not None:
                         found.setdefault(attribute, []).append(node.value)
             elif (
@@ -62,13 +62,13 @@ def _stores(owner: cst.ClassDef) -> dict[str, list[cst.BaseExpression]]:
                 and node.func.attr.value == "append"
                 and len(node.args) == 1
             ):
-                attribute = _own(node.func.value, me)
+                attribute = own_attribute(node.func.value, me)
                 if attribute is not None:
                     found.setdefault(attribute, []).append(node.args[0].value)
     return found
 
 
-def _own(node: cst.BaseExpression, me: str) -> str | None:
+def own_attribute(node: cst.BaseExpression, me: str) -> str | None:
     """`a` of `me.a`; else None."""
     if (
         isinstance(node, cst.Attribute)
@@ -97,7 +97,7 @@ def taking_methods(
             return {value} if value in loaders else None
         if isinstance(value, cst.Subscript):
             value = value.value
-        attribute = _own(value, me)
+        attribute = own_attribute(value, me)
         if attribute is not None:
             held = [v for v in stores.get(attribute, []) if not _empty(v)]
             found: set[cst.Call] = set()
@@ -157,7 +157,7 @@ def _iterator_attribute(t: ShardDataLoaders, it: cst.BaseExpression, me: str) ->
     target over `self.a` or `enumerate(self.a)`."""
     if isinstance(it, cst.Subscript):
         it = it.value
-    attribute = _own(it, me)
+    attribute = own_attribute(it, me)
     if attribute is not None or not isinstance(it, cst.Name):
         return attribute
     found: set[str] = set()
@@ -170,7 +170,7 @@ def _iterator_attribute(t: ShardDataLoaders, it: cst.BaseExpression, me: str) ->
         source = loop.iter
         if isinstance(source, cst.Call) and name_of(source.func) == "enumerate" and source.args:
             source = source.args[0].value
-        one = _own(source, me)
+        one = own_attribute(source, me)
         if one is None:
             return None
         found.add(one)

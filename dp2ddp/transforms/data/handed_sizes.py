@@ -313,15 +313,9 @@ def said_unread(
         for other in call.args:
             if other is arg or other.star:
                 continue
-            found = origins(flow, other.value, stop)
-            beside = next((o for o in found if not o.selects and stop_at(o, stop, sharded)), None)
-            if beside is None:
+            what = rank_share(flow, other.value, stop, sharded)
+            if what is None:
                 continue
-            what = (
-                "an output of the wrapped model"
-                if isinstance(beside.node, cst.Call) and stop(beside.node)
-                else "this rank's batch"
-            )
             held = data._loaders[loader].binding if loader in data._loaders else None
             named = data.code(held) if held is not None else "the DataLoader"
             return [
@@ -375,6 +369,24 @@ def stop_at(
     if isinstance(origin.node, cst.Call) and stop(origin.node):
         return True
     return origin.node in sharded and origin.cut
+
+
+def rank_share(
+    flow: DefUse,
+    value: cst.BaseExpression,
+    stop: Callable[[cst.Call], bool],
+    sharded: dict[cst.Call, cst.BaseExpression],
+) -> str | None:
+    """What `value` is a share of, in words ("an output of the wrapped model", "this
+    rank's batch"): the first whole origin of it (flow.origins) that `stop_at` takes; None
+    where it has none. DP140's and rank_ratios' texts name the share so."""
+    found = origins(flow, value, stop)
+    share = next((o for o in found if not o.selects and stop_at(o, stop, sharded)), None)
+    if share is None:
+        return None
+    if isinstance(share.node, cst.Call) and stop(share.node):
+        return "an output of the wrapped model"
+    return "this rank's batch"
 
 
 def _training_loop(data: ShardDataLoaders, call: cst.Call) -> cst.For | cst.While | None:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, origins, view
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
     call_named,
@@ -42,7 +42,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.analysis.training import loop_trains
-from dp2ddp.transforms.data.handed_sizes import _same_size, stop_at
+from dp2ddp.transforms.data.handed_sizes import _same_size, rank_share
 from dp2ddp.transforms.data.handoffs import global_batch_size
 from dp2ddp.transforms.data.size_guards import PER_RANK
 
@@ -81,15 +81,9 @@ def plan_rank_ratios(data: ShardDataLoaders, nodes: ModuleNodes, plan: ChunkPlan
         loader = next((c for c, b in sharded.items() if _global(size, b, c, flow, data)), None)
         if loader is None:
             continue
-        found = origins(flow, division.left, stop)
-        share = next((o for o in found if not o.selects and stop_at(o, stop, sharded)), None)
-        if share is None:
+        what = rank_share(flow, division.left, stop, sharded)
+        if what is None:
             continue
-        what = (
-            "an output of the wrapped model"
-            if isinstance(share.node, cst.Call) and stop(share.node)
-            else "this rank's batch"
-        )
         plan.swaps[size] = call_named(PER_RANK, cst.Arg(size.deep_clone()))
         plan.records.append(
             (
