@@ -25,9 +25,10 @@ never run in one pass: a run counts the calls one path can take (pytorch-3dunet'
 loop, with the backward after the loop (gradient accumulation), is not read here.
 
 A module-level name rebound after the wrap to a plain module (`model = Model()`, `model =
-model.module`: a translation pass on the saved weights, stop 54 r1-A) is the wrap only
-before that line: module-level calls after it are not counted, nor the calls of a function
-that reads the global name and that only module-level statements after it call.
+model.module`: a translation pass on the saved weights, stop 54 r1-A) and not wrapped again
+is the wrap only before that line: module-level calls after it are not counted, nor the
+calls of a function that reads the global name and that only module-level statements after
+it call (or none: an importer calls it once the module has run).
 """
 
 from __future__ import annotations
@@ -94,7 +95,15 @@ def rebound_bare(tree: ast.Module, target: str, wrap_line: int) -> int | None:
         if not any(isinstance(t, ast.Name) and t.id == target for t in node.targets):
             continue
         if _module_level(tree, node) and not _wraps(node.value):
-            return node.lineno
+            later = [
+                n
+                for n in ast_nodes.listed(tree)
+                if isinstance(n, ast.Assign)
+                and n.lineno > node.lineno
+                and any(isinstance(t, ast.Name) and t.id == target for t in n.targets)
+                and _wraps(n.value)
+            ]
+            return None if later else node.lineno  # wrapped again: not followed
     return None
 
 
@@ -121,7 +130,8 @@ def _wraps(value: ast.expr) -> bool:
 
 def _bare_only(tree: ast.Module, function: ast.AST, target: str, bare: int) -> bool:
     """`function` reads the global `target` (binds no local of that name) and every call
-    of it by name is a module-level statement's, after the line `bare`."""
+    of it by name is a module-level statement's, after the line `bare` (none: another
+    module calls it after the import, when the name holds the plain module)."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     args = function.args
@@ -142,7 +152,7 @@ def _bare_only(tree: ast.Module, function: ast.AST, target: str, bare: int) -> b
         if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
         for n in ast.walk(scope)
     }
-    return bool(calls) and all(c.lineno > bare and id(c) not in inside for c in calls)
+    return all(c.lineno > bare and id(c) not in inside for c in calls)
 
 
 #: (line, column, is the model's call, the branch arms it lies in: (id of the if, arm)).
