@@ -379,6 +379,9 @@ class ProgramLoaders:
     trained: this module's top-level functions and methods ("Class.method") whose returned
         loader a training loop of another module iterates: such a loader iterated by no loop
         here is training data (class x1 of stop 54).
+    epochs_set: names of this module's exports (LoaderExport.name) whose importers placed
+        set_epoch in the epoch loop around every loop over them (MigrationResult.
+        epoch_loops): no DP011 "no loop in this module" for them (stop 54 r2, learn-GAN).
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
@@ -393,6 +396,7 @@ class ProgramLoaders:
     )
     batch_classes: tuple[str, ...] = field(default=())
     trained: tuple[str, ...] = field(default=())
+    epochs_set: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

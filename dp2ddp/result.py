@@ -133,6 +133,10 @@ class MigrationResult:
     helpers_module: str = ""
     #: This is the generated helpers module itself (`_dp2ddp.py`), not a file of the user's.
     generated: bool = False
+    #: Exported loaders this module iterates ("module.name" of the LoaderExport), each with
+    #: whether set_epoch was placed in the epoch loop around every such loop (program mode:
+    #: the library is then told, and says no DP011 for them; data/imported.py).
+    epoch_loops: tuple[tuple[str, bool], ...] = ()
 
     @property
     def created(self) -> bool:

@@ -315,6 +315,9 @@ def warnings_md(cases: list[Case]) -> str:
         "fails `--check` until the code is fixed and the comment deleted, or silenced with",
         "`# noqa: DPxxx` on the comment or the statement below it.",
         "",
+        "No warning is given for code in the `if __name__ == \"__main__\":` block of a module",
+        "the program imports (its self-test): torchrun runs the entry, never that block.",
+        "",
         "| Code | Warning |",
         "| --- | --- |",
     ]

@@ -116,7 +116,10 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "each new sampler starts at the epoch after its predecessor's last pass. A loader "
         "handed to another module's function that makes one pass per call gets set_epoch in "
         "the epoch loop around that call instead; one whose passes there are not one per call "
-        "(an epoch loop inside the callee) is said with where its loop is. Check that "
+        "(an epoch loop inside the callee) is said with where its loop is. A loader "
+        "another module's function returns is not said where the migration placed set_epoch "
+        "in the epoch loop around every loop of the program over it (its sampler still "
+        "advances by itself on a pass none numbers). Check that "
         "one pass is one epoch, or call loader.sampler.set_epoch(epoch) at the top of your "
         "epoch loop.",
     ),

@@ -186,8 +186,10 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "`cfg.out`). Where the paths are one file, a rank that gets to the read first reads a "
         "file rank 0 has not finished (FileNotFoundError, a truncated pickle) or the previous "
         "run's; dp2ddp places a `ddp_barrier()` only between paths it matches. The warning "
-        "names the write and the read. Spell both paths alike (one variable, one loop over "
-        "the same list), or put `ddp_barrier()` after the write where every rank arrives.",
+        "names the write and the read (none where a barrier for another write of its rank-0 "
+        "group lies between, or the read is in the other arm of an `if` no loop repeats). "
+        "Spell both paths alike (one variable, one loop over the same list), or put "
+        "`ddp_barrier()` after the write where every rank arrives.",
     ),
     "DP067": (
         "per-sample random draws of a Dataset alike on every rank",
@@ -646,6 +648,8 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "graph and get no gradient. There, where every call reaches the same parameters, "
         "find_unused_parameters=True in place of static_graph=True is the setting that runs "
         "(and trains as DataParallel did). "
+        "Calls after a module-level `model = model.module` / `model = Net()` (and in functions "
+        "only later statements call) are not the wrap's and are not counted. "
         "Marked in the migrated file: `--check` fails until it is resolved or silenced "
         "with `# noqa: DP096`.",
     ),

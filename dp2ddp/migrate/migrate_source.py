@@ -140,6 +140,7 @@ def migrate_parsed(
         tuple(state.handoffs),
         helpers,
         helpers_module,
+        epoch_loops=tuple(dict.fromkeys(state.epoch_loops)),
     )
 
 

@@ -2,12 +2,14 @@
 
 Each module's migration records the DataLoaders it passes to other modules' functions and
 methods (data/handoffs.py, MigrationResult.handoffs); program/migrate.py tells each library
-what its sites pass (facts.LoaderFeed) and migrates it again, told so.
+what its sites pass (facts.LoaderFeed) and migrates it again, told so. Likewise the
+exported loaders its importers placed set_epoch for (MigrationResult.epoch_loops,
+ProgramLoaders.epochs_set).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Protocol
 
@@ -66,3 +68,28 @@ def loader_feeds(
     # a site passing by keyword and another by position meet in the batch pass (it knows
     # the parameters): a module is told all its sites once one passes a sharded loader
     return {name: tuple(feeds) for name, feeds in fed.items() if any(f.sharded for f in feeds)}
+
+
+def epochs_set(
+    libraries: Sequence[ProgramModule],
+    done: Mapping[str, _Migrated],
+    migrated: Sequence[_Migrated],
+) -> dict[str, tuple[str, ...]]:
+    """By library's import name: the names of its exports (LoaderExport.name) that some
+    module of `migrated` placed set_epoch for around its loops and none iterates without
+    one (MigrationResult.epoch_loops)."""
+    loops = [
+        each
+        for m in migrated
+        if m.outcome.result is not None
+        for each in m.outcome.result.epoch_loops
+    ]
+    placed = {key for key, ok in loops if ok} - {key for key, ok in loops if not ok}
+    found: dict[str, tuple[str, ...]] = {}
+    for module in libraries:
+        result = done[module.real].outcome.result if module.real in done else None
+        exports = result.exports if result is not None else ()
+        names = [e.name for e in exports if f"{module.name}.{e.name}" in placed]
+        if names:
+            found[module.name] = tuple(dict.fromkeys(names))
+    return found

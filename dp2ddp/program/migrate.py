@@ -42,7 +42,7 @@ from dp2ddp.migrate.suppress import filter_diagnostics
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
-from dp2ddp.program.feeds import loader_feeds
+from dp2ddp.program.feeds import epochs_set, loader_feeds
 from dp2ddp.program.helpers_home import package_home, path_root
 from dp2ddp.program.loader_subclasses import (
     ClassBases,
@@ -415,12 +415,17 @@ def _migrate(
     # A loader another module passes to one of a library's functions (data/handoffs.py):
     # its batches there are this rank's share where it is sharded, so the library is
     # migrated again, told so (its batch pass splits only whole data at the model call).
+    # A loader whose importers placed set_epoch around every loop over it: its module is
+    # migrated again, told so (no DP011 "no loop in this module" there; stop 55 s2).
     fed = loader_feeds(program.libraries, [*done.values(), entry], gate.reexports)
+    epochs = epochs_set(program.libraries, done, [*done.values(), entry])
     for module in program.libraries:
-        if module.name in split or module.name in fed:
+        if module.name in split or module.name in fed or module.name in epochs:
             told_split = tuple(dict.fromkeys(split.get(module.name, [])))
-            feeds = fed.get(module.name, ())
-            facts = told.facts(module, "library", before[module.real], told_split, feeds)
+            feeds, placed = fed.get(module.name, ()), epochs.get(module.name, ())
+            facts = told.facts(
+                module, "library", before[module.real], told_split, feeds, epochs_set=placed
+            )
             done[module.real] = _module(module, facts, gate, project)
     libraries = [done[m.real] for m in program.libraries]
     migrated = [entry, *libraries]

@@ -209,6 +209,7 @@ class ProgramTeller(LoaderTeller):
         split: tuple[str, ...] = (),
         fed: tuple[LoaderFeed, ...] = (),
         *,
+        epochs_set: tuple[str, ...] = (),
         hints: bool = True,
         draws: bool = True,
         uniform: bool = True,
@@ -219,7 +220,8 @@ class ProgramTeller(LoaderTeller):
         draws, uniform, models: with the program's hints, other modules' drawing helpers,
         uniformity answers and nn.Module classes (DP041); gate: the gate is open; split:
         the module's factories other modules call for evaluation loaders; fed: the loaders
-        other modules pass to its functions)."""
+        other modules pass to its functions; epochs_set: its exports whose importers placed
+        set_epoch around every loop over them)."""
         in_program = role is not None
         helpers = self.helpers_of(module)
         return ProgramFacts(
@@ -241,6 +243,7 @@ class ProgramTeller(LoaderTeller):
                 self.consumers(module) if gate else (),
                 self.batch_classes(module) if gate else (),
                 self.trained_factories(module) if gate and in_program else (),
+                epochs_set,
             ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,

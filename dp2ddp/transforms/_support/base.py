@@ -31,7 +31,7 @@ from dp2ddp.result import LoaderExport, LoaderHandoff
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
-from dp2ddp.transforms._support.nodes import code_of
+from dp2ddp.transforms._support.nodes import code_of, is_script_guard
 from dp2ddp.transforms._support.visiting import field_hooks, visit_tree
 
 _T = TypeVar("_T")
@@ -120,6 +120,9 @@ class MigrationState:
     facts: ProgramFacts = field(default_factory=ProgramFacts)
     #: Training loaders this module shards for its importers' epoch loops (program mode).
     exports: list[LoaderExport] = field(default_factory=list)
+    #: Exported loaders of other modules iterated here, with whether set_epoch was placed
+    #: around each loop (MigrationResult.epoch_loops).
+    epoch_loops: list[tuple[str, bool]] = field(default_factory=list)
     #: Factories of other modules called here for an evaluation loader (`ddp_shard=False`),
     #: as "module.function" (program mode; data/imported.py).
     evaluation_factories: list[str] = field(default_factory=list)
@@ -309,6 +312,8 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         stands for several places (`detail` names the first "and N more") lists them all in
         `places` (node, detail of that place alone), so each can be silenced on its line."""
         assert code in CODES, code
+        if self._in_dead_script_block(node):
+            return
         message = CODES[code][0] + (f": {detail}" if detail else "")
         line, col = self._position(node)
         parts = tuple(
@@ -318,6 +323,19 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         report = RawReport(line, col, code, message, parts)
         if report not in self.state.warnings:
             self.state.warnings.append(report)
+
+    def _in_dead_script_block(self, node: cst.CSTNode) -> bool:
+        """`node` lies in the `if __name__ == "__main__":` block of a module the program
+        imports (ProgramHints.imported): a self-test torchrun never runs, which the
+        migration leaves as written (RankZeroFacts.dead_script_block), so a warning there
+        would be about code this program does not run (stop 54 v1: DP133 and DP018 in
+        torch-light's data_loader.py and pretrain.py, failing `--check`)."""
+        if not self.state.hints.imported:
+            return False
+        parent = self.parent(node)
+        while parent is not None and not isinstance(parent, cst.Module):
+            node, parent = parent, self.parent(parent)
+        return parent is not None and isinstance(node, cst.If) and is_script_guard(node.test)
 
     def input_position(self, node: cst.CSTNode) -> tuple[int, int]:
         """`node`'s line in the input and its 0-based column: for a place a warning's text

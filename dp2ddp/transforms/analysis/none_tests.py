@@ -18,6 +18,17 @@ parameter every call of whose function in the module passes a never-None value (
 counts only where a call leaves the parameter out), or, for a class's `__init__`, the
 class's one construction in the program (across_modules.init_parameter). Anything else
 (a library function's result, `dict.get`, `re.match`) may be None: not proved.
+
+`isinstance(x, T)` reads only x's class, in the same way (class_test): a model each rank
+builds for itself holds other random weights on every rank, but it is an instance of one
+class on every rank (junyuseu/pytorch-cifar-models@cdb40bf main.py: `if isinstance(model,
+(ResNet_Cifar, ...))` before an `else: return`, named by DP065 as a test that may differ
+between ranks; stop 54 r2). Proved where every binding of x reaching the test builds it by
+a call of a class (as for never-None) or of a function imported from another module (one
+name, or a star import) with arguments alike on every rank, and T is a name (or a tuple of
+names) bound only by an import or a class statement. Assumed: such a function, given the
+same arguments, returns an instance of one class on every rank (it does not choose the
+class by the rank).
 """
 
 from __future__ import annotations
@@ -85,6 +96,63 @@ def never_none(u: RankUniformity, expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Attribute):
         return _attribute(u, expr)
     return False
+
+
+def class_test(u: RankUniformity, call: cst.Call, at: cst.CSTNode) -> bool:
+    """`call` is `isinstance(x, T)` with x's class and T the same on every rank (see the
+    module docstring)."""
+    flow = view(u.module)
+    func = call.func
+    if not (
+        isinstance(func, cst.Name)
+        and func.value == "isinstance"
+        and not flow.definitions(func)
+        and len(call.args) == 2
+        and not any(a.keyword or a.star for a in call.args)
+    ):
+        return False
+    value, classes = call.args[0].value, call.args[1].value
+    parts = [e.value for e in classes.elements] if isinstance(classes, cst.Tuple) else [classes]
+    if not all(_class_name(flow, part) for part in parts):
+        return False
+    if not isinstance(value, cst.Name):
+        return False
+    found = flow.reaching(value)
+    return bool(found) and all(
+        d.kind == "assign"
+        and not d.element
+        and isinstance(d.value, cst.Call)
+        and _builds_one_class(u, flow, d.value, at)
+        for d in found
+    )
+
+
+def _class_name(flow: DefUse, expr: cst.BaseExpression) -> bool:
+    """A name (or `module.Name`) bound only by an import or a class statement."""
+    while isinstance(expr, cst.Attribute):
+        expr = expr.value
+    if not isinstance(expr, cst.Name):
+        return False
+    return all(d.kind in ("import", "class") for d in flow.definitions(expr))
+
+
+def _builds_one_class(u: RankUniformity, flow: DefUse, call: cst.Call, at: cst.CSTNode) -> bool:
+    """`call` builds an instance of a class, or calls an imported function with arguments
+    alike on every rank (see the module docstring)."""
+    if _constructs(u, flow, call):
+        return True
+    func = call.func
+    if not isinstance(func, cst.Name) or not _class_name(flow, func):
+        return False
+    if any(d.kind == "class" for d in flow.definitions(func)):
+        return True
+    if any(n.startswith(_DRAWING) for n in u.view.qualified_names(func)):
+        return False  # `choice([A, B])`: a class drawn per rank
+    return all(not a.star and u.value(a.value, at) for a in call.args)
+
+
+#: Modules whose functions draw their result (a class picked at random differs per rank).
+_DRAWING = ("random.", "numpy.random.", "torch.rand", "secrets.")
 
 
 def _is_none(expr: cst.BaseExpression) -> bool:

@@ -23,6 +23,12 @@ evaluation after training). Calls in the two arms of one `if`/`else` (or `x if c
 never run in one pass: a run counts the calls one path can take (pytorch-3dunet's
 `_forward_pass`, torch-rechub's trainers: one forward per step). A call repeated by a
 loop, with the backward after the loop (gradient accumulation), is not read here.
+
+A module-level name rebound after the wrap to a plain module (`model = Model()`, `model =
+model.module`: a translation pass on the saved weights, stop 54 r1-A) and not wrapped again
+is the wrap only before that line: module-level calls after it are not counted, nor the
+calls of a function that reads the global name and that only module-level statements after
+it call (or none: an importer calls it once the module has run).
 """
 
 from __future__ import annotations
@@ -34,16 +40,25 @@ from dp2ddp.transforms._support import ast_nodes
 _NO_GRAD = frozenset({"no_grad", "inference_mode"})
 
 
-def forwards_before_backward(tree: ast.Module, target: str) -> tuple[int, ...]:
+def forwards_before_backward(
+    tree: ast.Module, target: str, wrap_line: int | None = None
+) -> tuple[int, ...]:
     """Lines of the first run of two or more gradient-enabled calls of `target` (as
-    spelled) with no backward() between them; () when no function has one."""
+    spelled) with no backward() between them; () when no function has one. With the
+    wrap's `wrap_line`, calls of the name once it is rebound to a plain module are not
+    the wrap's (see rebound_bare)."""
+    bare = rebound_bare(tree, target, wrap_line) if wrap_line is not None else None
     scopes: list[ast.AST] = [tree]
     scopes += [
         n for n in ast_nodes.listed(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
     for scope in scopes:
+        if bare is not None and scope is not tree and _bare_only(tree, scope, target, bare):
+            continue
         events: list[_Event] = []
         _collect(scope, target, events, (), top=True)
+        if bare is not None and scope is tree:
+            events = [e for e in events if e[0] < bare]
         run: list[_Event] = []
         for event in sorted(events):
             if not event[2]:
@@ -58,6 +73,86 @@ def forwards_before_backward(tree: ast.Module, target: str) -> tuple[int, ...]:
         if lines:
             return lines  # the backward runs after this function returns
     return ()
+
+
+def rebound_bare(tree: ast.Module, target: str, wrap_line: int) -> int | None:
+    """The line of the first module-level statement after the wrap that binds the name
+    `target` to a value no DataParallel / DDP wrap (`model = Model()`, `model =
+    model.module`); None where there is none, `target` is no plain name or the wrap lies in
+    a function (which may run after that statement)."""
+    if not target.isidentifier():
+        return None
+    for node in ast_nodes.listed(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and (
+            node.lineno <= wrap_line <= (node.end_lineno or node.lineno)
+        ):
+            return None
+    for node in ast_nodes.listed(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if not isinstance(node, ast.Assign) or node.lineno <= wrap_line:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == target for t in node.targets):
+            continue
+        if _module_level(tree, node) and not _wraps(node.value):
+            later = [
+                n
+                for n in ast_nodes.listed(tree)
+                if isinstance(n, ast.Assign)
+                and n.lineno > node.lineno
+                and any(isinstance(t, ast.Name) and t.id == target for t in n.targets)
+                and _wraps(n.value)
+            ]
+            return None if later else node.lineno  # wrapped again: not followed
+    return None
+
+
+def _module_level(tree: ast.Module, statement: ast.stmt) -> bool:
+    """`statement` lies in no function or class body."""
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if node is statement:
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo += [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
+    return False
+
+
+def _wraps(value: ast.expr) -> bool:
+    """A wrap's call (`nn.DataParallel(m)`, `DistributedDataParallel(m)`)."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in ("DataParallel", "DistributedDataParallel")
+
+
+def _bare_only(tree: ast.Module, function: ast.AST, target: str, bare: int) -> bool:
+    """`function` reads the global `target` (binds no local of that name) and every call
+    of it by name is a module-level statement's, after the line `bare` (none: another
+    module calls it after the import, when the name holds the plain module)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    args = function.args
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    if any(a is not None and a.arg == target for a in params):
+        return False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == target and isinstance(node.ctx, ast.Store):
+            return False
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == function.name
+    ]
+    inside = {
+        id(n)
+        for scope in ast.walk(tree)
+        if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+        for n in ast.walk(scope)
+    }
+    return all(c.lineno > bare and id(c) not in inside for c in calls)
 
 
 #: (line, column, is the model's call, the branch arms it lies in: (id of the if, arm)).

@@ -67,7 +67,7 @@ from dp2ddp.transforms.analysis.module_index import (
     imports_name,
     operands,
 )
-from dp2ddp.transforms.analysis.none_tests import never_none, none_test
+from dp2ddp.transforms.analysis.none_tests import class_test, never_none, none_test
 from dp2ddp.transforms.analysis.sharded_passes import left_per_rank, sharded_passes_alike
 from dp2ddp.transforms.analysis.uniform_names import (
     UNIFORM_CALLS,
@@ -372,7 +372,7 @@ class RankUniformity:
         if isinstance(expr, cst.Attribute):
             return self._attribute(expr, at)
         if isinstance(expr, cst.Call):
-            return self._call(expr, at)
+            return class_test(self, expr, at) or self._call(expr, at)
         if isinstance(expr, cst.Comparison) and none_test(self, expr):
             return True  # `x is not None` where x is never None (none_tests.py)
         if isinstance(expr, _OPERATIONS):

@@ -116,7 +116,8 @@ class UnusedParameters:
                 "during autograd execution\", and static_graph=True runs with each rank's own "
                 "gradients; return the loss from forward() and call backward() after the call"
             )
-        lines = forwards_before_backward(self._ast(), target) if target else ()
+        at = self.t._position(module)[0]
+        lines = forwards_before_backward(self._ast(), target, at) if target else ()
         if not lines:
             return self._read_outside(why, target)
         self.flag, self.code = "static_graph", "DP096"

@@ -512,9 +512,11 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             return
         self._plan_train_metrics(loader)
         self._warn_running_figures(loader)
+        before = len(self.state.exports)
         exported = shuffled and self._export(loader, self._all_loaders)
+        told = {e.name for e in self.state.exports[before:]} & set(self.state.loaders.epochs_set)
         export_trained(self, loader)  # `corpus.get_train_loader()` trained on elsewhere
-        if shuffled and not self._plan_set_epoch(loader, exported):
+        if shuffled and not self._plan_set_epoch(loader, exported, bool(told)):
             extra = [keyword("advance_epoch", cst.Name("True"))]
             rebuilt = self.rebuilt_key(loader)
             if rebuilt is not None:

@@ -455,7 +455,10 @@ class LoaderImports(LoaderSetEpoch):
                     elif origin.call in evaluation or (origin.call, origin.position) in slots:
                         continue  # built whole (ddp_shard=False): no sampler to set
                     elif origin.call in wrapped or self._is_exported(origin, exported):
-                        self._imported_set_epoch(origin, loop, expr)
+                        placed = self._imported_set_epoch(origin, loop, expr)
+                        if (export := self._exported_as(origin, exported)) is not None:
+                            name = f"{export.module}.{export.name}"
+                            self.state.epoch_loops.append((name, placed))
                     elif origin.call not in self._factory_sites.forwarded:
                         continue  # not proved sharded: none of its figures is said here
                     call = origin.call
@@ -614,6 +617,12 @@ class LoaderImports(LoaderSetEpoch):
         """The origin is a loader a library exported (matched by qualified name); `takers`:
         an instance of a class whose method takes its loaders' batches (LoaderExport.taker)
         instead."""
+        return self._exported_as(origin, exported, takers) is not None
+
+    def _exported_as(
+        self, origin: Origin, exported: tuple[LoaderExport, ...], takers: bool = False
+    ) -> LoaderExport | None:
+        """The export the origin is (see _is_exported); None where it is none."""
         node = origin.call.func if origin.call is not None else origin.binding
         names = set()
         if isinstance(node, cst.Name) and not self.referents(node):
@@ -642,20 +651,27 @@ class LoaderImports(LoaderSetEpoch):
                 continue
             full = f"{export.module}.{export.name}"
             if any(n == "/" + full or full.endswith("." + n) for n in names):
-                return True
-        return False
+                return export
+        return None
 
     def _imported_set_epoch(
         self,
         origin: Origin,
         loop: cst.For,
         expr: cst.BaseExpression,
-    ) -> None:
+    ) -> bool:
         """`loader.sampler.set_epoch(epoch)` in each epoch loop found around `loop`. Where
-        none is found the library's sampler advances its epoch by itself (its DP011)."""
-        for epoch_loop, receiver in self._loops_around(loop, expr, origin.path, 0):
+        none is found the library's sampler advances its epoch by itself (its DP011).
+        True where every pass over it is numbered so (or the module's single pass)."""
+        placed = True
+        around = self._loops_around(loop, expr, origin.path, 0)
+        for epoch_loop, receiver in around:
             if isinstance(epoch_loop, cst.For):
-                self._place_set_epoch(origin.statement, epoch_loop, receiver)
+                failure = self._place_set_epoch(origin.statement, epoch_loop, receiver)
+                placed = placed and failure is None
+            elif not isinstance(epoch_loop, cst.Module):
+                placed = False
+        return placed and bool(around)
 
     def _trains(self, loop: cst.For) -> bool:
         """The loop trains (analysis/training.py), itself or through the functions of this

@@ -38,10 +38,15 @@ class LoaderSetEpoch(LoaderBatchSize):
         self._placed: dict[tuple[cst.CSTNode, str, cst.CSTNode | None], str | None] = {}
 
     # -- set_epoch ------------------------------------------------------------------------
-    def _plan_set_epoch(self, loader: Loader, exported: bool = False) -> bool:
+    def _plan_set_epoch(
+        self, loader: Loader, exported: bool = False, importers_set: bool = False
+    ) -> bool:
         """Place set_epoch; False where some pass over the loader has no place for it (the
         caller then gives the loader a sampler that advances its own epoch). `exported`: a
-        library's loader its importers are told about (set_epoch in their epoch loops)."""
+        library's loader its importers are told about (set_epoch in their epoch loops);
+        `importers_set`: they placed it around every loop over it (ProgramLoaders.
+        epochs_set), so a loader this module iterates nowhere needs no DP011: its sampler
+        still advances by itself on a pass that none numbers (an explicit set_epoch wins)."""
         found = unknown = False
         failures: list[tuple[cst.CSTNode, str]] = []
         for loop, expr, path in loader.loops:
@@ -67,6 +72,11 @@ class LoaderSetEpoch(LoaderBatchSize):
             if exported:
                 where = f"no loop over {label} in this module (importers that iterate it in "
                 where += "an epoch loop call set_epoch there)"
+            if exported and importers_set and not loader.loops:
+                self.record(
+                    loader.call, f"{label}: its importers call set_epoch in their epoch loops"
+                )
+                return False
             failures.insert(0, (loader.call, where))
         rebuilt = self._rebuilt_in(loader.call)
         advances = "its sampler advances its epoch on each pass"

@@ -213,6 +213,7 @@ class Barriers(Rule):
             for text in set(texts) & write_texts:  # one of those paths: a read in its loop
                 reads.setdefault(text, []).append(call)
                 self._file_reads.add(id(call))
+        unmatched: list[tuple[cst.Call, tuple[str, ...], list[cst.Call]]] = []
         for write, texts in writes:
             matched = [
                 (t, r)
@@ -237,7 +238,7 @@ class Barriers(Rule):
                         matched.append((texts[0], reader))
                     maybe.append(reader)
             if not matched:
-                maybe_read(self, write, texts, reads, maybe[:1])
+                unmatched.append((write, texts, maybe[:1]))
                 continue
             path, readers = matched[0][0], [r for _, r in matched]
             if LOOP_NAME in path:
@@ -296,6 +297,8 @@ class Barriers(Rule):
                 # barrier; it follows the `with`, or the statement every rank arrives after.
                 self.t.state.helpers.add("barrier")
                 self._after.add(id(anchor if anchor is not None else statement))
+        for write, texts, maybe in unmatched:  # once every barrier for a matched read is known
+            maybe_read(self, write, texts, reads, maybe, [w for w, _ in writes])
 
         for removal in removals:
             plan_removal(self, removal, reads)

@@ -1,7 +1,11 @@
 """DP066: a rank-0 write no read matched, whose file a later read on every rank may name.
 
 Moved out of barriers.py whole (its one meaning: paths that may be one file and are not
-spelled alike get a warning instead of a barrier)."""
+spelled alike get a warning instead of a barrier). Decided once every matched write has its
+barrier (stop 55 s2): a read after the barrier that follows another write of the same
+rank-0 group (a config written beside a checkpoint copy whose size every rank reads) is not
+"no barrier between", nor a read in the other arm of an `if` that no loop repeats (never
+after the write on any path)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.transforms._support.nodes import enclosing_function
 from dp2ddp.transforms.rank_zero.path_shapes import LOOP_NAME, may_name_same, spelled_apart
 
 if TYPE_CHECKING:
@@ -21,10 +26,13 @@ def maybe_read(
     texts: tuple[str, ...],
     reads: dict[str, list[cst.Call]],
     spelled: list[cst.Call],
+    writes: list[cst.Call],
 ) -> None:
     """DP066 on a rank-0 write no read matched, at the first later read on every rank
     whose path may name the same file (`spelled`: a loop's wildcard matched it;
-    path_shapes.may_name_same). Not where both paths spell out and differ."""
+    path_shapes.may_name_same). Not where both paths spell out and differ, nor where a
+    barrier lies between or the read never follows the write (module docstring; `writes`:
+    every rank-0 write of the module)."""
     written = rule.spell(write, write=True)
     for text in texts:
         for read_text, calls in reads.items():
@@ -35,7 +43,10 @@ def maybe_read(
             later = [
                 r
                 for r in calls
-                if rule.may_follow(write, r) and not spelled_apart(written, rule.spelled_at(r))
+                if rule.may_follow(write, r)
+                and not spelled_apart(written, rule.spelled_at(r))
+                and not _barrier_between(rule, write, r, writes)
+                and not _other_arm(rule, write, r)
             ]
             if not later:
                 continue
@@ -51,3 +62,78 @@ def maybe_read(
                 "matched, so no barrier between",
             )
             return
+
+
+def _line_of(rule: Barriers, node: cst.CSTNode) -> cst.CSTNode:
+    """The statement of its block holding `node` (a simple line or a compound one)."""
+    current, parent = node, rule.t.parent(node)
+    while parent is not None and not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+        current, parent = parent, rule.t.parent(parent)
+    return current
+
+
+def _barrier_between(
+    rule: Barriers, write: cst.Call, read: cst.Call, writes: list[cst.Call]
+) -> bool:
+    """A write matched to a read (a barrier after its rank-0 group) lies in the same block
+    as `write`, every statement from one to the other writes (one rank-0 group), and
+    `read` comes after both, in the same function."""
+    function = enclosing_function(write, rule.t)
+    if enclosing_function(read, rule.t) is not function:
+        return False
+    own = _line_of(rule, write)
+    block = rule.t.parent(own)
+    body = list(getattr(block, "body", ()))
+    if own not in body:
+        return False
+    writing = {id(_line_of(rule, w)) for w in writes if rule.t.parent(_line_of(rule, w)) is block}
+    start = body.index(own)
+    read_at = rule.t._position(read)
+    for step in (1, -1):
+        index = start
+        while 0 <= index < len(body) and id(body[index]) in writing:
+            line = body[index]
+            if rule.writes_read_file([line]) is not None and rule.t._position(line) < read_at:
+                return not _inside(rule, read, line)
+            index += step
+    return False
+
+
+def _inside(rule: Barriers, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:
+    current: cst.CSTNode | None = node
+    while current is not None:
+        if current is ancestor:
+            return True
+        current = rule.t.parent(current)
+    return False
+
+
+def _other_arm(rule: Barriers, write: cst.Call, read: cst.Call) -> bool:
+    """`write` and `read` lie in the two arms of one `if`, and no loop of their function
+    runs that `if` again: the read never follows the write."""
+    arms: dict[int, tuple[cst.If, str]] = {}
+    current: cst.CSTNode | None = write
+    while current is not None and not isinstance(current, cst.FunctionDef):
+        parent = rule.t.parent(current)
+        if isinstance(parent, cst.If):
+            arms[id(parent)] = (parent, "body" if current is parent.body else "orelse")
+        current = parent
+    current = read
+    while current is not None and not isinstance(current, cst.FunctionDef):
+        parent = rule.t.parent(current)
+        if isinstance(parent, cst.If) and id(parent) in arms:
+            arm = "body" if current is parent.body else "orelse"
+            if arm == arms[id(parent)][1]:
+                return False
+            return not _in_loop(rule, parent)
+        current = parent
+    return False
+
+
+def _in_loop(rule: Barriers, node: cst.CSTNode) -> bool:
+    current = rule.t.parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+        if isinstance(current, (cst.For, cst.While)):
+            return True
+        current = rule.t.parent(current)
+    return False

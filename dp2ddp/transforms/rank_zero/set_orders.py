@@ -30,6 +30,9 @@ returns a set of strings on some paths and a value it cannot type on another (`l
 pickle.load(f)`) is not proved: left as it is, with DP167 (stop 53 s1). A set returned
 through the program's modules (`utils.get_labels()` returning `label_io.read_set(path)`) is
 proved through set_chains.py's join of the facts; past its bound, DP178 (stop 54 s3).
+An order handed straight to `sorted()` without a key (`sorted(list(set(text)))`) is no
+order site, and the characters of a file read in text mode (`f.read()` of `with open(p) as
+f`) are strings (stop 55 s2, r1-D's gpt-v6).
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ from dp2ddp.transforms.rank_zero.set_returns import (
 
 #: Builtins that take their argument's iteration order.
 _ORDERED: Final = frozenset({"enumerate", "list", "tuple", "zip"})
+#: The order-taking builtins whose value is the elements alone, in the set's order.
+_UNPAIRED: Final = frozenset({"list", "tuple"})
+#: The builtin that opens a file.
+_OPEN: Final = frozenset({"open"})
 #: Methods that put what they are given in an order (a `for` loop's body calling one on
 #: the set's element numbers or orders it).
 _ORDERING_METHODS: Final = frozenset({"append", "appendleft", "extend", "insert"})
@@ -106,6 +113,8 @@ class SetOrders(CallRule):
         for node in _order_sites(defuse, self.facts.comp_fors, self.facts.for_loops):
             sets = _set_values(defuse, node, hinted)
             if not sets or (id(node) in loops and not _orders(loops[id(node)])):
+                continue
+            if _sorted_at_once(defuse, node):
                 continue
             kind = _elements(defuse, sets, hinted)
             if kind == "number" or self.facts.under_guard(node):
@@ -201,6 +210,30 @@ def _order_sites(
     found += [node.iter for node in comp_fors]
     found += [loop.iter for loop in loops]  # _orders asked once the set is proved
     return found
+
+
+def _sorted_at_once(defuse: DefUse, node: cst.BaseExpression) -> bool:
+    """The order taken at `node` is handed straight to `sorted()` (no `key=`), which puts
+    the elements in one order on every rank: `sorted(list(set(text)))`, `sorted(w for w
+    in S)`, `sorted([t for t in S])` (stop 54 r1-D: a vocabulary of characters)."""
+    parent = defuse.parent(node)
+    if isinstance(parent, cst.Arg):  # `list(S)` / `tuple(S)`; enumerate and zip pair it
+        taker = defuse.parent(parent)
+        if not (isinstance(taker, cst.Call) and _builtin(defuse, taker.func, _UNPAIRED)):
+            return False
+    elif isinstance(parent, cst.CompFor):
+        taker = defuse.parent(parent)
+        if not isinstance(taker, (cst.GeneratorExp, cst.ListComp)):
+            return False
+    else:
+        return False
+    arg = defuse.parent(taker)
+    call = defuse.parent(arg) if isinstance(arg, cst.Arg) else None
+    return (
+        isinstance(call, cst.Call)
+        and _builtin(defuse, call.func, frozenset({"sorted"}))
+        and not any(a.keyword is not None for a in call.args)
+    )
 
 
 def _orders(loop: cst.For) -> bool:
@@ -299,12 +332,46 @@ def _elements(
         else:
             parts = []
         for part in parts:
+            if _text_read(defuse, part):
+                kinds.add("str")
+                continue
             for origin in origins(defuse, part):
                 kinds.add(_kind(defuse, origin.node, [s.node for s in origin.path]))
     for doubt in ("maybe", "far"):
         if doubt in kinds and kinds <= {doubt, "maybe", "far", "str"}:
             return doubt
     return kinds.pop() if len(kinds) == 1 else ""
+
+
+def _text_read(defuse: DefUse, value: cst.BaseExpression) -> bool:
+    """`value` is `f.read()` of a file `open()`ed in text mode (`with open(p) as f`, `f =
+    open(p, "r")`, `open(p).read()`), or a name every binding of which is one: a `str`, its
+    elements characters (stop 54 r1-D)."""
+    if isinstance(value, cst.Name):
+        reaching = defuse.reaching(value)
+        return bool(reaching) and all(
+            d.kind == "assign" and isinstance(d.value, cst.Call) and _text_read(defuse, d.value)
+            for d in reaching
+        )
+    if not isinstance(value, cst.Call):
+        return False
+    func = value.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != "read" or value.args:
+        return False
+    opened: list[cst.BaseExpression | None] = [func.value]
+    if isinstance(func.value, cst.Name):
+        reaching = defuse.reaching(func.value)
+        if not reaching or any(d.kind not in ("assign", "with") for d in reaching):
+            return False
+        opened = [d.value for d in reaching]
+    for call in opened:
+        if not (isinstance(call, cst.Call) and _builtin(defuse, call.func, _OPEN)):
+            return False
+        modes = [a.value for a in call.args[1:2] if a.keyword is None]
+        modes += [a.value for a in call.args if a.keyword and a.keyword.value == "mode"]
+        if any(not isinstance(m, cst.SimpleString) or "b" in str(m.evaluated_value) for m in modes):
+            return False
+    return True
 
 
 def _kind(defuse: DefUse, source: cst.CSTNode, path: list[cst.CSTNode]) -> str:

@@ -8,7 +8,6 @@ def get_loaders(batch_size):
     g = torch.Generator().manual_seed(0)
     train_set = TensorDataset(torch.randn(64, 8, generator=g), torch.randint(0, 2, (64,), generator=g))
     val_set = TensorDataset(torch.randn(32, 8, generator=g), torch.randint(0, 2, (32,), generator=g))
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     train_loader = DataLoader(
         train_set,
         batch_size=ddp_per_rank_batch(batch_size),

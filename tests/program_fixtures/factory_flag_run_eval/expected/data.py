@@ -17,7 +17,6 @@ def make_split(n, seed):
 def get_loader(train=False, val=False, test=False, ddp_shard=True):
     assert train + val + test == 1
     split = make_split(32 if train else 16, 0 if train else 1 if val else 2)
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     return DataLoader(
         split,
         batch_size=(

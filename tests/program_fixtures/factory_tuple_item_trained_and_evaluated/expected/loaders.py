@@ -10,7 +10,6 @@ from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 def single(n, offset, batch_size, shuffle):
     x = torch.linspace(0, 1, n * 3).reshape(n, 3) + offset
     dataset = TensorDataset(x, x.sum(1, keepdim=True), torch.arange(n))
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     return DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(batch_size),

@@ -12,7 +12,6 @@ class Data(object):
     def __init__(self, batch_size):
         x = torch.arange(32, dtype=torch.float32).view(32, 1) / 8
         data = TensorDataset(x, torch.zeros(32, 1))
-        # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
         self.trainloader = DataLoader(
             data,
             batch_size=ddp_per_rank_batch(batch_size),

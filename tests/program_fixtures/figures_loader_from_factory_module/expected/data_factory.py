@@ -12,7 +12,6 @@ def data_provider(flag):
     shuffle_flag = flag != "test"
     x = torch.arange(32, dtype=torch.float32).view(32, 1) / 8
     data_set = TensorDataset(x, torch.zeros(32, 1))
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     data_loader = DataLoader(
         data_set,
         batch_size=ddp_per_rank_batch(8),

@@ -28,7 +28,6 @@ class SentenceDataset(data.Dataset):
 
 def SentenceLoader(n, seed, batch_size, shuffle, num_workers=0, ddp_shard=True):
     dataset = SentenceDataset(n, seed)
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     return data.DataLoader(
         dataset=dataset,
         batch_size=ddp_per_rank_batch(batch_size) if ddp_shard else batch_size,

@@ -17,7 +17,6 @@ def get(batch_size, n_train=64, n_test=32, train=True, val=True, **kwargs):
     ds = []
     if train:
         train_dataset = synthetic(n_train, 0)
-        # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
         train_loader = torch.utils.data.DataLoader(
             train_dataset,
             batch_size=ddp_per_rank_batch(batch_size),
