@@ -26,9 +26,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import torch
 from shared_verify import Pair, Shared, report_of, run_pairs
 
+from dp2ddp.verify.fed import FedBatches, InputSpan
 from dp2ddp.verify.ratio_cause import ranks_apart
+from dp2ddp.verify.recorder import Window
 from dp2ddp.verify.report import VerifyReport
 
 CASES = Path(__file__).parent / "verify_cases_s55"
@@ -164,3 +167,28 @@ def test_ranks_apart_names_a_penalty_through_a_static_graph() -> None:
     cause = ranks_apart(warnings, "rank 1 differs after step 1")
     assert "DP023" in cause.title and "DP096" in cause.title, cause
     assert "named no place" not in cause.detail
+
+
+def test_a_forward_reached_a_window_later_keeps_its_inputs() -> None:
+    """fed.py decides a window late: a GAN's `fake = G(z)` is reached by G's backward after
+    D's step (kept), a sampling forward never (dropped at the next step's close)."""
+    fed, first, second = FedBatches(), Window(1), Window(2)
+    g_weight, d_weight = torch.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+
+    def forward(window: Window, ordinal: str, rows: list[str], output: torch.Tensor) -> None:
+        start = len(window.inputs.setdefault(ordinal, []))
+        window.inputs[ordinal].extend(rows)
+        fed.forward(output, InputSpan(ordinal, (start, start + len(rows)), None))
+
+    fake = g_weight * 2
+    forward(first, "0", ["z1", "z2"], fake)  # G
+    sampled = g_weight * 3
+    forward(first, "0", ["p1"], sampled)  # sampling, never backpropagated
+    real = d_weight * 1
+    forward(first, "1", ["x1", "x2"], real)  # D on real
+    (real.sum() + (d_weight * fake.detach()).sum()).backward()
+    fed.close(first)  # D's step: G's and the sampling's forwards not reached yet
+    assert first.inputs == {"0": ["z1", "z2", "p1"], "1": ["x1", "x2"]}
+    (d_weight * fake).sum().backward()  # G's step reaches fake
+    fed.close(second)
+    assert first.inputs == {"0": ["z1", "z2"], "1": ["x1", "x2"]}

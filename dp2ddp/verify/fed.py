@@ -15,7 +15,8 @@ before one forward) is kept.
 
 The same holds for the model inputs of a forward itself (`InputSpan`): a forward whose
 output needs a gradient that no backward reached, in a window where another forward was
-reached, fed no update, and its inputs are dropped from the window's. A character GPT
+reached, fed no update, and its inputs are dropped from the window's (`settle`: one
+window later, where a backward may still reach it). A character GPT
 samples text between steps in train mode (glouppe/info8010-deep-learning@9175a6f gpt-v6:
 `lm_generate` after `lm.train()`): its prompts and sampled tokens were counted as training
 samples, and since verify's dropout alignment draws each rank's masks, the ranks sampled
@@ -58,6 +59,8 @@ class FedBatches:
         self.trained = False  # a forward of this window was reached by a backward
         #: the recorded forwards whose output needs a gradient, with their inputs' place
         self.spans: list[InputSpan] = []
+        #: the previous window's forwards no backward had reached when it closed
+        self.pending: list[tuple[Any, InputSpan]] = []
 
     def loaded(self, window: Any, rows: list[str], columns: list[str] | None, split: int) -> None:
         """A training batch: its samples into the window, its place kept."""
@@ -105,15 +108,25 @@ class FedBatches:
                     del window.loaded[batch.rows[0] : batch.rows[1]]
                     del window.loaded_dim1[batch.columns[0] : batch.columns[1]]
                     del window.loaded_split[batch.split]
-            for span in reversed(self.spans):  # later first: earlier places stay valid
-                if not span.trained:
-                    del window.inputs[span.ordinal][span.rows[0] : span.rows[1]]
-                    if span.columns is not None:
-                        columns = window.inputs_dim1[span.ordinal]
-                        del columns[span.columns[0] : span.columns[1]]
+        self.settle()
+        if self.trained:
+            self.pending = [(window, span) for span in self.spans if not span.trained]
         self.batches = []
         self.spans = []
         self.trained = False
+
+    def settle(self) -> None:
+        """Drop the inputs of the previous window's forwards that no backward reached by
+        now. Decided a window late: a GAN's `fake = G(z)` feeds D's step detached and G's
+        step, after D's, through `D(fake)`, so G's forward is reached only in the next
+        window. At the end of the recording the last window's are dropped too."""
+        for window, span in reversed(self.pending):  # later first: earlier places stay valid
+            if span.trained:
+                continue
+            del window.inputs[span.ordinal][span.rows[0] : span.rows[1]]
+            if span.columns is not None:
+                del window.inputs_dim1[span.ordinal][span.columns[0] : span.columns[1]]
+        self.pending = []
 
 
 def _tensors(value: Any, depth: int) -> list[torch.Tensor]:

@@ -484,6 +484,7 @@ class Recorder:
         os._exit(0)
 
     def finish(self, status: str, error: dict[str, str] | None = None) -> None:
+        self.fed.settle()  # the last window's forwards no backward reached
         if self.keep_tensors and self.recording:
             save_tensors(
                 self.outdir / protocol.TENSORS, self.init, self.updates, self.param_rms, self.grads
