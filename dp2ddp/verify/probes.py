@@ -20,10 +20,10 @@ check runs as one process, so these probes make it behave as DataParallel on W d
   unless kept (`keep_dropout`). `dropout_chunks` is W in the original, 1 in the ranks, 0
   for dropout as is (GPUs: real DataParallel replicas on W devices already line up).
 
-The probes count what they did per window so that a mismatch can be explained;
 A recurrent layer's `dropout=` (nn.LSTM, nn.GRU, nn.RNN) is drawn inside torch's kernel:
 counted as dropout drawn as is (`_rnn_probe`), never aligned.
 
+The probes count what they did per window so that a mismatch can be explained;
 `--no-dropout` / `--freeze-batchnorm` switch dropout and batch statistics off in both runs.
 Runs inside the user's processes.
 """
