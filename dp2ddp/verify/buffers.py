@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from dp2ddp.verify.compare import Numerics
+from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.report import Cause
 
 #: A buffer differs when its sum or L2 norm moves by more than this, relative to its norm:
@@ -76,5 +77,41 @@ def diverged_buffer(
             "changes it by its own part of the batch. Gather every rank's rows first "
             "(all_gather of the features and indices) and apply the whole batch's update on "
             "every rank, or all_reduce the buffer after the update.",
+        )
+    ]
+
+
+def said_buffer(
+    original: list[dict[str, Any]],
+    migrated: list[dict[str, Any]],
+    n: Numerics,
+    warnings: tuple[str, ...],
+) -> list[Cause]:
+    """A buffer apart no later than the parameters, where verify's own migration warned
+    DP007 (a buffer or attribute forward changes per rank): named at DP007's lines before
+    the randomness causes. UMBCvision/ISD@4bdd603 enqueues each rank's half of the keys
+    into its queue in forward; verify named only the draws in forward (stop 54 v3-C), and
+    `diverged_buffer` stays silent where the parameters differ from the same step."""
+    found = buffer_divergence(original, migrated)
+    places = warned(warnings, "DP007")
+    if found is None or not places:
+        return []
+    step, name, rel = found
+    first = n.first_diverging_step
+    if first is not None and step > first:
+        return []
+    shown = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+    return [
+        Cause(
+            "buffer_diverged",
+            f"a buffer the ranks change by their own part of the batch: {name}, as dp2ddp "
+            "migrate warned (DP007)",
+            f"buffer {name} differs from the original's after step {step} (relative "
+            f"difference {rel:.3g} in its sum or norm), no later than the parameters; DP007 "
+            f"from dp2ddp migrate at {shown}: each rank changes it with its own part of the "
+            "batch, DDP averages the gradients, never the buffers",
+            "Do what DP007 at that line says: gather every rank's rows before the update (a "
+            "queue: enqueue the all_gather of the keys) and apply the whole batch's update "
+            "on every rank, or accept per-rank state; verify then cannot show equivalence.",
         )
     ]

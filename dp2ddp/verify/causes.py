@@ -48,9 +48,17 @@ from typing import Any
 
 from dp2ddp.verify import data_evidence as data
 from dp2ddp.verify import scan
-from dp2ddp.verify.buffers import diverged_buffer
+from dp2ddp.verify.buffers import diverged_buffer, said_buffer
 from dp2ddp.verify.compare import NonFinite, Numerics
-from dp2ddp.verify.draw_cause import forward_draws, permuted_batch, random_in_forward
+from dp2ddp.verify.draw_cause import (
+    DRAW_SHARE_FIX,
+    forward_draws,
+    permuted_batch,
+    random_in_forward,
+    recurrent,
+)
+from dp2ddp.verify.hand_made import differs_fix, hand_made, overlap_fix, undivided_fix
+from dp2ddp.verify.hand_made import same_data as same_data_by_hand
 from dp2ddp.verify.ratio_cause import (
     ranks_apart,
     said_at,
@@ -133,6 +141,12 @@ def diagnose(ev: Evidence) -> list[Cause]:
         # the losses the program's code couples over the batch, said at their lines, come
         # before the generic randomness causes (stop 54 s4: PatchGAN's DP059)
         causes += said_losses(ev.migration_warnings)
+        causes += said_buffer(
+            ev.windows_events(ev.original),
+            ev.windows_events(ev.migrated[0]),
+            ev.numerics,
+            ev.migration_warnings,
+        )
         causes += [_pair_losses(ev)] if ev.pair_losses else []
         causes += [_mean_losses(ev)] if ev.mean_losses else []
     if not ev.numerics.passed:
@@ -312,6 +326,8 @@ def _data(ev: Evidence) -> list[Cause]:
     if sh.status == SAME_DATA:
         if said := unsplit_batches(ev.migration_warnings, detail):
             return [said]
+        if hand_made(ev):
+            return [same_data_by_hand(ev, detail)]
         where = (
             ""
             if any(f.kind == scan.DISTRIBUTED_SAMPLER for f in ev.findings_migrated)
@@ -333,7 +349,7 @@ def _data(ev: Evidence) -> list[Cause]:
                 "per-process batch not divided by WORLD_SIZE",
                 f"{detail}: each rank fed the original's whole batch, so the global batch is "
                 f"{ev.world}x the original's",
-                _undivided_fix(sh, ev.world),
+                undivided_fix() if hand_made(ev) else _undivided_fix(sh, ev.world),
             )
         ]
     if _set_epoch_missing(ev):
@@ -365,7 +381,9 @@ def _data(ev: Evidence) -> list[Cause]:
                 "overlap",
                 "ranks fed overlapping samples",
                 detail,
-                "Every rank needs its own DistributedSampler with the same seed and shuffle.",
+                overlap_fix()
+                if hand_made(ev)
+                else "Every rank needs its own DistributedSampler with the same seed and shuffle.",
             )
         ]
     if (
@@ -393,8 +411,7 @@ def _data(ev: Evidence) -> list[Cause]:
                 "model inputs drawn at random inside the training loop",
                 f"{detail}; no sample matched the original's, and the RNG advanced between "
                 f"steps{findings_where(ev.findings_original, scan.RANDOM_IN_LOOP, 'original')}",
-                "Each process draws its own random inputs: this cannot be aligned between 1 "
-                "and W processes. Draw them on rank 0 and broadcast, or seed per rank on purpose.",
+                DRAW_SHARE_FIX,
             )
         ]
     checked = data.data_checked(ev.original, ev.migrated[0], _rng_in_loop(ev))
@@ -406,7 +423,7 @@ def _data(ev: Evidence) -> list[Cause]:
             "data_differs",
             "the ranks' batches are not the original's batch",
             f"{detail}; {checked}",
-            _loader_fix(bad.original, ev.world),
+            differs_fix() if hand_made(ev) else _loader_fix(bad.original, ev.world),
         )
     ]
 
@@ -529,6 +546,7 @@ def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:
                     if aligned
                     else f"one process and {ev.world} processes draw different masks"
                 )
+                + recurrent(ev)
                 + findings_where(ev.findings_original, scan.DROPOUT, "original"),
                 "Rerun with --no-dropout to switch dropout off in both runs for the check.",
             )
@@ -621,8 +639,7 @@ def _random_in_loop(ev: Evidence, evidence: str = "") -> Cause:
         "batch (the ranks draw the same values where the program seeds its generators alike; "
         "else verify seeds rank 0 as the original and the others apart, as torchrun leaves "
         "them)" + where + ev.sharding.inputs_note(),
-        "Such draws cannot be aligned between 1 and W processes: draw on rank 0 and "
-        "broadcast, or accept the difference.",
+        DRAW_SHARE_FIX,
     )
 
 

@@ -29,6 +29,30 @@ if TYPE_CHECKING:
     from dp2ddp.verify.causes import Evidence
 
 
+#: How a loop's draws are made DataParallel's. "Such draws cannot be aligned between 1 and W
+#: processes" was false for noise sized by the batch (a GAN's `torch.randn(b_size, nz)`), which
+#: DP006 itself aligns (stop 54 r2-C, ae-foster/pytorch-simclr and learn-GAN's round).
+DRAW_SHARE_FIX = (
+    "Draw as DataParallel's one process drew: values sized by the batch for the whole global "
+    "batch alike on every rank, each rank keeping its own rows "
+    "(`ddp_draw_share(lambda: torch.randn(B, ...))`, B the global batch: what dp2ddp migrate "
+    "writes where it proves the size is the batch's, as DP006 at that line says); a draw not "
+    "per sample alike on every rank (`with ddp_same_random():`); or accept the difference."
+)
+
+
+def recurrent(ev: Evidence) -> str:
+    """The share of the dropout draws made by recurrent layers' `dropout=` (probes): their
+    draws were "not by dropout" in random_in_forward's text (stop 54 r1-E)."""
+    rnn = sum(int(w.get("rnn_dropout", 0)) for w in ev.all_windows())
+    if not rnn:
+        return ""
+    return (
+        f"; {rnn} of them by a recurrent layer's dropout= between its layers (nn.LSTM, "
+        "nn.GRU, nn.RNN: drawn inside torch's kernel, which verify cannot align per chunk)"
+    )
+
+
 def forward_draws(ev: Evidence) -> int:
     """Training forwards of the compared steps that drew from the global RNGs, where no
     dropout was drawn as is (aligned or switched-off dropout leaves the RNG where it was)."""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.verify import hang, launch, protocol, toend
 from dp2ddp.verify.config import VerifyConfig, torch_seed
+from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause, Failure
 
@@ -107,12 +108,17 @@ _UNFINISHED_REDUCTION = "Expected to have finished reduction in the prior iterat
 _UNUSED_INDICES = re.compile(
     r"Parameter indices which did not receive grad for rank (\d+): ([\d ]+)"
 )
+_STATIC_GRAPH = "static_graph set to True"
 _UNUSED_NAMES = re.compile(r"Parameters which did not receive grad for rank (\d+): ([^\n]+)")
 
 
-def unused_parameters_cause(text: str) -> Cause | None:
+def unused_parameters_cause(text: str, warnings: tuple[str, ...] = ()) -> Cause | None:
     """The cause named when DDP failed because some parameters got no gradient (a model
-    whose forward() skips a layer on some paths: DataParallel does not mind, DDP does)."""
+    whose forward() skips a layer on some paths: DataParallel does not mind, DDP does).
+    Under static_graph=True (what dp2ddp passes with DP096) the same error means a step
+    used the parameters otherwise than the first: "pass find_unused_parameters=True" was
+    false there (a WGAN-GP critic's penalty backpropagated on its own, DP023: stop 54 v3-C's
+    GenerativeSkinLesion shape), and the migration's DP096/DP023 lines are the cause."""
     if _UNFINISHED_REDUCTION not in text:
         return None
     named = _UNUSED_NAMES.search(text) or _UNUSED_INDICES.search(text)
@@ -120,6 +126,20 @@ def unused_parameters_cause(text: str) -> Cause | None:
     if named:
         kind = "parameters" if named.re is _UNUSED_NAMES else "parameter indices"
         which = f"; rank {named.group(1)}: {kind} {named.group(2).strip()[:200]}"
+    if _STATIC_GRAPH in text:
+        places = [f"{code} at {p}" for code in ("DP096", "DP023") for p in warned(warnings, code)]
+        return Cause(
+            "static_graph_changed",
+            "a step used the model's parameters otherwise than the first, under static_graph=True",
+            f'DDP\'s reducer: "{_UNFINISHED_REDUCTION}" ... "not compatible with static_graph '
+            f'set to True"{which}'
+            + (f"; dp2ddp migrate warned {'; '.join(places[:4])}" if places else ""),
+            "static_graph=True (dp2ddp passes it with DP096 for a model called several times "
+            "before one backward) needs every step to use the parameters as the first did. "
+            "Find the step that differs: a gradient penalty backpropagated on its own (DP023: "
+            "add it to the loss of the same backward), a head used only at some steps; do "
+            "what DP096 and DP023 at their lines say, then verify again.",
+        )
     return Cause(
         "unused_parameters",
         "some parameters got no gradient in a step (DDP without find_unused_parameters)",
@@ -207,7 +227,9 @@ class RunFailures:
             if distributed and hang.peer_lost(message):
                 self._peer_lost(record, records)
             if distributed:
-                cause = unused_parameters_cause(f"{message}\n{error.get('excerpt') or ''}")
+                cause = unused_parameters_cause(
+                    f"{message}\n{error.get('excerpt') or ''}", scripts.warnings
+                )
                 if cause is not None:
                     self.causes.append(cause)
             elif record.status == protocol.ERROR and exit_status(record) is None:

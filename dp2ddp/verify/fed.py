@@ -11,7 +11,17 @@ forwards, none of them reached by a backward before the next batch was loaded, f
 update, and is dropped from the window's loaded samples when the optimizer steps. Where no
 forward of the window was reached by a backward (the hooks could not see it: an output that
 needs no gradient), nothing is dropped. A batch with no forward after it (two loaders read
-before one forward) is kept."""
+before one forward) is kept.
+
+The same holds for the model inputs of a forward itself (`InputSpan`): a forward whose
+output needs a gradient that no backward reached, in a window where another forward was
+reached, fed no update, and its inputs are dropped from the window's (`settle`: one
+window later, where a backward may still reach it). A character GPT
+samples text between steps in train mode (glouppe/info8010-deep-learning@9175a6f gpt-v6:
+`lm_generate` after `lm.train()`): its prompts and sampled tokens were counted as training
+samples, and since verify's dropout alignment draws each rank's masks, the ranks sampled
+other tokens and verify said "ranks overlap" for batches every rank drew alike (stop 54 r1-B).
+A forward whose output needs no gradient (a frozen teacher) is kept: no hook can tell."""
 
 from __future__ import annotations
 
@@ -31,12 +41,26 @@ class _Batch:
     trained: bool = False  # one of them was reached by a backward
 
 
+@dataclass
+class InputSpan:
+    """Where one forward's model inputs lie in the window's `inputs` / `inputs_dim1`."""
+
+    ordinal: str
+    rows: tuple[int, int]
+    columns: tuple[int, int] | None
+    trained: bool = False  # a backward reached the forward's output
+
+
 class FedBatches:
     """The current window's loaded batches, and which fed a trained forward."""
 
     def __init__(self) -> None:
         self.batches: list[_Batch] = []
         self.trained = False  # a forward of this window was reached by a backward
+        #: the recorded forwards whose output needs a gradient, with their inputs' place
+        self.spans: list[InputSpan] = []
+        #: the previous window's forwards no backward had reached when it closed
+        self.pending: list[tuple[Any, InputSpan]] = []
 
     def loaded(self, window: Any, rows: list[str], columns: list[str] | None, split: int) -> None:
         """A training batch: its samples into the window, its place kept."""
@@ -53,9 +77,10 @@ class FedBatches:
             )
         )
 
-    def forward(self, output: Any) -> None:
+    def forward(self, output: Any, span: InputSpan | None = None) -> None:
         """A recorded forward of a wrapped model: a hook on its output's tensors marks the
-        last loaded batch (and the window) trained when a backward reaches one."""
+        last loaded batch, the forward's inputs (`span`) and the window trained when a
+        backward reaches one."""
         batch = self.batches[-1] if self.batches else None
         if batch is not None:
             batch.forwards += 1
@@ -64,10 +89,16 @@ class FedBatches:
             self.trained = True
             if batch is not None:
                 batch.trained = True
+            if span is not None:
+                span.trained = True
 
+        hooked = False
         for tensor in _tensors(output, 0):
             if tensor.requires_grad:
                 tensor.register_hook(reached)  # type: ignore[no-untyped-call]
+                hooked = True
+        if hooked and span is not None:
+            self.spans.append(span)
 
     def close(self, window: Any) -> None:
         """At the optimizer's step: drop the batches that fed only untrained forwards."""
@@ -77,8 +108,25 @@ class FedBatches:
                     del window.loaded[batch.rows[0] : batch.rows[1]]
                     del window.loaded_dim1[batch.columns[0] : batch.columns[1]]
                     del window.loaded_split[batch.split]
+        self.settle()
+        if self.trained:
+            self.pending = [(window, span) for span in self.spans if not span.trained]
         self.batches = []
+        self.spans = []
         self.trained = False
+
+    def settle(self) -> None:
+        """Drop the inputs of the previous window's forwards that no backward reached by
+        now. Decided a window late: a GAN's `fake = G(z)` feeds D's step detached and G's
+        step, after D's, through `D(fake)`, so G's forward is reached only in the next
+        window. At the end of the recording the last window's are dropped too."""
+        for window, span in reversed(self.pending):  # later first: earlier places stay valid
+            if span.trained:
+                continue
+            del window.inputs[span.ordinal][span.rows[0] : span.rows[1]]
+            if span.columns is not None:
+                del window.inputs_dim1[span.ordinal][span.columns[0] : span.columns[1]]
+        self.pending = []
 
 
 def _tensors(value: Any, depth: int) -> list[torch.Tensor]:

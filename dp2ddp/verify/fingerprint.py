@@ -135,8 +135,9 @@ def install(recorder: Recorder) -> None:
         try:
             if next(self.parameters(), None) is not None:
                 tensor = sample_tensor((args, kwargs))
+                span = None
                 if tensor is not None:
-                    recorder.record_inputs(
+                    span = recorder.record_inputs(
                         recorder.model_ordinal(self),
                         sample_rows((args, kwargs), tensor),
                         sample_digests(tensor.transpose(0, 1))
@@ -144,13 +145,15 @@ def install(recorder: Recorder) -> None:
                         else None,
                     )
                     recorder.forward_batch = tensor.size(0) if tensor.dim() else None
+                else:
+                    recorder.note_unsampled(self)
                 before = recorder.forward_began()
                 done, output = chunked_forward(recorder, native_call, self, args, kwargs)
                 if not done:
                     output = native_call(self, *args, **kwargs)
                     float_order.capture(recorder, native_call, self, args, kwargs, output)
                 recorder.forward_ended(before)
-                recorder.fed.forward(output)  # a backward that reaches it marks its batch
+                recorder.fed.forward(output, span)  # a backward reaching it marks its batch
                 return output
             else:
                 recorder.note_stateful(self)

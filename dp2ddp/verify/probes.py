@@ -20,6 +20,9 @@ check runs as one process, so these probes make it behave as DataParallel on W d
   unless kept (`keep_dropout`). `dropout_chunks` is W in the original, 1 in the ranks, 0
   for dropout as is (GPUs: real DataParallel replicas on W devices already line up).
 
+A recurrent layer's `dropout=` (nn.LSTM, nn.GRU, nn.RNN) is drawn inside torch's kernel:
+counted as dropout drawn as is (`_rnn_probe`), never aligned.
+
 The probes count what they did per window so that a mismatch can be explained;
 `--no-dropout` / `--freeze-batchnorm` switch dropout and batch statistics off in both runs.
 Runs inside the user's processes.
@@ -71,6 +74,8 @@ def install(
         F.scaled_dot_product_attention = _sdpa_probe(
             recorder, native_sdpa, no_dropout or (dropout_chunks > 0 and not keep_dropout)
         )
+    for rnn in (torch.nn.LSTM, torch.nn.GRU, torch.nn.RNN):
+        rnn.forward = _rnn_probe(recorder, rnn.forward, no_dropout)  # type: ignore[method-assign]
     F.batch_norm = _batch_norm_probe(recorder, F.batch_norm, freeze_batchnorm, batchnorm_chunks)
     F.instance_norm = _instance_norm_probe(recorder, F.instance_norm, norm_chunks)
 
@@ -183,6 +188,32 @@ def _sdpa_probe(
         return native(*args_list, **kwargs)
 
     return scaled_dot_product_attention
+
+
+def _rnn_probe(recorder: Recorder, native: Callable[..., Any], disable: bool) -> Callable[..., Any]:
+    """A recurrent layer's `dropout=` between its layers: drawn inside torch's fused RNN
+    kernel, not through F.dropout, so neither aligned nor switched off with it. Counted as
+    dropout drawn as is (`rnn_dropout` too), and off with --no-dropout. Before, its draws
+    were named "random numbers drawn inside the model's forward … not by dropout"
+    (vhch/sequence-to-sequence@0163226, `nn.LSTM(..., dropout=0.1)`: stop 54 r1-E), and
+    --no-dropout left them drawing."""
+
+    @functools.wraps(native)
+    def forward(self: torch.nn.RNNBase, *args: Any, **kwargs: Any) -> Any:
+        if not (self.training and self.dropout and self.num_layers > 1 and recorder.recording):
+            return native(self, *args, **kwargs)
+        window = recorder.current
+        window.dropout += 1
+        window.rnn_dropout += 1
+        if not disable:
+            return native(self, *args, **kwargs)
+        p, self.dropout = self.dropout, 0.0
+        try:
+            return native(self, *args, **kwargs)
+        finally:
+            self.dropout = p
+
+    return forward
 
 
 def _batch_norm_probe(

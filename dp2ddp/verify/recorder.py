@@ -39,7 +39,7 @@ from torch.optim.optimizer import (
 
 from dp2ddp.verify import arrays, protocol
 from dp2ddp.verify.digest import float64_bytes, tensor_digest
-from dp2ddp.verify.fed import FedBatches
+from dp2ddp.verify.fed import FedBatches, InputSpan
 from dp2ddp.verify.writes import WriteLog
 
 if TYPE_CHECKING:
@@ -85,6 +85,8 @@ class Window:
     #: values per channel (probes): two values normalise to +-1 whatever they are (causes)
     batchnorm_fewest: list[int] = field(default_factory=list)
     dropout_aligned: int = 0  # dropout calls drawn as the ranks draw them (probes)
+    #: of `dropout`: a recurrent layer's dropout= between its layers (probes._rnn_probe)
+    rnn_dropout: int = 0
     dropout_off: int = 0  # dropout calls that could not be aligned: switched off (probes)
     #: rank (str; the original: the rank each chunk's mask is drawn as) -> `seed:shape:p` of
     #: each aligned draw, in order: equal lists drew equal masks (causes._dropout_lined_up)
@@ -174,6 +176,9 @@ class Recorder:
         self.current = Window(1)
         self.wrappers: list[weakref.ref[torch.nn.Module]] = []  # DataParallel / DDP
         self.models: list[weakref.ref[torch.nn.Module]] = []  # outermost modules called
+        #: outermost modules with parameters called in training on no tensor (a graph
+        #: object): their parameters' names where neither models nor wrappers give them
+        self.unsampled: list[weakref.ref[torch.nn.Module]] = []
         #: outermost modules called in training that hold buffers and no parameters (a memory
         #: bank of a plain module): their buffers are fingerprinted with the models' (V3)
         self.stateful: list[weakref.ref[torch.nn.Module]] = []
@@ -230,6 +235,15 @@ class Recorder:
         self.models.append(weakref.ref(module))
         return len(self.models) - 1
 
+    def note_unsampled(self, module: torch.nn.Module) -> None:
+        """A model called in training on no tensor verify can sample (a graph object). Its
+        parameters are named from it where no model nor wrapper was seen: an original that
+        wraps nothing on CPU (`if torch.cuda.device_count() > 1: DataParallel(...)`) had them
+        unnamed (p0, p1, ...), its DDP migration named, and verify said "optimized only by
+        the migration" of every parameter (stop 54 x2, a GCN on a torch_geometric batch)."""
+        if not any(ref() is module for ref in self.unsampled):
+            self.unsampled.append(weakref.ref(module))
+
     def note_stateful(self, module: torch.nn.Module) -> None:
         """An outermost module without parameters called in training: kept if it has
         floating-point buffers (their state can diverge between the runs)."""
@@ -245,7 +259,7 @@ class Recorder:
         a buffer changed per rank (a memory bank updated by each rank's part of the batch,
         DP007) is the cause of a later parameter difference; compare.py names it."""
         prints: dict[str, list[float]] = {}
-        models = [ref() for ref in self.models] or [ref() for ref in self.wrappers]
+        models = self._named_models()
         owners: list[tuple[str, torch.nn.Module | None]] = [
             ("" if ordinal == 0 else f"model{ordinal}.", model)
             for ordinal, model in enumerate(models)
@@ -266,11 +280,20 @@ class Recorder:
 
     def record_inputs(
         self, ordinal: int, digests: list[str], along_dim1: list[str] | None = None
-    ) -> None:
-        self.current.inputs.setdefault(str(ordinal), []).extend(digests)
-        self.current.forwards.setdefault(str(ordinal), []).append(len(digests))
+    ) -> InputSpan:
+        """Keep a training forward's per-sample digests; where they lie (fed.py drops them
+        when no backward reaches the forward)."""
+        key = str(ordinal)
+        rows = self.current.inputs.setdefault(key, [])
+        start = len(rows)
+        rows.extend(digests)
+        self.current.forwards.setdefault(key, []).append(len(digests))
+        columns = None
         if along_dim1 is not None:
-            self.current.inputs_dim1.setdefault(str(ordinal), []).extend(along_dim1)
+            dim1 = self.current.inputs_dim1.setdefault(key, [])
+            columns = (len(dim1), len(dim1) + len(along_dim1))
+            dim1.extend(along_dim1)
+        return InputSpan(key, (start, len(rows)), columns)
 
     def forward_began(self) -> str:
         """The RNG digest before a training forward; a change since the last mark was drawn
@@ -334,10 +357,18 @@ class Recorder:
         self._counts.append(0)
         return index, True
 
+    def _named_models(self) -> list[torch.nn.Module | None]:
+        """The modules whose parameter names are the records' keys: the models fed tensors,
+        else the wrappers, else the models fed something else (note_unsampled)."""
+        for refs in (self.models, self.wrappers, self.unsampled):
+            if refs:
+                return [ref() for ref in refs]
+        return []
+
     def _param_names(self) -> dict[int, str]:
         """Parameter names inside the model(s), without DataParallel/DDP's `module.`."""
         names: dict[int, str] = {}
-        models = [ref() for ref in self.models] or [ref() for ref in self.wrappers]
+        models = self._named_models()
         for ordinal, model in enumerate(models):
             if not isinstance(model, torch.nn.Module):
                 continue
@@ -453,6 +484,7 @@ class Recorder:
         os._exit(0)
 
     def finish(self, status: str, error: dict[str, str] | None = None) -> None:
+        self.fed.settle()  # the last window's forwards no backward reached
         if self.keep_tensors and self.recording:
             save_tensors(
                 self.outdir / protocol.TENSORS, self.init, self.updates, self.param_rms, self.grads

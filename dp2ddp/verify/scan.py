@@ -231,18 +231,42 @@ def forward_draws(entry: Path) -> tuple[str, ...]:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError):
             continue
-        for node in ast.walk(tree):
-            if not (isinstance(node, ast.FunctionDef) and node.name == "forward"):
-                continue
-            for call in ast.walk(node):
-                if (
-                    isinstance(call, ast.Call)
-                    and _is_random_call(_dotted(call.func))
-                    and not any(kw.arg == "generator" for kw in call.keywords)
-                ):
-                    text_of = ast.unparse(call).splitlines()[0][:60]
-                    out.append(f"{path}:{call.lineno} {text_of}")
+        for call in _forward_calls(tree):
+            if _is_random_call(_dotted(call.func)) and not any(
+                kw.arg == "generator" for kw in call.keywords
+            ):
+                text_of = ast.unparse(call).splitlines()[0][:60]
+                out.append(f"{path}:{call.lineno} {text_of}")
     return tuple(dict.fromkeys(out))
+
+
+def _forward_calls(tree: ast.Module) -> list[ast.Call]:
+    """The calls of every `forward` method of the module, and of the functions it calls by
+    name: a method of its class (`self.get_shuffle_ids(n)`) or a function of the module,
+    and theirs in turn. UMBCvision/ISD@4bdd603 draws its `torch.randperm` in a method
+    forward calls: verify said "no draw in a forward() of the program's modules ran: a
+    library layer's" (stop 54 v3-C)."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    pending: list[tuple[ast.FunctionDef, dict[str, ast.FunctionDef]]] = []
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+        if "forward" in methods:
+            pending.append((methods["forward"], methods))
+    seen: set[int] = set()
+    calls = []
+    while pending:
+        function, methods = pending.pop()
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+            calls.append(call)
+            name = _dotted(call.func)
+            if name.startswith("self.") and name[5:] in methods:
+                pending.append((methods[name[5:]], methods))
+            elif name in functions:
+                pending.append((functions[name], methods))
+    return sorted(calls, key=lambda c: (c.lineno, c.col_offset))
 
 
 def _used(name: str, texts: list[str]) -> bool:
