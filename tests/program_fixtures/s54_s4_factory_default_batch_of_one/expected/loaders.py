@@ -9,7 +9,7 @@ from _dp2ddp import DdpDistributedSampler, ddp_per_rank_batch
 
 def get_train_loader(data, batch_size=1):
     dataset = TensorDataset(*data)
-    # dp2ddp: DP011, DP133
+    # dp2ddp: DP133
     return DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(batch_size),

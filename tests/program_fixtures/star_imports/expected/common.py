@@ -12,7 +12,6 @@ def make_data():
 
 
 def loader_for(dataset, batch_size):
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     return DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(batch_size),

@@ -16,7 +16,6 @@ def init(batch_size):
 
     with ddp_same_random():
         dataset = ds.load()
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     return torch.utils.data.DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(batch_size),

@@ -8,7 +8,6 @@ def make_loaders(batch_size):
     g = torch.Generator().manual_seed(1)
     x = torch.randn(48, 4, generator=g)
     dataset = TensorDataset(x, x.sum(1, keepdim=True))
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     return DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(batch_size),
