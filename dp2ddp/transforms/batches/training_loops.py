@@ -7,6 +7,7 @@ evaluation, left whole)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
@@ -14,6 +15,9 @@ from dp2ddp.flow import DefUse, Function, origins
 from dp2ddp.transforms._support.nodes import NO_GRAD
 from dp2ddp.transforms.analysis.training import function_trains, trains_through
 from dp2ddp.transforms.batches.drawn import DrawnBatches
+
+#: per module view, the functions whose own body calls `.backward()`
+_STEPPING: WeakKeyDictionary[DefUse, set[cst.FunctionDef | cst.Lambda]] = WeakKeyDictionary()
 
 
 class TrainingLoops(DrawnBatches):
@@ -107,13 +111,17 @@ def _differentiated(flow: DefUse, site: cst.Call) -> bool:
 
 
 def _steps(flow: DefUse, function: cst.FunctionDef | cst.Lambda) -> bool:
-    """`function`'s own body calls `.backward()` on a value (a step helper)."""
-    for call in flow.calls:
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward":
-            around = flow.function_around(call)
-            if around is not None and around.node is function:
-                return True
-    return False
+    """`function`'s own body calls `.backward()` on a value (a step helper); the module's
+    such functions are listed once per view."""
+    stepping = _STEPPING.get(flow)
+    if stepping is None:
+        stepping = _STEPPING[flow] = set()
+        for call in flow.calls:
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward":
+                around = flow.function_around(call)
+                if around is not None:
+                    stepping.add(around.node)
+    return function in stepping
 
 
 def _called(expr: cst.BaseExpression) -> cst.BaseExpression:
