@@ -1197,6 +1197,22 @@ Stop 54 (helper x4), figures in meter objects:
   proves a meter of the loop's module; the sums all-reduced after the loop. Rank 0 prints
   the original's `epoch 0 loss 2.1172 mean 2.1172`, `re-exported 2.1172` (before: DP030
   and rank 0's half, `epoch 0 loss 1.7135 mean 1.7135`, `re-exported 1.7135`).
+
+Stop 55 (helper s1), data proofs left silent at stop 54:
+- batches_s55_s1_loss_from_table (the shape of taufikxu/Triple-GAN@127948d's
+  `c_loss_dict[FLAGS.c_loss]`, in one module): the loss function picked from a dict of this
+  module's functions draws the batches from the generators it is handed, cuts them by a
+  count of the global batch and returns the loss a step helper (from a list) trains on:
+  the table followed to its functions (flow/defuse.py `looked_up`), the helper's model call
+  proved as the training step's, the count per rank; rank 0 prints the original's `weights
+  4.1095` (before: the helper not followed, each rank's 2 rows all labelled, `weights
+  2.4627`, no warning but DP074).
+- batches_s55_s1_output_cut_by_loader_count: the model's output cut by the labelled
+  loader's global batch size (`logit[:n_labeled]`, `n_labeled = FLAGS.bs_l`): the count
+  per rank, the original's `weights 2.0864` (before: a cut at 4 of each rank's 5 rows,
+  "Expected input batch_size (4) to match target batch_size (2)" on both ranks, no
+  warning but DP074). batches_s55_s1_output_cut_by_config (a count of the configuration):
+  DP047 at both cuts (a golden only).
 """
 
 from __future__ import annotations
@@ -1659,6 +1675,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 54 s1: the original's (the base printed weights 2.4627: each rank cut its share at
     # the global batch's count, all its rows labelled and none unlabelled)
     "batches_s54_s1_count_of_loader_batch": ("weights 4.1095",),
+    # stop 55 s1: the original's (the base printed weights 2.4627: the loss helper picked
+    # from a table not followed, each rank's share cut at the global batch's count)
+    "batches_s55_s1_loss_from_table": ("weights 4.1095",),
+    # stop 55 s1: the original's (the base: "Expected input batch_size (4) to match target
+    # batch_size (2)" on both ranks, the output cut at the global batch's count)
+    "batches_s55_s1_output_cut_by_loader_count": ("weights 2.0864",),
     # stop 54 v3: the original's (the base: "IndexError: index 2 is out of bounds for
     # dimension 0 with size 2" on both ranks: buffers and a row loop of the global bag)
     "data_s54_v3_bag_size_alias_chunks": ("weights 0.6107",),
@@ -1869,6 +1891,8 @@ RANK0_ONLY = {
     "s54_s2_class_name_other_module": "weights",  # stop 54 s2
     "s54_s1_generator_batches_other_module": "weights",  # stop 54 s1
     "batches_s54_s1_count_of_loader_batch": "weights",  # stop 54 s1
+    "batches_s55_s1_loss_from_table": "weights",  # stop 55 s1
+    "batches_s55_s1_output_cut_by_loader_count": "weights",  # stop 55 s1
     "batches_s54_x2_object_not_scattered": "weights",  # stop 54 x2
     "rank_zero_s54_x5_chmod_after_copy": "weights",  # stop 54 x5
     "rank_zero_s54_x5_archive_every_rank": "entries",  # stop 54 x5

@@ -66,6 +66,57 @@ def settle_cuts(
             _settle(proof, flow, call, cut, bound, shares, wrapped)
 
 
+def settle_output_cuts(
+    proof: BatchProof, flow: DefUse, call: cst.Call, found: list[Origin], wrapped: set[str]
+) -> None:
+    """The model's output cut along the split dim by a count (`logit[:n_labeled]`, the
+    output bound by a name to the call or cut at it): DataParallel gathered the whole
+    batch's output, so a count of the global batch cut it where the program meant; each
+    rank's output holds its share, so the count per rank where it reads the size of a
+    loader the inputs come from (`found`: their origins), proved per rank where it is
+    read from this rank's batch, else DP047. A constant bound (`out[:16]`, a sample to
+    show) is not a count of the batch: left to the rules of samples."""
+    if proof._dim is None:
+        return
+    shares = [o for o in found if _share(proof, flow, o, wrapped)]
+    if not shares:
+        return
+    seen = _SETTLED.setdefault(flow, set())
+    for cut, bound in _output_cuts(proof, flow, call):
+        if (cut, bound) in seen or _in_loader_loop(proof, flow, cut):
+            continue
+        seen.add((cut, bound))
+        if all(o.kind == "constant" for o in origins(flow, bound)):
+            continue
+        _settle(proof, flow, call, cut, bound, shares, wrapped, output=True)
+
+
+def _output_cuts(
+    proof: BatchProof, flow: DefUse, call: cst.Call
+) -> list[tuple[cst.Subscript, cst.BaseExpression]]:
+    """(subscript, bound) of each slice along the split dim of the call's output: `net(x)[:n]`,
+    or a read of a name the call's value is bound to (`logit = net(x)`; `logit[:n]`)."""
+    held: list[cst.BaseExpression] = [call]
+    assign = flow.parent(call)
+    if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+        target = assign.targets[0].target
+        if isinstance(target, cst.Name):
+            for use in flow.uses(flow.scope_of(target), target.value):
+                if any(d.value is call for d in flow.reaching(use)):
+                    held.append(use)
+    dim = proof._dim or 0
+    cuts: list[tuple[cst.Subscript, cst.BaseExpression]] = []
+    for value in held:
+        cut = flow.parent(value)
+        if not isinstance(cut, cst.Subscript) or cut.value is not value:
+            continue
+        element = cut.slice[dim] if dim < len(cut.slice) else None
+        if element is not None and isinstance(element.slice, cst.Slice):
+            bounds = (element.slice.lower, element.slice.upper)
+            cuts += [(cut, b) for b in bounds if b is not None]
+    return cuts
+
+
 def _cuts_on(
     proof: BatchProof, flow: DefUse, found: list[Origin]
 ) -> list[tuple[cst.Subscript, cst.BaseExpression]]:
@@ -124,6 +175,8 @@ def _settle(
     bound: cst.BaseExpression,
     shares: list[Origin],
     wrapped: set[str],
+    *,
+    output: bool = False,
 ) -> None:
     sources = origins(flow, bound)
     if PER_RANK in proof.code(bound) or any(
@@ -161,9 +214,14 @@ def _settle(
         f"`{proof.code(bound)}` and scattered the rows; each rank now cuts its own share "
         f"there: of its part of the rows, `{proof.code(bound)}` fall on one side (all of "
         f"them where that reaches the part's size, none on the other), so "
-        f"{proof.code(call.func)}() gets other rows, in other proportions, than DataParallel "
-        "gave it; left as written. Where "
-        f"`{proof.code(bound)}` counts rows of the global batch, cut at its part per rank "
+        + (
+            f"the rows of {proof.code(call.func)}()'s output taken there are not the ones "
+            "DataParallel's gathered output gave; left as written. Where "
+            if output
+            else f"{proof.code(call.func)}() gets other rows, in other proportions, than "
+            "DataParallel gave it; left as written. Where "
+        )
+        + f"`{proof.code(bound)}` counts rows of the global batch, cut at its part per rank "
         f"({PER_RANK}() of the global size it is a part of)",
     )
 

@@ -51,7 +51,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.fed_slots import fed_share
 from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.batches.beside import prove_beside_loader
-from dp2ddp.transforms.batches.cut_counts import settle_cuts
+from dp2ddp.transforms.batches.cut_counts import settle_cuts, settle_output_cuts
 from dp2ddp.transforms.batches.fed import fed_share_loop
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
@@ -259,6 +259,7 @@ class BatchProof(TrainingLoops):
             self._per_rank_state(flow, origin, call)
         self._split_calls.add(call)
         settle_cuts(self, flow, call, sliced, wrapped)
+        settle_output_cuts(self, flow, call, sliced, wrapped)
 
     def _per_process_note(self) -> str:
         if self.state.options.per_process_batch:

@@ -7,13 +7,17 @@ evaluation, left whole)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Function
+from dp2ddp.flow import DefUse, Function, origins
 from dp2ddp.transforms._support.nodes import NO_GRAD
 from dp2ddp.transforms.analysis.training import function_trains, trains_through
 from dp2ddp.transforms.batches.drawn import DrawnBatches
+
+#: per module view, the functions whose own body calls `.backward()`
+_STEPPING: WeakKeyDictionary[DefUse, set[cst.FunctionDef | cst.Lambda]] = WeakKeyDictionary()
 
 
 class TrainingLoops(DrawnBatches):
@@ -41,17 +45,18 @@ class TrainingLoops(DrawnBatches):
             if isinstance(ancestor, cst.Lambda) and isinstance(flow().parent(ancestor), cst.Arg):
                 continue
             if isinstance(ancestor, cst.FunctionDef):
-                if (
-                    ancestor in seen
-                    or not function_trains(ancestor, self.qualified_names)
-                    or any(self.matches(_called(d.decorator), NO_GRAD) for d in ancestor.decorators)
+                if ancestor in seen or any(
+                    self.matches(_called(d.decorator), NO_GRAD) for d in ancestor.decorators
                 ):
                     return None
                 function = flow().functions.get(ancestor)
                 if function is None:
                     return None
+                trains = function_trains(ancestor, self.qualified_names)
                 seen.add(ancestor)
                 for site in flow().call_sites(function):
+                    if not trains and not _differentiated(flow(), site):
+                        continue
                     loop = self._loop_around(flow, site, seen)
                     if loop is not None:
                         return loop
@@ -82,6 +87,41 @@ class TrainingLoops(DrawnBatches):
                     if method is not None:
                         found.append(method)
         return found
+
+
+def _differentiated(flow: DefUse, site: cst.Call) -> bool:
+    """What `site` returns reaches a `.backward()` of the function (or module level) around
+    it: a helper that computes the loss its caller trains on (`loss = loss_mt(net, x, y)`
+    then `loss.backward()`, Triple-GAN's library/loss_cla.py), whose model call is the
+    training step's as a step helper's is. A helper that only evaluates is not followed."""
+    scope = flow.scope_of(site)
+    for call in flow.calls:
+        if flow.scope_of(call) is not scope:
+            continue
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+            given = [func.value]
+        elif any(_steps(flow, f.node) for f in flow.callees(call)):
+            given = [a.value for a in call.args]  # `step_func(optim, net, tloss)`
+        else:
+            continue
+        if any(step.node is site for g in given for o in origins(flow, g) for step in o.path):
+            return True
+    return False
+
+
+def _steps(flow: DefUse, function: cst.FunctionDef | cst.Lambda) -> bool:
+    """`function`'s own body calls `.backward()` on a value (a step helper); the module's
+    such functions are listed once per view."""
+    stepping = _STEPPING.get(flow)
+    if stepping is None:
+        stepping = _STEPPING[flow] = set()
+        for call in flow.calls:
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward":
+                around = flow.function_around(call)
+                if around is not None:
+                    stepping.add(around.node)
+    return function in stepping
 
 
 def _called(expr: cst.BaseExpression) -> cst.BaseExpression:
