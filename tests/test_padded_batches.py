@@ -201,3 +201,43 @@ def test_a_method_called_on_its_class_is_followed_by_either_position() -> None:
     said = {(line, col) for _, line, col, _ in padded_mean_notes(trees, collates, masking)}
     assert (11, 16) in said  # step_loss's mean over `x`, the batch's `out`
     assert (13, 16) not in said  # weight_loss's mean over the weights alone
+
+
+POSITIONS = """
+def pad_pairs(items):
+    return pad_sequence([x for x, _ in items]), pad_sequence([y for _, y in items])
+class Trainer:
+    def __init__(self):
+        self.model = nn.DataParallel(Tagger())
+        self.loss_fn = nn.CrossEntropyLoss()
+        self.masked_fn = nn.CrossEntropyLoss(ignore_index=0)
+    def train_epoch(self, ds):
+        loader = DataLoader(ds, shuffle=True, collate_fn=pad_pairs)
+        for x, y in loader:
+            out = self.model(x, mask=x != 0)
+            a = self.loss_fn(out.reshape(-1, out.shape[-1]), y.reshape(-1))
+            b = F.cross_entropy(out.view(x.size(0) * x.size(1), 7), y.flatten())
+            c = self.masked_fn(out.view(-1, 7), y.view(-1))
+            d = F.cross_entropy(out[:, 0], y[:, 0])
+    def evaluate(self, ds):
+        loader = DataLoader(ds, collate_fn=pad_pairs)
+        for x, y in loader:
+            out = self.model(x, mask=x != 0)
+            e = self.loss_fn(out.view(-1, 7), y.view(-1))
+"""
+
+
+def test_a_cross_entropy_over_the_flattened_positions_is_said() -> None:
+    """A mean cross entropy (an object of the module or F.cross_entropy) handed the padded
+    batch's positions flattened into rows: its count is each rank's padded length (round 8,
+    AdFiFi/MachineTranslation@d926914's `self.loss_fn(logits.reshape(-1, V), tgt.reshape(
+    -1))`). Not: one leaving the padding out (`ignore_index`, DP043's), one over a row per
+    sample, one in a validation pass whose own `loader` only shares the training loader's
+    name (stop 55 v1)."""
+    trees = [ast.parse(POSITIONS)]
+    collates = padding_collates(padding_facts(trees[0]))
+    said = {(line, what) for _, line, _, what in padded_mean_notes(trees, collates)}
+    assert said == {
+        (13, "self.loss_fn over the batch's flattened positions"),
+        (14, "F.cross_entropy over the batch's flattened positions"),
+    }

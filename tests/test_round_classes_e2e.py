@@ -2278,6 +2278,8 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("data_s51_v3_index_added_centres", "DP142"),
         # stop 51 w3: a batch padded per rank into a model that sees its padding
         ("s51_w3_padded_batch_into_unmasked_model", "DP127"),
+        # stop 55 v1: a cross entropy over the flattened positions of a batch padded per rank
+        ("s55_v1_token_loss_over_batch_padded_per_rank", "DP127"),
         # stop 51 s1: mixup and CutMix, the batch's rows in a drawn order, per rank
         ("hazards_s51_s1_batch_mixed_with_permutation", "DP147"),
         # stop 52 v2: the global batch size handed to another module's function beside an

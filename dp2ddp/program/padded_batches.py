@@ -26,7 +26,12 @@ Found, across the program's modules (the collate and the loss are often in diffe
    elements (`torch.nn.functional.mse_loss` / `l1_loss` / `smooth_l1_loss` / `huber_loss` /
    `binary_cross_entropy[_with_logits]` with the mean reduction, or a `torch.nn` loss class
    of these built so) of the program's modules,
-   or `X.mean()` / `torch.mean(X)` of a difference (`((out - y) ** 2).mean()`), unless its
+   or `X.mean()` / `torch.mean(X)` of a difference (`((out - y) ** 2).mean()`), or a mean
+   cross entropy with no `ignore_index` (`F.cross_entropy`, `F.nll_loss`, or a call of a
+   name bound to `CrossEntropyLoss()` / `NLLLoss()`) whose scores or targets are flattened
+   into a row per position (`.view(-1, C)`, `.reshape(-1)`, `.flatten()`, `.view(b * t,
+   C)`: AdFiFi/MachineTranslation@d926914, stop 55 v1), said only where the padded batch
+   reaches it (a validation pass over another loader is not), unless its
    input is a masked selection (`x[mask]`: a mean over the count the mask selects, DP043). A
    sum, a masked sum over a count, a loss over per-sample values (cross entropy's class
    scores, `torch.mean(loss / lengths)`) is not this. A mean of `out * mask` still counts
@@ -82,6 +87,9 @@ _LOSS_FUNCTIONS = frozenset(
     "binary_cross_entropy_with_logits".split()
 )
 _ELEMENTWISE = frozenset({"abs", "pow", "square"})
+_CROSS_ENTROPY_FUNCTIONS = frozenset({"cross_entropy", "nll_loss"})
+_OVER_POSITIONS = " over the batch's flattened positions"
+_CROSS_ENTROPY_CLASSES = frozenset({"CrossEntropyLoss", "NLLLoss"})
 _LOSS_CLASSES = frozenset(
     {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "BCELoss", "BCEWithLogitsLoss"}
 )
@@ -273,17 +281,71 @@ def mean_losses(tree: ast.Module) -> Iterator[tuple[int, int, str]]:
 
 def mean_loss_nodes(tree: ast.Module) -> Iterator[tuple[ast.Call, str]]:
     """Each mean loss of `mean_losses`, its call and spelling."""
+    objects = _cross_entropy_objects(tree)
     for node in ast_nodes.listed(tree):
         if not isinstance(node, ast.Call):
             continue
         name = last_name(node.func)
-        if isinstance(node.func, ast.Attribute) and name in _LOSS_FUNCTIONS:
+        if _over_positions(node, objects):
+            yield node, f"{ast.unparse(node.func)}{_OVER_POSITIONS}"
+        elif isinstance(node.func, ast.Attribute) and name in _LOSS_FUNCTIONS:
             if _mean(node) and not any(isinstance(a, ast.Subscript) for a in node.args[:2]):
                 yield node, ast.unparse(node.func)
         elif name in _LOSS_CLASSES and _mean(node) and not node.args:
             yield node, f"{ast.unparse(node.func)}()"
         elif name == "mean" and not node.keywords and _of_difference(node):
             yield node, "a mean of a difference"
+
+
+def _cross_entropy_objects(tree: ast.Module) -> frozenset[str]:
+    """The last names `tree` binds to a mean cross entropy built with no `ignore_index`
+    (`self.loss_fn = nn.CrossEntropyLoss()`): called on flattened positions, a mean over
+    every position of the padded batch."""
+    return frozenset(
+        last_name(node.targets[0])
+        for node in ast_nodes.listed(tree)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.value, ast.Call)
+        and last_name(node.value.func) in _CROSS_ENTROPY_CLASSES
+        and _unmasked_mean(node.value)
+    ) - {""}
+
+
+def _over_positions(call: ast.Call, objects: frozenset[str]) -> bool:
+    """Whether `call` is a mean cross entropy with no `ignore_index` (`F.cross_entropy`,
+    `F.nll_loss`, or a call of one of `objects`) whose scores or targets are flattened
+    into one row per position (`out.view(-1, C)`, `y.reshape(-1)`, `x.flatten(0, 1)`,
+    `y_all.view(batch_size * length, C)`). Over a batch its collate pads per batch, each
+    position is a row, padding included: each rank's mean divides by its own share's
+    padded length (rows of one per sample are DataParallel's count: not this)."""
+    name = last_name(call.func)
+    function = isinstance(call.func, ast.Attribute) and name in _CROSS_ENTROPY_FUNCTIONS
+    if not (function and _unmasked_mean(call)) and name not in objects:
+        return False
+    given = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    scores = [*call.args[:2], *(given[k] for k in ("input", "target") if k in given)]
+    return any(_flattened(value) for value in scores)
+
+
+def _unmasked_mean(call: ast.Call) -> bool:
+    """A mean reduction (`_mean`) that leaves no class index out (an `ignore_index` makes
+    the count the data's: DP043)."""
+    return _mean(call) and all(k.arg != "ignore_index" for k in call.keywords)
+
+
+def _flattened(value: ast.expr) -> bool:
+    """`X.view(-1, ...)` / `X.reshape(-1)` / `X.view(a * b, ...)` / `X.flatten(...)`."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return False
+    if value.func.attr == "flatten":
+        return True
+    if value.func.attr not in ("view", "reshape") or not value.args:
+        return False
+    first = value.args[0]
+    if isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.USub):
+        return isinstance(first.operand, ast.Constant) and first.operand.value == 1
+    return isinstance(first, ast.BinOp) and isinstance(first.op, ast.Mult)
 
 
 def _of_difference(call: ast.Call) -> bool:
@@ -362,6 +424,8 @@ def padded_mean_notes(
         for node, spelling in losses[index]:
             scope = scopes[index].get(id(node))
             helper = helpers.get(id(scope)) if scope is not None else None
+            if spelling.endswith(_OVER_POSITIONS) and not _reached(node, followed, helper):
+                continue  # a cross entropy is per sample but where positions are its rows
             if _said(node, followed, bound.get(id(node), ""), reached, bool(loops), helper):
                 yield index, node.lineno, node.col_offset + 1, spelling
 
@@ -407,6 +471,18 @@ def _said(
     if last_name(node.func) in _LOSS_CLASSES and not node.args and bound and looped:
         return bound in reached
     return True
+
+
+def _reached(
+    node: ast.Call, followed: list[tuple[ast.AST, set[str]]], helper: set[str] | None
+) -> bool:
+    """Whether the padded batch reaches a loss call: it reads a name the loop over the
+    padded loader binds (in that loop's function), or one a helper called only from such
+    loops is handed (`reached_helpers`). A cross entropy over the flattened positions of
+    another loader's batch (a validation pass, left whole) is not said."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    inside = [derived for scope, derived in followed if _within(node, scope)]
+    return any(names & derived for derived in inside) or bool(helper and names & helper)
 
 
 def _loss_names(tree: ast.Module) -> dict[int, str]:

@@ -9,7 +9,9 @@ longest, so the outputs at real positions may see padding of another length.
 Followed, in each function of a module that loops over a training loader whose collate pads
 (`padded_batches.padding_collates`): the loop's target and the names bound from it in the
 loop's body, at any remove (`mb = encoder(mb)`, `out = decoder(mb)`) — the def-use of the
-loop's body, each assignment read once. Then:
+loop's body, each assignment read once; a loop over a name its own function binds from
+another value (a validation pass's own `loader = DataLoader(...)` beside a training
+method's `loader`, stop 55 v1) reads that value, not the padded loader. Then:
 1. a call of a wrapped model (a name or attribute bound from `DataParallel(...)`) handed one
    of them, unless the model is proved to map each position alone (a torch layer such as
    `Linear`, or a class of the program that builds, itself or through the program's classes
@@ -173,15 +175,38 @@ def padded_loops(
     if not loaders:
         return
     unmasked = _loaders(tree, trains - masking)
+    functions = [
+        n for n in ast_nodes.listed(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
     for node in ast_nodes.listed(tree):
         if not isinstance(node, ast.For):
             continue
         over = {
             last_name(n) for n in ast.walk(node.iter) if isinstance(n, ast.Name | ast.Attribute)
         }
-        if over & loaders:
+        if over & loaders - _bound_otherwise(node, functions, trains):
             keyed = keyed_batches(node) if not over & unmasked else frozenset()
             yield node, _derived(node, _target_names(node.target)), keyed
+
+
+def _bound_otherwise(
+    loop: ast.For, functions: list[ast.FunctionDef | ast.AsyncFunctionDef], trains: frozenset[int]
+) -> set[str]:
+    """The plain names the innermost function holding `loop` binds from a value that is
+    not one of the training loaders `trains` (a validation pass's own `loader =
+    DataLoader(...)` beside a training method's `loader`): a loop there over such a name
+    reads that function's loader, not the padded one."""
+    holders = [f for f in functions if f.lineno <= loop.lineno <= (f.end_lineno or 0)]
+    if not holders:
+        return set()
+    inner = max(holders, key=lambda f: f.lineno)
+    return {
+        t.id
+        for n in ast.walk(inner)
+        if isinstance(n, ast.Assign) and id(n.value) not in trains
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
 
 
 def _derived(loop: ast.AST, seed: set[str]) -> set[str]:

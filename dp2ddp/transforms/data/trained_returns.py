@@ -36,14 +36,20 @@ if TYPE_CHECKING:
 
 def said_unlooped_whole(t: ShardDataLoaders, loader: Loader, label: str) -> bool:
     """Of a loader no loop of this module iterates: DP015 (left whole) and True, unless
-    another module's training loop is proved to take it (then False: it is sharded)."""
+    another module's training loop is proved to take it (then False: it is sharded). The
+    text says what a training consumer the proof does not reach gets (thunlp/FewRel@278a231,
+    round 8 v1-C: `return iter(DataLoader(...))`, `next()` in another module's `range` loop
+    that steps): each rank's whole batch, not DataParallel's share of one."""
     if trained_where(t, loader) is None:
         t.warn(
             loader.call,
             "DP015",
             f"{label} is iterated by no loop of this module (another module's, or by "
             "hand with next()), where its metrics are not summed over the ranks; left "
-            "unsharded (every rank goes through all of it)",
+            "unsharded (every rank goes through all of it): where another module trains "
+            "on it, every rank trains on a whole batch per step, the same one (repeated "
+            "work) where the ranks load alike, else WORLD_SIZE different ones (WORLD_SIZE "
+            "times DataParallel's batch: a dataset that draws its items unseeded)",
         )
         return True
     return False

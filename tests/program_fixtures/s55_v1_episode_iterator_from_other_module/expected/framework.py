@@ -1,0 +1,19 @@
+import torch
+
+from _dp2ddp import ddp_print, ddp_shard_batch
+
+
+class Framework:
+    def __init__(self, train_stream):
+        self.train_stream = train_stream
+
+    def train(self, model, steps):
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(steps):
+            x, y = next(self.train_stream)
+            x, y = ddp_shard_batch((x, y))
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            ddp_print(step, round(loss.item(), 4))
