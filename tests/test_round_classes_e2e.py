@@ -1433,6 +1433,13 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s51_w2_cache_built_when_absent": ("words 64 weights -0.9230",),
     # stop 51 w4: the original's (the base: the same lines, losses.csv's rows twice)
     "s51_w4_with_header_written_plus": ("{'lr': 0.1}", "weights -0.4283"),
+    # stop 55 v2-C: the original's (the base: rank 1 read samples/epoch_0.png before rank 0
+    # wrote it, FileNotFoundError)
+    "rank_zero_s55_v2_image_read_back": (
+        "sample 0 rows 2 sum 1.011",
+        "sample 1 rows 2 sum 3.031",
+        "weights 0.7577",
+    ),
     # stop 51 w6: the original's (the base printed grid 2 og 4 rows 4 sum 21.676)
     "data_s51_w6_grid_of_next_batch": ("grid 2 og 8 rows 8 sum 43.289", "weights 0.6633"),
     # stop 51 w7: the original's (the base printed agree False: rank 1 cut its own corpus)
@@ -1758,6 +1765,7 @@ RANK0_ONLY = {
     "model_wrap_parameterless_modules": "weights",
     "importlib_percent_name": "weights",
     "rank_zero_write_function_named_like_method": "weights",
+    "rank_zero_s55_v2_image_read_back": "sample",
     "figures_loader_handed_to_unchanged_method": "epoch",
     "importlib_package_name_registry": "building",
     "uniform_option_torch_attribute_elsewhere": "weights",
