@@ -1197,6 +1197,13 @@ Stop 54 (helper x4), figures in meter objects:
   proves a meter of the loop's module; the sums all-reduced after the loop. Rank 0 prints
   the original's `epoch 0 loss 2.1172 mean 2.1172`, `re-exported 2.1172` (before: DP030
   and rank 0's half, `epoch 0 loss 1.7135 mean 1.7135`, `re-exported 1.7135`).
+
+Stop 55's dense-vision round 8 (helper v2):
+- rank_zero_s55_v2_image_read_back (v2-C, treellor/DeepLearning@5ab131e SR/SRCNN_train.py:
+  56-62): torchvision's `save_image(x, path)` (the path its second argument) on rank 0, then
+  the file read back by every rank in the same function: `ddp_barrier()` after the write;
+  rank 0 prints the original's `sample 0 rows 2 sum 1.011` (before: rank 1 FileNotFoundError
+  `samples/epoch_0.png`, the save_image stand-in writing 0.5 s late on rank 0).
 """
 
 from __future__ import annotations
