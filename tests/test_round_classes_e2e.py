@@ -1213,6 +1213,12 @@ Stop 55 (helper s1), data proofs left silent at stop 54:
   "Expected input batch_size (4) to match target batch_size (2)" on both ranks, no
   warning but DP074). batches_s55_s1_output_cut_by_config (a count of the configuration):
   DP047 at both cuts (a golden only).
+Stop 55's dense-vision round 8 (helper v2):
+- rank_zero_s55_v2_image_read_back (v2-C, treellor/DeepLearning@5ab131e SR/SRCNN_train.py:
+  56-62): torchvision's `save_image(x, path)` (the path its second argument) on rank 0, then
+  the file read back by every rank in the same function: `ddp_barrier()` after the write;
+  rank 0 prints the original's `sample 0 rows 2 sum 1.011` (before: rank 1 FileNotFoundError
+  `samples/epoch_0.png`, the save_image stand-in writing 0.5 s late on rank 0).
 """
 
 from __future__ import annotations
@@ -1449,6 +1455,13 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s51_w2_cache_built_when_absent": ("words 64 weights -0.9230",),
     # stop 51 w4: the original's (the base: the same lines, losses.csv's rows twice)
     "s51_w4_with_header_written_plus": ("{'lr': 0.1}", "weights -0.4283"),
+    # stop 55 v2-C: the original's (the base: rank 1 read samples/epoch_0.png before rank 0
+    # wrote it, FileNotFoundError)
+    "rank_zero_s55_v2_image_read_back": (
+        "sample 0 rows 2 sum 1.011",
+        "sample 1 rows 2 sum 3.031",
+        "weights 0.7577",
+    ),
     # stop 51 w6: the original's (the base printed grid 2 og 4 rows 4 sum 21.676)
     "data_s51_w6_grid_of_next_batch": ("grid 2 og 8 rows 8 sum 43.289", "weights 0.6633"),
     # stop 51 w7: the original's (the base printed agree False: rank 1 cut its own corpus)
@@ -1780,6 +1793,7 @@ RANK0_ONLY = {
     "model_wrap_parameterless_modules": "weights",
     "importlib_percent_name": "weights",
     "rank_zero_write_function_named_like_method": "weights",
+    "rank_zero_s55_v2_image_read_back": "sample",
     "figures_loader_handed_to_unchanged_method": "epoch",
     "importlib_package_name_registry": "building",
     "uniform_option_torch_attribute_elsewhere": "weights",

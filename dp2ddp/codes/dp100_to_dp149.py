@@ -392,9 +392,13 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "`torch.cat` along dim 0 of names of the step's rows, read by nothing else, and every "
         "rank reaches it, dp2ddp gathers each part from every rank (`ddp_gather_rows`) and "
         "the grid is whole without a word; this grid is not proved so (the message says "
-        "which part). Gather its rows from every rank where every rank arrives, outside the "
-        "rank-0 guard (`torch.distributed.all_gather`), or accept rank 0's share; then "
-        "silence the warning with `# noqa: DP132`.",
+        "which part). The same for a grid made by `make_grid` (shown by the caller: "
+        "`writer.add_image(tag, make_grid(x))`), and for an image made or saved after the "
+        "loop of the last step's rows (the loop's leftover batch, or the model's output on "
+        "it: csdwren/PReNet@97b2f77, stop 55): never gathered, always said. Gather its rows "
+        "from every rank where every rank arrives, outside the rank-0 guard "
+        "(`torch.distributed.all_gather`), or accept rank 0's share; then silence the "
+        "warning with `# noqa: DP132`.",
     ),
     "DP133": (
         "a global batch smaller than WORLD_SIZE cannot be divided between the ranks",

@@ -36,6 +36,15 @@ then each operand of this rank's rows is read as `ddp_gather_rows(a)` (every ran
 rank by rank, templates/helpers/gather_rows.py.j2), outside the rank-0 guard the save goes
 under: rank 0 saves a grid of the whole step's batch, part after part as DataParallel's
 (`x` of every rank, then `out` of every rank). Anything else that reads the batch: DP132.
+
+Stop 55 (helper v2, csdwren/PReNet@97b2f77 train_PReNet.py:110-116): a grid made by
+`torchvision.utils.make_grid` is an image as a save's is (the caller shows it:
+`writer.add_image(tag, make_grid(x))`), and the loop's last batch is read after the loop
+(`im = make_grid(target.data)` after the epoch's batches, `out, _ = model(input)` on them
+first): DataParallel's image held the last step's whole batch, rank 0's holds its share, and
+nothing was said. An image made or saved in the statements following such a loop in its block
+that reads a name bound from the batches in the loop (through bindings after the loop:
+`out = model(x)`, `out = clamp(out)`) is said: DP132.
 """
 
 from __future__ import annotations
@@ -66,7 +75,10 @@ if TYPE_CHECKING:
 
 #: Calls that save their first argument as an image grid.
 IMAGE_SAVES = frozenset({"torchvision.utils.save_image"})
-_SAVE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in IMAGE_SAVES)
+#: Calls that save their first argument as an image grid or make one of its rows (the caller
+#: shows it: `writer.add_image(tag, make_grid(x))`).
+IMAGE_CALLS = IMAGE_SAVES | {"torchvision.utils.make_grid"}
+_SAVE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in IMAGE_CALLS)
 #: Calls that keep a tensor's rows as they are.
 _AS_IS = frozenset({"to", "cuda", "detach", "cpu", "float", "clone"})
 GATHER = "ddp_gather_rows"
@@ -82,15 +94,69 @@ def gather_grids(t: LoaderEvaluation) -> None:
     """Gather or say each image grid saved in the loops over sharded loaders' batches
     (module docstring)."""
     for loader, loop in t._grid_loops:
-        saves = [
-            node
-            for node in walk(loop.body, skip_scopes=True)
-            if isinstance(node, cst.Call)
-            and name_of(node.func).rsplit(".", 1)[-1] in _SAVE_NAMES
-            and t.qualified_names(node.func) & IMAGE_SAVES
-        ]
+        saves = _image_calls(t, loop.body)
         if saves:
             _gather_grids(t, loader, loop, saves)
+        _say_last_batch_images(t, loader, loop)
+
+
+def _image_calls(t: LoaderEvaluation, root: cst.CSTNode) -> list[cst.Call]:
+    """The calls under `root` that save or make an image grid of their first argument."""
+    return [
+        node
+        for node in walk(root, skip_scopes=True)
+        if isinstance(node, cst.Call)
+        and name_of(node.func).rsplit(".", 1)[-1] in _SAVE_NAMES
+        and t.qualified_names(node.func) & IMAGE_CALLS
+        and node.args
+        and node.args[0].keyword is None
+        and not node.args[0].star
+    ]
+
+
+def _say_last_batch_images(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While) -> None:
+    """DP132 for each image made or saved after `loop`, in its block, of the last step's rows
+    (module docstring, stop 55): rank 0's image holds its share of that batch."""
+    body = getattr(t.parent(loop), "body", None)
+    if not isinstance(body, (list, tuple)):
+        return
+    index = next((i for i, statement in enumerate(body) if statement is loop), None)
+    if index is None:
+        return
+    flow = view(t._module_node)
+    step = _Step(loader, loop, _generator_takers(flow, loader))
+    seeds = derived_names(loop.body, t._batch_derived(loop) | _taken(t, step))
+    inside = {id(n) for n in walk(loop.body, skip_scopes=True)} | {id(loop)}
+    for statement in body[index + 1 :]:
+        for call in _image_calls(t, statement):
+            image = call.args[0].value
+            if any(isinstance(n, cst.Call) and name_is(n, GATHER) for n in walk(image)):
+                continue
+            if _reads_last_step(flow, image, seeds, inside, set()):
+                t.warn(
+                    call,
+                    "DP132",
+                    f"`{t.code(image)}` holds this rank's rows of the last step's batch, read "
+                    "after the loop over the batches; rank 0 shows its share of DataParallel's "
+                    "image",
+                )
+
+
+def _reads_last_step(
+    flow: DefUse, expr: cst.CSTNode, seeds: set[str], inside: set[int], seen: set[int]
+) -> bool:
+    """`expr` reads a name bound from the batches in the loop (`inside`), directly or through
+    bindings after it (`out, _ = model(x)`, then `out = clamp(out)`)."""
+    for name in variables_under(expr):
+        for d in _defs(flow, name):
+            if id(d.statement) in inside:
+                if name.value in seeds:
+                    return True
+            elif d.value is not None and id(d.statement) not in seen:
+                seen.add(id(d.statement))
+                if _reads_last_step(flow, d.value, seeds, inside, seen):
+                    return True
+    return False
 
 
 def _gather_grids(
@@ -101,8 +167,6 @@ def _gather_grids(
     step = _Step(loader, loop, _generator_takers(flow, loader))
     derived = derived_names(loop.body, t._batch_derived(loop) | _taken(t, step))
     for call in saves:
-        if not call.args or call.args[0].keyword is not None or call.args[0].star:
-            continue
         image = call.args[0].value
         if not any(isinstance(n, cst.Name) and n.value in derived for n in walk(image)):
             continue  # not read from the batches: a fixed sample, saved as DataParallel did
@@ -278,7 +342,7 @@ def _shown(t: LoaderEvaluation, use: cst.Name) -> bool:
     node: cst.CSTNode | None = t.parent(use)
     while node is not None and not isinstance(node, cst.BaseStatement):
         if isinstance(node, cst.Call) and (
-            t._prints(node) or t.qualified_names(node.func) & IMAGE_SAVES
+            t._prints(node) or t.qualified_names(node.func) & IMAGE_CALLS
         ):
             return True
         node = t.parent(node)

@@ -30,6 +30,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     TORCH_LOAD,
     TORCH_SAVE,
     WRITES_AT_FIRST,
+    WRITES_AT_SECOND,
     library_reader,
     open_mode,
 )
@@ -104,11 +105,14 @@ def whole_file_path(
     np.load and the other READS_AT_FIRST at their first argument, and unless `torch` is
     False `torch.save(obj, p)` / `torch.load(p)`, a copy's destination (its second
     argument: `shutil.copyfile(src, dst)` on rank 0, then `open(dst)` on every rank, stop
-    54 x5); None for any other call."""
+    54 x5), torchvision's `save_image(x, fp)` at its second (stop 55 v2-C); None for any
+    other call."""
     if any(a.star for a in call.args):
         return None
     if write and names & COPIES:
         return argument(call, "dst", 1)
+    if write and names & WRITES_AT_SECOND:
+        return argument(call, "fp", 1)
     if write and torch and names & TORCH_SAVE:
         for position, arg in enumerate(call.args):
             if (arg.keyword is None and position == 1) or (

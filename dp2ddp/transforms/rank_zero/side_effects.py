@@ -171,6 +171,11 @@ WRITES_AT_FIRST: Final = frozenset(
         "tifffile.imwrite",
     }
 )
+#: The FILE_WRITES that write at their second argument (`fp`): torchvision's image save,
+#: whose file the program reads back with PIL (`save_image(x, path)` on rank 0, then
+#: `Image.open(path)` on every rank: rank 1 FileNotFoundError, treellor/DeepLearning@5ab131e,
+#: stop 55 v2-C).
+WRITES_AT_SECOND: Final = frozenset({"torchvision.utils.save_image"})
 READS_AT_FIRST: Final = frozenset(
     {
         # a file's size, times or mode: a file rank 0 is writing is not there yet for
