@@ -1689,6 +1689,10 @@ CASES: dict[str, tuple[str, ...]] = {
         "re-exported 0.6922",
         "weights 3.1935",
     ),
+    # stop 55 v4: the original's (the base: both ranks stopped, v4-A in the helper at the
+    # first 0-dim action, v4-B at DistributedDataParallel of the loss tensor)
+    "batches_s55_v4_replay_memory_rows": ("weights 8.9991",),
+    "model_wrap_s55_v4_tensor_wrapped_loss": ("weights 0.1163",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -150,4 +150,17 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "the nodes or samples, a loss over that share: for a graph, a neighbour-sampling "
         "loader with a DistributedSampler), then silence the warning with `# noqa: DP181`.",
     ),
+    "DP188": (
+        "DataParallel given a tensor, not a module: the wrap dropped",
+        "`DataParallel(x)` where every binding of `x` in its scope is a call returning a "
+        "tensor (`x = F.mse_loss(...)`, `torch.stack(...)`), often a loss wrapped under `if "
+        "device.type == 'cuda'`. DataParallel keeps any value as `.module` and fails only when "
+        "the wrapper is called or a tensor method is read from it (`.backward()`: the "
+        "original's path through that line cannot have run), while DistributedDataParallel "
+        "refuses a value without parameters at once; and dp2ddp drops device guards around a "
+        "wrap (DDP always wraps), which would stop every rank at that line on the CPU path "
+        "too. dp2ddp left the tensor unwrapped: the name holds the tensor on every path. Wrap "
+        "the model that computes it instead if a module was meant, or drop the wrap, then "
+        "silence the warning with `# noqa: DP188`.",
+    ),
 }
