@@ -55,7 +55,6 @@ from dp2ddp.transforms.analysis.device_terms import (
     is_device_term,
 )
 from dp2ddp.transforms.analysis.forwarding_wrapper import ForwardingWraps
-from dp2ddp.transforms.analysis.tensor_wraps import tensor_binding
 from dp2ddp.transforms.analysis.guarded_wraps import (
     called_bare,
     looped_wrap,
@@ -66,6 +65,7 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
 )
 from dp2ddp.transforms.analysis.outside_parameters import FROZEN, OutsideParameters
 from dp2ddp.transforms.analysis.owner_parameters import other_attributes
+from dp2ddp.transforms.analysis.tensor_wraps import tensor_binding
 from dp2ddp.transforms.analysis.wrap_calls import (
     called_alike,
     calls_function,
