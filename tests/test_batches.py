@@ -62,6 +62,23 @@ def test_tensors_that_disagree_along_dim_are_refused() -> None:
         shard((torch.zeros(5, 4), torch.zeros(20)), dim=1)  # targets flattened already
 
 
+def test_lists_of_samples_in_a_dict_are_cut_by_their_length() -> None:
+    """A replay memory's {"s": [...], "a": [...], "d": [...]} (v4-A): 0-dim tensors and
+    flags cannot be cut along dim 0, so the lists of samples are, as the tensors stacked
+    from them were by DataParallel; a lone tensor leaf still raises."""
+    memory = {
+        "s": [torch.full((4,), float(i)) for i in range(6)],
+        "a": [torch.tensor(i) for i in range(6)],
+        "d": [i % 2 == 0 for i in range(6)],
+    }
+    parts = [_helpers(rank, 2)["ddp_shard_batch"](memory) for rank in range(2)]
+    assert [torch.stack(p["s"])[:, 0].tolist() for p in parts] == [[0, 1, 2], [3, 4, 5]]
+    assert [[int(a) for a in p["a"]] for p in parts] == [[0, 1, 2], [3, 4, 5]]
+    assert parts[1]["d"] == [False, True, False]
+    with pytest.raises(ValueError, match="no dim 0"):
+        _helpers(0, 2)["ddp_shard_batch"]({"s": torch.zeros(6, 4), "a": torch.tensor(1)})
+
+
 def test_remainder_left_out_and_small_batches_kept_whole() -> None:
     with pytest.warns(UserWarning, match="the last 1 are left out"):
         first = _helpers(0, 2)["ddp_shard_batch"](torch.arange(5))

@@ -1724,6 +1724,13 @@ CASES: dict[str, tuple[str, ...]] = {
         "re-exported 0.6922",
         "weights 3.1935",
     ),
+    # stop 55 v4: the original's (the base: both ranks stopped, v4-A in the helper at the
+    # first 0-dim action, v4-B at DistributedDataParallel of the loss tensor)
+    "batches_s55_v4_replay_memory_rows": ("weights 8.9991",),
+    "model_wrap_s55_v4_tensor_wrapped_loss": ("weights 0.1163",),
+    # stop 55 v4: the original's (the base: both ranks stopped at the gather of all 8
+    # actions against this rank's 4 rows, v4-E)
+    "batches_s55_v4_sampled_parts_together": ("weights 7.5036",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -153,4 +153,34 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "the nodes or samples, a loss over that share: for a graph, a neighbour-sampling "
         "loader with a DistributedSampler), then silence the warning with `# noqa: DP181`.",
     ),
+    "DP188": (
+        "DataParallel given a tensor, not a module: the wrap dropped",
+        "`DataParallel(x)` where every binding of `x` in its scope is a call returning a "
+        "tensor (`x = F.mse_loss(...)`, `torch.stack(...)`), often a loss wrapped under `if "
+        "device.type == 'cuda'`. DataParallel keeps any value as `.module` and fails only when "
+        "the wrapper is called or a tensor method is read from it (`.backward()`: the "
+        "original's path through that line cannot have run), while DistributedDataParallel "
+        "refuses a value without parameters at once; and dp2ddp drops device guards around a "
+        "wrap (DDP always wraps), which would stop every rank at that line on the CPU path "
+        "too. dp2ddp left the tensor unwrapped: the name holds the tensor on every path. Wrap "
+        "the model that computes it instead if a module was meant, or drop the wrap, then "
+        "silence the warning with `# noqa: DP188`.",
+    ),
+    "DP189": (
+        "this rank's share of a sampled batch handed to a method that writes per sample",
+        "A batch sampled as several parts at once (`states, actions, ..., indices, weights = "
+        "memory.sample(n)`) outside the training loop is split after that statement, all "
+        "its parts together, each rank keeping its share of the samples, as DataParallel's "
+        "scatter gave each GPU its rows. One of those parts is then handed to a method of "
+        "the program's own objects (`memory.update_priorities(indices, priorities)`): each "
+        "rank hands it only its share, with values computed from its share. Where that "
+        "method writes per sample into state every rank holds a copy of (a prioritized "
+        "replay memory's priorities, a per-sample table), each copy gets only its own "
+        "rank's writes, where DataParallel's one process wrote every sample's: the copies "
+        "drift apart, and what is drawn from them (a weighted sample) no longer agrees "
+        "between the ranks. Gather both to every rank before the call (`torch.distributed."
+        "all_gather` of the indices and the values, then the call with the whole batch's), "
+        "or keep the state on rank 0 and broadcast it; then silence the warning with "
+        "`# noqa: DP189`.",
+    ),
 }

@@ -65,6 +65,7 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
 )
 from dp2ddp.transforms.analysis.outside_parameters import FROZEN, OutsideParameters
 from dp2ddp.transforms.analysis.owner_parameters import other_attributes
+from dp2ddp.transforms.analysis.tensor_wraps import tensor_binding
 from dp2ddp.transforms.analysis.wrap_calls import (
     called_alike,
     calls_function,
@@ -200,6 +201,8 @@ class WrapModelInDDP(MigrationTransform):
             # DDP refuses modules without trainable parameters; a loss needs no wrapper.
             self.record(original, f"unwrapped {self.code(module)}: a loss needs no DDP wrapper")
             return moved.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+        if original_module is not None and self._wraps_tensor(original, original_module):
+            return module.with_changes(lpar=updated.lpar, rpar=updated.rpar)
         if self.state.options.sync_batchnorm:
             self.state.helpers.add("sync_batchnorm")
             moved = cst.Call(func=cst.Name("ddp_sync_batchnorm"), args=[cst.Arg(moved)])
@@ -432,6 +435,18 @@ class WrapModelInDDP(MigrationTransform):
             or looped_wrap(stmt, self._wraps_directly)
             for stmt in block.body
         )
+
+    def _wraps_tensor(self, call: cst.Call, argument: cst.BaseExpression) -> bool:
+        """DP188: DataParallel handed a name proved a tensor (analysis/tensor_wraps)."""
+        scope: cst.CSTNode | None = self.parent(call)
+        while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
+            scope = self.parent(scope)
+        binding = tensor_binding(argument, scope, self.qualified_names) if scope else None
+        if binding is None:
+            return False
+        made = f"`{self.code(binding.func).strip()}(...)` at line {self.line_of(binding)}"
+        self.warn(call, "DP188", f"`{self.code(argument).strip()}` is the tensor {made}")
+        return True
 
     def leave_If(
         self, original_node: cst.If, updated_node: cst.If

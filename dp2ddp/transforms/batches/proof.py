@@ -62,6 +62,7 @@ from dp2ddp.transforms.batches.loops import (
 )
 from dp2ddp.transforms.batches.numbers import held_alike
 from dp2ddp.transforms.batches.replicated import replicated
+from dp2ddp.transforms.batches.sampled_parts import handed_on, sampled_tuple
 from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, filled_later
 from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
@@ -516,6 +517,11 @@ class BatchProof(TrainingLoops):
                 if self._split_loop_target(small, origin):
                     return True
                 break
+        parts = sampled_tuple(flow, origin)  # one sampled batch's parts, split together
+        if parts is not None and self._split_after_binding(flow, parts, origin):
+            for call, part in handed_on(flow, parts, set(self.state.wrapped)):
+                self.warn(call, "DP189", f"`{part}` handed to `{self.code(call.func)}()`")
+            return True
         return self._split_at_call(flow, origin)
 
     def _split_after_binding(self, flow: DefUse, assign: cst.Assign, origin: Origin) -> bool:
