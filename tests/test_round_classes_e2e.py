@@ -1219,6 +1219,17 @@ Stop 55's dense-vision round 8 (helper v2):
   the file read back by every rank in the same function: `ddp_barrier()` after the write;
   rank 0 prints the original's `sample 0 rows 2 sum 1.011` (before: rank 1 FileNotFoundError
   `samples/epoch_0.png`, the save_image stand-in writing 0.5 s late on rank 0).
+Stop 55 (helper s4), in-loop draws for the global batch:
+- shared_draws_s55_s4_noise_local_size (r2-B, JamesHagerty1/learn-GAN@bfd7ee9, the DCGAN
+  tutorial's `b_size = real_cpu.size(0)`, `real_cpu = data[0]`, in a loop over a loader a
+  function of the module returns) and shared_draws_s55_s4_noise_loader_other_module (the
+  loader from another module's function): the noise is `ddp_draw_share`d, each rank its rows
+  of the original's draw (before: DP006, both ranks drew the same rows); the sample noise
+  drawn once stays whole (4 samples on rank 0).
+- batches_s55_s4_randint_batch_loss_helper (r1-F, glouppe/info8010-deep-learning@9175a6f's
+  gpt-v6): a `torch.randint` batch from `get_batch()` fed to the wrap through a loss helper:
+  drawn alike and split, each rank its 4 of the original's 8 rows (before: DP006, both
+  ranks trained all 8), and no DP006 (its text was false once drawn alike).
 """
 
 from __future__ import annotations
@@ -1731,6 +1742,11 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 55 v4: the original's (the base: both ranks stopped at the gather of all 8
     # actions against this rank's 4 rows, v4-E)
     "batches_s55_v4_sampled_parts_together": ("weights 7.5036",),
+    # stop 55 s4: each rank's rows of the original's one draw (digests: below); the sample
+    # noise drawn once stays whole (4 samples on rank 0)
+    "shared_draws_s55_s4_noise_local_size": ("samples 4",),
+    "shared_draws_s55_s4_noise_loader_other_module": (),
+    "batches_s55_s4_randint_batch_loss_helper": ("weights -0.1915",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1790,6 +1806,7 @@ PROGRAMS = {
     "s54_s1_generator_batches_other_module": "train.py",  # stop 54 s1
     "s54_x1_loader_from_method_self_test": "train.py",  # stop 54 x1
     "s54_x4_meter_class_other_module": "train.py",  # stop 54 x4
+    "shared_draws_s55_s4_noise_loader_other_module": "train.py",  # stop 55 s4
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -2653,3 +2670,40 @@ def test_files_changed_after_a_rank_0_write_are_changed_once(launch: Launch) -> 
     for name in ("code.tar.gz", "src_backup.tar.gz"):
         with tarfile.open(runs / name) as archive:
             assert archive.getnames(), name
+
+
+#: stop 55 s4 (classes r2-B, r1-F): cases whose E2E_DIGEST is the first step's rows drawn for
+#: the global batch (noise, or the batch a `torch.randint` helper selects)
+S55_S4_SHARES = (
+    "shared_draws_s55_s4_noise_local_size",
+    "shared_draws_s55_s4_noise_loader_other_module",
+    "batches_s55_s4_randint_batch_loss_helper",
+)
+
+
+@pytest.mark.parametrize("case", S55_S4_SHARES)
+def test_rows_drawn_for_the_global_batch_are_each_ranks_part_of_one_draw(
+    launch: Launch, case: str
+) -> None:
+    """Stop 55 s4: noise sized through a local name or by a loader a function returns
+    (r2-B), a batch of `torch.randint` indices made by a helper and fed through a loss
+    helper (r1-F): rank 0's and rank 1's rows differ and together are the original's one
+    draw (before: DP006, every rank drew the same rows for its own samples, or trained all
+    of them)."""
+    first, second = (launch.status(case, rank)["digest"] for rank in (0, 1))
+    assert first and len(first) == len(second) and first != second, (first, second)
+    if case in PROGRAMS:
+        folder = TESTS / "program_fixtures" / case / "input"
+        read = f"import runpy; print(runpy.run_path({PROGRAMS[case]!r})['E2E_DIGEST'])"
+        out = subprocess.run(
+            [sys.executable, "-c", read],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        ).stdout
+        want = json.loads(out.strip().splitlines()[-1])
+    else:
+        want = runpy.run_path(str(TESTS / "fixtures" / case / "input.py"))["E2E_DIGEST"]
+    assert [*first, *second] == pytest.approx(want, abs=1e-5), (first, second, want)

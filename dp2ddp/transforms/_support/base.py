@@ -94,6 +94,11 @@ class MigrationState:
     #: start): the batches pass undoes the WORLD_SIZE scale of a summed loss whose batch
     #: is not proved split; the result does not list them.
     withdrawn: set[str] = field(default_factory=set)
+    #: Draws a later pass made alike on every rank (`with ddp_same_random():` around the
+    #: statement that calls a drawing helper, the batch then split: DataParallel's one draw
+    #: scattered): (line of the user's input, the call's function as written). DP006 there
+    #: ("each rank draws its own") would be false; the result does not list it.
+    alike_draws: set[tuple[int, str]] = field(default_factory=set)
     #: The file uses DataParallel in a way dp2ddp migrates.
     has_dataparallel: bool = False
     #: The file is DataParallel machinery of the project's own (it defines a DataParallel

@@ -41,7 +41,7 @@ import libcst as cst
 from dp2ddp.flow import DefUse
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, target_names, walk
-from dp2ddp.transforms.analysis.handed_loaders import handed_loader
+from dp2ddp.transforms.analysis.handed_loaders import handed_loader, returned_loaders
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
 
@@ -230,11 +230,29 @@ class BatchSizes:
     sites: dict[str, cst.Assign] = field(default_factory=dict)
     #: every loader binding -> its global batch size, sharded or not
     bound: dict[str, str] = field(default_factory=dict)
+    #: bindings of a loader a factory returns (`loader = make_loader()`, of this module or
+    #: of another that shards it: returned_loaders) -> whether it is sharded. A loop over a
+    #: sharded one draws this rank's batch's noise for `x.size(0)` rows (stop 55 class
+    #: r2-B); no batch size is named here to compare a draw's first dimension with
+    returned: dict[str, bool] = field(default_factory=dict)
+
+    def per_rank(self) -> dict[str, str]:
+        """The sharded loaders, returned ones included: a loop over one has this rank's
+        batches (their size is known only for those bound here)."""
+        return {**{k: "" for k, sharded in self.returned.items() if sharded}, **self.sharded}
+
+    def every(self) -> dict[str, str]:
+        """Every loader binding, returned ones included, sharded or not."""
+        return {**dict.fromkeys(self.returned, ""), **self.bound}
 
 
-def global_batch_sizes(module: cst.Module, matches: Matches) -> BatchSizes:
-    """The module's DataLoaders' batch sizes (BatchSizes)."""
+def global_batch_sizes(
+    module: cst.Module, matches: Matches, factories: Iterable[str] = ()
+) -> BatchSizes:
+    """The module's DataLoaders' batch sizes (BatchSizes); `factories`: qualified names of
+    other modules' functions returning a loader they shard (ProgramLoaders.exported)."""
     found = BatchSizes()
+    found.returned = returned_loaders(module, matches, frozenset(factories))
     # latest first, so that a binding's first loader in the source is the one kept (an
     # assignment holds no other)
     for node in reversed(nodes_of(module, (cst.Assign, cst.Call))):
@@ -322,10 +340,46 @@ def fixed_batch_loader(
     return None if size is None else (loader, size, sizes.sites[code_of(loader)])
 
 
-def sized_by_batch(first: cst.BaseExpression, loop: cst.For) -> bool:
-    """`first` is the size of a batch the loop's target binds: `x.size(0)`, `x.size()[0]`,
-    `x.shape[0]`, `len(x)` (this rank's batch, once its loader is sharded)."""
-    return batch_of_size(first) in target_names(loop.target)
+def sized_by_batch(first: cst.BaseExpression, loop: cst.For, draw: cst.CSTNode) -> bool:
+    """`first` is the size of a batch of the loop (this rank's batch, once its loader is
+    sharded): `x.size(0)`, `x.size()[0]`, `x.shape[0]`, `len(x)` of a name holding its rows
+    where `draw` runs (batch_rows), or a name a statement of the loop's body binds to one
+    of those before `draw` (`b_size = real_cpu.size(0)`, the PyTorch DCGAN tutorial's and
+    JamesHagerty1/learn-GAN@bfd7ee9's; stop 55 class r2-B): size_names."""
+    if isinstance(first, cst.Name):
+        return first.value in size_names(loop, draw)
+    return batch_of_size(first) in batch_rows(loop, draw)
+
+
+def size_names(loop: cst.For, draw: cst.CSTNode) -> set[str]:
+    """Names holding the size of a batch of `loop` where `draw` runs: bound by a statement
+    of the loop's own body (not under a condition or an inner loop: it runs every step,
+    before `draw`) to `x.size(0)` (batch_of_size) of a name holding the batch's rows
+    there. Any other binding of the name on the way (an `if` may rebind it) drops it."""
+    sizes: set[str] = set()
+    top = {id(s) for s in loop.body.body}
+    for node in walk(loop.body, skip_scopes=True):
+        if node is draw:
+            break
+        if isinstance(node, cst.AugAssign | cst.AnnAssign):
+            sizes -= target_names(node.target)
+        if not isinstance(node, cst.Assign):
+            continue
+        if any(inner is draw for inner in walk(node.value)):
+            break
+        names = set().union(*(target_names(t.target) for t in node.targets))
+        sizes -= names
+        statement_is_top = any(
+            id(s) in top and node in getattr(s, "body", ()) for s in loop.body.body
+        )
+        if (
+            statement_is_top
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and batch_of_size(node.value) in batch_rows(loop, node)
+        ):
+            sizes |= names
+    return sizes
 
 
 def batch_of_size(first: cst.BaseExpression) -> str | None:
@@ -384,7 +438,7 @@ def per_rank_noise(
     first = first_dimension(call, names)
     return (
         first is not None
-        and sized_by_batch(first, loop)
+        and sized_by_batch(first, loop, call)
         and loops_over(loop, loaders, flow) is not None
     )
 
@@ -395,6 +449,7 @@ def batch_rows(loop: cst.For, before: cst.CSTNode) -> set[str]:
     `x = x.cuda()`, `a, b = blob`, `a, b, f = [x.cuda() for x in blob]` (RAFT's images from
     a loader's collated tuple). A name bound otherwise there is no longer one."""
     rows = target_names(loop.target)
+    whole = _whole_batch(loop)
     for node in walk(loop.body, skip_scopes=True):
         if node is before:
             break
@@ -409,159 +464,51 @@ def batch_rows(loop: cst.For, before: cst.CSTNode) -> set[str]:
             if inner.inner_for_in is None and not inner.ifs and _moved(value.elt) in each:
                 value = inner.iter
         names = target_names(target)
-        if _moved(value) in rows and isinstance(target, (cst.Name, cst.Tuple, cst.List)):
+        if _moved(value, whole) in rows and isinstance(target, (cst.Name, cst.Tuple, cst.List)):
             rows |= names
         else:
             rows -= names
     return rows
 
 
-def _moved(value: cst.BaseExpression) -> str | None:
-    """X of `X`, `X.cuda()`, `X.to(device)`, `X.float()` (a move or cast keeps the rows)."""
+def _moved(value: cst.BaseExpression, whole: str | None = None) -> str | None:
+    """X of `X`, `X.cuda()`, `X.to(device)`, `X.float()` (a move or cast keeps the rows);
+    also `whole[0].to(device)` of the loop's whole collated batch `whole` (`for i, data in
+    enumerate(loader)`: `real_cpu = data[0].to(device)`, the DCGAN tutorial's images): an
+    item of the loader's tuple, whose rows are the batch's."""
     while (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Attribute)
         and value.func.attr.value in _ROW_KEEPING
     ):
         value = value.func.value
+    if (
+        whole is not None
+        and isinstance(value, cst.Subscript)
+        and isinstance(value.value, cst.Name)
+        and value.value.value == whole
+        and len(value.slice) == 1
+        and isinstance(index := value.slice[0].slice, cst.Index)
+        and isinstance(index.value, cst.Integer)
+    ):
+        return whole
     return value.value if isinstance(value, cst.Name) else None
 
 
+def _whole_batch(loop: cst.For) -> str | None:
+    """The name the loop binds a loader's whole collated batch to: `for data in loader`,
+    `for i, data in enumerate(loader)` (None where the target unpacks the batch)."""
+    target: cst.BaseExpression = loop.target
+    if (
+        isinstance(target, cst.Tuple)
+        and len(target.elements) == 2
+        and iterated_in(loop) is not loop.iter
+    ):
+        target = target.elements[1].value
+    return target.value if isinstance(target, cst.Name) else None
+
+
 _ROW_KEEPING = frozenset({"cuda", "to", "cpu", "float", "double", "half", "long", "detach"})
-
-
-@dataclass
-class HelperNoise:
-    """A module-level function whose every draw is sized by a batch it is given
-    (`def dsm_loss(model, samples, ...): torch.randn_like(samples)`, ermongroup/ncsn@7f27f4a),
-    and whose every use is a call in a loop over a loader passing that loop's batch for it."""
-
-    function: cst.FunctionDef
-    #: the draws, each sized by a parameter
-    draws: list[cst.Call]
-    #: the calls of the function: each in a loop over a loader, given that loop's batch
-    sites: dict[cst.Call, cst.For]
-
-    def unsharded(self, sharded: dict[str, str]) -> list[cst.Call]:
-        """The calls whose loop goes through none of the `sharded` loaders."""
-        return [c for c, loop in self.sites.items() if loops_over(loop, sharded) is None]
-
-
-def helper_noise(
-    module: cst.Module,
-    qualified_names: Callable[[cst.CSTNode], set[str]],
-    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
-    loaders: dict[str, str],
-    draws: frozenset[str],
-) -> list[HelperNoise]:
-    """The module's functions whose draws are noise for the batch they are given, drawn as
-    DataParallel drew it once every call site's loop is sharded (HelperNoise). A function
-    with any other draw, a parameter it rebinds, a use that is not a call, or a call given
-    something else than a batch of its loop is not one (DP006 at its calls stays)."""
-    if not loaders:
-        return []
-    functions = {
-        s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef) and not s.decorators
-    }
-    candidates: dict[str, tuple[cst.FunctionDef, list[str], dict[cst.Call, str]]] = {}
-    for name, function in functions.items():
-        params = [p.name.value for p in function.params.params]
-        if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or not params:
-            continue
-        sized = _param_draws(function, params, qualified_names, draws)
-        if sized:
-            candidates[name] = (function, params, sized)
-    if not candidates:
-        return []  # the module is walked for uses only when a function may be one
-    uses: dict[str, list[cst.Name]] = {}
-    for node in nodes_of(module, cst.Name):
-        if node.value in candidates:
-            uses.setdefault(node.value, []).append(node)
-    found: list[HelperNoise] = []
-    for name, (function, params, sized) in candidates.items():
-        sites: dict[cst.Call, cst.For] = {}
-        for use in uses.get(name, []):
-            if use is function.name:
-                continue
-            call = parent(use)
-            if not isinstance(call, cst.Call) or call.func is not use:
-                break
-            loop = _batch_loop(call, function, sized, params, parent, loaders)
-            if loop is None:
-                break
-            sites[call] = loop
-        else:
-            if sites:
-                found.append(HelperNoise(function, list(sized), sites))
-    return found
-
-
-def _param_draws(
-    function: cst.FunctionDef,
-    params: list[str],
-    qualified_names: Callable[[cst.CSTNode], set[str]],
-    draws: frozenset[str],
-) -> dict[cst.Call, str]:
-    """Every draw of the function -> the parameter it is sized by; empty when any draw is
-    not sized by one, or a parameter it is sized by is rebound in the function."""
-    sized: dict[cst.Call, str] = {}
-    bound: set[str] = set()
-    for node in walk(function.body):
-        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
-            return {}  # nested scopes: not followed
-        if isinstance(node, cst.AssignTarget | cst.AugAssign) and isinstance(node.target, cst.Name):
-            bound.add(node.target.value)
-        if not isinstance(node, cst.Call):
-            continue
-        names = qualified_names(node.func)
-        if not names & draws:
-            continue
-        if any(a.keyword is not None and a.keyword.value == "generator" for a in node.args):
-            continue  # its own generator: not the global stream
-        like = like_argument(node, names)
-        first = first_dimension(node, names) if like is None else None
-        param = None
-        if isinstance(like, cst.Name) and like.value in params:
-            param = like.value
-        elif first is not None:
-            param = batch_of_size(first)
-        if param is None or param not in params:
-            return {}
-        sized[node] = param
-    if any(p in bound for p in sized.values()):
-        return {}
-    return sized
-
-
-def _batch_loop(
-    call: cst.Call,
-    function: cst.FunctionDef,
-    sized: dict[cst.Call, str],
-    params: list[str],
-    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
-    loaders: dict[str, str],
-) -> cst.For | None:
-    """The loop over one of `loaders` around `call` (in its function) whose target binds
-    every argument the function's draws are sized by; None where there is none."""
-    if any(a.star for a in call.args):
-        return None
-    given: dict[str, cst.BaseExpression] = {}
-    for index, arg in enumerate(call.args):
-        if arg.keyword is not None:
-            given[arg.keyword.value] = arg.value
-        elif index < len(params):
-            given[params[index]] = arg.value
-    current = parent(call)
-    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
-        if isinstance(current, cst.For) and loops_over(current, loaders) is not None:
-            names = target_names(current.target)
-            for param in set(sized.values()):
-                argument = given.get(param)
-                if not isinstance(argument, cst.Name) or argument.value not in names:
-                    return None
-            return current
-        current = parent(current)
-    return None
 
 
 #: Methods a loop that gathers a fixed batch calls on what it gathers (lists, tensors):

@@ -6,15 +6,32 @@ of stop 40): the loop's iterable is a parameter, and what it is bound to is read
 module's def-use view (dp2ddp/flow: `call_sites`, the argument each call passes), not from a
 scope analysis of its own. batch_noise.loops_over asks here where the loop's names are none
 of the module's loaders.
+
+Also a loader a function returns (`loader = make_loader()`; learn-GAN's `dataloader =
+dataloader_init()` of utils.py, JamesHagerty1/learn-GAN@bfd7ee9, stop 55 class r2-B):
+returned_loaders, for batch_noise.global_batch_sizes.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import cast
 
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Function
 from dp2ddp.flow.origins import argument_for
-from dp2ddp.transforms._support.nodes import code_of, variables_under
+from dp2ddp.result import LoaderExport
+from dp2ddp.transforms._support.names import DATALOADER
+from dp2ddp.transforms._support.nodes import (
+    code_of,
+    nodes_of,
+    target_names,
+    variables_under,
+    walk,
+)
+
+Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
 
 
 def handed_loader(loop: cst.For, loaders: dict[str, str], flow: DefUse) -> str | None:
@@ -66,3 +83,68 @@ def _parameter_of(name: cst.Name, flow: DefUse) -> Function | None:
         if definition.kind == "param":
             return flow.function_around(definition.target)
     return None
+
+
+def returned_loaders(
+    module: cst.Module, matches: Matches, factories: frozenset[str]
+) -> dict[str, bool]:
+    """Bindings of a loader a function returns: `loader = make_loader()` of a top-level
+    function of this module every `return` of which is a DataLoader call (or a name its
+    body binds to one and only to one), or of one of `factories` (another module's, which
+    that module shards) -> whether it is sharded: each of this module's function's loaders
+    has the data pass's per-rank batch or DistributedSampler (after that pass; before it,
+    none has), another module's always. A loop over a sharded one has this rank's batches."""
+    makers: dict[str, bool] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.FunctionDef) or statement.decorators:
+            continue
+        returns = [n for n in walk(statement.body, skip_scopes=True) if isinstance(n, cst.Return)]
+        calls: list[cst.Call] = []
+        loaders: dict[str, bool] = {}
+        for node in walk(statement.body, skip_scopes=True):
+            if isinstance(node, cst.Assign):
+                made = isinstance(node.value, cst.Call) and matches(node.value.func, DATALOADER)
+                if made:
+                    calls.append(cast(cst.Call, node.value))
+                for assigned in node.targets:
+                    for name in target_names(assigned.target):
+                        loaders[name] = loaders.get(name, True) and made and len(node.targets) == 1
+        if returns and all(
+            r.value is not None
+            and (
+                (isinstance(r.value, cst.Call) and matches(r.value.func, DATALOADER))
+                or (isinstance(r.value, cst.Name) and loaders.get(r.value.value, False))
+            )
+            for r in returns
+        ):
+            calls += [r.value for r in returns if isinstance(r.value, cst.Call)]
+            makers[statement.name.value] = all(_sharded_call(c) for c in calls)
+    found: dict[str, bool] = {}
+    for node in nodes_of(module, cst.Assign):
+        call = node.value
+        if len(node.targets) != 1 or not isinstance(call, cst.Call):
+            continue
+        target = node.targets[0].target
+        if not isinstance(target, (cst.Name, cst.Attribute)):
+            continue
+        if isinstance(call.func, cst.Name) and call.func.value in makers:
+            found[code_of(target)] = makers[call.func.value]
+        elif factories and matches(call.func, factories):
+            found[code_of(target)] = True
+    return found
+
+
+def returned_factories(exported: Iterable[LoaderExport]) -> list[str]:
+    """Qualified names of other modules' functions that return, as their value itself, a
+    training loader their module shards (ProgramLoaders.exported)."""
+    return [
+        f"{e.module}.{e.name}"
+        for e in exported
+        if e.function and e.position is None and e.module and not e.attribute and not e.via
+    ]
+
+
+def _sharded_call(call: cst.Call) -> bool:
+    """A DataLoader call the data pass sharded (its per-rank batch, its sampler)."""
+    text = code_of(call)
+    return "ddp_per_rank_batch" in text or "DistributedSampler" in text or "DdpSamplerShard" in text

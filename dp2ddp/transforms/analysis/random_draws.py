@@ -8,6 +8,8 @@ names are the facts the hazards pass (DP006), the shared-draws pass and the batc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 #: Library functions that draw from numpy's process-wide stream unless given a
@@ -63,4 +65,21 @@ def own_stream(call: cst.Call) -> bool:
             return True
         if key == "shuffle" and isinstance(value, cst.Name) and value.value == "False":
             return True
+    return False
+
+
+def in_same_random(node: cst.CSTNode, parent: Callable[[cst.CSTNode], cst.CSTNode | None]) -> bool:
+    """`node` runs inside `with ddp_same_random():` (written by a pass of this run, or in a
+    file migrated before): every rank draws rank 0's numbers there, so "each rank draws its
+    own" (DP006) is false of it."""
+    current = parent(node)
+    while current is not None:
+        if isinstance(current, cst.With) and any(
+            isinstance(item.item, cst.Call)
+            and isinstance(item.item.func, cst.Name)
+            and item.item.func.value == "ddp_same_random"
+            for item in current.items
+        ):
+            return True
+        current = parent(current)
     return False

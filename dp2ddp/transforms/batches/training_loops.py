@@ -1,8 +1,12 @@
 """The training loop around a call of a wrapped model, for the batch proof (proof.py): the
 innermost loop of the call's own function whose body trains, itself or through the
 module's own functions, methods and callable objects; for a step helper that trains, the
-loop around a call of it in this module. A call under `torch.no_grad()` has none (an
-evaluation, left whole)."""
+loop around a call of it in this module; for a helper that only computes the loss (`def
+lm_loss(m, x, y): return F.cross_entropy(m(x), y)`, glouppe/info8010-deep-learning@9175a6f's
+gpt-v6, stop 55 class r1-F), the training loop around a call of it whose result the loop
+backpropagates (`loss = lm_loss(lm, x, y); loss.backward()`): the model call runs in that
+step. A call under `torch.no_grad()` has none (an evaluation, left whole), nor a helper's
+call whose result no backward of the loop reads (a figure computed beside the step)."""
 
 from __future__ import annotations
 
@@ -12,8 +16,12 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Function, origins
-from dp2ddp.transforms._support.nodes import NO_GRAD
-from dp2ddp.transforms.analysis.training import function_trains, trains_through
+from dp2ddp.transforms._support.nodes import NO_GRAD, target_names, walk
+from dp2ddp.transforms.analysis.training import (
+    function_trains,
+    is_backward_call,
+    trains_through,
+)
 from dp2ddp.transforms.batches.drawn import DrawnBatches
 
 #: per module view, the functions whose own body calls `.backward()`
@@ -49,6 +57,7 @@ class TrainingLoops(DrawnBatches):
                     self.matches(_called(d.decorator), NO_GRAD) for d in ancestor.decorators
                 ):
                     return None
+                trains = function_trains(ancestor, self.qualified_names)
                 function = flow().functions.get(ancestor)
                 if function is None:
                     return None
@@ -58,7 +67,7 @@ class TrainingLoops(DrawnBatches):
                     if not trains and not _differentiated(flow(), site):
                         continue
                     loop = self._loop_around(flow, site, seen)
-                    if loop is not None:
+                    if loop is not None and (trains or self._backpropagated(flow(), site, loop)):
                         return loop
                 return None
             if isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
@@ -74,6 +83,31 @@ class TrainingLoops(DrawnBatches):
             ):
                 return ancestor
         return None
+
+    def _backpropagated(self, flow: DefUse, site: cst.Call, loop: cst.For | cst.While) -> bool:
+        """What `site` returns reaches a `.backward()` in `loop`: the backward is called on
+        it in its statement (`lm_loss(m, x, y).backward()`), or on a name its statement
+        binds, or one bound from such a name later in the loop's body, in order
+        (`loss = lm_loss(...)`, `total = loss + reg`, `total.backward()`)."""
+        statement = flow.statement_of(site)
+        backwards = [
+            c
+            for c in walk(loop.body)
+            if isinstance(c, cst.Call) and is_backward_call(c, self.qualified_names)
+        ]
+        if any(self._inside(c, statement) for c in backwards):
+            return True
+        carried: set[str] = set()
+        for node in walk(loop.body):
+            if isinstance(node, cst.Assign) and (
+                self._inside(site, node)
+                or any(isinstance(n, cst.Name) and n.value in carried for n in walk(node.value))
+            ):
+                for target in node.targets:
+                    carried |= target_names(target.target)
+        return any(
+            isinstance(n, cst.Name) and n.value in carried for c in backwards for n in walk(c)
+        )
 
     def _runs(self, flow: DefUse, call: cst.Call) -> list[Function]:
         """The module's functions `call` may run: its callees, and for a name bound to an

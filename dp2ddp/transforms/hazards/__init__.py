@@ -67,18 +67,19 @@ from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import (
     BatchSizes,
     global_batch_sizes,
-    helper_noise,
     is_batch_noise,
     per_rank_noise,
 )
 from dp2ddp.transforms.analysis.fixed_fetch import fixed_fetches
+from dp2ddp.transforms.analysis.handed_loaders import returned_factories
+from dp2ddp.transforms.analysis.helper_noise import helper_noise
 from dp2ddp.transforms.analysis.pickled_params import (
     PICKLERS,
     module_picklers,
     saved_object,
     whole_parts,
 )
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, in_same_random
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams
 from dp2ddp.transforms.hazards.backward_program import (
     ProgramForeign,
@@ -177,8 +178,9 @@ class FlagHazards(MigrationTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._module = node
         self._helper_noise: set[cst.Call] = set()
-        if self.state.text_count("DataLoader") != 0:
-            self._batch_sizes = global_batch_sizes(node, self.matches)
+        factories = returned_factories(self.state.loaders.exported)
+        if self.state.text_count("DataLoader") != 0 or factories:
+            self._batch_sizes = global_batch_sizes(node, self.matches, factories)
             for helper in helper_noise(
                 node, self.qualified_names, self.parent, self._batch_sizes.bound, RANDOM_DRAWS
             ):
@@ -578,12 +580,14 @@ class FlagHazards(MigrationTransform):
             is_batch_noise(node, names, self._batch_sizes.written)
             or any(
                 isinstance(info.node, cst.For)
-                and per_rank_noise(node, names, info.node, self._batch_sizes.bound, self._flow())
+                and per_rank_noise(node, names, info.node, self._batch_sizes.every(), self._flow())
                 for info in self._enclosing()
             )
             or node in self._helper_noise
         ):
             return  # noise for the batch: shared_draws draws it as DataParallel did
+        if in_same_random(node, self.parent):
+            return  # migrated before: every rank draws rank 0's numbers there
 
         if names & RANDOM_DRAWS or (
             isinstance(func, cst.Attribute)

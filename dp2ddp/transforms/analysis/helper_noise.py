@@ -1,0 +1,154 @@
+"""Noise a function of the module draws for the batch it is given: `def dsm_loss(model,
+samples, ...): torch.randn_like(samples)` (ermongroup/ncsn@7f27f4a), called in loops over
+loaders with their batch (HelperNoise). Moved out of batch_noise.py at stop 55 (its length);
+the shared_draws pass draws such noise as the global batch's rows, hazards leaves it DP006's
+question only where a call's loader is not sharded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import nodes_of, target_names, walk
+from dp2ddp.transforms.analysis.batch_noise import (
+    batch_of_size,
+    first_dimension,
+    like_argument,
+    loops_over,
+)
+
+
+@dataclass
+class HelperNoise:
+    """A module-level function whose every draw is sized by a batch it is given
+    (`def dsm_loss(model, samples, ...): torch.randn_like(samples)`, ermongroup/ncsn@7f27f4a),
+    and whose every use is a call in a loop over a loader passing that loop's batch for it."""
+
+    function: cst.FunctionDef
+    #: the draws, each sized by a parameter
+    draws: list[cst.Call]
+    #: the calls of the function: each in a loop over a loader, given that loop's batch
+    sites: dict[cst.Call, cst.For]
+
+    def unsharded(self, sharded: dict[str, str]) -> list[cst.Call]:
+        """The calls whose loop goes through none of the `sharded` loaders."""
+        return [c for c, loop in self.sites.items() if loops_over(loop, sharded) is None]
+
+
+def helper_noise(
+    module: cst.Module,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    loaders: dict[str, str],
+    draws: frozenset[str],
+) -> list[HelperNoise]:
+    """The module's functions whose draws are noise for the batch they are given, drawn as
+    DataParallel drew it once every call site's loop is sharded (HelperNoise). A function
+    with any other draw, a parameter it rebinds, a use that is not a call, or a call given
+    something else than a batch of its loop is not one (DP006 at its calls stays)."""
+    if not loaders:
+        return []
+    functions = {
+        s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef) and not s.decorators
+    }
+    candidates: dict[str, tuple[cst.FunctionDef, list[str], dict[cst.Call, str]]] = {}
+    for name, function in functions.items():
+        params = [p.name.value for p in function.params.params]
+        if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or not params:
+            continue
+        sized = _param_draws(function, params, qualified_names, draws)
+        if sized:
+            candidates[name] = (function, params, sized)
+    if not candidates:
+        return []  # the module is walked for uses only when a function may be one
+    uses: dict[str, list[cst.Name]] = {}
+    for node in nodes_of(module, cst.Name):
+        if node.value in candidates:
+            uses.setdefault(node.value, []).append(node)
+    found: list[HelperNoise] = []
+    for name, (function, params, sized) in candidates.items():
+        sites: dict[cst.Call, cst.For] = {}
+        for use in uses.get(name, []):
+            if use is function.name:
+                continue
+            call = parent(use)
+            if not isinstance(call, cst.Call) or call.func is not use:
+                break
+            loop = _batch_loop(call, function, sized, params, parent, loaders)
+            if loop is None:
+                break
+            sites[call] = loop
+        else:
+            if sites:
+                found.append(HelperNoise(function, list(sized), sites))
+    return found
+
+
+def _param_draws(
+    function: cst.FunctionDef,
+    params: list[str],
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    draws: frozenset[str],
+) -> dict[cst.Call, str]:
+    """Every draw of the function -> the parameter it is sized by; empty when any draw is
+    not sized by one, or a parameter it is sized by is rebound in the function."""
+    sized: dict[cst.Call, str] = {}
+    bound: set[str] = set()
+    for node in walk(function.body):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return {}  # nested scopes: not followed
+        if isinstance(node, cst.AssignTarget | cst.AugAssign) and isinstance(node.target, cst.Name):
+            bound.add(node.target.value)
+        if not isinstance(node, cst.Call):
+            continue
+        names = qualified_names(node.func)
+        if not names & draws:
+            continue
+        if any(a.keyword is not None and a.keyword.value == "generator" for a in node.args):
+            continue  # its own generator: not the global stream
+        like = like_argument(node, names)
+        first = first_dimension(node, names) if like is None else None
+        param = None
+        if isinstance(like, cst.Name) and like.value in params:
+            param = like.value
+        elif first is not None:
+            param = batch_of_size(first)
+        if param is None or param not in params:
+            return {}
+        sized[node] = param
+    if any(p in bound for p in sized.values()):
+        return {}
+    return sized
+
+
+def _batch_loop(
+    call: cst.Call,
+    function: cst.FunctionDef,
+    sized: dict[cst.Call, str],
+    params: list[str],
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    loaders: dict[str, str],
+) -> cst.For | None:
+    """The loop over one of `loaders` around `call` (in its function) whose target binds
+    every argument the function's draws are sized by; None where there is none."""
+    if any(a.star for a in call.args):
+        return None
+    given: dict[str, cst.BaseExpression] = {}
+    for index, arg in enumerate(call.args):
+        if arg.keyword is not None:
+            given[arg.keyword.value] = arg.value
+        elif index < len(params):
+            given[params[index]] = arg.value
+    current = parent(call)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+        if isinstance(current, cst.For) and loops_over(current, loaders) is not None:
+            names = target_names(current.target)
+            for param in set(sized.values()):
+                argument = given.get(param)
+                if not isinstance(argument, cst.Name) or argument.value not in names:
+                    return None
+            return current
+        current = parent(current)
+    return None
