@@ -246,6 +246,8 @@ class HelperDraws:
             draw = self._call_draw(call, self._instance_methods(func), set())
         if not objects:
             return None if draw is not None and draw.source else draw
+        if draw is None:
+            draw = self._own_method_draw(call)
         if draw is None and (built := self._generator_draw(call)):
             return Draw(
                 "",
@@ -255,6 +257,25 @@ class HelperDraws:
                 handed=handed_generators(view(self._module), call),
             )
         return draw
+
+    def _own_method_draw(self, call: cst.Call) -> Draw | None:
+        """The draw of `self.step_helper(...)` where the method belongs to the class of the
+        method the call is in (stop 55, v3-A, 1975494921/GAN_research@eb4e07e6: a trainer
+        class's `train()` loop calls `self.d_loss_fn(...)`, whose gradient penalty draws
+        `torch.rand(batch_size, 1, 1, 1)` for the rows this rank holds; every rank drew the
+        same values, silently). Asked for the training loop's DP006 only (`objects`): the
+        dataset draws' finder follows a Dataset's own `self._pairs()` itself, and
+        _instance_methods leaves such methods to it."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            return None
+        flow = view(self._module)
+        function = flow.function_around(func)
+        if function is None or function.owner is None or func.value.value != function.self_name:
+            return None
+        if flow.method(function.owner, func.attr.value) is None:
+            return None
+        return self._call_draw(call, {f"{function.owner.name.value}.{func.attr.value}"}, set())
 
     def mixer(self) -> Callable[[cst.Call], Draw | None] | None:
         """`of_call` where a helper here or elsewhere may mix its argument's rows in a drawn
