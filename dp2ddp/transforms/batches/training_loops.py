@@ -64,10 +64,12 @@ class TrainingLoops(DrawnBatches):
                 trains = function_trains(ancestor, self.qualified_names)
                 seen.add(ancestor)
                 for site in flow().call_sites(function):
-                    if not trains and not _differentiated(flow(), site):
-                        continue
                     loop = self._loop_around(flow, site, seen)
-                    if loop is not None and (trains or self._backpropagated(flow(), site, loop)):
+                    if loop is not None and (
+                        trains
+                        or _differentiated(flow(), site)
+                        or self._backpropagated(flow(), site, loop)
+                    ):
                         return loop
                 return None
             if isinstance(ancestor, (cst.Lambda, cst.ClassDef)):
