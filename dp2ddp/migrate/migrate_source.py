@@ -106,11 +106,7 @@ def migrate_parsed(
         if state.skip or not state.has_dataparallel:
             break  # every later pass only acts on DataParallel uses
     changes = [c for c in changes if not c.description.startswith(tuple(state.withdrawn))]
-    warnings = [
-        d
-        for d in warnings
-        if not _scale_withdrawn(d, state.withdrawn) and not _drawn_alike(d, state.alike_draws)
-    ]
+    warnings = [d for d in warnings if not _scale_withdrawn(d, state.withdrawn)]
     if state.skip or not state.has_dataparallel:
         # Nothing was migrated: keep the input byte for byte, report only why.
         code = source
@@ -154,16 +150,6 @@ def _scale_withdrawn(warning: Diagnostic, withdrawn: set[str]) -> bool:
     losses = (w.removeprefix(SCALED_LOSS).removesuffix(" by WORLD_SIZE").strip() for w in withdrawn)
     return warning.code == "DP120" and any(
         f" in the summed loss `{loss}` (" in warning.message for loss in losses
-    )
-
-
-def _drawn_alike(warning: Diagnostic, alike: set[tuple[int, str]]) -> bool:
-    """DP006 at a call of a drawing helper that the batches pass ran inside `with
-    ddp_same_random():` (batches/drawn.py): every rank draws rank 0's batch there and
-    keeps its part, as DataParallel scattered one draw; "each rank draws its own" is false."""
-    return warning.code == "DP006" and any(
-        line == warning.line and warning.message.split(": ", 1)[-1].startswith(f"{func}()")
-        for line, func in alike
     )
 
 

@@ -348,7 +348,8 @@ def sized_by_batch(first: cst.BaseExpression, loop: cst.For, draw: cst.CSTNode) 
     JamesHagerty1/learn-GAN@bfd7ee9's; stop 55 class r2-B): size_names."""
     if isinstance(first, cst.Name):
         return first.value in size_names(loop, draw)
-    return batch_of_size(first) in batch_rows(loop, draw)
+    size_of = batch_of_size(first)
+    return size_of in target_names(loop.target) or size_of in batch_rows(loop, draw)
 
 
 def size_names(loop: cst.For, draw: cst.CSTNode) -> set[str]:

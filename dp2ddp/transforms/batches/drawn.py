@@ -61,8 +61,6 @@ class DrawnBatches(BatchLoops):
                 "(ddp_same_random), so the ranks' parts are of one draw",
             )
             self._share_argument_draws(source)
-            line = self.state.line_map(self._position(source)[0])
-            self.state.alike_draws.add((line, self.code(source.func)))
 
     def _draw_whole_alike(self, nodes: ModuleNodes) -> None:
         """Each batch every rank takes whole (no split follows its binding) in a loop that

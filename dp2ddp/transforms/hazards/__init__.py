@@ -79,7 +79,7 @@ from dp2ddp.transforms.analysis.pickled_params import (
     saved_object,
     whole_parts,
 )
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, in_same_random
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams
 from dp2ddp.transforms.hazards.backward_program import (
     ProgramForeign,
@@ -586,8 +586,6 @@ class FlagHazards(MigrationTransform):
             or node in self._helper_noise
         ):
             return  # noise for the batch: shared_draws draws it as DataParallel did
-        if in_same_random(node, self.parent):
-            return  # migrated before: every rank draws rank 0's numbers there
 
         if names & RANDOM_DRAWS or (
             isinstance(func, cst.Attribute)

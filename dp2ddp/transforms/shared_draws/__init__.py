@@ -82,7 +82,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
 )
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, in_same_random
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.hazards.draws import HelperDraws
 from dp2ddp.transforms.shared_draws.dataset_draws import (
@@ -165,41 +165,9 @@ class ShareDatasetDraws(WholeReads):
             )
         if self._wrap:
             self.state.helpers.update({"same_random", "rank0_value"})
-        if self._wrap or self.state.text_count(SAME_RANDOM) != 0:
-            self._alike_functions(node)
         self._find_batch_noise(node)
         self._find_fixed_fetches(node)
         return bool(self._wrap or self._noise or self._fixed or self._scaled or self._whole)
-
-    def _alike_functions(self, module: cst.Module) -> None:
-        """A top-level function every draw of which (torch's, numpy's, Python's, or a call
-        of a drawing helper of the program) runs in a statement this pass wraps in `with
-        ddp_same_random():` (gpt-v6's `evaluate()`, its loop over `get_batch()` draws
-        wrapped whole: glouppe/info8010-deep-learning@9175a6f, stop 55 s4 class 3): every
-        rank draws rank 0's numbers in it, so DP006 at its calls ("each rank draws its
-        own", hazards) is false; told to the result (state.alike_draws), which drops it."""
-        for function in module.body:
-            if not isinstance(function, cst.FunctionDef):
-                continue
-            draws = [
-                c
-                for c in walk(function.body)
-                if isinstance(c, cst.Call)
-                and (self.qualified_names(c.func) & RANDOM_DRAWS or self.helper_draw(c))
-            ]
-            if any(isinstance(n, (cst.FunctionDef, cst.Lambda)) for n in walk(function.body)):
-                continue
-            if not draws or not all(
-                any(self._inside(c, statement) for statement in self._wrap)
-                or in_same_random(c, self.parent)
-                for c in draws
-            ):
-                continue
-            name = function.name.value
-            for call in nodes_of(module, cst.Call):
-                if isinstance(call.func, cst.Name) and call.func.value == name:
-                    line = self.state.line_map(self._position(call)[0])
-                    self.state.alike_draws.add((line, name))
 
     def _seeded_before(self, statement: cst.CSTNode) -> bool:
         """`torch.manual_seed(<int>)` earlier in `statement`'s block, and from it to
