@@ -186,9 +186,9 @@ def test_a_forward_reached_a_window_later_keeps_its_inputs() -> None:
     forward(first, "0", ["p1"], sampled)  # sampling, never backpropagated
     real = d_weight * 1
     forward(first, "1", ["x1", "x2"], real)  # D on real
-    (real.sum() + (d_weight * fake.detach()).sum()).backward()
+    (real.sum() + (d_weight * fake.detach()).sum()).backward()  # type: ignore[no-untyped-call]
     fed.close(first)  # D's step: G's and the sampling's forwards not reached yet
     assert first.inputs == {"0": ["z1", "z2", "p1"], "1": ["x1", "x2"]}
-    (d_weight * fake).sum().backward()  # G's step reaches fake
+    (d_weight * fake).sum().backward()  # type: ignore[no-untyped-call]  # G's step reaches fake
     fed.close(second)
     assert first.inputs == {"0": ["z1", "z2"], "1": ["x1", "x2"]}
