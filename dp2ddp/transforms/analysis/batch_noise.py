@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 
@@ -44,6 +45,7 @@ from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, target_
 from dp2ddp.transforms.analysis.handed_loaders import handed_loader, returned_loaders
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
+_Binding = cst.Assign | cst.AnnAssign | cst.AugAssign
 
 #: The data pass's per-rank batch size: `ddp_per_rank_batch(global)`.
 PER_RANK_BATCH = "ddp_per_rank_batch"
@@ -158,8 +160,10 @@ def distribution_receivers(
     which is one (`zdist = get_zdist("gauss", 2)`). A binding also assigned anything else
     is not one: its `.sample(...)` may be any object's (a dataset's, a model's)."""
     makers: set[str] = set()
+    bindings = nodes_of(module, (cst.Assign, cst.AnnAssign, cst.AugAssign))
+    called = _called_functions(bindings)  # only those are walked (the module's index)
     for statement in module.body:
-        if isinstance(statement, cst.FunctionDef):
+        if isinstance(statement, cst.FunctionDef) and statement.name.value in called:
             returns = [n for n in walk(statement.body) if isinstance(n, cst.Return)]
             if returns and all(
                 r.value is not None and _makes_distribution(r.value, qualified_names, set())
@@ -167,7 +171,7 @@ def distribution_receivers(
             ):
                 makers.add(statement.name.value)
     verdict: dict[str, bool] = {}
-    for node in nodes_of(module, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+    for node in bindings:
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
             value: cst.BaseExpression | None = node.value
@@ -244,6 +248,17 @@ class BatchSizes:
     def every(self) -> dict[str, str]:
         """Every loader binding, returned ones included, sharded or not."""
         return {**dict.fromkeys(self.returned, ""), **self.bound}
+
+
+def _called_functions(bindings: Iterable[cst.CSTNode]) -> set[str]:
+    """The names `x = f(...)` bindings call: the only module functions whose returns can
+    bind a value to a name."""
+    called: set[str] = set()
+    for node in bindings:
+        value = cast(_Binding, node).value
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            called.add(value.func.value)
+    return called
 
 
 def global_batch_sizes(

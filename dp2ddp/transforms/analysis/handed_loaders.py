@@ -95,14 +95,25 @@ def returned_loaders(
     has the data pass's per-rank batch or DistributedSampler (after that pass; before it,
     none has), another module's always. A loop over a sharded one has this rank's batches."""
     makers: dict[str, bool] = {}
+    called = {  # only a function some `x = f()` binds is walked (the module's index)
+        node.value.func.value
+        for node in nodes_of(module, cst.Assign)
+        if isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name)
+    }
     for statement in module.body:
-        if not isinstance(statement, cst.FunctionDef) or statement.decorators:
+        if (
+            not isinstance(statement, cst.FunctionDef)
+            or statement.decorators
+            or statement.name.value not in called
+        ):
             continue
-        returns = [n for n in walk(statement.body, skip_scopes=True) if isinstance(n, cst.Return)]
+        returns: list[cst.Return] = []
         calls: list[cst.Call] = []
         loaders: dict[str, bool] = {}
-        for node in walk(statement.body, skip_scopes=True):
-            if isinstance(node, cst.Assign):
+        for node in walk(statement.body, skip_scopes=True):  # once: returns and bindings
+            if isinstance(node, cst.Return):
+                returns.append(node)
+            elif isinstance(node, cst.Assign):
                 made = isinstance(node.value, cst.Call) and matches(node.value.func, DATALOADER)
                 if made:
                     calls.append(cast(cst.Call, node.value))
@@ -120,6 +131,8 @@ def returned_loaders(
             calls += [r.value for r in returns if isinstance(r.value, cst.Call)]
             makers[statement.name.value] = all(_sharded_call(c) for c in calls)
     found: dict[str, bool] = {}
+    if not makers and not factories:
+        return found  # no binding can hold a returned loader: the module is not walked
     for node in nodes_of(module, cst.Assign):
         call = node.value
         if len(node.targets) != 1 or not isinstance(call, cst.Call):

@@ -268,7 +268,7 @@ def read_parts(expr: cst.CSTNode) -> Iterator[cst.Call | cst.Name | cst.Attribut
 def bound_values(root: cst.CSTNode, name: str) -> list[cst.BaseExpression]:
     """The values assigned to `name` anywhere under `root` (`for name in xs`: xs)."""
     values: list[cst.BaseExpression] = []
-    for node in walk(root):
+    for node in nodes_of(root, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For)):
         if isinstance(node, cst.Assign):
             if any(binds_name(t.target, name) for t in node.targets):
                 values.append(node.value)
