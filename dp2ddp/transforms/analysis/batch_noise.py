@@ -385,8 +385,9 @@ def size_names(loop: cst.For, draw: cst.CSTNode) -> set[str]:
             break
         names = set().union(*(target_names(t.target) for t in node.targets))
         sizes -= names
-        statement_is_top = any(
-            id(s) in top and node in getattr(s, "body", ()) for s in loop.body.body
+        statement_is_top = any(  # a simple statement of the loop's own body, not nested
+            id(s) in top and isinstance(s, cst.SimpleStatementLine) and node in s.body
+            for s in loop.body.body
         )
         if (
             statement_is_top
