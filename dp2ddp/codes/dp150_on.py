@@ -183,4 +183,20 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "or keep the state on rank 0 and broadcast it; then silence the warning with "
         "`# noqa: DP189`.",
     ),
+    "DP200": (
+        "a memory filled and sampled by each rank on its own while the program trains",
+        "A container the program fills while it trains (`memory.push(state, action, "
+        "reward, next_state, done)` after an environment's `step()`, `buffer.append(...)`) "
+        "and samples training batches from (`memory.sample(n)`, `random.sample(memory, n)`, "
+        "a draw over `len(memory)`): a reinforcement-learning replay memory. DataParallel's "
+        "one process gathered one memory; under torchrun every rank runs the loop, steps "
+        "its own environments (their clocks, their own unseeded draws, an epsilon-greedy "
+        "`random.random()`) and fills its own memory, so the indices a rank samples pick "
+        "other transitions on each rank and the update averages several actors' data, where "
+        "the original learned from one. dp2ddp does not prove the filling alike on every "
+        "rank. Gather the experience on one rank and broadcast the sampled batch (or give "
+        "each rank's environment and draws the same seed and no clock, so every memory is "
+        "the same), or keep the per-rank actors on purpose (more experience per step); "
+        "then silence the warning with `# noqa: DP200`.",
+    ),
 }

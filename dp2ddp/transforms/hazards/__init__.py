@@ -96,6 +96,7 @@ from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.module_bypass import module_bypasses
 from dp2ddp.transforms.hazards.pairs import ClassPairs, criterion_pairs, pair_losses
 from dp2ddp.transforms.hazards.pickled import only_wrapped, wrap_reaches
+from dp2ddp.transforms.hazards.replay_memories import per_rank_memories
 from dp2ddp.transforms.hazards.scopes import (
     AUTOGRAD_FUNCTIONS,
     FunctionStateMutations,
@@ -294,7 +295,8 @@ class FlagHazards(MigrationTransform):
         paired = batch_pairings(
             original_node, wrapped, text, self.code, self._position, self.qualified_names, own, mix
         )
-        for at, code, detail in paired:
+        memories = per_rank_memories(original_node, self.qualified_names, self._position)
+        for at, code, detail in [*paired, *memories]:
             self.warn(at, code, detail)
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap

@@ -22,6 +22,7 @@ from dp2ddp.transforms._support.nodes import (
     assigned_value,
     calls_model,
     code_of,
+    enclosing_function,
     model_called,
     name_of,
     nodes_of,
@@ -91,6 +92,8 @@ class DatasetDrawFinder:
         self._last_names: set[str] | None = None
         #: the streams every rank seeds alike (analysis/seeded_streams.py), once
         self._alike: frozenset[str] | None = None
+        #: names of the functions a training loop of this module calls (_step_helpers)
+        self._step_names: set[str] | None = None
 
     def run(self) -> list[tuple[cst.Call, cst.CSTNode | None]]:
         classes = self._dataset_classes()
@@ -535,9 +538,27 @@ class DatasetDrawFinder:
         of its own (stop 52, s2). The draws of the statements that make what it is given
         are shared like a dataset's; a draw in the call's own line (`model(torch.randn(2,
         4))`, a probe) is not followed."""
-        return under_grad_off(call, self.t.parent, self.t.matches) or not self._in_training_loop(
-            call, scope
-        )
+        if under_grad_off(call, self.t.parent, self.t.matches):
+            return True
+        if self._in_training_loop(call, scope):
+            return False
+        function = enclosing_function(call, self.t)
+        return function is None or function.name.value not in self._step_helpers()
+
+    def _step_helpers(self) -> set[str]:
+        """The last names of what a training loop of this module calls (`self.d_loss_fn(
+        ...)`, `penalty(...)`): a model call in such a function is part of the step, made on
+        this rank's share, not an evaluation every rank makes whole (stop 55 v3-A). Its
+        draws stay per rank, as DP006 at the loop's call says; made rank 0's they would be
+        the rows of rank 0's share on every rank."""
+        if self._step_names is None:
+            self._step_names = {
+                name_of(call.func)
+                for call in nodes_of(self.module, cst.Call)
+                if isinstance(call.func, (cst.Name, cst.Attribute))
+                and self.t.in_training_loop(call)
+            }
+        return self._step_names
 
     def _in_training_loop(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
         current = self.t.parent(node)

@@ -1,0 +1,131 @@
+"""Experience gathered per rank and sampled for training (stop 55 v4-F): said, not proved.
+
+A reinforcement-learning program steps its environment(s) in its loop, appends each
+transition to a replay memory (`memory.push(s, a, r, s2, done)`, `buffer.append(...)`)
+and samples training batches from that memory (`memory.sample(n)`, `random.sample(
+memory, n)`). Under DataParallel one process gathered one memory; under torchrun every
+rank runs the loop, steps its own environments (their clocks, their unseeded action draws
+such as an epsilon-greedy `random.random()`) and fills its own memory, so the same sampled
+indices pick other transitions on each rank: the update averages several actors' data.
+
+The class, by what the code does and not by names of libraries: a container (one spelling,
+`memory` or `self.replay_buffer`) filled by a call in a loop and sampled by a draw (its own
+`sample` method, or a draw over it or over its length) in a module that trains. Proving
+the filling alike on every rank (every environment and draw seeded alike, no clock) is not
+attempted: each such memory is said (DP200), never silently kept per rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import calls_under, code_of, name_of, nodes_of
+from dp2ddp.transforms.analysis.training import function_trains, trains_call, trains_through
+
+#: Methods that add one item (or several) to a container.
+FILL_METHODS = frozenset(
+    {"append", "appendleft", "extend", "insert", "push", "add", "put", "store", "remember"}
+)
+#: Draws that pick items of a sequence (first argument) or indices below a count.
+PICKING_DRAWS = frozenset(
+    {
+        "random.sample",
+        "random.choices",
+        "random.choice",
+        "random.randint",
+        "random.randrange",
+        "numpy.random.choice",
+        "numpy.random.randint",
+        "torch.randint",
+        "torch.randperm",
+    }
+)
+
+
+def per_rank_memories(
+    module: cst.Module,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    position: Callable[[cst.CSTNode], tuple[int, int]],
+) -> Iterator[tuple[cst.CSTNode, str, str]]:
+    """Each draw from a container the program fills in a loop (the module docstring), with
+    DP200 and a detail naming the fill's line and the draw's; nothing in a module that
+    runs no backward pass or optimizer step."""
+    calls = list(nodes_of(module, cst.Call))
+    if not any(trains_call(call, qualified_names) for call in calls):
+        return
+    fills: dict[str, cst.Call] = {}
+    for call in _training_calls(module, qualified_names):
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value in FILL_METHODS and call.args:
+            fills.setdefault(code_of(func.value), call)
+    if not fills:
+        return
+    said: set[str] = set()
+    for call in calls:
+        key = _sampled(call, qualified_names)
+        if key is None or key not in fills or key in said:
+            continue
+        said.add(key)
+        fill = fills[key]
+        detail = (
+            f"`{key}` is filled while the program trains at line {position(fill)[0]} "
+            f"(`{code_of(fill.func)}(...)`) and sampled at line {position(call)[0]} "
+            f"(`{code_of(call.func)}(...)`): each rank fills and samples its own copy, "
+            "with what its own environments and draws gave it"
+        )
+        yield call, "DP200", detail
+
+
+def _training_calls(
+    module: cst.Module, qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> list[cst.Call]:
+    """The calls that run while the program trains: in the body of a loop that trains
+    (itself or through the functions it calls), and in the functions such loops call or that
+    train themselves (`agent.step(...)` filling and learning), followed by name to any
+    depth: a name shared by two functions takes both (more is said, never less)."""
+    functions: dict[str, list[cst.FunctionDef]] = {}
+    for function in nodes_of(module, cst.FunctionDef):
+        functions.setdefault(function.name.value, []).append(function)
+
+    def runs(call: cst.Call) -> list[cst.FunctionDef]:
+        return functions.get(name_of(call.func), [])
+
+    found: list[cst.Call] = []
+    todo = [f for group in functions.values() for f in group if function_trains(f, qualified_names)]
+    for loop in nodes_of(module, (cst.For, cst.While)):
+        if trains_through(loop, qualified_names, runs):
+            found += calls_under(loop.body, skip_scopes=True)
+            todo += [f for call in calls_under(loop.body, skip_scopes=True) for f in runs(call)]
+    seen: set[int] = set()
+    while todo:
+        function = todo.pop()
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        own = calls_under(function.body, skip_scopes=True)
+        found += own
+        todo += [f for call in own for f in runs(call)]
+    return found
+
+
+def _sampled(call: cst.Call, qualified_names: Callable[[cst.CSTNode], set[str]]) -> str | None:
+    """The spelling of the container `call` draws from: `memory.sample(n)`, or a picking
+    draw whose first argument is the container or its `len(...)`."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "sample":
+        return code_of(func.value)
+    if not call.args or not (qualified_names(func) & PICKING_DRAWS):
+        return None
+    first = call.args[0].value
+    if (
+        isinstance(first, cst.Call)
+        and isinstance(first.func, cst.Name)
+        and first.func.value == "len"
+        and first.args
+    ):
+        first = first.args[0].value
+    if isinstance(first, (cst.Name, cst.Attribute)):
+        return code_of(first)
+    return None
