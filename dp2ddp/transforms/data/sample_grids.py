@@ -45,6 +45,16 @@ first): DataParallel's image held the last step's whole batch, rank 0's holds it
 nothing was said. An image made or saved in the statements following such a loop in its block
 that reads a name bound from the batches in the loop (through bindings after the loop:
 `out = model(x)`, `out = clamp(out)`) is said: DP132.
+
+Stop 55 (helper x2; round 8's v2-B, treellor/DeepLearning@5ab131e SR/SRCNN_train.py:128-168,
+and v3-C, fiyero/DCGAN_pytorch@c067e55 line 190): a sample batch kept from a step
+(`show_hr = HR` under `if show_hr is None`) is read anywhere later in the function, not only
+in the statements after the loop, and often handed to the program's own function that saves
+its parameter with save_image: each such image, in the function around the loop and outside
+its body, or handed to such a function also in the loop, is said (DP132). Whether an image
+reads the batch follows the bindings that reach it (_reads_batch), not its names: a grid of
+`fake = netG(fixed_noise)` after `fake = netG(noise)` in the same step is whole on every rank,
+as DataParallel's, and is neither gathered nor said.
 """
 
 from __future__ import annotations
@@ -67,6 +77,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.generator_batches import generator_takers
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.data.loop_takers import batch_names, helper_batch_names
 
 if TYPE_CHECKING:
     from dp2ddp.flow.defuse import Definition, DefUse
@@ -93,11 +104,12 @@ def gathered_grids(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.Whil
 def gather_grids(t: LoaderEvaluation) -> None:
     """Gather or say each image grid saved in the loops over sharded loaders' batches
     (module docstring)."""
+    said: set[int] = set()
     for loader, loop in t._grid_loops:
         saves = _image_calls(t, loop.body)
         if saves:
             _gather_grids(t, loader, loop, saves)
-        _say_last_batch_images(t, loader, loop)
+        _say_last_batch_images(t, loader, loop, said)
 
 
 def _image_calls(t: LoaderEvaluation, root: cst.CSTNode) -> list[cst.Call]:
@@ -114,48 +126,113 @@ def _image_calls(t: LoaderEvaluation, root: cst.CSTNode) -> list[cst.Call]:
     ]
 
 
-def _say_last_batch_images(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While) -> None:
-    """DP132 for each image made or saved after `loop`, in its block, of the last step's rows
-    (module docstring, stop 55): rank 0's image holds its share of that batch."""
-    body = getattr(t.parent(loop), "body", None)
-    if not isinstance(body, (list, tuple)):
-        return
-    index = next((i for i, statement in enumerate(body) if statement is loop), None)
-    if index is None:
-        return
+def _say_last_batch_images(
+    t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While, said: set[int]
+) -> None:
+    """DP132 for each image made or saved, in the scope around `loop` and outside its body,
+    of a step's rows (module docstring, stop 55): rank 0's image holds its share of that
+    batch. The image's binding that reaches the save is followed (a leftover name, a batch
+    kept from a step: `show_hr = HR`), and an image handed to a function of the module
+    that saves its parameter (`save_image(show_hr, ...)`) counts, also in the loop."""
     flow = view(t._module_node)
+    function = flow.function_around(loop)
+    root: cst.CSTNode = t._module_node if function is None else function.node.body
     step = _Step(loader, loop, _generator_takers(flow, loader))
-    seeds = derived_names(loop.body, t._batch_derived(loop) | _taken(t, step))
+    base = _batch_names(t, step)
+    seeds = derived_names(loop.body, base)
     inside = {id(n) for n in walk(loop.body, skip_scopes=True)} | {id(loop)}
-    for statement in body[index + 1 :]:
-        for call in _image_calls(t, statement):
-            image = call.args[0].value
+    for call in walk(root, skip_scopes=True):
+        if not isinstance(call, cst.Call) or id(call) in said:
+            continue
+        in_loop = id(call) in inside
+        images = [] if in_loop else [c.args[0].value for c in _image_calls(t, call) if c is call]
+        handed = _handed_images(t, flow, call) if not images else []
+        for image in images + handed:
             if any(isinstance(n, cst.Call) and name_is(n, GATHER) for n in walk(image)):
                 continue
-            if _reads_last_step(flow, image, seeds, inside, set()):
+            if _reads_batch(flow, image, base, seeds, inside, set()):
+                said.add(id(call))
+                where = "in the loop" if in_loop else "after the loop over the batches"
+                how = f"handed to `{t.code(call.func)}`, which saves it as an image, " * (
+                    image in handed
+                )
                 t.warn(
                     call,
                     "DP132",
-                    f"`{t.code(image)}` holds this rank's rows of the last step's batch, read "
-                    "after the loop over the batches; rank 0 shows its share of DataParallel's "
-                    "image",
+                    f"`{t.code(image)}` holds this rank's rows of a step's batch, read {where}"
+                    f"; {how}rank 0 shows its share of DataParallel's image",
                 )
+                break
 
 
-def _reads_last_step(
-    flow: DefUse, expr: cst.CSTNode, seeds: set[str], inside: set[int], seen: set[int]
-) -> bool:
-    """`expr` reads a name bound from the batches in the loop (`inside`), directly or through
-    bindings after it (`out, _ = model(x)`, then `out = clamp(out)`)."""
+def _handed_images(t: LoaderEvaluation, flow: DefUse, call: cst.Call) -> list[cst.BaseExpression]:
+    """The arguments of `call` that a plain function of the module it runs saves or makes
+    an image of (its parameter read by torchvision's save_image/make_grid, through
+    bindings in its body): SRCNN's `save_image(show_image_hr, ...)` of stop 55 (v2-B)."""
+    found: list[cst.BaseExpression] = []
+    for function in flow.callees(call):
+        if function.owner is not None or not isinstance(function.node, cst.FunctionDef):
+            continue
+        saved: set[int] = set()
+        for inner in _image_calls(t, function.node.body):
+            saved |= _params_read(flow, inner.args[0].value, function.params, set())
+        for index, param in enumerate(function.params):
+            if id(param) not in saved:
+                continue
+            for position, arg in enumerate(call.args):
+                if arg.star:
+                    break
+                named = arg.keyword is not None and arg.keyword.value == param.name.value
+                if named or arg.keyword is None and position == index:
+                    found.append(arg.value)
+    return found
+
+
+def _params_read(
+    flow: DefUse, expr: cst.CSTNode, params: list[cst.Param], seen: set[int]
+) -> set[int]:
+    """The ids of `params` `expr` reads, directly or through the bindings reaching it."""
+    read: set[int] = set()
     for name in variables_under(expr):
         for d in _defs(flow, name):
-            if id(d.statement) in inside:
-                if name.value in seeds:
-                    return True
+            if d.kind == "param":
+                read |= {id(p) for p in params if p is d.target}
             elif d.value is not None and id(d.statement) not in seen:
                 seen.add(id(d.statement))
-                if _reads_last_step(flow, d.value, seeds, inside, seen):
+                read |= _params_read(flow, d.value, params, seen)
+    return read
+
+
+def _reads_batch(
+    flow: DefUse,
+    expr: cst.CSTNode,
+    base: set[str],
+    seeds: set[str],
+    inside: set[int],
+    seen: set[int],
+) -> bool:
+    """`expr` reads, through the bindings that reach it, a name the loop (`inside`) binds
+    from its batches (`base`: its target, `x = next(it)`): `out, _ = model(x)` after the
+    loop, then `out = clamp(out)`; `show_hr = HR` in a step. The binding reaching the read
+    decides, not the name: `fake = netG(fixed_noise)` after `fake = netG(noise)` in the
+    same step reads no batch (stop 55 v3-C). A binding whose value the view does not hold
+    (`x += y`, `except`) counts where the name is derived from the batches in the loop."""
+    for name in variables_under(expr):
+        found = _defs(flow, name)
+        if not found and name.value in seeds:
+            return True
+        for d in found:
+            within = id(d.statement) in inside
+            if within and name.value in base:
+                return True
+            if d.kind == "param" or id(d.statement) in seen:
+                continue
+            seen.add(id(d.statement))
+            if d.value is None or d.kind == "augassign":
+                if within and name.value in seeds:
                     return True
+            elif _reads_batch(flow, d.value, base, seeds, inside, seen):
+                return True
     return False
 
 
@@ -165,10 +242,12 @@ def _gather_grids(
     flow = view(t._module_node)
     cache: list[RankUniformity] = []
     step = _Step(loader, loop, _generator_takers(flow, loader))
-    derived = derived_names(loop.body, t._batch_derived(loop) | _taken(t, step))
+    base = _batch_names(t, step)
+    derived = derived_names(loop.body, base)
+    inside = {id(n) for n in walk(loop.body, skip_scopes=True)} | {id(loop)}
     for call in saves:
         image = call.args[0].value
-        if not any(isinstance(n, cst.Name) and n.value in derived for n in walk(image)):
+        if not _reads_batch(flow, image, base, derived, inside, set()):
             continue  # not read from the batches: a fixed sample, saved as DataParallel did
         if any(isinstance(n, cst.Call) and name_is(n, GATHER) for n in walk(image)):
             continue
@@ -495,6 +574,14 @@ def _unproved_method(
         ):
             return t.code(value.func.value)
     return None
+
+
+def _batch_names(t: LoaderEvaluation, step: _Step) -> set[str]:
+    """Names the loop binds from its batches themselves (its target, a step helper's
+    result, `x = next(it)`), where _reads_batch stops: what is computed from them is
+    followed binding by binding."""
+    helpers = helper_batch_names(t, step.loop)  # type: ignore[arg-type]
+    return batch_names(step.loop) | helpers | _taken(t, step)
 
 
 def _taken(t: LoaderEvaluation, step: _Step) -> set[str]:
