@@ -17,7 +17,9 @@ from torch.utils.data.distributed import DistributedSampler
 from _dp2ddp import (
     DEVICE,
     DEVICE_IDS,
+    WORLD_SIZE,
     ddp_broadcast_module,
+    ddp_draw_share,
     ddp_is_main,
     ddp_per_rank_batch,
     ddp_print,
@@ -127,7 +129,7 @@ for epoch in range(num_epochs):
         errD_real.backward()
         D_x = output.mean().item()
 
-        noise = torch.randn(b_size, nz, device=device)
+        noise = ddp_draw_share(lambda: torch.randn(b_size * WORLD_SIZE, nz, device=device))
         fake = netG(noise)
         label.fill_(fake_label)
         output = netD(fake.detach())

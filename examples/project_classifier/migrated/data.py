@@ -16,7 +16,6 @@ def _blobs(count, seed):
 def get_loaders(batch_size):
     train_set = _blobs(256, seed=0)
     val_set = _blobs(96, seed=1)
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     train_loader = DataLoader(
         train_set,
         batch_size=ddp_per_rank_batch(batch_size),

@@ -9,7 +9,6 @@ def make_loader(batch_size):
     x = torch.randn(192, 8, generator=g)
     y = x @ torch.linspace(-1, 1, 8).unsqueeze(1) + 0.1 * torch.randn(192, 1, generator=g)
     dataset = TensorDataset(x, y)
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     return DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(batch_size),
