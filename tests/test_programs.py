@@ -409,3 +409,24 @@ def test_migrated_library_imports_from_another_entry_folder(
         [sys.executable, "-B", "run.py"], cwd=other, capture_output=True, text=True, timeout=120
     )
     assert ran.returncode == 0 and "weights -0.1664" in ran.stdout, ran.stderr
+
+
+def test_migrated_tree_is_a_fixed_point_for_scripts_without_wrap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stop 55 v1-D (foamliu/Listen-Attend-Spell-v2): a script without DataParallel that
+    imports a migrated module (`from _dp2ddp import DEVICE` in config.py) was left alone by
+    the first run and is by `--check` after it: named alone or in the folder, the check
+    exits 1 for the one marker left in the module it imports (DP011), never 2 ("shared by
+    several programs that migrate it differently") nor "would migrate" (demo.py, the
+    generated _dp2ddp.py)."""
+    work = tmp_path / "work"
+    migrate_case("migrated_tree_script_without_wrap", work, monkeypatch)
+    before = tree(work)
+    for target in ("demo.py", "."):
+        again = CliRunner().invoke(main, ["migrate", "--check", target], catch_exceptions=False)
+        assert again.exit_code == 1, again.stderr
+        assert "would" not in again.stderr and "error" not in again.stderr, again.stderr
+        found = re.findall(r"^(\S+):\d+:\d+: (DP\d+) ", again.stderr, re.M)
+        assert found == [("data.py", "DP011")], again.stderr
+    assert tree(work) == before

@@ -4,13 +4,18 @@ Today each transform acts only in a file that itself wraps with DataParallel. In
 a loader built in data.py or a print in utils.py belongs to the same training run as the
 wrap in models.py, so the gate is the program's: it is open when some module wraps with
 DataParallel (found by qualified name, as the per-file detector does), or when some module
-already imports the generated helpers module (a program dp2ddp migrated before, so that
-migrating its entries one by one gives what migrating them together gives). It stays shut
-when a module already has a DistributedDataParallel path of its own (DP003).
+that imports the generated helpers module holds what a migrated wrap or entry calls (a
+program dp2ddp migrated before, so that migrating its entries one by one gives what
+migrating them together gives, and a second run is a fixed point). Importing the helpers
+alone is no such mark: a demo script without DataParallel that imports a migrated
+`config.py` (`from _dp2ddp import DEVICE`) was left alone by the first run and must be
+by the second. It stays shut when a module already has a DistributedDataParallel path of
+its own (DP003).
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,6 +24,7 @@ from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.project import ModuleVerdict, Project
 from dp2ddp.program.reexports import ProgramReexports, module_bindings
 from dp2ddp.transforms._support.identifiers import mentions
+from dp2ddp.transforms._support.names import DDP_WRAPS
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -98,8 +104,36 @@ def program_gate(program: Program, project: Project) -> ProgramGate:
         if found.has_ddp_path and ddp_path_in is None:
             ddp_path_in = module
     wraps = any(f.has_dataparallel for f in verdicts.values())
-    gate = (wraps or bool(program.uses_generated)) and ddp_path_in is None
+    gate = (wraps or migrated_before(program)) and ddp_path_in is None
     return ProgramGate(verdicts, gate, ddp_path_in, reexports)
+
+
+#: What only a migrated DataParallel program calls: its wraps (DDP_WRAPS) and the entry's
+#: process-group setup.
+MIGRATED_CALLS = frozenset({*DDP_WRAPS, "ddp_setup"})
+
+
+def migrated_before(program: Program) -> bool:
+    """Some module importing the generated helpers calls a migrated wrap or ddp_setup: the
+    program was a DataParallel program when dp2ddp migrated it. A module that only imports
+    helpers (DEVICE, ddp_is_main) is shared with programs the first run left unchanged."""
+    for module in program.modules:
+        if module.real in program.uses_generated and mentions(module.source.text, *MIGRATED_CALLS):
+            if any(
+                isinstance(node, ast.Call) and _called_name(node.func) in MIGRATED_CALLS
+                for node in ast.walk(module.passing_tree())
+            ):
+                return True
+    return False
+
+
+def _called_name(func: ast.expr) -> str:
+    """The last name of a call's function (`DistributedDataParallel`, `nn.parallel.X`)."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
 
 
 def program_reexports(program: Program, project: Project) -> ProgramReexports:

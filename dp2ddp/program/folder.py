@@ -22,7 +22,7 @@ from dp2ddp.migrate.discovery import Target, discover
 from dp2ddp.migrate.files import Progress, Sink, migrate_decoded, migrate_files
 from dp2ddp.migrate.precheck import may_use_dataparallel
 from dp2ddp.options import MigrateOptions
-from dp2ddp.program.analysis import module_verdict, program_gate
+from dp2ddp.program.analysis import MIGRATED_CALLS, module_verdict, program_gate
 from dp2ddp.program.discovery import (
     ImportGraph,
     ProgramModule,
@@ -35,6 +35,7 @@ from dp2ddp.program.dynamic_imports import DynamicImports
 from dp2ddp.program.migrate import ProgramPlan, plan_one
 from dp2ddp.program.project import Project
 from dp2ddp.result import FileOutcome
+from dp2ddp.transforms._support.identifiers import mentions
 
 
 def plan_paths(
@@ -111,7 +112,18 @@ def _relevant(targets: list[Target], project: Project) -> list[Target]:
             continue  # reported by the per-file runner
         texts[target] = data.decode("utf-8", "replace")
     mention = [t for t, text in texts.items() if may_use_dataparallel(text)]
-    generated = [t for t, text in texts.items() if GENERATED_MODULE in text]
+    # What a migrated program's wraps and entries hold (analysis.migrated_before), as pass 1
+    # found its wraps: a module that only imports helpers (`from _dp2ddp import DEVICE`), and
+    # the generated module itself, seed no program, or every script importing a migrated
+    # config would become one on a second run (then migrated, or masking the warnings of
+    # the shared modules with a shut gate's).
+    generated = [
+        t
+        for t, text in texts.items()
+        if GENERATED_MODULE in text
+        and os.path.basename(t.path) != GENERATED_MODULE + ".py"
+        and mentions(text, *MIGRATED_CALLS)
+    ]
     if (
         not generated
         and not any(_opens_or_shuts(t, project) for t in mention)
