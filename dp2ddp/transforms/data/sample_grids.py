@@ -60,7 +60,7 @@ as DataParallel's, and is neither gathered nor said.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 import libcst as cst
 
@@ -114,16 +114,19 @@ def gather_grids(t: LoaderEvaluation) -> None:
 
 def _image_calls(t: LoaderEvaluation, root: cst.CSTNode) -> list[cst.Call]:
     """The calls under `root` that save or make an image grid of their first argument."""
-    return [
-        node
-        for node in walk(root, skip_scopes=True)
-        if isinstance(node, cst.Call)
+    return [node for node in walk(root, skip_scopes=True) if _is_image_call(node, t)]
+
+
+def _is_image_call(node: cst.CSTNode, t: LoaderEvaluation) -> TypeGuard[cst.Call]:
+    """`node` is a call that saves or makes an image grid of its first argument."""
+    return bool(
+        isinstance(node, cst.Call)
         and name_of(node.func).rsplit(".", 1)[-1] in _SAVE_NAMES
         and t.qualified_names(node.func) & IMAGE_CALLS
         and node.args
         and node.args[0].keyword is None
         and not node.args[0].star
-    ]
+    )
 
 
 def _say_last_batch_images(
@@ -145,7 +148,7 @@ def _say_last_batch_images(
         if not isinstance(call, cst.Call) or id(call) in said:
             continue
         in_loop = id(call) in inside
-        images = [] if in_loop else [c.args[0].value for c in _image_calls(t, call) if c is call]
+        images = [call.args[0].value] if not in_loop and _is_image_call(call, t) else []
         handed = _handed_images(t, flow, call) if not images else []
         for image in images + handed:
             if any(isinstance(n, cst.Call) and name_is(n, GATHER) for n in walk(image)):
