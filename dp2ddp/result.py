@@ -52,6 +52,15 @@ class LoaderExport:
     #: (data/batch_yielders.py): "yields" (a generator: each item it yields), "returns"
     #: (what a call returns); a loop taking them holds this rank's share, no loader itself
     yields: str = ""
+    #: `name` returns this loader or a whole one, by a branch of its own (r3-B of stop 55,
+    #: `if types == "train": dl = trainloader else: dl = devloader`): where the call passes
+    #: one of `picked` (constant strings) for parameter `picks` (at `picks_index`) it is this
+    #: loader, another constant a whole one; anything else, or `picks` "" (no argument
+    #: decides), may be this loader: its loops' figures are this rank's share (DP030)
+    branched: bool = False
+    picks: str = ""
+    picks_index: int | None = None
+    picked: tuple[str, ...] = ()
 
     @property
     def loader_itself(self) -> bool:

@@ -1230,6 +1230,18 @@ Stop 55 (helper s4), in-loop draws for the global batch:
   gpt-v6): a `torch.randint` batch from `get_batch()` fed to the wrap through a loss helper:
   drawn alike and split, each rank its 4 of the original's 8 rows (before: DP006, both
   ranks trained all 8), and no DP006 (its text was false once drawn alike).
+
+Stop 56 (helper s2), figures over loaders from a factory:
+- data_s56_s2_factory_picks_by_argument (r3-B, VITA-Group/Nasty-Teacher@2f9c444's
+  `fetch_dataloader(types, params)`): the factory returns its sharded training loader for
+  "train" and its whole evaluation loader for "dev": set_epoch in the entry's epoch loop for
+  the first, the second's figure the original's, the weights the original's (one batch of 16
+  a step, 8 + 8); the training mean is rank 0's half, said by DP030 (before: no DP030,
+  silently rank 0's half).
+- data_s56_s2_inline_loaders_whole_figure (r4-D, Rose-STL-Lab/Dynamic-Adaptation-Network@
+  2afd6e0 encoder_train.py): loaders built inline in a list comprehension stay whole (DP020),
+  so rank 0 prints the original's mean; no DP030 (before: DP030 said it was this rank's
+  share).
 """
 
 from __future__ import annotations
@@ -1747,6 +1759,18 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s55_s4_noise_local_size": ("samples 4",),
     "shared_draws_s55_s4_noise_loader_other_module": (),
     "batches_s55_s4_randint_batch_loss_helper": ("weights -0.1915",),
+    # stop 56 s2: the evaluation figure and the weights the original's (the training mean
+    # is rank 0's half: DP030); every rank ran every batch of the inline loaders (DP020)
+    "data_s56_s2_factory_picks_by_argument": (
+        "dev loss 3.4264",
+        "dev loss 3.3571",
+        "weights -0.3585",
+    ),
+    "data_s56_s2_inline_loaders_whole_figure": (
+        "0 train 2.7772",
+        "1 train 2.3114",
+        "weights -0.6334",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1807,6 +1831,8 @@ PROGRAMS = {
     "s54_x1_loader_from_method_self_test": "train.py",  # stop 54 x1
     "s54_x4_meter_class_other_module": "train.py",  # stop 54 x4
     "shared_draws_s55_s4_noise_loader_other_module": "train.py",  # stop 55 s4
+    "data_s56_s2_factory_picks_by_argument": "train.py",  # stop 56 s2
+    "data_s56_s2_inline_loaders_whole_figure": "train.py",  # stop 56 s2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {

@@ -20,13 +20,17 @@ A call that resolves to nothing imported is not listed.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from dp2ddp.flow import view
 from dp2ddp.flow.defuse import Definition, DefUse
+from dp2ddp.result import LoaderExport
 from dp2ddp.transforms.analysis.generator_batches import loop_role
 from dp2ddp.transforms.analysis.loader_consumers import _passed, takers_of
+from dp2ddp.transforms.analysis.module_index import argument
 
 #: The most values one loop's iterable is followed back through.
 _BOUND = 100
@@ -115,3 +119,177 @@ def _import_name(definition: Definition, bound: str) -> str | None:
     if target.asname is not None:
         return name
     return bound if name == bound or name.startswith(f"{bound}.") else None
+
+
+def branch_pick(
+    flow: DefUse, function: cst.FunctionDef, loader: cst.Call
+) -> tuple[str, int | None, tuple[str, ...]] | None:
+    """Which argument makes `function` return `loader` where it returns it or another
+    loader by a branch (class r3-B of stop 55, VITA-Group/Nasty-Teacher@2f9c444's
+    `fetch_dataloader(types, params)`: `if types == 'train': dl = trainloader else: dl =
+    devloader; return dl`): (the parameter, its position, the constant strings) where every
+    way `loader` reaches a return is under `if <parameter> == '<constant>'` (or `in` a
+    tuple of them) in the function's own chain of `if`/`elif`; else None (not told)."""
+    found = flow.function_around(loader)
+    if found is None or found.node is not function:
+        return None
+    sites: list[cst.CSTNode] = []
+    picks: set[tuple[str, tuple[str, ...]]] = set()
+    for value in found.returns:
+        items = looked_up(flow, value)
+        if items is not None and isinstance(value, cst.Subscript):  # `return loaders[split]`
+            keys = tuple(k for k, v in items if _value_reaches(flow, v, loader, 0))
+            key = value.slice[0].slice
+            if not isinstance(key, cst.Index) or not isinstance(key.value, cst.Name):
+                return None
+            picks.update([(key.value.value, keys)] if keys else [])
+            continue
+        several = isinstance(value, cst.Name) and len(flow.definitions(value)) > 1
+        if several and isinstance(value, cst.Name):
+            sites += [d.statement for d in flow.definitions(value) if _reaches(flow, d, loader)]
+        elif _value_reaches(flow, value, loader, 0):
+            sites.append(flow.statement_of(value))
+    for site in sites:
+        pick = _branch_test(flow, function, site)
+        if pick is None:
+            return None
+        picks.add(pick)
+    if len(picks) != 1:
+        return None
+    name, values = picks.pop()
+    positional = [*function.params.posonly_params, *function.params.params]
+    index = next((i for i, p in enumerate(positional) if p.name.value == name), None)
+    known = index is not None or any(p.name.value == name for p in function.params.kwonly_params)
+    return (name, index, values) if known else None
+
+
+def picks_sharded(call: cst.Call | None, export: LoaderExport | None) -> bool | None:
+    """Whether `call` of a factory returns the loader `export` names: True (also where the
+    export is no branched one), False (a constant argument picks another, whole loader),
+    None (it may: the figures of loops over it are this rank's share, DP030)."""
+    if export is None or not export.branched or call is None:
+        return True
+    value = argument(call, export.picks, export.picks_index) if export.picks else None
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value in export.picked
+    return None
+
+
+def _reaches(flow: DefUse, definition: Definition, loader: cst.Call) -> bool:
+    """The definition binds `loader` itself, or a name bound only to it."""
+    return (
+        definition.kind == "assign"
+        and not definition.element
+        and (definition.value is not None and _value_reaches(flow, definition.value, loader, 0))
+    )
+
+
+def _value_reaches(flow: DefUse, value: cst.BaseExpression, loader: cst.Call, depth: int) -> bool:
+    """`value` is `loader`, or a name every binding of which is (through names)."""
+    if value is loader:
+        return True
+    if not isinstance(value, cst.Name) or depth > 3:
+        return False
+    found = flow.definitions(value)
+    return bool(found) and all(
+        d.kind == "assign"
+        and not d.element
+        and d.value is not None
+        and _value_reaches(flow, d.value, loader, depth + 1)
+        for d in found
+    )
+
+
+def _branch_test(
+    flow: DefUse, function: cst.FunctionDef, site: cst.CSTNode
+) -> tuple[str, tuple[str, ...]] | None:
+    """(parameter, constants) of the innermost `if` whose body holds `site`, where that
+    test is `name == 'c'` (`'c' == name`, `name in ('a', 'b')`) and the `if` stands in the
+    function's body or in the `elif` chain of one there; else None."""
+    child: cst.CSTNode = site
+    branch: cst.If | None = None
+    for node in flow.ancestors(site):
+        if node is function:
+            break
+        if isinstance(node, cst.If):
+            if branch is None:
+                if child is not node.body:
+                    return None
+                branch = node
+            elif child is not node.orelse:
+                return None  # in another branch's body: more than the test decides
+        elif not isinstance(node, (cst.IndentedBlock, cst.Else, cst.SimpleStatementLine)):
+            return None  # a loop, a `with`, a `try` around the branch
+        child = node
+    if branch is None:
+        return None
+    test = branch.test
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    target = test.comparisons[0]
+    left, right = test.left, target.comparator
+    if isinstance(target.operator, cst.Equal) and isinstance(left, cst.SimpleString):
+        left, right = right, left
+    if not isinstance(left, cst.Name):
+        return None
+    if isinstance(target.operator, cst.Equal) and isinstance(right, cst.SimpleString):
+        return (left.value, (str(right.evaluated_value),))
+    if isinstance(target.operator, cst.In) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+        items = [e.value for e in right.elements if isinstance(e.value, cst.SimpleString)]
+        if items and len(items) == len(right.elements):
+            return (left.value, tuple(str(i.evaluated_value) for i in items))
+    return None
+
+
+def picking(
+    export: LoaderExport, pick: tuple[str, int | None, tuple[str, ...]] | None
+) -> LoaderExport:
+    """`export` made a branched one, with what branch_pick found (none: not told)."""
+    if pick is None:
+        return replace(export, branched=True)
+    return replace(export, branched=True, picks=pick[0], picks_index=pick[1], picked=pick[2])
+
+
+def shuffle_parameter(
+    loader: cst.Call, index: int | None, function: cst.FunctionDef
+) -> tuple[str, int | None]:
+    """The factory's parameter its DataLoader `loader` takes `shuffle=` from (its argument
+    at `index`), and the parameter's position."""
+    if index is None:
+        return "", None
+    value = loader.args[index].value
+    if not isinstance(value, cst.Name):
+        return "", None
+    params = function.params
+    for position, param in enumerate([*params.posonly_params, *params.params]):
+        if param.name.value == value.value:
+            return value.value, position
+    if any(p.name.value == value.value for p in params.kwonly_params):
+        return value.value, None
+    return "", None
+
+
+def looked_up(
+    flow: DefUse, value: cst.BaseExpression
+) -> list[tuple[str, cst.BaseExpression]] | None:
+    """(key, value) of each item of the dict literal `value` reads one item of by a key
+    (`loaders[split]`, `loaders` bound once to `{"train": train_loader, "dev": ...}`: a
+    factory's lookup by split name, class r3-B of stop 55); None where it is none."""
+    if not isinstance(value, cst.Subscript) or len(value.slice) != 1:
+        return None
+    table: cst.BaseExpression | None = value.value
+    if isinstance(table, cst.Name):
+        found = flow.definitions(table)
+        if len(found) != 1 or found[0].kind != "assign" or found[0].element:
+            return None
+        table = found[0].value
+    if not isinstance(table, cst.Dict):
+        return None
+    items: list[tuple[str, cst.BaseExpression]] = []
+    for element in table.elements:
+        if not isinstance(element, cst.DictElement) or not isinstance(
+            element.key, cst.SimpleString
+        ):
+            return None
+        items.append((str(element.key.evaluated_value), element.value))
+    return items

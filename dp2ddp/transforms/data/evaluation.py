@@ -396,7 +396,7 @@ class LoaderEvaluation(ShowingCalls):
                 if kept:
                     verb_s = "accumulates" if len(kept) == 1 else "accumulate"
                     parts.append(f"{', '.join(kept)} {verb_s} this rank's batches only")
-                self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}")
+                self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}{loader.maybe}")
 
     def _guard_on_only(self, loader: Loader, loop: cst.For) -> Guard | None:
         """The loop's training guard when every call bringing `loader` into `loop` turns it

@@ -135,7 +135,7 @@ class FactorySites:
         own, and the ranks stopped apart."""
         t = self.t
         # A wrapper of a factory's items takes no ddp_shard (factory_wrappers.py)
-        factories = tuple(e for e in exported if e.function and not e.via)
+        factories = tuple(e for e in exported if e.function and not e.via and not e.branched)
         if not factories:
             return set(), set()
         #: a function of this module -> (the factory's call in it, the export, the slot of

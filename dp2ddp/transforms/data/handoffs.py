@@ -338,12 +338,40 @@ def unheld_loaders(
                 or t._read_through(expr, loaders)
                 or t._origins(expr, (), 0, attributes=True)
                 or _fed_parameter(t, expr, feeds)
+                or _built_here(t, expr)
             ):
                 break
         else:
             if trains_through(loop, t.qualified_names, t._called_functions):  # `self.step()`
                 found.loops.append((loop, sources[0], ()))  # `len(<it>.dataset)` names it
     return [found] if found.loops else []
+
+
+def _built_here(t: ShardDataLoaders, expr: cst.BaseExpression) -> bool:
+    """`expr` is bound by this module from a value holding one of its DataLoader calls that
+    it leaves whole, or a name bound to one (`for fac, data_loader in train_loaders:` over
+    a list comprehension of loaders it could not shard, DP020: DyAd's loaders built
+    inline, class r4-D of stop 55): not the program's sharded loader. Before, the loop was
+    read as going through another module's sharded loader and its running figure was said
+    (DP030) to be this rank's share where every rank ran every whole batch."""
+    if not isinstance(expr, cst.Name):
+        return False
+    module = module_of(expr, t)
+    if not isinstance(module, cst.Module):
+        return False
+    flow = view(module)
+    sharded = set(t._edits) | set(t._shards) | set(t._sampler_sharded)
+    whole = t._all_loaders - sharded  # a sharded one's loops not followed: its share (DP030)
+    for definition in flow.definitions(expr):
+        if definition.kind not in ("assign", "for") or definition.value is None:
+            continue
+        values = [definition.value]
+        for name in walk(definition.value):
+            if isinstance(name, cst.Name):
+                values += [d.value for d in flow.definitions(name) if d.value is not None]
+        if any(n in whole for v in values for n in walk(v)):
+            return True
+    return False
 
 
 def _fed_parameter(t: ShardDataLoaders, expr: cst.BaseExpression, feeds: set[str]) -> bool:

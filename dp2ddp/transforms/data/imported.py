@@ -45,7 +45,14 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.module_index import argument
-from dp2ddp.transforms.analysis.trained_factories import imported_name
+from dp2ddp.transforms.analysis.trained_factories import (
+    branch_pick,
+    imported_name,
+    looked_up,
+    picking,
+    picks_sharded,
+    shuffle_parameter,
+)
 from dp2ddp.transforms.analysis.training import own_callees, trains_through
 from dp2ddp.transforms.data.batch_shard import BATCH_SHARD, ShardEdit, is_sampler_shard
 from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wrappers
@@ -127,7 +134,9 @@ class LoaderImports(LoaderSetEpoch):
                 warn_unfollowed_return(self, loader, function)  # DP135
             return False
         name = function.name.value
-        shuffle, shuffle_index = self._shuffle_parameter(loader, function)
+        shuffle, shuffle_index = shuffle_parameter(
+            loader.call, loader.args.get("shuffle"), function
+        )
         exported = False
         arities = {arity for arity, _ in shapes}
         for arity in sorted(arities, key=lambda a: -1 if a is None else a):
@@ -136,11 +145,18 @@ class LoaderImports(LoaderSetEpoch):
             for position in positions:
                 index = 0 if position is None else position
                 held = [slots[index] for slots in same]
-                if all(c in alike for c in held) and any(c is loader.call for c in held):
-                    export = LoaderExport(name, True, position, arity, "", shuffle, shuffle_index)
-                    exported = True
-                    if export not in self.state.exports:  # a sibling's, alike (below)
-                        self.state.exports.append(export)
+                if not any(c is loader.call for c in held):
+                    continue
+                export = LoaderExport(name, True, position, arity, "", shuffle, shuffle_index)
+                if not all(c in alike for c in held):  # or a whole one, by a branch: r3-B
+                    if arity is not None:
+                        continue
+                    pick = branch_pick(view(self._module_node), function, loader.call)
+                    export = picking(export, pick)
+                exported = True
+                if export not in self.state.exports:  # a sibling's, alike (below)
+                    self.state.exports.append(export)
+                    if not export.branched:
                         self._export_bound_names(function, position, arity)
         if exported and None in arities:
             export_wrappers(self, function)  # `return train_loader, val_loader` of its calls
@@ -293,24 +309,6 @@ class LoaderImports(LoaderSetEpoch):
                 if isinstance(bound, cst.Name):
                     self.state.exports.append(LoaderExport(bound.value, False))
 
-    def _shuffle_parameter(
-        self, loader: Loader, function: cst.FunctionDef
-    ) -> tuple[str, int | None]:
-        """The factory's parameter its DataLoader takes `shuffle=` from, and its position."""
-        index = loader.args.get("shuffle")
-        if index is None:
-            return "", None
-        value = loader.call.args[index].value
-        if not isinstance(value, cst.Name):
-            return "", None
-        params = function.params
-        for position, param in enumerate([*params.posonly_params, *params.params]):
-            if param.name.value == value.value:
-                return value.value, position
-        if any(p.name.value == value.value for p in params.kwonly_params):
-            return value.value, None
-        return "", None
-
     def _shapes(
         self,
         value: cst.BaseExpression,
@@ -336,6 +334,8 @@ class LoaderImports(LoaderSetEpoch):
                 *self._shapes(value.body, function, all_loaders, memo, alike),
                 *self._shapes(value.orelse, function, all_loaders, memo, alike),
             ]
+        if (items := looked_up(view(self._module_node), value)) is not None:  # by a key
+            return [(None, (self._loader_of(v, all_loaders, alike),)) for _, v in items]
         if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
             # An item of a list of loaders (`ds[0]`): one value, which loader is not told.
             for shape in self._shapes(value.value, function, all_loaders, memo, alike):
@@ -448,12 +448,16 @@ class LoaderImports(LoaderSetEpoch):
                     continue  # a loader of this module: planned with the others
                 origins = self._origins(expr, (), 0, attributes=True)
                 for origin in origins:
+                    pick = picks_sharded(origin.call, self._exported_as(origin, exported))
                     if self._is_exported(origin, batched):
                         pass  # sharded by the library, batch by batch: figures only
                     elif origin.attribute and not self._is_exported(origin, exported):
                         continue  # an attribute of another call's result: not proved
                     elif origin.call in evaluation or (origin.call, origin.position) in slots:
                         continue  # built whole (ddp_shard=False): no sampler to set
+                    elif pick is not True:  # a whole loader by a constant; else figures only
+                        if pick is False:
+                            continue
                     elif origin.call in wrapped or self._is_exported(origin, exported):
                         placed = self._imported_set_epoch(origin, loop, expr)
                         if (export := self._exported_as(origin, exported)) is not None:
@@ -473,6 +477,8 @@ class LoaderImports(LoaderSetEpoch):
                     found = sharded.setdefault(
                         key, Loader(call, {}, origin.binding, origin.statement, None)
                     )
+                    if pick is None:
+                        found.maybe = f", where {self.code(call.func)}() returns a sharded loader"
                     if not any(seen is loop for seen, _, _ in found.loops):
                         found.loops.append((loop, expr, origin.path))
                 if unfollowed and self._trains(loop):
@@ -490,7 +496,7 @@ class LoaderImports(LoaderSetEpoch):
         `self.val_loader`, `self.test_loader`). Each passes `ddp_shard=False` (DP015); the
         program tells the factory's module to take that parameter."""
         found: set[cst.Call] = set()
-        factories = [e for e in exported if e.function and e.position is None]
+        factories = [e for e in exported if e.function and e.position is None and not e.branched]
         if not factories:
             return found
         trained: set[cst.Call] = set()

@@ -91,6 +91,10 @@ class Loader:
     #: iterator re-made on StopIteration: deeplab-pytorch): their running figures are
     #: this rank's share as a `for` loop's over the loader (DP030).
     next_loops: list[cst.While | cst.For] = field(default_factory=list)
+    #: Said after DP030's text where the loader may be a whole one (another module's
+    #: factory returning its sharded or a whole loader by a branch no argument here
+    #: decides: LoaderExport.branched).
+    maybe: str = ""
 
     @classmethod
     def stand_in(

@@ -57,6 +57,12 @@ from dp2ddp.transforms.rank_zero.set_returns import (
 _ORDERED: Final = frozenset({"enumerate", "list", "tuple", "zip"})
 #: The order-taking builtins whose value is the elements alone, in the set's order.
 _UNPAIRED: Final = frozenset({"list", "tuple"})
+#: Builtins whose value does not depend on the order they are handed the elements in:
+#: `sorted` puts them in one order, the others give a set, a count, an extreme or a truth
+#: (class r2-C of stop 55: `any(s in name for s in {...})` picking parameters).
+_ORDER_FREE: Final = frozenset({"sorted", "set", "frozenset", "len", "min", "max", "any", "all"})
+#: Of those, the ones that stop at the first element deciding (what runs depends on order).
+_SHORT_CIRCUIT: Final = frozenset({"any", "all"})
 #: The builtin that opens a file.
 _OPEN: Final = frozenset({"open"})
 #: Methods that put what they are given in an order (a `for` loop's body calling one on
@@ -215,7 +221,10 @@ def _order_sites(
 def _sorted_at_once(defuse: DefUse, node: cst.BaseExpression) -> bool:
     """The order taken at `node` is handed straight to `sorted()` (no `key=`), which puts
     the elements in one order on every rank: `sorted(list(set(text)))`, `sorted(w for w
-    in S)`, `sorted([t for t in S])` (stop 54 r1-D: a vocabulary of characters)."""
+    in S)`, `sorted([t for t in S])` (stop 54 r1-D: a vocabulary of characters); or to
+    another builtin whose value the order does not change (_ORDER_FREE: `any(s in name
+    for s in S)`, r2-C of stop 55), for any() and all() where the element calls nothing
+    (they stop early: which calls run would depend on the order)."""
     parent = defuse.parent(node)
     if isinstance(parent, cst.Arg):  # `list(S)` / `tuple(S)`; enumerate and zip pair it
         taker = defuse.parent(parent)
@@ -229,11 +238,15 @@ def _sorted_at_once(defuse: DefUse, node: cst.BaseExpression) -> bool:
         return False
     arg = defuse.parent(taker)
     call = defuse.parent(arg) if isinstance(arg, cst.Arg) else None
-    return (
+    if not (
         isinstance(call, cst.Call)
-        and _builtin(defuse, call.func, frozenset({"sorted"}))
+        and _builtin(defuse, call.func, _ORDER_FREE)
         and not any(a.keyword is not None for a in call.args)
-    )
+    ):
+        return False
+    if _builtin(defuse, call.func, _SHORT_CIRCUIT) and isinstance(taker, cst.BaseComp):
+        return not any(isinstance(n, cst.Call) for n in walk(taker))
+    return True
 
 
 def _orders(loop: cst.For) -> bool:

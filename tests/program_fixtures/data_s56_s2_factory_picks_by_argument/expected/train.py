@@ -1,0 +1,57 @@
+"""The epoch function's running mean over the factory's training loader is returned and
+printed (r3-B): after migration each rank's is of its own shard (DP030); the evaluation
+loader the same factory returns for "dev" stays whole, its figure the original's."""
+import torch
+import torch.nn as nn
+from picks_data import fetch
+from torch.nn.parallel import DistributedDataParallel
+
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_print, ddp_setup
+
+ddp_setup()
+
+
+class RunningAverage:
+    def __init__(self):
+        self.steps = 0
+        self.total = 0.0
+
+    def update(self, val):
+        self.total += val
+        self.steps += 1
+
+    def __call__(self):
+        return self.total / float(self.steps)
+
+
+def train_epoch(model, opt, loader):
+    loss_avg = RunningAverage()
+    for x, y in loader:
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        loss_avg.update(loss.item())
+    # dp2ddp: DP030 running figure printed from this rank's shard
+    return loss_avg()
+
+
+def evaluate(model, loader):
+    total = 0.0
+    with torch.no_grad():
+        for x, y in loader:
+            total += nn.functional.mse_loss(model(x), y, reduction="sum").item()
+    return total
+
+
+torch.manual_seed(0)
+model = DistributedDataParallel(nn.Linear(4, 1).to(DEVICE), device_ids=DEVICE_IDS)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = fetch("train", 16)
+dev = fetch("dev", 4)
+for epoch in range(2):
+    loader.sampler.set_epoch(epoch)
+    train_loss = train_epoch(model, opt, loader)
+    ddp_print("train loss %.4f" % train_loss)
+    ddp_print("dev loss %.4f" % evaluate(model, dev))
+ddp_print("weights %.4f" % model.module.weight.sum().item())
