@@ -201,6 +201,15 @@ def verified(
             "test_verify_names_no_batchnorm_cause_where_the_ranks_normalised_the_chunks",
             CASES / "bn_chunks_split_after_loading.py",
         ),
+        # stop 56 s1 (round 8b r2-A): a program, migrated by verify in a copy of its folder
+        "helper_batch_picks_files": Pair(
+            "test_verify_passes_a_helpers_batch_of_agreed_picks",
+            HERE
+            / "program_fixtures"
+            / "batches_s56_s1_helper_batch_picks_files"
+            / "input"
+            / "train.py",
+        ),
     }
     return run_pairs(request, root, pairs)
 
@@ -345,3 +354,13 @@ def test_weights_reinitialised_after_the_wrap_are_rank_zeros_on_every_rank(
     assert all(r["ok"] for r in ranks + naive), ranks
     assert ranks[0]["digest"]["weights"] == ranks[1]["digest"]["weights"]
     assert naive[0]["digest"]["weights"] != naive[1]["digest"]["weights"]
+
+
+def test_verify_passes_a_helpers_batch_of_agreed_picks(verified: dict[str, Shared]) -> None:
+    """Stop 56 s1 (round 8b r2-A, jason9693/MusicTransformer-pytorch@fe29667): another
+    module's method picks files (names made rank 0's) and a window per file, unseeded. Drawn
+    alike and split: the ranks' 2+2 rows are the original's 4, EQUIVALENT (before: NOT
+    EQUIVALENT, "4 others added (rank 0: 4, rank 1: 4)")."""
+    report = report_of(verified, "helper_batch_picks_files")
+    assert report.exit_code == 0, report
+    assert report.sharding_status == "ok", report

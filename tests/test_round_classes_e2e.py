@@ -1242,6 +1242,11 @@ Stop 56 (helper s2), figures over loaders from a factory:
   2afd6e0 encoder_train.py): loaders built inline in a list comprehension stay whole (DP020),
   so rank 0 prints the original's mean; no DP030 (before: DP030 said it was this rank's
   share).
+Stop 56 (helper s1), round 8b's r2-A (jason9693/MusicTransformer-pytorch@fe29667):
+- batches_s56_s1_helper_batch_picks_files: another module's method picks the step's files
+  (names from os.listdir, made rank 0's) and a window per file; the call runs in `with
+  ddp_same_random():` and the batch is split after it: each rank 2 rows, together the 4
+  files of one draw (before: every rank trained all 4 rows of its own draws, no warning).
 """
 
 from __future__ import annotations
@@ -1771,10 +1776,13 @@ CASES: dict[str, tuple[str, ...]] = {
         "1 train 2.3114",
         "weights -0.6334",
     ),
+    # stop 56 s1: each rank its half of one draw (digests: below)
+    "batches_s56_s1_helper_batch_picks_files": (),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "set_epoch_handed_loader": "main.py",
+    "batches_s56_s1_helper_batch_picks_files": "train.py",  # stop 56 s1
     "forwarding_subclass_in_package": "train.py",
     "toggle_in_function_never_called": "train.py",
     "importlib_prefix_every_member": "train.py",
@@ -1995,6 +2003,8 @@ UNSEEDED = (
     "shared_draws_s52_s2_validation_drawn_per_rank",
     # stop 53 s3
     "shared_draws_s53_s3_validation_handed_to_evaluation",
+    # stop 56 s1 (Python's stream unseeded, each rank its own)
+    "batches_s56_s1_helper_batch_picks_files",
 )
 #: loader_wrapping_class's steps of 4 rows
 STEPS = 8
@@ -2733,3 +2743,16 @@ def test_rows_drawn_for_the_global_batch_are_each_ranks_part_of_one_draw(
     else:
         want = runpy.run_path(str(TESTS / "fixtures" / case / "input.py"))["E2E_DIGEST"]
     assert [*first, *second] == pytest.approx(want, abs=1e-5), (first, second, want)
+
+
+def test_a_helpers_batch_of_agreed_picks_is_split(launch: Launch) -> None:
+    """Stop 56 s1 (round 8b r2-A, jason9693/MusicTransformer-pytorch@fe29667): another
+    module's method picks the step's files (names made rank 0's) and draws a window per
+    file. Each rank trains 2 rows a step, together the 4 files of one draw, as
+    DataParallel scattered them (before: every rank trained all 4 rows of its own draws)."""
+    case = "batches_s56_s1_helper_batch_picks_files"
+    first, second = (launch.status(case, rank)["digest"] for rank in (0, 1))
+    assert first and len(first) == len(second) == 4, (first, second)
+    for mine, theirs in zip(first, second, strict=True):
+        assert len(mine) == len(theirs) == 2, (first, second)
+        assert sorted(mine + theirs) == [0, 1, 2, 3], (first, second)

@@ -99,6 +99,11 @@ class MigrationState:
     #: scattered): (line of the user's input, the call's function as written). DP006 there
     #: ("each rank draws its own") would be false; the result does not list it.
     alike_draws: set[tuple[int, str]] = field(default_factory=set)
+    #: Calls in a training loop of another module's function or method that draws from a
+    #: process-wide stream (the hazards pass's DP006 through ProgramFacts.draws): (line of
+    #: the user's input, the call's function as written). What one returns is made anew at
+    #: every call: a batch the batches pass splits where it meets the model (stop 56 s1).
+    elsewhere_draws: set[tuple[int, str]] = field(default_factory=set)
     #: The file uses DataParallel in a way dp2ddp migrates.
     has_dataparallel: bool = False
     #: The file is DataParallel machinery of the project's own (it defines a DataParallel

@@ -23,6 +23,15 @@ function's result, the call site; not a generator's, which draws as the loop ite
 runs inside `with ddp_same_random():` where every rank reaches it (a condition on a file,
 a cache's `if os.path.exists(...)`, is rank 0's: the rank-zero pass). Noise drawn in the
 loop is DP006's question.
+
+A batch a method or function of another module makes anew at every call by drawing
+(ProgramFacts.draws, as the hazards pass finds its calls for DP006: MigrationState.
+elsewhere_draws; `x, y = dataset.xy(4, 8)`, whose `Data.batch()` picks files with
+`random.sample` and a window per file with `random.randrange`) is a batch, not a value
+every rank computes whole at every step, even where the walk sees nothing cut on the way
+(it cannot enter the other module; stop 55 round 8b r2-A, MusicTransformer-pytorch): made
+rank 0's or drawn alike, it is the global batch DataParallel scattered, so it is split
+after its binding, the binding drawn alike (`_drawing_source`). Agreed is not sharded.
 """
 
 from __future__ import annotations
@@ -195,12 +204,44 @@ class DrawnBatches(BatchLoops):
         imported = set(self.state.random_helpers)
         for source in made:
             function = self._definitions.get(name_of(source.func))
-            if self._callee_names(source) & imported or (
-                isinstance(function, cst.FunctionDef)
-                and any(self._draws(n) for n in walk(function))
+            if (
+                self._callee_names(source) & imported
+                or self._elsewhere_draw(source)
+                or (
+                    isinstance(function, cst.FunctionDef)
+                    and any(self._draws(n) for n in walk(function))
+                )
             ):
                 return source
         return None
+
+    def _elsewhere_draw(self, call: cst.Call) -> bool:
+        """`call` runs another module's function or method that draws from a process-wide
+        stream (`dataset.xy(4, 8)` on an object of a program class whose method draws), as
+        the hazards pass found it for DP006 (MigrationState.elsewhere_draws)."""
+        found = self.state.elsewhere_draws
+        return bool(found) and (self.input_position(call)[0], self.code(call.func)) in found
+
+    def _drawn_elsewhere(self, flow: DefUse, origin: Origin) -> bool:
+        """The value reaches the model as what a method of an object on its path returns
+        (`dataset.xy(4, 8)`, reached through `dataset`), a method of another module's
+        class that draws and is given no data (no argument holds a part of anything: sizes,
+        names of a config): it makes the batch from the object's own data anew at every
+        call, a batch (see the module docstring), whatever the walk saw cut. A helper given
+        the batch (`mixup_data(x, y)`, `aug.mix(x)`) transforms a batch whose own source
+        the proof follows; a split after it too would cut a split batch again."""
+        for node in (step.node for step in origin.path):
+            parent = flow.parent(node)
+            if not (isinstance(parent, cst.Attribute) and parent.value is node):
+                continue
+            call = flow.parent(parent)  # `dataset.xy(...)`, reached through `dataset`
+            if not (isinstance(call, cst.Call) and call.func is parent):
+                continue
+            if self._elsewhere_draw(call) and not any(
+                o.cut for a in call.args for o in origins(flow, a.value)
+            ):
+                return True
+        return False
 
     def _draws(self, call: cst.CSTNode) -> bool:
         if not isinstance(call, cst.Call):

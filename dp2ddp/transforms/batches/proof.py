@@ -361,7 +361,7 @@ class BatchProof(TrainingLoops):
             return "sharded"
         if self._state_factory(origin) and (not origin.cut or origin.entered()):
             return "state"  # built for the batch (`model.init_hidden(bsz)`), not cut from data
-        if not origin.cut:
+        if not origin.cut and not self._drawn_elsewhere(flow, origin):
             # the same value at every step, not a batch cut from data: every rank computes
             # all of it, and the averaged update is DataParallel's (noise drawn in the loop
             # is the randomness rules' question)

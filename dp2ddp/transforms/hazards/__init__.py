@@ -588,7 +588,6 @@ class FlagHazards(MigrationTransform):
             or node in self._helper_noise
         ):
             return  # noise for the batch: shared_draws draws it as DataParallel did
-
         if names & RANDOM_DRAWS or (
             isinstance(func, cst.Attribute)
             and func.attr.value in INPLACE_RANDOM_FILLS
@@ -598,6 +597,8 @@ class FlagHazards(MigrationTransform):
             self.warn(node, "DP006", f"{self.code(node.func)}(){detail}")
             return
         draw = self._draws.of_call(node, True) if self._draws is not None else None
+        if draw is not None and draw.path is not None and draw.source is None:  # a batch
+            self.state.elsewhere_draws.add((self.input_position(node)[0], self.code(func)))
         if draw is None and self._draws is not None and name_of(func) == "next" and node.args:
             draw = self._draws.of_iterator(node.args[0].value)  # next(fetcher)
         if draw is not None:
