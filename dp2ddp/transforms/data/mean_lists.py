@@ -63,6 +63,8 @@ _FUNCTIONAL = frozenset(
 _NOT_PLAIN_MEAN = frozenset({"reduction", "weight", "ignore_index", "size_average", "reduce"})
 #: Methods that take a scalar tensor's number (or keep it a scalar).
 _SCALAR = frozenset({"item", "detach", "cpu", "numpy", "tolist", "float", "double"})
+#: Device moves of a module, which keep what it computes.
+_MOVES = frozenset({"cuda", "to", "cpu"})
 #: Calls that read a list as its mean (qualified names).
 _MEANS = frozenset({"numpy.mean", "numpy.average", "statistics.mean"})
 
@@ -189,12 +191,15 @@ def _batch_mean(t: LoaderEvaluation, loop: cst.For, name: cst.Name) -> bool:
         and not d.element
         and id(d.statement) in inside
         and d.value is not None
-        and _mean_call(t, d.value)
+        and mean_over_batch(t, d.value)
         for d in found
     )
 
 
-def _mean_call(t: LoaderEvaluation, value: cst.BaseExpression) -> bool:
+def mean_over_batch(t: LoaderEvaluation, value: cst.BaseExpression) -> bool:
+    """`value` is one mean over a batch: a tensor's `.mean()`, a functional loss or a call
+    of a name bound to a `torch.nn` loss, each mean-reduced (no `reduction=`, no weights);
+    the loss built and moved (`nn.CrossEntropyLoss().cuda()`) counts as built."""
     if not isinstance(value, cst.Call):
         return False
     if isinstance(value.func, cst.Attribute) and value.func.attr.value == "mean":
@@ -211,21 +216,37 @@ def _mean_call(t: LoaderEvaluation, value: cst.BaseExpression) -> bool:
     if not isinstance(value.func, cst.Name):
         return False
     makers = [d for d in view(t._module_node).reaching(value.func) if d.kind != "store"]
-    return bool(makers) and all(
-        d.kind == "assign"
-        and not d.element
-        and isinstance(d.value, cst.Call)
-        and not any(
-            a.keyword is not None and a.keyword.value in _NOT_PLAIN_MEAN or a.star
-            for a in d.value.args
+    built = [_unmoved(d.value) for d in makers if d.kind == "assign" and not d.element]
+    return (
+        bool(makers)
+        and len(built) == len(makers)
+        and all(
+            isinstance(value, cst.Call)
+            and not any(
+                a.keyword is not None and a.keyword.value in _NOT_PLAIN_MEAN or a.star
+                for a in value.args
+            )
+            and not any(a.keyword is None for a in value.args)  # positional: weight, ...
+            and any(
+                q.startswith("torch.nn.") and q.count(".") == 2 and q.endswith("Loss")
+                for q in t.qualified_names(value.func)
+            )
+            for value in built
         )
-        and not any(a.keyword is None for a in d.value.args)  # positional: weight, ...
-        and any(
-            q.startswith("torch.nn.") and q.count(".") == 2 and q.endswith("Loss")
-            for q in t.qualified_names(d.value.func)
-        )
-        for d in makers
     )
+
+
+def _unmoved(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """The loss a device move is called on (`nn.MSELoss().cuda()`, `.to(device)`): the
+    move keeps what the loss computes."""
+    while (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in _MOVES
+        and isinstance(value.func.value, cst.Call)
+    ):
+        value = value.func.value
+    return value
 
 
 def _empty_list(value: cst.BaseExpression) -> bool:
