@@ -43,13 +43,14 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+from dp2ddp.transforms._support.nodes import call_named, name_of, unmoved, walk
 from dp2ddp.transforms.data.closure_reads import closures, outer_reads
 from dp2ddp.transforms.data.index_tables import every_rank_runs
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data.evaluation import LoaderEvaluation
     from dp2ddp.transforms.data.plan import Loader
+    from dp2ddp.transforms.data.resolution import LoaderResolution
 
 #: The samplers that give every rank as many batches.
 _EVEN = frozenset({"DistributedSampler", "DdpDistributedSampler"})
@@ -63,8 +64,6 @@ _FUNCTIONAL = frozenset(
 _NOT_PLAIN_MEAN = frozenset({"reduction", "weight", "ignore_index", "size_average", "reduce"})
 #: Methods that take a scalar tensor's number (or keep it a scalar).
 _SCALAR = frozenset({"item", "detach", "cpu", "numpy", "tolist", "float", "double"})
-#: Device moves of a module, which keep what it computes.
-_MOVES = frozenset({"cuda", "to", "cpu"})
 #: Calls that read a list as its mean (qualified names).
 _MEANS = frozenset({"numpy.mean", "numpy.average", "statistics.mean"})
 
@@ -196,7 +195,7 @@ def _batch_mean(t: LoaderEvaluation, loop: cst.For, name: cst.Name) -> bool:
     )
 
 
-def mean_over_batch(t: LoaderEvaluation, value: cst.BaseExpression) -> bool:
+def mean_over_batch(t: LoaderResolution, value: cst.BaseExpression) -> bool:
     """`value` is one mean over a batch: a tensor's `.mean()`, a functional loss or a call
     of a name bound to a `torch.nn` loss, each mean-reduced (no `reduction=`, no weights);
     the loss built and moved (`nn.CrossEntropyLoss().cuda()`) counts as built."""
@@ -216,7 +215,11 @@ def mean_over_batch(t: LoaderEvaluation, value: cst.BaseExpression) -> bool:
     if not isinstance(value.func, cst.Name):
         return False
     makers = [d for d in view(t._module_node).reaching(value.func) if d.kind != "store"]
-    built = [_unmoved(d.value) for d in makers if d.kind == "assign" and not d.element]
+    built = [
+        unmoved(d.value)
+        for d in makers
+        if d.kind == "assign" and not d.element and d.value is not None
+    ]
     return (
         bool(makers)
         and len(built) == len(makers)
@@ -234,19 +237,6 @@ def mean_over_batch(t: LoaderEvaluation, value: cst.BaseExpression) -> bool:
             for value in built
         )
     )
-
-
-def _unmoved(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
-    """The loss a device move is called on (`nn.MSELoss().cuda()`, `.to(device)`): the
-    move keeps what the loss computes."""
-    while (
-        isinstance(value, cst.Call)
-        and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value in _MOVES
-        and isinstance(value.func.value, cst.Call)
-    ):
-        value = value.func.value
-    return value
 
 
 def _empty_list(value: cst.BaseExpression) -> bool:
