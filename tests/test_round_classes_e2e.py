@@ -1778,6 +1778,10 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 56 s1: each rank its half of one draw (digests: below)
     "batches_s56_s1_helper_batch_picks_files": (),
+    # stop 56 v3: the original's (the base printed test loss 0.483070: `.sum()` of a
+    # mean-reduced loss summed over the sharded loader's per-rank batches, huawei-noah/
+    # Data-Efficient-Model-Compression@5e8f4e4's DAFL test loss, v3-A)
+    "data_s56_v3_sum_of_batch_mean": ("test loss 0.241535 acc 0.500000",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

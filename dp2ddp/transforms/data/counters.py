@@ -13,6 +13,7 @@ from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.analysis.training import function_trains
 from dp2ddp.transforms.data.flow import MAX_DEPTH
 from dp2ddp.transforms.data.imported import LoaderImports
+from dp2ddp.transforms.data.mean_lists import mean_over_batch
 from dp2ddp.transforms.data.plan import ZERO_TENSOR
 
 #: Conversions that keep a figure's value: `.item()` of a sum is still a sum.
@@ -375,7 +376,9 @@ class LoopCounters(LoaderImports):
         func = expr.func
         if isinstance(func, cst.Attribute):
             if func.attr.value in ("sum", "count_nonzero", "numel"):
-                return True
+                # `.sum()` of one mean over the batch (`criterion(out, y).sum()` of a
+                # mean-reduced loss) is that mean: one figure per batch, not per sample
+                return not mean_over_batch(self, func.value)
             if func.attr.value in _CONVERSIONS:
                 return self._sums_samples(loop, func.value, depth + 1)
         if self.matches(func, _TORCH_SUMS):

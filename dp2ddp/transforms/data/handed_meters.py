@@ -39,7 +39,13 @@ from libcst.metadata import PositionProvider
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.data.handed_objects import _callees
-from dp2ddp.transforms.data.mean_lists import _SCALAR, _mean_call, even_pass, fresh_before, mentions
+from dp2ddp.transforms.data.mean_lists import (
+    _SCALAR,
+    even_pass,
+    fresh_before,
+    mean_over_batch,
+    mentions,
+)
 from dp2ddp.transforms.data.meters import _KEEPS_ROWS, _Meter, _meter
 
 if TYPE_CHECKING:
@@ -293,7 +299,7 @@ def _mean(t: LoaderEvaluation, function: cst.FunctionDef, held: cst.BaseExpressi
         else:
             break
     if isinstance(held, cst.Call):
-        return _mean_call(t, held)
+        return mean_over_batch(t, held)
     if not isinstance(held, cst.Name):
         return False
     found = [d for d in view(t._module_node).reaching(held) if d.kind != "store"]
@@ -303,7 +309,7 @@ def _mean(t: LoaderEvaluation, function: cst.FunctionDef, held: cst.BaseExpressi
         and not d.element
         and id(d.statement) in inside
         and d.value is not None
-        and _mean_call(t, d.value)
+        and mean_over_batch(t, d.value)
         for d in found
     )
 

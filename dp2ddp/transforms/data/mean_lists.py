@@ -43,13 +43,14 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+from dp2ddp.transforms._support.nodes import call_named, name_of, unmoved, walk
 from dp2ddp.transforms.data.closure_reads import closures, outer_reads
 from dp2ddp.transforms.data.index_tables import every_rank_runs
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data.evaluation import LoaderEvaluation
     from dp2ddp.transforms.data.plan import Loader
+    from dp2ddp.transforms.data.resolution import LoaderResolution
 
 #: The samplers that give every rank as many batches.
 _EVEN = frozenset({"DistributedSampler", "DdpDistributedSampler"})
@@ -189,12 +190,15 @@ def _batch_mean(t: LoaderEvaluation, loop: cst.For, name: cst.Name) -> bool:
         and not d.element
         and id(d.statement) in inside
         and d.value is not None
-        and _mean_call(t, d.value)
+        and mean_over_batch(t, d.value)
         for d in found
     )
 
 
-def _mean_call(t: LoaderEvaluation, value: cst.BaseExpression) -> bool:
+def mean_over_batch(t: LoaderResolution, value: cst.BaseExpression) -> bool:
+    """`value` is one mean over a batch: a tensor's `.mean()`, a functional loss or a call
+    of a name bound to a `torch.nn` loss, each mean-reduced (no `reduction=`, no weights);
+    the loss built and moved (`nn.CrossEntropyLoss().cuda()`) counts as built."""
     if not isinstance(value, cst.Call):
         return False
     if isinstance(value.func, cst.Attribute) and value.func.attr.value == "mean":
@@ -211,20 +215,27 @@ def _mean_call(t: LoaderEvaluation, value: cst.BaseExpression) -> bool:
     if not isinstance(value.func, cst.Name):
         return False
     makers = [d for d in view(t._module_node).reaching(value.func) if d.kind != "store"]
-    return bool(makers) and all(
-        d.kind == "assign"
-        and not d.element
-        and isinstance(d.value, cst.Call)
-        and not any(
-            a.keyword is not None and a.keyword.value in _NOT_PLAIN_MEAN or a.star
-            for a in d.value.args
-        )
-        and not any(a.keyword is None for a in d.value.args)  # positional: weight, ...
-        and any(
-            q.startswith("torch.nn.") and q.count(".") == 2 and q.endswith("Loss")
-            for q in t.qualified_names(d.value.func)
-        )
+    built = [
+        unmoved(d.value)
         for d in makers
+        if d.kind == "assign" and not d.element and d.value is not None
+    ]
+    return (
+        bool(makers)
+        and len(built) == len(makers)
+        and all(
+            isinstance(value, cst.Call)
+            and not any(
+                a.keyword is not None and a.keyword.value in _NOT_PLAIN_MEAN or a.star
+                for a in value.args
+            )
+            and not any(a.keyword is None for a in value.args)  # positional: weight, ...
+            and any(
+                q.startswith("torch.nn.") and q.count(".") == 2 and q.endswith("Loss")
+                for q in t.qualified_names(value.func)
+            )
+            for value in built
+        )
     )
 
 
