@@ -1247,6 +1247,12 @@ Stop 56 (helper s1), round 8b's r2-A (jason9693/MusicTransformer-pytorch@fe29667
   (names from os.listdir, made rank 0's) and a window per file; the call runs in `with
   ddp_same_random():` and the batch is split after it: each rank 2 rows, together the 4
   files of one draw (before: every rank trained all 4 rows of its own draws, no warning).
+Stop 56's validation round 9 (helper v4), said and checked by verify's verdict:
+- hazards_s56_v4a_pairs_in_module_function (v4-A, ElementAI/embedding-propagation@e7bfc71's
+  EmbeddingPropagation): a module called on the wrapped model's gathered embeddings whose
+  forward() calls a function of its module that builds a batch x batch similarity by
+  broadcasting two views (`x.view(b, 1, c) - x.view(1, b, c)`): DP040 at the call (before:
+  nothing said; each rank propagated over its half of the batch).
 """
 
 from __future__ import annotations
@@ -2373,6 +2379,9 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         ("batches_s53_s3_constant_slice_in_step", "DP047"),
         # stop 53 v2: a loss module multiplying two means over the whole batch
         ("hazards_s53_v2_product_of_batch_means", "DP059"),
+        # stop 56 v4: a batch x batch propagation in a module-level helper of a module called
+        # on the wrapped model's output
+        ("hazards_s56_v4a_pairs_in_module_function", "DP040"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

@@ -169,7 +169,8 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
     ),
     "DP111": (
         "an HDF file opened for writing on every rank",
-        '`h5py.File(path, mode)` with a mode that changes the file ("a", "x", "w-") '
+        '`h5py.File(path, mode)` with a mode that changes the file ("a", "x", "w-") or '
+        'opens it for writing ("r+", even where the program only reads through it) '
         "runs on every rank here, outside a block dp2ddp can put on rank 0 whole (its body "
         "does more than write: it loads, computes, loops): every rank would open and "
         "change the one file, and HDF5 does not take two writers (a corrupt file, or "
@@ -177,9 +178,10 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "to a scratch file off rank 0 (`ddp_discard_path()`) and puts a barrier before "
         "every rank reads it (f90/Wave-U-Net-Pytorch@86c113d's `hdf/train.hdf5`); these "
         'modes cannot go to a scratch file ("a" appends to what is there, "x" fails on '
-        "an existing file). Build the file on rank 0 (`if ddp_is_main():` around the "
-        "block, then `torch.distributed.barrier()` before the first read), then silence "
-        "the warning with `# noqa: DP111`.",
+        'an existing file, "r+" changes it in place). Open a file you only read with '
+        '"r" (HDF5 lets every rank read it); build one you write on rank 0 '
+        "(`if ddp_is_main():` around the block, then `torch.distributed.barrier()` before "
+        "the first read), then silence the warning with `# noqa: DP111`.",
     ),
     "DP112": (
         "a whole batch every rank trains on is drawn apart on each rank",

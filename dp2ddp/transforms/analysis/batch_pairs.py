@@ -23,12 +23,22 @@ ModelClass.pairs):
 * `a.unsqueeze(i)` against `b.unsqueeze(j)`, i != j, in an arithmetic operation or as a
   call's first two arguments (`F.cosine_similarity(z.unsqueeze(1), z.unsqueeze(0))`, an
   `nn.CosineSimilarity` attribute: ae-foster/pytorch-simclr@cd4744c's LinearCritic, stop 48
-  z3): a batch x batch matrix by broadcasting.
+  z3): a batch x batch matrix by broadcasting; likewise a size-1 axis put in by
+  `x.view(b, 1, c)` / `x.reshape(1, b, c)` (one literal 1 among the sizes) or by indexing
+  with None (`x[:, None]` against `x[None]`), at different places (stop 56 v4-A:
+  ElementAI/embedding-propagation@e7bfc71's similarity matrix,
+  `x.view(b, 1, c) - x.view(1, b, c)`).
+
+The forward() is read with the methods of its own class it calls and, transitively, the
+functions of its own module it calls by name (`propagate(x, ...)` -> `similarity(x, ...)`:
+the same v4-A, whose module's EmbeddingPropagation.forward() calls a module-level
+`embedding_propagation`, which builds the matrix in `get_similarity_matrix`).
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Mapping
 
 from dp2ddp.transforms._support import ast_nodes
 
@@ -38,23 +48,32 @@ _DISTANCES = frozenset({"cdist", "pdist"})
 _SAME_ROWS = frozenset({"data", "detach", "clone", "contiguous", "float", "double"})
 
 
-def forward_pairs(cls: ast.ClassDef, path: str) -> str:
+def forward_pairs(
+    cls: ast.ClassDef,
+    path: str,
+    functions: Mapping[str, ast.FunctionDef] | None = None,
+) -> str:
     """`path:line: expression` of the first comparison of rows in the class's forward() or
     in a method of its own that forward() calls, `self.pdist(feat)`, transitively
     (AberHu/Knowledge-Distillation-Zoo@65470c8's RKD: forward -> rkd_dist -> pdist's
-    `torch.mm(feat, feat.t())`; CC's get_correlation_matrix; stop 49 f1); "" if none."""
+    `torch.mm(feat, feat.t())`; CC's get_correlation_matrix; stop 49 f1), or in a function
+    of `functions` (its module's own, by name) they call, transitively (stop 56 v4-A);
+    "" if none."""
     methods = {
         n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
-    todo = [methods["forward"]] if "forward" in methods else []
-    seen: set[str] = set()
+    own = functions or {}
+    todo: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]] = (
+        [(methods["forward"], True)] if "forward" in methods else []
+    )
+    seen: set[tuple[str, bool]] = set()
     found: list[tuple[int, ast.expr, str]] = []
     while todo:
-        method = todo.pop()
-        if method.name in seen:
+        method, is_method = todo.pop()
+        if (method.name, is_method) in seen:
             continue
-        seen.add(method.name)
-        me = method.args.args[0].arg if method.args.args else None
+        seen.add((method.name, is_method))
+        me = method.args.args[0].arg if is_method and method.args.args else None
         for node in ast_nodes.walk(method):
             if not isinstance(node, ast.expr):
                 continue
@@ -65,13 +84,25 @@ def forward_pairs(cls: ast.ClassDef, path: str) -> str:
                 and node.func.value.id == me
                 and node.func.attr in methods
             ):
-                todo.append(methods[node.func.attr])  # its own method: read there
+                todo.append((methods[node.func.attr], True))  # its own method: read there
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and (node.func.id in own)
+            ):
+                todo.append((own[node.func.id], False))  # its module's function: read there
             elif (rank := _coupling(node)) is not None:
-                found.append((rank, node, method.name))
+                label = method.name if is_method else f"{method.name}()"
+                found.append((rank, node, label))
     if not any(rank != _WHOLE_NORM for rank, _, _ in found):
         return ""  # a norm alone is no comparison of rows: evidence, never the finding
     rank, node, name = min(found, key=lambda f: (f[0], f[1].lineno, f[1].col_offset))
-    where = "" if name == "forward" else f" in self.{name}(), reached from forward()"
+    if name == "forward":
+        where = ""
+    elif name.endswith("()"):
+        where = f" in {name}, reached from forward()"
+    else:
+        where = f" in self.{name}(), reached from forward()"
     said = NORM_SAID if rank == _WHOLE_NORM else ""
     return f"{path + ':' if path else 'line '}{node.lineno}: {ast.unparse(node)[:60]}{said}{where}"
 
@@ -171,9 +202,41 @@ def _compares(node: ast.AST) -> bool:
 
 def _broadcast_pair(left: ast.expr, right: ast.expr) -> bool:
     """`a.unsqueeze(i)` against `b.unsqueeze(j)`, i != j, both plain names: every row of
-    one against every row of the other (an attribute, a weight, is not a batch)."""
-    dims = [_unsqueeze_dim(side) for side in (left, right)]
+    one against every row of the other (an attribute, a weight, is not a batch); the size-1
+    axis may come from a view, a reshape or a None index as well (`_singleton_dim`)."""
+    dims = [_singleton_dim(side) for side in (left, right)]
     return None not in dims and dims[0] != dims[1]
+
+
+def _singleton_dim(node: ast.expr) -> int | None:
+    """Where a size-1 axis is put into a plain name: `x.unsqueeze(i)`; `x.view(b, 1, c)` or
+    `x.reshape(...)` with exactly one literal 1 among its sizes; `x[:, None]`, `x[None]`
+    with exactly one None among its indices."""
+    found = _unsqueeze_dim(node)
+    if found is not None:
+        return found
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in {"view", "reshape"}
+        and isinstance(_rows_kept(node.func.value), ast.Name)
+        and not node.keywords
+    ):
+        sizes = node.args
+        if len(sizes) == 1 and isinstance(sizes[0], ast.Tuple):
+            sizes = sizes[0].elts  # x.view((b, 1, c))
+        return _only_place(sizes, lambda e: isinstance(e, ast.Constant) and e.value == 1)
+    if isinstance(node, ast.Subscript) and isinstance(_rows_kept(node.value), ast.Name):
+        index = node.slice
+        places = index.elts if isinstance(index, ast.Tuple) else [index]
+        return _only_place(places, lambda e: isinstance(e, ast.Constant) and e.value is None)
+    return None
+
+
+def _only_place(items: list[ast.expr], test: Callable[[ast.expr], bool]) -> int | None:
+    """The index of the one item passing `test`, None where none or several do."""
+    places = [i for i, item in enumerate(items) if test(item)]
+    return places[0] if len(places) == 1 else None
 
 
 def _unsqueeze_dim(node: ast.expr) -> int | None:

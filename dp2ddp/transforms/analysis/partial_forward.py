@@ -184,7 +184,7 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             facts = _class_facts(node, imports, local, prefix, path, functions)
-            pairs = forward_pairs(node, path)
+            pairs = forward_pairs(node, path, functions)
             if facts is None and pairs:
                 # No __init__ of its own (a loss class needs none): only what forward()
                 # compares is known of it, and it is all DP040 by use asks (stop 49 f1).

@@ -44,8 +44,11 @@ _HANDLE_WRITES = frozenset(
     {"write", "writelines", "flush", "create_dataset", "create_group", "writestr", "add"}
     | {"addfile"}
 )
-#: h5py.File modes that create or change the file (its default, "r", only reads).
-H5PY_WRITE_MODES = frozenset({"w", "w-", "x", "a"})
+#: h5py.File modes that create or change the file (its default, "r", only reads); "r+"
+#: opens it for writing too, and HDF5 lets one process hold a file so: a second rank's open
+#: fails ("unable to lock file") even where the program only reads through the handle
+#: (AnTao97/UnsupervisedPointCloudReconstruction@b589694's dataset.py, stop 56 v4-C).
+H5PY_WRITE_MODES = frozenset({"w", "w-", "x", "a", "r+"})
 #: A file mode as open() takes it ("w", "wt", "ab"), not a file name.
 _FILE_MODE = re.compile(r"[rwxabt+]{1,3}")
 
@@ -70,7 +73,8 @@ class FileWrites(CallRule):
         rank reads the file (or says DP054). Before, both ranks created and filled the one
         file (stop 44). Only "w" (create or truncate) takes a scratch file: "a" would
         append to rank 0's HDF file and "x"/"w-" fail on an existing file, so those say
-        DP111 and stay as written."""
+        DP111 and stay as written; so does "r+" (read and write: HDF5's lock refuses the
+        second rank's open, stop 56 v4-C)."""
         if self._kept_guarded(original):
             return updated
         args = list(updated.args)
@@ -84,7 +88,18 @@ class FileWrites(CallRule):
         )
         if at is None or mentions_rank(args[at].value):
             return updated  # a per-rank file name: each rank writes its own
-        if open_mode(original) != "w":
+        mode = open_mode(original)
+        if mode == "r+":
+            self.t.warn(
+                original,
+                "DP111",
+                f"{self.t.code(original)} opens the one file for reading and writing on "
+                "every rank, and HDF5 lets one process hold it so (the second rank's open "
+                'fails: "unable to lock file"); where the handle is only read, open it '
+                'with "r"',
+            )
+            return updated
+        if mode != "w":
             self.t.warn(
                 original,
                 "DP111",

@@ -68,6 +68,14 @@ COPIES: Final = frozenset(
         ),
     }
 )
+#: haven-ai's experiment helpers (`from haven import haven_utils as hu`), each writing at its
+#: first argument: `hu.torch_save(path, obj)` writes `path + ".tmp"` and renames it, so two
+#: ranks racing for one checkpoint stopped rank 0 with FileNotFoundError on the rename
+#: (ElementAI/embedding-propagation@e7bfc71's trainval.py, stop 56 v4-B); `save_pkl` does
+#: the same, `save_json` and `save_txt` wrote the one file twice.
+HAVEN_WRITES: Final = frozenset(
+    f"haven.haven_utils.{name}" for name in ("torch_save", "save_pkl", "save_json", "save_txt")
+)
 #: Calls that write, copy or remove files: each rank would repeat them (duplicated rows,
 #: FileNotFoundError when two ranks remove or move one file; two ranks' different contents
 #: racing for one path: FloWaveNet's `librosa.output.write_wav` of a per-rank sample, stop 28
@@ -141,6 +149,7 @@ FILE_WRITES: Final = frozenset(
         "scipy.misc.imsave",
         "scipy.io.savemat",
         "scipy.io.matlab.savemat",
+        *HAVEN_WRITES,
     }
 )
 #: The FILE_WRITES that remove the file or directory at their first argument.
@@ -169,6 +178,7 @@ WRITES_AT_FIRST: Final = frozenset(
         "imageio.imsave",
         "skimage.io.imsave",
         "tifffile.imwrite",
+        *HAVEN_WRITES,
     }
 )
 #: The FILE_WRITES that write at their second argument (`fp`): torchvision's image save,
@@ -205,6 +215,8 @@ READS_AT_FIRST: Final = frozenset(
         "tifffile.imread",
         "joblib.load",
         "PIL.Image.open",
+        # what haven's savers wrote, read back (a resumed experiment's checkpoint)
+        *(f"haven.haven_utils.{n}" for n in ("torch_load", "load_pkl", "load_json", "load_txt")),
     }
 )
 #: Libraries whose functions never read a file at a path they are handed (its text, a
