@@ -46,14 +46,19 @@ if TYPE_CHECKING:
     from dp2ddp.transforms.data.batch_size import LoaderBatchSize
 
 
-def said_undividable_batch(t: LoaderBatchSize, value: cst.BaseExpression) -> None:
+def said_undividable_batch(
+    t: LoaderBatchSize, value: cst.BaseExpression, trains: bool = True
+) -> None:
     """DP133 or DP184 at a loader's `batch_size=value` made `ddp_per_rank_batch(value)`,
-    where value is proved to be 1 or an odd number above 1 (module docstring)."""
+    where value is proved to be 1 or an odd number above 1 (module docstring). DP184 only
+    where the loader trains: an evaluation loader's slice per rank (ddp_eval_sampler) is
+    every sample once, and its batch only groups them for figures DP030 and DP015 speak of
+    (a validation loader of 33, data_trainer_class)."""
     proved = _proved_constant(t, value)
     if proved is None:
         return
     size, why = proved
-    if size != 1 and not (size > 1 and size % 2):
+    if size != 1 and not (trains and size > 1 and size % 2):
         return
     default = why.startswith(_DEFAULT)  # said for the calls that leave the parameter out
     said = why.removeprefix(_DEFAULT).partition("; ")[0] if default else f"({why})"
