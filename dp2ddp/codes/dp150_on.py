@@ -156,8 +156,8 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
     "DP184": (
         "a global batch of an odd number of samples: no even WORLD_SIZE divides it",
         "DataParallel's batch size is the global batch, and dp2ddp keeps that meaning by "
-        "loading `ddp_per_rank_batch(B)` (B // WORLD_SIZE) on each rank. This batch size is "
-        "proved to be an odd number above 1 (a literal, a constant every binding reads, or "
+        "loading `ddp_per_rank_batch(B)` (B // WORLD_SIZE) on each rank. The batch size of a "
+        "loader that trains is proved to be an odd number above 1 (a literal, a constant every binding reads, or "
         "an argparse default the program reads: then only unless the command line gives "
         "another; dragen1860/LearningToCompare-Pytorch@be5fbbe's `batchsz = 3`, stop 55 "
         "r4-A). DataParallel scattered all B samples of a step over its GPUs (3 as 2+1 on "
