@@ -157,8 +157,9 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "a global batch of an odd number of samples: no even WORLD_SIZE divides it",
         "DataParallel's batch size is the global batch, and dp2ddp keeps that meaning by "
         "loading `ddp_per_rank_batch(B)` (B // WORLD_SIZE) on each rank. The batch size of a "
-        "loader that trains is proved to be an odd number above 1 (a literal, a constant every binding reads, or "
-        "an argparse default the program reads: then only unless the command line gives "
+        "loader that trains is proved to be an odd number above 1 (a literal, a constant "
+        "every binding reads, or an argparse default the program reads: then only unless the "
+        "command line gives "
         "another; dragen1860/LearningToCompare-Pytorch@be5fbbe's `batchsz = 3`, stop 55 "
         "r4-A). DataParallel scattered all B samples of a step over its GPUs (3 as 2+1 on "
         "two); no even WORLD_SIZE (2, 4, 8 GPUs) divides an odd B, so each rank loads "
