@@ -153,6 +153,29 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "the nodes or samples, a loss over that share: for a graph, a neighbour-sampling "
         "loader with a DistributedSampler), then silence the warning with `# noqa: DP181`.",
     ),
+    "DP184": (
+        "a global batch of an odd number of samples: no even WORLD_SIZE divides it",
+        "DataParallel's batch size is the global batch, and dp2ddp keeps that meaning by "
+        "loading `ddp_per_rank_batch(B)` (B // WORLD_SIZE) on each rank. The batch size of a "
+        "loader that trains is proved to be an odd number above 1 (a literal, a constant "
+        "every binding reads, or an argparse default the program reads: then only unless the "
+        "command line gives "
+        "another; dragen1860/LearningToCompare-Pytorch@be5fbbe's `batchsz = 3`, stop 55 "
+        "r4-A). DataParallel scattered all B samples of a step over its GPUs (3 as 2+1 on "
+        "two); no even WORLD_SIZE (2, 4, 8 GPUs) divides an odd B, so each rank loads "
+        "B // WORLD_SIZE, the global batch is WORLD_SIZE * (B // WORLD_SIZE) (2 for 3 on two "
+        "processes), an epoch takes more steps (a schedule stepped per epoch or per step "
+        "moves otherwise), and the update is the mean over fewer samples. dp2ddp does not "
+        "give the ranks DataParallel's uneven shares (2 and 1): DDP averages the ranks' "
+        "gradients with equal weights, so such shares would weigh the samples 1/4, 1/4, "
+        "1/2 where DataParallel's mean weighed each 1/3 (equal again only with each rank's "
+        "loss scaled by WORLD_SIZE * its share / B, right for a loss that is a mean over the "
+        "batch alone). An even B that 4 or 8 do not divide is not said here: it divides on "
+        "2 processes, and `ddp_per_rank_batch` warns at run time where WORLD_SIZE does not "
+        "divide it. Choose a batch size WORLD_SIZE divides (the learning rate scaled as you "
+        "judge), or launch a WORLD_SIZE that divides B; then silence the warning with "
+        "`# noqa: DP184`.",
+    ),
     "DP188": (
         "DataParallel given a tensor, not a module: the wrap dropped",
         "`DataParallel(x)` where every binding of `x` in its scope is a call returning a "

@@ -111,6 +111,7 @@ MARKED = frozenset(
         "DP148",  # stop 51 s2: the wrapped model (DataParallel) is what the proof starts from
         "DP152",  # stop 52 s2: the wrapped model (DataParallel) is what the proof starts from
         "DP156",  # stop 52 w3: the batch size is ddp_per_rank_batch(...) after this migration
+        "DP184",  # stop 56 s3: the batch size is ddp_per_rank_batch(...) after this migration
         "DP188",  # stop 55 v4: the DataParallel call is gone with the wrap this migration dropped
         "DP189",  # stop 55 v4: the parts are split by this migration, then not re-derived
     }

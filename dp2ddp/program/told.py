@@ -259,13 +259,14 @@ class ProgramTeller(LoaderTeller):
             self.backward_summaries(module) if gate and in_program else (),
             self.untouched(module) if gate and models else None,
             # only where DP003 may be said (a module naming DDP), else the options defaulting
-            # to 1 that a module building a DataLoader names (DP133): the facts of the other
-            # modules stay alike across the programs sharing them, migrated once
+            # to 1 or an odd integer that a module building a DataLoader names (DP133, DP184):
+            # the facts of the other modules stay alike across the programs sharing them,
+            # migrated once
             command_line=(
                 (
                     self.command_line()
                     if "DistributedDataParallel" in module.source.text
-                    else self._ones_named(module.source.text)
+                    else self._undividable_named(module.source.text)
                 )
                 if in_program
                 else None
@@ -279,13 +280,18 @@ class ProgramTeller(LoaderTeller):
             meters=self.meters(module) if gate else (),
         )
 
-    def _ones_named(self, text: str) -> CommandLine | None:
-        """The program's options defaulting to 1 whose destination `text` (a module building
-        a DataLoader) names: a batch size they may set cannot be divided (DP133)."""
+    def _undividable_named(self, text: str) -> CommandLine | None:
+        """The program's options defaulting to 1 or to an odd integer whose destination
+        `text` (a module building a DataLoader) names: a batch size they may set cannot be
+        divided (DP133) or no even WORLD_SIZE divides it (DP184)."""
         if "DataLoader" not in text:
             return None
-        ones = tuple(a for a in self.command_line().arguments if a.default == 1 and a.dest in text)
-        return CommandLine(ones) if ones else None
+        found = tuple(
+            a
+            for a in self.command_line().arguments
+            if (a.default == 1 or (isinstance(a.default, int) and a.default % 2)) and a.dest in text
+        )
+        return CommandLine(found) if found else None
 
     def command_line(self) -> CommandLine:
         """ProgramFacts.command_line: every module's argparse options, read once a project

@@ -44,6 +44,7 @@ from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
 
 _BATCH_ATTR = "_dp2ddp_verify_batch"
 _EPOCH_ATTR = "_dp2ddp_verify_epoch"
+_ORDINAL_ATTR = "_dp2ddp_verify_sampler"
 #: How many of a rank's indices a DistributedSampler's record keeps (the compared steps read
 #: the first few batches).
 RECORDED_INDICES = 4096
@@ -188,6 +189,11 @@ def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
         recorder.samplers.append(
             {
                 "kind": "DistributedSampler",
+                # which sampler object, and the step window its pass began in: a repeated
+                # epoch is one sampler's (sharding.epoch_repeated), not a validation
+                # loader's pass at epoch 0 beside the training loader's (stop 55 r4-C)
+                "sampler": _sampler_ordinal(recorder, self),
+                "window": recorder.current.index,
                 "length": n,
                 "epoch": self.epoch,
                 "shuffle": self.shuffle,
@@ -217,6 +223,15 @@ def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
             cls.__iter__ = ddp_sampler_iter  # type: ignore[method-assign]
 
     DistributedSampler.__init_subclass__ = classmethod(__init_subclass__)  # type: ignore[assignment,method-assign]
+
+
+def _sampler_ordinal(recorder: Recorder, sampler: DistributedSampler[Any]) -> int:
+    """The sampler's number among the DistributedSamplers iterated so far (0 for the first):
+    passes of one object share it."""
+    if _ORDINAL_ATTR not in sampler.__dict__:
+        numbered = {s.get("sampler") for s in recorder.samplers if s.get("sampler") is not None}
+        sampler.__dict__[_ORDINAL_ATTR] = len(numbered)
+    return int(sampler.__dict__[_ORDINAL_ATTR])
 
 
 def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:

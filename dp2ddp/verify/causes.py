@@ -77,7 +77,7 @@ from dp2ddp.verify.rounding import (
     two_values,
 )
 from dp2ddp.verify.scale_cause import scale_causes
-from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding, indices_apart
+from dp2ddp.verify.sharding import OVERLAP, SAME_DATA, Sharding, epoch_repeated, indices_apart
 
 
 @dataclass(frozen=True)
@@ -352,7 +352,7 @@ def _data(ev: Evidence) -> list[Cause]:
                 undivided_fix() if hand_made(ev) else _undivided_fix(sh, ev.world),
             )
         ]
-    if _set_epoch_missing(ev):
+    if epoch_repeated(ev.migrated[0], bad.step):
         return [
             Cause(
                 "set_epoch_missing",
@@ -396,7 +396,10 @@ def _data(ev: Evidence) -> list[Cause]:
                 "batch_not_divisible",
                 f"batch of {bad.original} does not divide by {ev.world} processes",
                 f"{detail}: each rank loads {bad.per_rank[0]}, so the global batch is "
-                f"{sum(bad.per_rank)}",
+                f"{sum(bad.per_rank)}"
+                + said_at(
+                    ev.migration_warnings, "DP184", "an odd global batch no even WORLD_SIZE divides"
+                ),
                 f"Verify with an --nproc that divides {bad.original}, or choose a batch size "
                 "that is a multiple of WORLD_SIZE.",
             )
@@ -468,15 +471,6 @@ def _changed_inputs(ev: Evidence) -> list[Cause]:
             "Compare what the two scripts do between the DataLoader and the model.",
         )
     ]
-
-
-def _set_epoch_missing(ev: Evidence) -> bool:
-    epochs = [
-        s.get("epoch")
-        for s in ev.migrated[0].data.get("samplers", [])
-        if s.get("kind") == "DistributedSampler" and s.get("shuffle")
-    ]
-    return len(epochs) >= 2 and len(set(epochs)) < len(epochs)
 
 
 def _hyper(ev: Evidence) -> list[Cause]:

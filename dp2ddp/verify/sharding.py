@@ -339,3 +339,22 @@ def indices_apart(ranks: list[RankRecord]) -> tuple[int, int] | None:
             seen |= set(found)
         counted += len(seen)
     return counted, len(passes[0])
+
+
+def epoch_repeated(rank0: RankRecord, first_bad: int) -> bool:
+    """A shuffled DistributedSampler iterated again at an epoch it already drew, that pass
+    begun by the first step whose batch differs: the sampler repeated its order. Passes of
+    two samplers at epoch 0 (a validation loader's beside the training loader's) are no
+    repeat, nor is a repeat after the first differing step (LearningToCompare@be5fbbe, stop
+    55 r4-C: a batch of 3 on 2 ranks was named "set_epoch not called"). A record without
+    sampler numbers (an older run) counts its passes as one sampler's."""
+    drawn: dict[object, set[object]] = {}
+    for s in rank0.data.get("samplers", []):
+        if s.get("kind") != "DistributedSampler" or not s.get("shuffle"):
+            continue
+        epochs = drawn.setdefault(s.get("sampler"), set())
+        window = s.get("window")
+        if s.get("epoch") in epochs and (not isinstance(window, int) or window <= first_bad):
+            return True
+        epochs.add(s.get("epoch"))
+    return False

@@ -40,9 +40,9 @@ from dp2ddp.transforms._support.nodes import (
     name_of,
     walk,
 )
-from dp2ddp.transforms.data.batch_of_one import said_batch_of_one
 from dp2ddp.transforms.data.batch_size import LoaderBatchSize
 from dp2ddp.transforms.data.plan import EVAL_NAME, SHARD_FLAG
+from dp2ddp.transforms.data.undividable_batch import said_undividable_batch
 
 BATCH_SHARD = "DdpBatchShard"
 SAMPLER_SHARD = "DdpSamplerShard"
@@ -194,7 +194,7 @@ def per_rank_batch(data: LoaderBatchSize, value: cst.BaseExpression) -> cst.Base
     if data.state.options.per_process_batch:
         return value.deep_clone()
     data.state.helpers.add("per_rank_batch")
-    said_batch_of_one(data, value)
+    said_undividable_batch(data, value)
     return call_named("ddp_per_rank_batch", cst.Arg(value.deep_clone()))
 
 

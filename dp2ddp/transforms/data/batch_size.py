@@ -12,14 +12,15 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.data.arguments import LoaderArguments
-from dp2ddp.transforms.data.batch_of_one import said_batch_of_one
 from dp2ddp.transforms.data.plan import (
     DEVICE_COUNT,
     DEVICE_LIST,
+    EVAL_SAMPLER,
     GPU_COUNT,
     CallEdit,
     Loader,
 )
+from dp2ddp.transforms.data.undividable_batch import said_undividable_batch
 
 
 class LoaderBatchSize(LoaderArguments):
@@ -50,7 +51,10 @@ class LoaderBatchSize(LoaderArguments):
             self.state.helpers.add("per_rank_batch")
             edit.batch = (index, call_named("ddp_per_rank_batch", cst.Arg(value.deep_clone())))
             self.record(value, f"batch_size {text} is the global batch: split over WORLD_SIZE")
-            said_batch_of_one(self, value)
+            evaluates = isinstance(edit.sampler, cst.Call) and (
+                name_of(edit.sampler.func) == EVAL_SAMPLER
+            )
+            said_undividable_batch(self, value, trains=not evaluates)
 
     def _strip_gpu_count(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """`X * n_gpu` / `n_gpu * X` (also inside a product chain) -> `X`."""
