@@ -1936,6 +1936,12 @@ RANK0_ONLY = {
     "rank_zero_s54_x5_archive_every_rank": "entries",  # stop 54 x5
     "rank_zero_s54_x5_copy_read_every_rank": "best",  # stop 54 x5
     "s54_x4_meter_class_other_module": "epoch",  # stop 54 x4
+    # stop 56 v1-A: the model's own methods called on a guard-held wrap go through .module
+    # (before: AttributeError on the DDP object, both ranks)
+    "model_wrap_s56_v1_own_method_on_guard_wrap": (
+        "features -14.1119 embedded 1.0425",
+        "weights -1.3634",
+    ),
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {
