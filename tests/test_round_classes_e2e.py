@@ -1747,6 +1747,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s55_s4_noise_local_size": ("samples 4",),
     "shared_draws_s55_s4_noise_loader_other_module": (),
     "batches_s55_s4_randint_batch_loss_helper": ("weights -0.1915",),
+    # stop 56 v1-A: the model's own methods called on a guard-held wrap go through .module
+    # (before: AttributeError on the DDP object, both ranks)
+    "model_wrap_s56_v1_own_method_on_guard_wrap": (
+        "features -14.1119 embedded 1.0425",
+        "weights -1.3634",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1936,12 +1942,6 @@ RANK0_ONLY = {
     "rank_zero_s54_x5_archive_every_rank": "entries",  # stop 54 x5
     "rank_zero_s54_x5_copy_read_every_rank": "best",  # stop 54 x5
     "s54_x4_meter_class_other_module": "epoch",  # stop 54 x4
-    # stop 56 v1-A: the model's own methods called on a guard-held wrap go through .module
-    # (before: AttributeError on the DDP object, both ranks)
-    "model_wrap_s56_v1_own_method_on_guard_wrap": (
-        "features -14.1119 embedded 1.0425",
-        "weights -1.3634",
-    ),
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

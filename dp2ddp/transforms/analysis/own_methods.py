@@ -8,8 +8,10 @@ device or none): the model's own class answered it. The wrap pass removes a devi
 every rank: AttributeError after the first epoch, and no warning said it.
 
 Proved here, in a module where the body of a device guard the wrap pass removes wraps a name
-T (`T = DataParallel(...)`): a call `T.m(...)` anywhere in the module, T as written (the
-wrap's own name, or a parameter of that name a function is handed it by), where `m` is a
+T (`T = DataParallel(...)`): a call `T.m(...)` anywhere in the module, T as written: the
+wrap's own name outside any function that takes a parameter of that name, or such a
+parameter where a call of this module hands the function T at its place (`train(model, ...)`
+for `def train(model, ...)`); where `m` is a
 method of one of the program's model classes proved to run none of its layers
 (ModelClass.quiet, analysis/layer_methods.py) and no method of nn.Module or DDP: rewritten
 `T.module.m(...)`, what the original's unwrapped path called (the class's own method, on the
@@ -123,7 +125,10 @@ class OwnMethodCalls:
         if not names:
             return
         methods = model_methods(t)
+        handed = _handed_places(module, names)
         for call, method, running in own_method_calls(module, names, methods, t.code):
+            if not self._holds_wrap(call, handed):
+                continue
             held = t.code(call.func.value)  # type: ignore[attr-defined]
             if running and not self._without_gradients(call):
                 t.warn(
@@ -140,6 +145,22 @@ class OwnMethodCalls:
                 f"{held}.{method}() called on {held}.module: the original reached it unwrapped "
                 "(its wrap was under a device guard), and the wrapper has no such method",
             )
+
+    def _holds_wrap(self, call: cst.Call, handed: set[tuple[str, str]]) -> bool:
+        """The `T` of `T.m(...)` is the wrap: no enclosing function has a parameter named T,
+        or the innermost that has is handed T there by a call of this module."""
+        held = self.t.code(call.func.value)  # type: ignore[attr-defined]
+        node = self.t.parent(call)
+        while node is not None:
+            if isinstance(node, cst.FunctionDef):
+                params = [*node.params.posonly_params, *node.params.params]
+                params += node.params.kwonly_params
+                for index, param in enumerate(params):
+                    if param.name.value == held:
+                        name = node.name.value
+                        return (name, str(index)) in handed or (name, held) in handed
+            node = self.t.parent(node)
+        return True
 
     def _without_gradients(self, call: cst.Call) -> bool:
         """`call` sits in a `with torch.no_grad():` (or inference_mode) of its function."""
@@ -161,3 +182,24 @@ class OwnMethodCalls:
             return updated
         inner = cst.Attribute(value=func.value, attr=cst.Name("module"))
         return updated.with_changes(func=func.with_changes(value=inner))
+
+
+def _handed_places(module: cst.Module, names: frozenset[str]) -> set[tuple[str, str]]:
+    """(function, position or keyword) of each call of this module handing one of `names`
+    as an argument: `train(model, opt)` -> ("train", "0"); `fit(net=model)` -> ("fit",
+    "net"). A method's `self` is not counted: positions are the call's."""
+    places: set[tuple[str, str]] = set()
+    for node in walk(module):
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        name = func.value if isinstance(func, cst.Name) else None
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+        if name is None:
+            continue
+        for index, arg in enumerate(node.args):
+            if isinstance(arg.value, cst.Name) and arg.value.value in names:
+                keyword = arg.keyword.value if arg.keyword is not None else str(index)
+                places.add((name, keyword))
+    return places
