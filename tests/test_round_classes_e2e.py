@@ -1788,6 +1788,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # mean-reduced loss summed over the sharded loader's per-rank batches, huawei-noah/
     # Data-Efficient-Model-Compression@5e8f4e4's DAFL test loss, v3-A)
     "data_s56_v3_sum_of_batch_mean": ("test loss 0.241535 acc 0.500000",),
+    # stop 56 v1-A: the model's own methods called on a guard-held wrap go through .module
+    # (before: AttributeError on the DDP object, both ranks)
+    "model_wrap_s56_v1_own_method_on_guard_wrap": (
+        "features -14.1119 embedded 1.0425",
+        "weights -1.3634",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -206,6 +206,21 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "or keep the state on rank 0 and broadcast it; then silence the warning with "
         "`# noqa: DP189`.",
     ),
+    "DP190": (
+        "a layer-running method of the model's own class called on a guard-held wrap",
+        "The original wrapped the model only under a device guard (`if torch.cuda."
+        "device_count() > 1:`) and calls a method of the model's own class on it "
+        "(`model.embed(x)`); DataParallel has no such method, so the original ran that line "
+        "only unwrapped, on one device or none. dp2ddp removes the guard (every process "
+        "wraps, on CPU too), so the call meets the DistributedDataParallel object: "
+        "AttributeError. A method proved to run none of the model's layers "
+        "(`model.set_return_features(True)`) is called on `model.module` instead, as the "
+        "original's unwrapped model answered it; this one runs layers, and through "
+        "`model.module` they would run past DDP's forward, whose hooks average their "
+        "gradients over the ranks. Call it through the wrapper's forward (a `mode=` "
+        "argument of forward()), or on `model.module` where no gradient of it is used "
+        "(under `torch.no_grad()`), then silence the warning with `# noqa: DP190`.",
+    ),
     "DP200": (
         "a memory filled and sampled by each rank on its own while the program trains",
         "A container the program fills while it trains (`memory.push(state, action, "

@@ -114,6 +114,7 @@ MARKED = frozenset(
         "DP184",  # stop 56 s3: the batch size is ddp_per_rank_batch(...) after this migration
         "DP188",  # stop 55 v4: the DataParallel call is gone with the wrap this migration dropped
         "DP189",  # stop 55 v4: the parts are split by this migration, then not re-derived
+        "DP190",  # stop 56 v1: the device guard is gone with the wrap this migration hoisted
     }
 )
 #: Codes about the rewrite of the text itself (DP110: lines re-indented for libcst's parser,

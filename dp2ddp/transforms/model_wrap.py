@@ -64,6 +64,7 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
     wraps_on_every_path,
 )
 from dp2ddp.transforms.analysis.outside_parameters import FROZEN, OutsideParameters
+from dp2ddp.transforms.analysis.own_methods import OwnMethodCalls
 from dp2ddp.transforms.analysis.owner_parameters import other_attributes
 from dp2ddp.transforms.analysis.tensor_wraps import tensor_binding
 from dp2ddp.transforms.analysis.wrap_calls import (
@@ -125,12 +126,15 @@ class WrapModelInDDP(MigrationTransform):
         self._forwarding = ForwardingWraps(self)
         #: isinstance tests and names of the wrapper's class (analysis/wrapper_class.py).
         self._class = WrapperClass(self, self._is_dp_call)
+        #: The model's own methods called on a guard-wrapped name (DP190, stop 56 v1-A).
+        self._own_calls = OwnMethodCalls(self, self._is_dp_call)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._unused.module = self._branches.module = self._class.module = node
         own = own_functions_that_wrap(node, self._is_dp_call) | {*self.state.facts.wrap_functions}
         self._wrapper_functions = frozenset(own)
         self._outside.plan(node, self._wrapper_functions)
+        self._own_calls.plan(node)
         return True
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -165,6 +169,7 @@ class WrapModelInDDP(MigrationTransform):
                 return cst.Call(cst.Name(FROZEN), [cst.Arg(wrap)])
             return wrap
         self._outside.note(original_node, updated_node)
+        updated_node = self._own_calls.rewrite(original_node, updated_node)
         func = original_node.func
         if (
             isinstance(func, cst.Attribute)

@@ -508,24 +508,27 @@ class LoaderImports(LoaderSetEpoch):
         for call in nodes.of(cst.Call):
             if call in trained:
                 continue
-            for export in factories:
-                origin = Origin(call, call, None, None, None, ())
-                if not self._is_exported(origin, (export,)):
-                    continue
-                # No shuffle parameter (a sampler of its own, class v2-E of stop 41): the
-                # loops it is handed to decide alone.
-                value = (
-                    argument(call, export.shuffle, export.shuffle_index) if export.shuffle else None
-                )
-                ordered = isinstance(value, cst.Name) and value.value == "False"
-                sample = fetched_once(self, call)  # one fixed batch: whole, as fetched
-                why = "" if sample else self._handed_evaluates(call, ordered)
-                if why is not None:
-                    found.add(call)
-                    self._factory_sites.evaluation_call(call, self.code(call.func), why, sample)
-                    name = f"{export.module}.{export.name}"
-                    if name not in self.state.evaluation_factories:
-                        self.state.evaluation_factories.append(name)
+            origin = Origin(call, call, None, None, None, ())
+            # Each call once, whatever number of exports name its factory (stop 56 v1-B:
+            # ReID_PCB's getDataLoader, exported twice, was judged once with its
+            # `shuffle=False` and once without: two DP084s at one call, "left unsharded"
+            # and "sharded as training data"). No shuffle parameter (a sampler of its own,
+            # class v2-E of stop 41): the loops it is handed to decide alone.
+            matching = [e for e in factories if self._is_exported(origin, (e,))]
+            if not matching:
+                continue
+            values = [argument(call, e.shuffle, e.shuffle_index) for e in matching if e.shuffle]
+            ordered = any(isinstance(v, cst.Name) and v.value == "False" for v in values)
+            sample = fetched_once(self, call)  # one fixed batch: whole, as fetched
+            why = "" if sample else self._handed_evaluates(call, ordered)
+            if why is None:
+                continue
+            found.add(call)
+            self._factory_sites.evaluation_call(call, self.code(call.func), why, sample)
+            for export in matching:
+                name = f"{export.module}.{export.name}"
+                if name not in self.state.evaluation_factories:
+                    self.state.evaluation_factories.append(name)
         return found
 
     def _handed_evaluates(self, call: cst.Call, ordered: bool) -> str | None:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import NO_GRAD, ModuleNodes, walk
-from dp2ddp.transforms.analysis.layer_methods import layer_methods
+from dp2ddp.transforms.analysis.own_methods import MODULE_API, model_methods
 from dp2ddp.transforms.analysis.training import QualifiedNames, function_trains, loop_trains
 
 if TYPE_CHECKING:
@@ -40,15 +40,6 @@ if TYPE_CHECKING:
 
 #: The gradient-penalty pass's own forward through `.module`, averaged by hand.
 _AVERAGED = "ddp_average_gradients"
-#: nn.Module's methods that run none of the forward.
-_MODULE_API = frozenset(
-    "parameters named_parameters buffers named_buffers children named_children modules "
-    "named_modules state_dict load_state_dict train eval zero_grad to cpu cuda half float "
-    "double bfloat16 type apply requires_grad_ register_buffer register_parameter add_module "
-    "register_module get_submodule get_parameter get_buffer register_forward_hook "
-    "register_forward_pre_hook register_full_backward_hook register_backward_hook "
-    "extra_repr share_memory".split()
-)
 
 
 def module_bypasses(
@@ -96,7 +87,7 @@ def module_bypasses(
             if not _in_training(call, parent, qualified_names):
                 continue
             if classes is None:
-                classes = _model_methods(t)
+                classes = model_methods(t)
             running = sorted(c for c, (runs, _) in classes.items() if method in runs)
             if method == "forward" or running:
                 what = f"{method}() of {', '.join(running)}" if running else "its forward"
@@ -108,7 +99,7 @@ def module_bypasses(
                         "not averaged over the ranks"
                     ),
                 )
-            elif method not in _MODULE_API and not any(
+            elif method not in MODULE_API and not any(
                 method in quiet for _, quiet in classes.values()
             ):
                 yield (
@@ -119,16 +110,6 @@ def module_bypasses(
                         f"classes named {method} is proved to run none of its layers"
                     ),
                 )
-
-
-def _model_methods(t: MigrationTransform) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
-    """Per model class of the program (its short name): (the methods that run its layers,
-    those proved to run none); this file's own for a single file."""
-    models = t.state.facts.models
-    if models:
-        return {m.name.rsplit(".", 1)[-1]: (m.runs, m.quiet) for m in models}
-    own = layer_methods("", t.state.text or "")
-    return {name: (tuple(runs), tuple(quiet)) for name, (runs, quiet) in own.items()}
 
 
 def _in_training(

@@ -1,0 +1,205 @@
+"""Methods of the model's own class called on a wrap a device guard held (stop 56, v1-A).
+
+hongjiang-ye/ReID_PCB@9606ffd wraps under `if torch.cuda.device_count() > 1:` and its
+training function later calls `model.set_return_features(True)` on the model it is handed.
+DataParallel has no such attribute either, so the original ran that line only unwrapped (one
+device or none): the model's own class answered it. The wrap pass removes a device guard
+(every process wraps, on CPU too), so the call met the DistributedDataParallel object on
+every rank: AttributeError after the first epoch, and no warning said it.
+
+Proved here, in a module where the body of a device guard the wrap pass removes wraps a name
+T (`T = DataParallel(...)`): a call `T.m(...)` anywhere in the module, T as written: the
+wrap's own name outside any function that takes a parameter of that name, or such a
+parameter where a call of this module hands the function T at its place (`train(model, ...)`
+for `def train(model, ...)`); where `m` is a
+method of one of the program's model classes proved to run none of its layers
+(ModelClass.quiet, analysis/layer_methods.py) and no method of nn.Module or DDP: rewritten
+`T.module.m(...)`, what the original's unwrapped path called (the class's own method, on the
+same module the wrapper holds). A method that runs the layers (ModelClass.runs) is rewritten
+so only inside `with torch.no_grad():` (no gradient of it to average); elsewhere, called
+through `.module` it would run them past DDP's forward, whose hooks average the gradients
+over the ranks: said (DP190), not rewritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from dp2ddp.transforms._support.nodes import NO_GRAD, walk
+from dp2ddp.transforms.analysis.device_terms import drop_device_terms, is_device_term
+from dp2ddp.transforms.analysis.layer_methods import layer_methods
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
+
+#: nn.Module's methods that run none of the forward.
+MODULE_API = frozenset(
+    "parameters named_parameters buffers named_buffers children named_children modules "
+    "named_modules state_dict load_state_dict train eval zero_grad to cpu cuda half float "
+    "double bfloat16 type apply requires_grad_ register_buffer register_parameter add_module "
+    "register_module get_submodule get_parameter get_buffer register_forward_hook "
+    "register_forward_pre_hook register_full_backward_hook register_backward_hook "
+    "extra_repr share_memory".split()
+)
+#: DistributedDataParallel's own attributes besides nn.Module's: a class method of the same
+#: name is the wrapper's answer, not the model's.
+_DDP_OWN = frozenset({"module", "forward", "no_sync", "join", "join_hook", "register_comm_hook"})
+
+
+def guard_wrapped_names(
+    module: cst.Module,
+    is_wrap: Callable[[cst.CSTNode], bool],
+    code: Callable[[cst.CSTNode], str],
+) -> frozenset[str]:
+    """The names (as written) a device guard's body binds to a wrap, where the guard has
+    only device terms (the wrap pass removes it, or hoists the wrap out of it): the
+    original's model was unwrapped wherever the guard was false."""
+    names: set[str] = set()
+    for node in walk(module):
+        if not isinstance(node, cst.If) or not isinstance(node.body, cst.IndentedBlock):
+            continue
+        test = code(node.test)
+        if not is_device_term(test) or drop_device_terms(node.test, []) is not True:
+            continue
+        for stmt in node.body.body:
+            if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+                continue
+            assign = stmt.body[0]
+            if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
+                if any(is_wrap(n) for n in walk(assign.value)):
+                    names.add(code(assign.targets[0].target))
+    return frozenset(names)
+
+
+def own_method_calls(
+    module: cst.Module,
+    names: frozenset[str],
+    methods: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]],
+    code: Callable[[cst.CSTNode], str],
+) -> Iterator[tuple[cst.Call, str, tuple[str, ...]]]:
+    """(call, method, the model classes whose method of that name runs layers) for each
+    `T.m(...)` with T in `names` and `m` a method of the program's model classes (`methods`:
+    class -> (methods running layers, methods proved to run none)) that neither nn.Module
+    (MODULE_API) nor DDP has. An empty tuple: proved to run none."""
+    if not names:
+        return
+    for node in walk(module):
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            continue
+        method = node.func.attr.value
+        if method in MODULE_API or method in _DDP_OWN or method.startswith("_"):
+            continue
+        if code(node.func.value) not in names:
+            continue
+        running = tuple(sorted(c for c, (runs, _) in methods.items() if method in runs))
+        if running or any(method in quiet for _, quiet in methods.values()):
+            yield node, method, running
+
+
+def model_methods(t: MigrationTransform) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Per model class of the program (its short name): (the methods that run its layers,
+    those proved to run none); this file's own for a single file."""
+    models = t.state.facts.models
+    if models:
+        return {m.name.rsplit(".", 1)[-1]: (m.runs, m.quiet) for m in models}
+    own = layer_methods("", t.state.text or "")
+    return {name: (tuple(runs), tuple(quiet)) for name, (runs, quiet) in own.items()}
+
+
+class OwnMethodCalls:
+    """The wrap pass's collaborator: plans, when the module is entered, which calls of the
+    model's own methods on a guard-wrapped name go through `.module` (the module docstring),
+    warns DP190 at those that would run layers, and rewrites the planned calls."""
+
+    def __init__(self, t: MigrationTransform, is_wrap: Callable[[cst.CSTNode], bool]) -> None:
+        self.t = t
+        self._is_wrap = is_wrap
+        self._unwrapped: set[cst.Call] = set()
+
+    def plan(self, module: cst.Module) -> None:
+        t = self.t
+        names = guard_wrapped_names(module, self._is_wrap, t.code)
+        if not names:
+            return
+        methods = model_methods(t)
+        handed = _handed_places(module, names)
+        for call, method, running in own_method_calls(module, names, methods, t.code):
+            if not self._holds_wrap(call, handed):
+                continue
+            held = t.code(call.func.value)  # type: ignore[attr-defined]
+            if running and not self._without_gradients(call):
+                t.warn(
+                    call,
+                    "DP190",
+                    f"`{t.code(call).strip()[:60]}` calls {method}() of "
+                    f"{', '.join(running)}, which runs its layers, on {held}, wrapped only "
+                    "under a device guard: the original ran it unwrapped",
+                )
+                continue
+            self._unwrapped.add(call)
+            t.record(
+                call,
+                f"{held}.{method}() called on {held}.module: the original reached it unwrapped "
+                "(its wrap was under a device guard), and the wrapper has no such method",
+            )
+
+    def _holds_wrap(self, call: cst.Call, handed: set[tuple[str, str]]) -> bool:
+        """The `T` of `T.m(...)` is the wrap: no enclosing function has a parameter named T,
+        or the innermost that has is handed T there by a call of this module."""
+        held = self.t.code(call.func.value)  # type: ignore[attr-defined]
+        node = self.t.parent(call)
+        while node is not None:
+            if isinstance(node, cst.FunctionDef):
+                params = [*node.params.posonly_params, *node.params.params]
+                params += node.params.kwonly_params
+                for index, param in enumerate(params):
+                    if param.name.value == held:
+                        name = node.name.value
+                        return (name, str(index)) in handed or (name, held) in handed
+            node = self.t.parent(node)
+        return True
+
+    def _without_gradients(self, call: cst.Call) -> bool:
+        """`call` sits in a `with torch.no_grad():` (or inference_mode) of its function."""
+        node = self.t.parent(call)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(node, cst.With) and any(
+                self.t.qualified_names(i.item.func if isinstance(i.item, cst.Call) else i.item)
+                & NO_GRAD
+                for i in node.items
+            ):
+                return True
+            node = self.t.parent(node)
+        return False
+
+    def rewrite(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """`T.m(...)` -> `T.module.m(...)` for a planned call."""
+        func = updated.func
+        if original not in self._unwrapped or not isinstance(func, cst.Attribute):
+            return updated
+        inner = cst.Attribute(value=func.value, attr=cst.Name("module"))
+        return updated.with_changes(func=func.with_changes(value=inner))
+
+
+def _handed_places(module: cst.Module, names: frozenset[str]) -> set[tuple[str, str]]:
+    """(function, position or keyword) of each call of this module handing one of `names`
+    as an argument: `train(model, opt)` -> ("train", "0"); `fit(net=model)` -> ("fit",
+    "net"). A method's `self` is not counted: positions are the call's."""
+    places: set[tuple[str, str]] = set()
+    for node in walk(module):
+        if not isinstance(node, cst.Call):
+            continue
+        func = node.func
+        name = func.value if isinstance(func, cst.Name) else None
+        if isinstance(func, cst.Attribute):
+            name = func.attr.value
+        if name is None:
+            continue
+        for index, arg in enumerate(node.args):
+            if isinstance(arg.value, cst.Name) and arg.value.value in names:
+                keyword = arg.keyword.value if arg.keyword is not None else str(index)
+                places.add((name, keyword))
+    return places
