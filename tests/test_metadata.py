@@ -14,6 +14,7 @@ from conftest import FIXTURES, ROOT
 from libcst._metadata_dependent import LazyValue
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.codemod.visitors._add_imports import _GatherTopImportsBeforeStatements
 from libcst.metadata import (
     MetadataWrapper,
     ParentNodeProvider,
@@ -23,7 +24,11 @@ from libcst.metadata import (
 
 from dp2ddp.flow.children import parent_map
 from dp2ddp.migrate.reindent import reindented
-from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
+from dp2ddp.transforms._support.import_edits import (
+    TopLevelAddImports,
+    _gather_leading_imports,
+    remove_imports,
+)
 from dp2ddp.transforms._support.libcst_private import positions, printed
 from dp2ddp.transforms._support.qualified import QualifiedNames
 
@@ -207,6 +212,31 @@ def test_added_imports(script: cst.Module) -> None:
                 AddImportsVisitor.add_needed_import(context, name, obj, alias)
         expected = AddImportsVisitor(contexts[0]).transform_module(module).code
         assert TopLevelAddImports(contexts[1]).transform_module(module).code == expected
+
+
+_LEADING = [
+    "__strict__ = True\nimport os\nfrom a import b as c\nx = 1\nimport late\n",
+    '"doc"\nimport os\n',
+    '"doc" "more"\nimport os\n',
+    "__strict__, y = 1, 2\nimport os\n",
+    "import os; import sys\nimport re\n",
+    "from . import a\nfrom .b import *\nimport x.y as z\n",
+    "",
+]
+
+
+@pytest.mark.parametrize("source", [text for _, text in INPUTS] + _LEADING)
+def test_gathered_leading_imports(source: str) -> None:
+    """import_edits' type-tested gathering of the leading imports leaves the gatherer as
+    libcst's own `leave_Module` (its matchers) does."""
+    module = cst.parse_module(source)
+    ours = _GatherTopImportsBeforeStatements(CodemodContext())
+    _gather_leading_imports(ours, module.body)
+    theirs = _GatherTopImportsBeforeStatements(CodemodContext())
+    theirs.leave_Module(module)
+    for field in ("all_imports", "module_imports", "object_mapping", "module_aliases"):
+        assert getattr(ours, field) == getattr(theirs, field), field
+    assert ours.alias_mapping == theirs.alias_mapping
 
 
 class _RemovesGatheredOnce(RemoveImportsVisitor):

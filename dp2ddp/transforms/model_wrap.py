@@ -446,7 +446,9 @@ class WrapModelInDDP(MigrationTransform):
         scope: cst.CSTNode | None = self.parent(call)
         while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
             scope = self.parent(scope)
-        binding = tensor_binding(argument, scope, self.qualified_names) if scope else None
+        binding = (
+            tensor_binding(argument, scope, self.qualified_names, self.parent) if scope else None
+        )
         if binding is None:
             return False
         made = f"`{self.code(binding.func).strip()}(...)` at line {self.line_of(binding)}"

@@ -8,7 +8,6 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 import libcst as cst
-import libcst.matchers as m
 
 from dp2ddp.flow.children import SCOPE_KINDS, Kinds, module_nodes_of, tree_nodes, type_test
 from dp2ddp.flow.children import ModuleNodes as ModuleNodes  # the passes' home of it
@@ -645,18 +644,21 @@ def is_docstring(stmt: cst.CSTNode) -> bool:
 
 def is_script_guard(test: cst.BaseExpression) -> bool:
     """`__name__ == "__main__"` (either quotes): the block runs only when the file is the
-    script, never when the program imports it."""
-    return m.matches(
-        test,
-        m.Comparison(
-            left=m.Name("__name__"),
-            comparisons=[
-                m.ComparisonTarget(
-                    operator=m.Equal(),
-                    comparator=m.SimpleString('"__main__"') | m.SimpleString("'__main__'"),
-                )
-            ],
-        ),
+    script, never when the program imports it. Tested by type (what the libcst matcher
+    `Comparison(left=Name("__name__"), comparisons=[ComparisonTarget(Equal(), ...)])` tells,
+    at a fraction of its cost)."""
+    if not (
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and test.left.value == "__name__"
+        and len(test.comparisons) == 1
+    ):
+        return False
+    target = test.comparisons[0]
+    return (
+        isinstance(target.operator, cst.Equal)
+        and isinstance(target.comparator, cst.SimpleString)
+        and target.comparator.value in ('"__main__"', "'__main__'")
     )
 
 

@@ -267,7 +267,9 @@ def global_batch_sizes(
     """The module's DataLoaders' batch sizes (BatchSizes); `factories`: qualified names of
     other modules' functions returning a loader they shard (ProgramLoaders.exported)."""
     found = BatchSizes()
-    found.returned = returned_loaders(module, matches, frozenset(factories))
+    # each call tested once (an assignment's value is also a call of the walk below)
+    made = frozenset(id(c) for c in nodes_of(module, cst.Call) if matches(c.func, DATALOADER))
+    found.returned = returned_loaders(module, matches, frozenset(factories), made)
     # latest first, so that a binding's first loader in the source is the one kept (an
     # assignment holds no other)
     for node in reversed(nodes_of(module, (cst.Assign, cst.Call))):
@@ -278,7 +280,7 @@ def global_batch_sizes(
             call, binding = node, None
         else:
             continue
-        if not isinstance(call, cst.Call) or not matches(call.func, DATALOADER):
+        if not isinstance(call, cst.Call) or id(call) not in made:
             continue
         value = next(
             (

@@ -22,7 +22,6 @@ import libcst as cst
 from dp2ddp.flow import DefUse, Function
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.result import LoaderExport
-from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
     code_of,
     nodes_of,
@@ -86,19 +85,21 @@ def _parameter_of(name: cst.Name, flow: DefUse) -> Function | None:
 
 
 def returned_loaders(
-    module: cst.Module, matches: Matches, factories: frozenset[str]
+    module: cst.Module, matches: Matches, factories: frozenset[str], made: frozenset[int]
 ) -> dict[str, bool]:
     """Bindings of a loader a function returns: `loader = make_loader()` of a top-level
     function of this module every `return` of which is a DataLoader call (or a name its
     body binds to one and only to one), or of one of `factories` (another module's, which
     that module shards) -> whether it is sharded: each of this module's function's loaders
     has the data pass's per-rank batch or DistributedSampler (after that pass; before it,
-    none has), another module's always. A loop over a sharded one has this rank's batches."""
+    none has), another module's always. A loop over a sharded one has this rank's batches.
+    `made`: the ids of the module's DataLoader calls (none: no function returns a loader,
+    and no body is walked)."""
     makers: dict[str, bool] = {}
     called = {  # only a function some `x = f()` binds is walked (the module's index)
         node.value.func.value
         for node in nodes_of(module, cst.Assign)
-        if isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name)
+        if made and isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Name)
     }
     for statement in module.body:
         if (
@@ -114,16 +115,18 @@ def returned_loaders(
             if isinstance(node, cst.Return):
                 returns.append(node)
             elif isinstance(node, cst.Assign):
-                made = isinstance(node.value, cst.Call) and matches(node.value.func, DATALOADER)
-                if made:
+                loader = id(node.value) in made
+                if loader:
                     calls.append(cast(cst.Call, node.value))
                 for assigned in node.targets:
                     for name in target_names(assigned.target):
-                        loaders[name] = loaders.get(name, True) and made and len(node.targets) == 1
+                        loaders[name] = (
+                            loaders.get(name, True) and loader and len(node.targets) == 1
+                        )
         if returns and all(
             r.value is not None
             and (
-                (isinstance(r.value, cst.Call) and matches(r.value.func, DATALOADER))
+                (isinstance(r.value, cst.Call) and id(r.value) in made)
                 or (isinstance(r.value, cst.Name) and loaders.get(r.value.value, False))
             )
             for r in returns

@@ -300,7 +300,10 @@ def imports_name(node: cst.Import | cst.ImportFrom, name: str) -> bool:
 def _set_by_name(call: cst.Call) -> str | None:
     """The attribute `setattr(x, "name", v)` / `delattr(x, "name")` writes, by literal name
     (a computed name is not followed)."""
-    if not m.matches(call.func, m.Name("setattr") | m.Name("delattr")) or len(call.args) < 2:
+    func = call.func  # tested by type: asked of every call of the module
+    if not isinstance(func, cst.Name) or func.value not in ("setattr", "delattr"):
+        return None
+    if len(call.args) < 2:
         return None
     name = call.args[1].value
     if isinstance(name, cst.SimpleString):

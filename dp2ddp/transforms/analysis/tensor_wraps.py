@@ -33,12 +33,19 @@ def tensor_binding(
     argument: cst.BaseExpression,
     scope: cst.CSTNode,
     qualified: Callable[[cst.CSTNode], set[str]],
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
 ) -> cst.Call | None:
-    """The first call binding `argument` (a bare name) in `scope` when every binding of
-    the name there is a call of a function returning a tensor; else None."""
+    """The first call binding `argument` (a bare name) in `scope` (a def or the module of
+    the tree `parent` reads) when every binding of the name there is a call of a function
+    returning a tensor; else None."""
     if not isinstance(argument, cst.Name):
         return None
-    values = bound_values(scope, argument.value)
+    module = scope
+    while (above := parent(module)) is not None:
+        module = above
+    # the module's bindings of the name are listed once per tree; those under `scope` are
+    # kept (a walk of the def's body for each wrap cost more than the rest of this pass)
+    values = [v for v in bound_values(module, argument.value) if _under(v, scope, parent)]
     if not values or not all(isinstance(v, cst.Call) for v in values):
         return None
     for value in values:
@@ -51,3 +58,13 @@ def tensor_binding(
     first = values[0]
     assert isinstance(first, cst.Call)
     return first
+
+
+def _under(
+    node: cst.CSTNode, scope: cst.CSTNode, parent: Callable[[cst.CSTNode], cst.CSTNode | None]
+) -> bool:
+    """`node` is `scope` or inside it."""
+    current: cst.CSTNode | None = node
+    while current is not None and current is not scope:
+        current = parent(current)
+    return current is not None

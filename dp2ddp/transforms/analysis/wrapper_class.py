@@ -228,7 +228,8 @@ class WrapperClass:
         call = t.parent(original_node)
         if not (
             isinstance(call, cst.Call)
-            and m.matches(call.func, m.Name("isinstance") | m.Name("issubclass"))
+            and isinstance(call.func, cst.Name)
+            and call.func.value in ("isinstance", "issubclass")
             and len(call.args) == 2
             and call.args[1] is original_node
         ):

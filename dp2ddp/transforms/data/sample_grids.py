@@ -72,6 +72,7 @@ from dp2ddp.transforms._support.nodes import (
     call_named,
     derived_names,
     name_of,
+    nodes_of,
     variables_under,
     walk,
 )
@@ -104,12 +105,17 @@ def gathered_grids(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.Whil
 def gather_grids(t: LoaderEvaluation) -> None:
     """Gather or say each image grid saved in the loops over sharded loaders' batches
     (module docstring)."""
+    if not t._grid_loops or not any(
+        _is_image_call(call, t) for call in nodes_of(t._module_node, cst.Call)
+    ):
+        return  # no image saved or made anywhere in the module: nothing to gather or say
     said: set[int] = set()
+    saving: dict[int, set[int]] = {}  # _saved_params of each plain function, read once
     for loader, loop in t._grid_loops:
         saves = _image_calls(t, loop.body)
         if saves:
             _gather_grids(t, loader, loop, saves)
-        _say_last_batch_images(t, loader, loop, said)
+        _say_last_batch_images(t, loader, loop, said, saving)
 
 
 def _image_calls(t: LoaderEvaluation, root: cst.CSTNode) -> list[cst.Call]:
@@ -130,7 +136,11 @@ def _is_image_call(node: cst.CSTNode, t: LoaderEvaluation) -> TypeGuard[cst.Call
 
 
 def _say_last_batch_images(
-    t: LoaderEvaluation, loader: Loader, loop: cst.For | cst.While, said: set[int]
+    t: LoaderEvaluation,
+    loader: Loader,
+    loop: cst.For | cst.While,
+    said: set[int],
+    saving: dict[int, set[int]],
 ) -> None:
     """DP132 for each image made or saved, in the scope around `loop` and outside its body,
     of a step's rows (module docstring, stop 55): rank 0's image holds its share of that
@@ -149,7 +159,7 @@ def _say_last_batch_images(
             continue
         in_loop = id(call) in inside
         images = [call.args[0].value] if not in_loop and _is_image_call(call, t) else []
-        handed = _handed_images(t, flow, call) if not images else []
+        handed = _handed_images(t, flow, call, saving) if not images else []
         for image in images + handed:
             if any(isinstance(n, cst.Call) and name_is(n, GATHER) for n in walk(image)):
                 continue
@@ -168,17 +178,22 @@ def _say_last_batch_images(
                 break
 
 
-def _handed_images(t: LoaderEvaluation, flow: DefUse, call: cst.Call) -> list[cst.BaseExpression]:
+def _handed_images(
+    t: LoaderEvaluation, flow: DefUse, call: cst.Call, saving: dict[int, set[int]]
+) -> list[cst.BaseExpression]:
     """The arguments of `call` that a plain function of the module it runs saves or makes
     an image of (its parameter read by torchvision's save_image/make_grid, through
-    bindings in its body): SRCNN's `save_image(show_image_hr, ...)` of stop 55 (v2-B)."""
+    bindings in its body): SRCNN's `save_image(show_image_hr, ...)` of stop 55 (v2-B).
+    `saving` keeps each function's saved parameters, read once for all its call sites."""
     found: list[cst.BaseExpression] = []
     for function in flow.callees(call):
         if function.owner is not None or not isinstance(function.node, cst.FunctionDef):
             continue
-        saved: set[int] = set()
-        for inner in _image_calls(t, function.node.body):
-            saved |= _params_read(flow, inner.args[0].value, function.params, set())
+        saved = saving.get(id(function.node))
+        if saved is None:
+            saved = saving[id(function.node)] = set()
+            for inner in _image_calls(t, function.node.body):
+                saved |= _params_read(flow, inner.args[0].value, function.params, set())
         for index, param in enumerate(function.params):
             if id(param) not in saved:
                 continue

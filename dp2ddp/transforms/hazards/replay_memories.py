@@ -55,19 +55,23 @@ def per_rank_memories(
     calls = list(nodes_of(module, cst.Call))
     if not any(trains_call(call, qualified_names) for call in calls):
         return
+    # the draws first: most modules sample no container, and following the training
+    # calls through the module's functions costs far more than reading each call once
+    sampled: dict[str, cst.Call] = {}
+    for call in calls:
+        key = _sampled(call, qualified_names)
+        if key is not None:
+            sampled.setdefault(key, call)
+    if not sampled:
+        return
     fills: dict[str, cst.Call] = {}
     for call in _training_calls(module, qualified_names):
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in FILL_METHODS and call.args:
             fills.setdefault(code_of(func.value), call)
-    if not fills:
-        return
-    said: set[str] = set()
-    for call in calls:
-        key = _sampled(call, qualified_names)
-        if key is None or key not in fills or key in said:
+    for key, call in sampled.items():
+        if key not in fills:
             continue
-        said.add(key)
         fill = fills[key]
         detail = (
             f"`{key}` is filled while the program trains at line {position(fill)[0]} "
