@@ -1230,6 +1230,16 @@ Stop 55 (helper s4), in-loop draws for the global batch:
   gpt-v6): a `torch.randint` batch from `get_batch()` fed to the wrap through a loss helper:
   drawn alike and split, each rank its 4 of the original's 8 rows (before: DP006, both
   ranks trained all 8), and no DP006 (its text was false once drawn alike).
+Stop 56's round 9 (helper v2):
+- model_wrap_s56_v2_guarded_class_name (v2-A, WiseDoge/CoupletAI@fc052f8 main.py:165): the
+  checkpoint named `f"{model.__class__.__name__}_{epoch + 1}.bin"`, the wrap under a flag and
+  the model made by a call given arguments: `"DataParallel"` where the model is the DDP wrap;
+  rank 0 prints the original's `checkpoint DataParallel_1.bin` (before:
+  `DistributedDataParallel_1.bin`, no warning).
+- shared_draws_s56_v2_noise_unpacked_shape (v2-B, luodhhh/ModernTCN@56a9a2c imputation's
+  `B, T, N = batch_x.shape`, `mask = torch.rand((B, T, N))`): the mask is `ddp_draw_share`d,
+  each rank its rows of the original's one draw, compared through E2E_DIGEST (before: DP006,
+  both ranks drew the same rows for their own samples).
 """
 
 from __future__ import annotations
@@ -1747,6 +1757,15 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s55_s4_noise_local_size": ("samples 4",),
     "shared_draws_s55_s4_noise_loader_other_module": (),
     "batches_s55_s4_randint_batch_loss_helper": ("weights -0.1915",),
+    # stop 56 v2: the original's (the base printed checkpoint DistributedDataParallel_1.bin:
+    # the wrapper's class names the file, no warning)
+    "model_wrap_s56_v2_guarded_class_name": (
+        "checkpoint DataParallel_1.bin",
+        "checkpoint DataParallel_2.bin",
+        "weights -1.5166",
+    ),
+    # stop 56 v2: each rank's rows of the original's one draw (digests: S55_S4_SHARES)
+    "shared_draws_s56_v2_noise_unpacked_shape": (),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2678,6 +2697,7 @@ S55_S4_SHARES = (
     "shared_draws_s55_s4_noise_local_size",
     "shared_draws_s55_s4_noise_loader_other_module",
     "batches_s55_s4_randint_batch_loss_helper",
+    "shared_draws_s56_v2_noise_unpacked_shape",  # stop 56 v2-B
 )
 
 
