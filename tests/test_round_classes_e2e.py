@@ -1253,6 +1253,16 @@ Stop 56's validation round 9 (helper v4), said and checked by verify's verdict:
   forward() calls a function of its module that builds a batch x batch similarity by
   broadcasting two views (`x.view(b, 1, c) - x.view(1, b, c)`): DP040 at the call (before:
   nothing said; each rank propagated over its half of the batch).
+Stop 56's round 9 (helper v2):
+- model_wrap_s56_v2_guarded_class_name (v2-A, WiseDoge/CoupletAI@fc052f8 main.py:165): the
+  checkpoint named `f"{model.__class__.__name__}_{epoch + 1}.bin"`, the wrap under a flag and
+  the model made by a call given arguments: `"DataParallel"` where the model is the DDP wrap;
+  rank 0 prints the original's `checkpoint DataParallel_1.bin` (before:
+  `DistributedDataParallel_1.bin`, no warning).
+- shared_draws_s56_v2_noise_unpacked_shape (v2-B, luodhhh/ModernTCN@56a9a2c imputation's
+  `B, T, N = batch_x.shape`, `mask = torch.rand((B, T, N))`): the mask is `ddp_draw_share`d,
+  each rank its rows of the original's one draw, compared through E2E_DIGEST (before: DP006,
+  both ranks drew the same rows for their own samples).
 """
 
 from __future__ import annotations
@@ -1794,6 +1804,15 @@ CASES: dict[str, tuple[str, ...]] = {
         "features -14.1119 embedded 1.0425",
         "weights -1.3634",
     ),
+    # stop 56 v2: the original's (the base printed checkpoint DistributedDataParallel_1.bin:
+    # the wrapper's class names the file, no warning)
+    "model_wrap_s56_v2_guarded_class_name": (
+        "checkpoint DataParallel_1.bin",
+        "checkpoint DataParallel_2.bin",
+        "weights -1.5166",
+    ),
+    # stop 56 v2: each rank's rows of the original's one draw (digests: S55_S4_SHARES)
+    "shared_draws_s56_v2_noise_unpacked_shape": (),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2733,6 +2752,7 @@ S55_S4_SHARES = (
     "shared_draws_s55_s4_noise_local_size",
     "shared_draws_s55_s4_noise_loader_other_module",
     "batches_s55_s4_randint_batch_loss_helper",
+    "shared_draws_s56_v2_noise_unpacked_shape",  # stop 56 v2-B
 )
 
 

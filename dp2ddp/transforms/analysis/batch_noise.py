@@ -373,7 +373,8 @@ def size_names(loop: cst.For, draw: cst.CSTNode) -> set[str]:
     """Names holding the size of a batch of `loop` where `draw` runs: bound by a statement
     of the loop's own body (not under a condition or an inner loop: it runs every step,
     before `draw`) to `x.size(0)` (batch_of_size) of a name holding the batch's rows
-    there. Any other binding of the name on the way (an `if` may rebind it) drops it."""
+    there, or first of an unpacked `x.shape` / `x.size()` (batch_of_shape). Any other
+    binding of the name on the way (an `if` may rebind it) drops it."""
     sizes: set[str] = set()
     top = {id(s) for s in loop.body.body}
     for node in walk(loop.body, skip_scopes=True):
@@ -391,14 +392,43 @@ def size_names(loop: cst.For, draw: cst.CSTNode) -> set[str]:
             id(s) in top and isinstance(s, cst.SimpleStatementLine) and node in s.body
             for s in loop.body.body
         )
-        if (
-            statement_is_top
-            and len(node.targets) == 1
-            and isinstance(node.targets[0].target, cst.Name)
-            and batch_of_size(node.value) in batch_rows(loop, node)
-        ):
+        if not statement_is_top or len(node.targets) != 1:
+            continue
+        target = node.targets[0].target
+        if isinstance(target, cst.Name) and batch_of_size(node.value) in batch_rows(loop, node):
             sizes |= names
+        first = _first_unpacked(target)
+        if first is not None and batch_of_shape(node.value) in batch_rows(loop, node):
+            sizes.add(first)  # `B, T, N = batch_x.shape`: B, the batch's rows
     return sizes
+
+
+def _first_unpacked(target: cst.BaseAssignTargetExpression) -> str | None:
+    """The name `B, T, N = ...` (or `[B, T, N] = ...`) binds first; None otherwise."""
+    if not isinstance(target, (cst.Tuple, cst.List)) or not target.elements:
+        return None
+    head = target.elements[0]
+    if isinstance(head, cst.StarredElement) or not isinstance(head.value, cst.Name):
+        return None
+    return head.value.value
+
+
+def batch_of_shape(whole: cst.BaseExpression) -> str | None:
+    """The name whose whole shape `whole` is: `x.shape`, `x.size()` -> "x" (unpacked, its
+    first element is the batch's size: ModernTCN's imputation `B, T, N = batch_x.shape`
+    before `mask = torch.rand((B, T, N))`, luodhhh/ModernTCN@56a9a2c, stop 56 class v2-B);
+    None for anything else."""
+    if isinstance(whole, cst.Call) and not whole.args and isinstance(whole.func, cst.Attribute):
+        if whole.func.attr.value == "size" and isinstance(whole.func.value, cst.Name):
+            return whole.func.value.value
+        return None
+    if (
+        isinstance(whole, cst.Attribute)
+        and whole.attr.value == "shape"
+        and isinstance(whole.value, cst.Name)
+    ):
+        return whole.value.value
+    return None
 
 
 def batch_of_size(first: cst.BaseExpression) -> str | None:

@@ -122,7 +122,7 @@ class WrapperClass:
         if not (isinstance(model, cst.Name) or self._own_attribute(flow, model)):
             return None  # `model.module`: a part of what the wrap holds, not the wrap
         stop: Callable[[cst.Call], bool] = self._is_wrap
-        found = [o for o in origins(flow, model, stop) if not o.selects]
+        found = _results_only([o for o in origins(flow, model, stop) if not o.selects])
         if not all(self._itself(flow, o) for o in found):
             return None  # a value made from the model (a path, a name), not the model
         wraps = [o for o in found if o.kind == "call" and not o.cut and self._is_wrap(o.node)]
@@ -160,12 +160,15 @@ class WrapperClass:
     def _itself(self, flow: DefUse, origin: Origin) -> bool:
         """The origin reaches the read as the object itself: through names, parameters,
         the instance's own attributes and the moves that return their receiver (`.cuda()`,
-        `.to()`), never an operator, a format, a part or another call's result."""
+        `.to()`) and the module's own functions that return it, never an operator, a
+        format, a part or another call's result."""
         if origin.cut:
             return False
         for step in origin.path:
             node = step.node
             if node is origin.node or isinstance(node, (cst.Name, cst.Param)):
+                continue
+            if step.call:  # a call of this module's function returning it: `model = build(4, 2)`
                 continue
             if isinstance(node, cst.Attribute) and self._own_attribute(flow, node):
                 continue
@@ -261,3 +264,18 @@ class WrapperClass:
                 value=updated_node.value.with_changes(elements=elements)
             )
         return updated_node
+
+
+def _results_only(found: list[Origin]) -> list[Origin]:
+    """The sources a read of the model may see, less those the walk reached only through
+    the arguments of a call it reports as a source too: `model = nn.Linear(3, 3)` or
+    `model = init_model_by_key(args, tokenizer)` before a guarded wrap is that call's
+    result, not its `3`s, `args` or `tokenizer` (the walk adds a library call's arguments
+    in case it returns one of them; the call itself stands for what it returns). Before,
+    those arguments made the read "a value made from the model" and a guarded wrap's class
+    name stayed "DistributedDataParallel" with no warning (WiseDoge/CoupletAI@fc052f8's
+    checkpoint `f"{model.__class__.__name__}_{epoch + 1}.bin"`, stop 56 class v2-A)."""
+    calls = {id(o.node) for o in found if o.kind == "call"}
+    return [
+        o for o in found if not any(s.node is not o.node and id(s.node) in calls for s in o.path)
+    ]
