@@ -6,6 +6,7 @@ import libcst as cst
 
 from dp2ddp.flow import Origin, code, origins, view
 from dp2ddp.flow.origins import Step
+from dp2ddp.flow.origins import _Walk as Walk
 
 SOURCE = """
 import time
@@ -190,3 +191,29 @@ def test_element_of_a_store_whose_puts_are_all_known_is_what_was_put() -> None:
     assert all(o.cut for o in got[0] if o.kind == "global")
     for found in got[1:]:
         assert [(o.kind, o.cut) for o in found] == [("unknown", True)]
+
+
+def test_a_target_unpacking_its_own_name_ends_the_walk() -> None:
+    """`output, aux = output` in a loop (stop 56, round 9: kchengiva/DecoupleGCN-DropGraph
+    @a9c2052 main.py:452, the output made in a `with` block): the right side reaches that very binding, so each hop asked for
+    the element of the element, a new work item per depth, until the budget ran out —
+    minutes of migrate per module, and an `unknown` source. Past MAX_PICK the whole value
+    is followed: the walk ends, and the model's output is the source it is."""
+    source = (
+        "class Processor:\n"
+        "    def train(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            with torch.no_grad():\n"
+        "                output = self.model(x)\n"
+        "            if isinstance(output, tuple):\n"
+        "                output, aux = output\n"
+        "            loss = self.loss(output, y)\n"
+    )
+    module = cst.parse_module(source)
+    flow = view(module)
+    (call,) = [c for c in flow.calls if code(c.func) == "self.loss"]
+    walk = Walk(flow, None)
+    found = walk.run(call.args[0].value)
+    assert len(walk.seen) < 100, len(walk.seen)
+    kinds = {f"{o.kind} {code(o.node)}" for o in found if not o.selects}
+    assert not any(k.startswith("unknown") for k in kinds), kinds
