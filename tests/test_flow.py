@@ -194,11 +194,11 @@ def test_element_of_a_store_whose_puts_are_all_known_is_what_was_put() -> None:
 
 
 def test_a_target_unpacking_its_own_name_ends_the_walk() -> None:
-    """`output, aux = output` in a loop (stop 56, round 9: kchengiva/DecoupleGCN-DropGraph
-    @a9c2052 main.py:452, the output made in a `with` block): the right side reaches that very binding, so each hop asked for
-    the element of the element, a new work item per depth, until the budget ran out —
-    minutes of migrate per module, and an `unknown` source. Past MAX_PICK the whole value
-    is followed: the walk ends, and the model's output is the source it is."""
+    """`output, aux = output` in a loop, the output made in a `with` block (stop 56, round
+    9: kchengiva/DecoupleGCN-DropGraph@a9c2052 main.py:452): the right side reaches that
+    very binding, so each hop asked for the element of the element, a new work item per
+    depth, until the budget ran out — minutes of migrate per module, and an `unknown`
+    source. Past MAX_PICK the whole value is followed: the walk ends, nothing unknown."""
     source = (
         "class Processor:\n"
         "    def train(self, loader):\n"
