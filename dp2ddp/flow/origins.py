@@ -73,12 +73,8 @@ ELEMENT = frozenset({"next", "iter"})
 BUDGET = 20_000
 #: How many calls deep the walk enters functions.
 MAX_CALLS = 6
-#: The deepest element of an unpacking the walk still tells apart. A target that unpacks
-#: its own name (`output, aux = output` in a loop, whose right side reaches that very
-#: binding) asks for the element of the element ... without end: each depth a new work
-#: item, each item's path one step longer (DecoupleGCN-DropGraph's main.py ran the
-#: budget out per question, minutes a module). Deeper than this, the whole value is
-#: followed: every source of an element is a source of the value, so nothing is lost.
+#: The deepest unpacked element told apart (`out, aux = out` reaching itself in a loop asked
+#: for elements without end); deeper, the whole value is followed: its sources hold them all.
 MAX_PICK = 4
 
 
@@ -361,8 +357,7 @@ class _Walk:
             value, pick = _element_of(value, pick)
         element = True if kind == "for" else item.element
         steps = (*item.steps, Step(target, what, cut=kind == "for"))
-        picked = (*pick, *item.pick)
-        picked = picked if len(picked) <= MAX_PICK else ()
+        picked = (*pick, *item.pick) if len(pick) + len(item.pick) <= MAX_PICK else ()
         self.todo.append(_Item(value, steps, item.context, element, picked, item.selects))
 
     def _parameter(self, item: _Item, param: cst.Param) -> None:

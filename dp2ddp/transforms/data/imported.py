@@ -13,16 +13,14 @@ is in the entry. Each module is migrated on its own, so the two sides meet here:
 * The entry, told the exports (state.loaders.exported), finds its loops over them (through
   the names it binds, `for ... in enumerate(train_loader)`, calls that pass them on) and
   puts `loader.sampler.set_epoch(epoch)` in the epoch loop around, as for its own loaders.
-  An explicit set_epoch decides the next pass of the self-advancing sampler, so the two
-  agree; where the entry finds no epoch loop the sampler still reshuffles every pass.
+  An explicit set_epoch decides the self-advancing sampler's next pass: the two agree.
 * A loader returned by a project module discovery could not follow (state.loaders.unfollowed)
   is sharded by no one: a training loop over it gets DP027.
 * A loader whose batch sampler of the program's own this module shards (DdpBatchShard) is
   exported for one thing (`batches`, with the sampler as `composed`): the importer's loops
   over it read rows by position after the model call where this module cannot see them
   (DP082, batches/positions.py); no set_epoch is planned for it (its `sampler` has none).
-  Its loops' running figures are this rank's share as any sharded loader's (the figure
-  rule: summed after the loop where proved, else DP030; stop 52 w1, alinlab/cs-kd@b447f25).
+  Its loops' running figures are this rank's share (summed where proved, else DP030).
 """
 
 from __future__ import annotations
