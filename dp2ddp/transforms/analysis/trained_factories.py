@@ -157,9 +157,7 @@ def branch_pick(
     if len(picks) != 1:
         return None
     name, values = picks.pop()
-    positional = [*function.params.posonly_params, *function.params.params]
-    index = next((i for i, p in enumerate(positional) if p.name.value == name), None)
-    known = index is not None or any(p.name.value == name for p in function.params.kwonly_params)
+    known, index = _parameter_position(function, name)
     return (name, index, values) if known else None
 
 
@@ -175,12 +173,12 @@ def picks_sharded(call: cst.Call | None, export: LoaderExport | None) -> bool | 
     return None
 
 
-def _reaches(flow: DefUse, definition: Definition, loader: cst.Call) -> bool:
+def _reaches(flow: DefUse, definition: Definition, loader: cst.Call, depth: int = 0) -> bool:
     """The definition binds `loader` itself, or a name bound only to it."""
     return (
         definition.kind == "assign"
         and not definition.element
-        and (definition.value is not None and _value_reaches(flow, definition.value, loader, 0))
+        and (definition.value is not None and _value_reaches(flow, definition.value, loader, depth))
     )
 
 
@@ -191,13 +189,16 @@ def _value_reaches(flow: DefUse, value: cst.BaseExpression, loader: cst.Call, de
     if not isinstance(value, cst.Name) or depth > 3:
         return False
     found = flow.definitions(value)
-    return bool(found) and all(
-        d.kind == "assign"
-        and not d.element
-        and d.value is not None
-        and _value_reaches(flow, d.value, loader, depth + 1)
-        for d in found
-    )
+    return bool(found) and all(_reaches(flow, d, loader, depth + 1) for d in found)
+
+
+def _parameter_position(function: cst.FunctionDef, name: str) -> tuple[bool, int | None]:
+    """Whether `function` has a parameter `name`, and its position (None: keyword-only)."""
+    params = function.params
+    for position, param in enumerate([*params.posonly_params, *params.params]):
+        if param.name.value == name:
+            return True, position
+    return any(p.name.value == name for p in params.kwonly_params), None
 
 
 def _branch_test(
@@ -260,13 +261,8 @@ def shuffle_parameter(
     value = loader.args[index].value
     if not isinstance(value, cst.Name):
         return "", None
-    params = function.params
-    for position, param in enumerate([*params.posonly_params, *params.params]):
-        if param.name.value == value.value:
-            return value.value, position
-    if any(p.name.value == value.value for p in params.kwonly_params):
-        return value.value, None
-    return "", None
+    known, position = _parameter_position(function, value.value)
+    return (value.value, position) if known else ("", None)
 
 
 def looked_up(
