@@ -29,7 +29,7 @@ from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.helpers_home import package_home
 from dp2ddp.program.import_reach import reached
 from dp2ddp.program.project import Project, others
-from dp2ddp.program.reexports import ProgramReexports
+from dp2ddp.program.reexports import ProgramReexports, package_aliases
 from dp2ddp.program.told_loaders import LoaderTeller
 from dp2ddp.result import LoaderExport
 
@@ -192,6 +192,15 @@ class ProgramTeller(LoaderTeller):
                     tuple(sorted(methods.get(n, ((), ()))[1])),
                 )  # fmt: skip
                 for n, use in self._models.items()
+            )
+            # ... and under each name a package re-exports one by (a class imported from
+            # its package is the same class: reexports.package_aliases, stop 56 v4-A)
+            by_name = {each.name: each for each in self._model_classes}
+            aliases = package_aliases(self.program, set(by_name))
+            self._model_classes += tuple(
+                replace(by_name[full], name=alias)
+                for alias, full in sorted(aliases.items())
+                if alias not in by_name
             )
         prefix = f"{module.name}."
         own = [
