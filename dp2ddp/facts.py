@@ -513,6 +513,14 @@ class BatchSumReturn:
     text: str
     where: str
     back: tuple[int, ...] = ()
+    #: Where the function returns what a call of another told function or loss class
+    #: returns (`return self.loss(inputs, outputs)`, `self.loss = ChamferLoss()`: stop 56
+    #: v4-D): that one's told name (`loss.ChamferLoss.forward`), resolved program-wide into
+    #: its sums (hazards/batch_sum_returns.forwarded_sums; never told unresolved); `passes`
+    #: says, per argument of that call, (its position or -1, its keyword or "", the index
+    #: in `params` of the parameter of this function it passes).
+    via: str = ""
+    passes: tuple[tuple[int, str, int], ...] = ()
 
 
 @dataclass(frozen=True)

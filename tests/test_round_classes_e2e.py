@@ -2407,6 +2407,12 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 56 v4: a batch x batch propagation in a module-level helper of a module called
         # on the wrapped model's output
         ("hazards_s56_v4a_pairs_in_module_function", "DP040"),
+        # stop 57 s1: the same class imported from the package re-exporting it (a star, a
+        # renamed import)
+        ("s57_s1_pairs_class_from_package", "DP040"),
+        # stop 57 s1: a Chamfer loss summed over the batch in a loss class the model holds,
+        # run through the wrapped model's `.module.get_loss(...)`
+        ("s57_s1_summed_loss_through_module_method", "DP004"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

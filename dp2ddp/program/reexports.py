@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from dp2ddp.facts import Reexports
 from dp2ddp.program.discovery import Program, ProgramModule
@@ -220,3 +220,30 @@ class ProgramReexports:
                 names[_join(spelled, name)] = target
             elif self.forwards(f"{absolute}.{name}"):
                 forwarding.add(_join(spelled, name))
+
+
+def package_aliases(program: Program, targets: set[str]) -> dict[str, str]:
+    """Each name a package's `__init__.py` gives one of `targets` (program classes, named
+    by the module defining them) by a re-export, named or star -> that name:
+    `embedding_propagation.EmbeddingPropagation` -> `embedding_propagation.
+    embedding_propagation.EmbeddingPropagation` for `from .embedding_propagation import *`
+    (stop 56 v4-A, ElementAI/embedding-propagation@e7bfc71: the class's facts were kept
+    under the module's name only, the program imports it from the package, and the call
+    on the wrapped model's output was never linked to its batch x batch comparison). A
+    name the package binds itself is its own (a star does not replace it)."""
+    from dp2ddp.transforms.rank_zero.reexported import reexported_as, reexports_of
+
+    packages: list[tuple[Iterable[tuple[str, str]], frozenset[str]]] = []
+    for module in program.modules:
+        statements = [s for s in module.imports if s.col_offset == 0]
+        if not module.is_package or not any(isinstance(s, ast.ImportFrom) for s in statements):
+            continue
+        tree = ast.Module(body=list(statements), type_ignores=[])
+        own = frozenset(
+            found.group(1) or found.group(2)
+            for found in _OTHER_BINDINGS.finditer(module.source.text)
+        )
+        found = reexports_of(module.name, tree, True, module_bindings(module))
+        if found:
+            packages.append((found, own))
+    return reexported_as(targets, packages) if packages else {}

@@ -29,7 +29,7 @@ from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.helpers_home import package_home
 from dp2ddp.program.import_reach import reached
 from dp2ddp.program.project import Project, others
-from dp2ddp.program.reexports import ProgramReexports
+from dp2ddp.program.reexports import ProgramReexports, package_aliases
 from dp2ddp.program.told_loaders import LoaderTeller
 from dp2ddp.result import LoaderExport
 
@@ -134,7 +134,11 @@ class ProgramTeller(LoaderTeller):
             from dp2ddp.transforms.analysis import class_reach
             from dp2ddp.transforms.analysis.bare_modules import bare_classes, empty_classes
             from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
-            from dp2ddp.transforms.analysis.layer_methods import layer_methods
+            from dp2ddp.transforms.analysis.layer_methods import (
+                held_runs,
+                layer_methods,
+                quiet_through_held,
+            )
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
             classes: dict[str, ClassFacts] = {}
@@ -142,6 +146,7 @@ class ProgramTeller(LoaderTeller):
             bare: set[str] = set()
             empty: set[str] = set()
             methods: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+            held: dict[str, dict[str, frozenset[str]]] = {}
             reaches: list[tuple[str, class_reach.ModuleReach]] = []
             for each in self.program.modules:
                 key = ("model_classes", each.real, each.name)
@@ -165,8 +170,17 @@ class ProgramTeller(LoaderTeller):
                             partial(layer_methods, each.name, each.source.text),
                         )
                     )
+                    held.update(
+                        self.project.remembered(
+                            ("held_runs", each.real, each.name),
+                            partial(held_runs, each.name, each.source.text, each.is_package),
+                        )
+                    )
                 key = ("class_reach", each.real, each.name)
                 reaches.append((each.name, self.project.remembered(key, partial(_reach, each))))
+            # A method calling only attributes that hold parameterless classes runs none.
+            aliases = package_aliases(self.program, empty) if held else {}
+            methods = quiet_through_held(methods, held, empty | aliases.keys())
             # Layers called from outside their class are no "never used" (class_reach.py).
             called = class_reach.called_attributes(r for _, r in reaches)
             classes = class_reach.spare_called(classes, called)
@@ -192,6 +206,15 @@ class ProgramTeller(LoaderTeller):
                     tuple(sorted(methods.get(n, ((), ()))[1])),
                 )  # fmt: skip
                 for n, use in self._models.items()
+            )
+            # ... and under each name a package re-exports one by (a class imported from
+            # its package is the same class: reexports.package_aliases, stop 56 v4-A)
+            by_name = {each.name: each for each in self._model_classes}
+            aliases = package_aliases(self.program, set(by_name))
+            self._model_classes += tuple(
+                replace(by_name[full], name=alias)
+                for alias, full in sorted(aliases.items())
+                if alias not in by_name
             )
         prefix = f"{module.name}."
         own = [
@@ -320,15 +343,20 @@ class ProgramTeller(LoaderTeller):
         if "backward" not in module.source.text:
             return ()
         if self._batch_sums is None:
-            from dp2ddp.transforms.hazards.batch_sum_returns import module_batch_sum_returns
+            from dp2ddp.transforms.hazards.batch_sum_returns import (
+                forwarded_sums,
+                module_batch_sum_returns,
+            )
 
-            self._batch_sums = self.project.per_module(
+            found = self.project.per_module(
                 self.program.modules,
                 "batch_sum_returns",
                 lambda m: module_batch_sum_returns(
                     m.name, m.path, m.source.text, partial(self.project.parsed_or_none, m)
                 ),
             )
+            # a method returning what a loss object of another module returns: its sums
+            self._batch_sums = tuple(sorted(forwarded_sums(dict(found)).items()))
         return others(self._batch_sums, module)
 
     def meters(self, module: ProgramModule) -> tuple[tuple[str, MeterClass], ...]:

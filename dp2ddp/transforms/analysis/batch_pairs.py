@@ -263,9 +263,28 @@ def _transposed(node: ast.expr) -> bool:
         return isinstance(_rows_kept(node.value), ast.Name)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         attr, count = node.func.attr, len(node.args)
+        if attr == "transpose" and keeps_first_axis([_int(a) for a in node.args], False):
+            return False  # `y.transpose(2, 1)`: within each sample, the batch's axis kept
         if (attr == "t" and count == 0) or (attr == "transpose" and count == 2):
             return isinstance(_rows_kept(node.func.value), ast.Name)
     return False
+
+
+def keeps_first_axis(dims: list[int | None], batched: bool) -> bool:
+    """A transpose of these two literal axes leaves the first one, the batch's, where it is:
+    neither is 0 and both count from the front (`transpose(2, 1)`), or, in a batched product
+    of 3-D operands (`torch.bmm`, `batched`), neither is 0 or -3 (`transpose(-1, -2)`)."""
+    if len(dims) != 2 or None in dims or 0 in dims:
+        return False
+    return all(d is not None and d > 0 for d in dims) or batched and -3 not in dims
+
+
+def _int(node: ast.expr) -> int | None:
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _rows_kept(node: ast.expr) -> ast.expr:

@@ -22,8 +22,10 @@ block of a method count (stop 53 s4), unless a block within turns gradients back
 from __future__ import annotations
 
 import ast
+from collections.abc import Set
 
 from dp2ddp.transforms._support.ast_nodes import parse_python
+from dp2ddp.transforms.analysis.layer_names import module_imports
 
 #: The last attribute of a call reached from `self` that runs no layer: a container's or a
 #: tensor's own method, and nn.Module's that compute nothing of the forward.
@@ -65,15 +67,152 @@ def layer_methods(
     return found
 
 
-def _running(methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> set[str]:
-    """The methods whose bodies run a layer, directly or through another method."""
+def held_runs(
+    import_name: str, source: str, is_package: bool
+) -> dict[str, dict[str, frozenset[str]]]:
+    """Per class of `layer_methods`, its methods that run layers only by calling attributes
+    of `self` each bound, wherever the class stores it, to an instance of one class
+    (`self.loss = ChamferLoss()`, `get_loss` returning `self.loss(input, output)`), with
+    those classes' qualified names: where the program proves each holds no parameter
+    (bare_modules.empty_classes), such a method runs none of the model's layers (stop 56
+    v4-E: DP108 said "those layers' gradients are not averaged" of a Chamfer loss's call)."""
+    if "forward" not in source:
+        return {}
+    try:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+    imports = module_imports(tree, import_name, is_package)
+    prefix = f"{import_name}." if import_name else ""
+    local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    found: dict[str, dict[str, frozenset[str]]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        methods = {
+            n.name: n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+        if "forward" not in methods:
+            continue
+        held = _held_instances(node, imports, local, prefix)
+        if not held:
+            continue
+        runs = _running(methods)
+        quiet: dict[str, frozenset[str]] = {}
+        for name in sorted(runs - {"forward"}):
+            called = _called_attributes(name, methods) & set(held)
+            if called and name not in _running(methods, frozenset(called)):
+                quiet[name] = frozenset(held[a] for a in called)
+        if quiet:
+            found[prefix + node.name] = quiet
+    return found
+
+
+def quiet_through_held(
+    methods: dict[str, tuple[frozenset[str], frozenset[str]]],
+    held: dict[str, dict[str, frozenset[str]]],
+    empty: Set[str],
+) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """`methods` (per class: runs, quiet) with each method of `held_runs` whose held
+    classes are all `empty` (proved to hold no parameter) moved from runs to quiet."""
+    moved = dict(methods)
+    for cls, quiet in held.items():
+        if cls not in moved:
+            continue
+        runs, proved = moved[cls]
+        none = frozenset(m for m, classes in quiet.items() if classes <= empty)
+        if none:
+            moved[cls] = (runs - none, proved | none)
+    return moved
+
+
+def _held_instances(
+    cls: ast.ClassDef, imports: dict[str, str], local: set[str], prefix: str
+) -> dict[str, str]:
+    """Attributes of `self` every store of which in the class is a call of one class by
+    name (`self.loss = ChamferLoss()`, `self.loss = losses.Chamfer()`), with its
+    qualified name."""
+    held: dict[str, str] = {}
+    other: set[str] = set()
+    for node in ast.walk(cls):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        for target in targets:
+            if not (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == "self"
+            ):
+                continue
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            name = _class_called(value, imports, local, prefix)
+            if not name or held.get(target.attr, name) != name:
+                other.add(target.attr)
+            else:
+                held[target.attr] = name
+    return {a: n for a, n in held.items() if a not in other}
+
+
+def _class_called(
+    value: ast.expr | None, imports: dict[str, str], local: set[str], prefix: str
+) -> str:
+    """The qualified name of the class `value` calls by name, "" for anything else."""
+    if not isinstance(value, ast.Call):
+        return ""
+    func = value.func
+    if isinstance(func, ast.Name):
+        if func.id in local:
+            return prefix + func.id
+        return imports.get(func.id, "")
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        base = imports.get(func.value.id)
+        return f"{base}.{func.attr}" if base else ""
+    return ""
+
+
+def _called_attributes(
+    name: str, methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+) -> set[str]:
+    """The attributes of `self` that the method, or a method of the class it calls on
+    `self`, transitively, calls (`self.loss(...)`)."""
+    found: set[str] = set()
+    todo, seen = [name], set()
+    while todo:
+        method = methods[todo.pop()]
+        if method.name in seen or not method.args.args:
+            continue
+        seen.add(method.name)
+        me = method.args.args[0].arg
+        for node in ast.walk(method):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == me
+            ):
+                if node.func.attr in methods:
+                    todo.append(node.func.attr)
+                else:
+                    found.add(node.func.attr)
+    return found
+
+
+def _running(
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+    silent: frozenset[str] = frozenset(),
+) -> set[str]:
+    """The methods whose bodies run a layer, directly or through another method; a call of
+    an attribute of `self` in `silent` runs none (held_runs)."""
     direct: dict[str, set[str]] = {}
     runs: set[str] = set()
     for name, method in methods.items():
         if _grad_off(method):
             direct[name] = set()  # its layers run with no gradient to average (stop 52 w3)
             continue
-        calls, own = _calls(method, methods)
+        calls, own = _calls(method, methods, silent)
         direct[name] = own
         if calls:
             runs.add(name)
@@ -142,6 +281,7 @@ def _turns_on(manager: ast.expr) -> bool:
 def _calls(
     method: ast.FunctionDef | ast.AsyncFunctionDef,
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
+    silent: frozenset[str] = frozenset(),
 ) -> tuple[bool, set[str]]:
     """(the body runs a layer itself, the methods of the class it calls on `self`)."""
     if not method.args.args:
@@ -164,7 +304,7 @@ def _calls(
             if func.attr in methods:
                 own.add(func.attr)
                 continue
-            if func.attr in _NO_LAYER:
+            if func.attr in _NO_LAYER or func.attr in silent:
                 continue  # `self.add_module(...)`, `self.parameters()`: nn.Module's own
             return True, own  # `self.main(x)`: a submodule (or a callable it holds)
         if func.attr in ("forward", "__call__") and _rooted(func.value, bound | {me}):

@@ -29,8 +29,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import NO_GRAD, walk
+from dp2ddp.transforms.analysis.bare_modules import empty_classes
 from dp2ddp.transforms.analysis.device_terms import drop_device_terms, is_device_term
-from dp2ddp.transforms.analysis.layer_methods import layer_methods
+from dp2ddp.transforms.analysis.layer_methods import held_runs, layer_methods, quiet_through_held
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -105,7 +106,11 @@ def model_methods(t: MigrationTransform) -> dict[str, tuple[tuple[str, ...], tup
     models = t.state.facts.models
     if models:
         return {m.name.rsplit(".", 1)[-1]: (m.runs, m.quiet) for m in models}
-    own = layer_methods("", t.state.text or "")
+    text = t.state.text or ""
+    own = layer_methods("", text)
+    held = held_runs("", text, False)
+    if held:  # a method calling only a parameterless loss it holds runs no layer
+        own = quiet_through_held(own, held, empty_classes("", text))
     return {name: (tuple(runs), tuple(quiet)) for name, (runs, quiet) in own.items()}
 
 

@@ -18,7 +18,8 @@ sum, nor a hand mean (`x.sum() / x.size(0)`: divided by a size, not a term).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -27,6 +28,7 @@ from dp2ddp.facts import BatchSumReturn
 from dp2ddp.flow import DefUse, Function, origins, view
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
+from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.batch_terms import additive_terms
 from dp2ddp.transforms.hazards.losses import _batch_sum, is_loss_sum
@@ -35,6 +37,10 @@ from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
 #: A text that may return a sum: a `.sum(` or `torch.sum(` call and a `return`.
 _MAY_SUM = re.compile(r"\bsum\s*\(")
+#: A text that may return what a loss object it holds returns (`return self.loss(a, b)`).
+_MAY_FORWARD = re.compile(r"\breturn\s+self\.\w+\(")
+#: Callees that are no program's: torch's, numpy's, the builtins.
+_LIBRARY = re.compile(r"(torch|numpy|builtins|math)\.")
 
 
 class _ExportBatchSums(MigrationTransform):
@@ -59,9 +65,9 @@ class _ExportBatchSums(MigrationTransform):
                 statement.body, cst.IndentedBlock
             ):
                 named += [
-                    (f"{statement.name.value}.forward", s)
+                    (f"{statement.name.value}.{s.name.value}", s)
                     for s in statement.body.body
-                    if isinstance(s, cst.FunctionDef) and s.name.value == "forward"
+                    if isinstance(s, cst.FunctionDef) and _told_method(s.name.value)
                 ]
             for name, definition in named:
                 function = flow.functions.get(definition)
@@ -77,6 +83,9 @@ class _ExportBatchSums(MigrationTransform):
         found: list[BatchSumReturn] = []
         for returned in function.returns:
             for (position, back), value in _elements(returned, ((), ())):
+                if (forwarded := self._forwarded(flow, value, own)) is not None:
+                    found.append(replace(forwarded, position=position, back=back))
+                    continue
                 for term in additive_terms(value, scope.assigned):
                     if (
                         not is_loss_sum(term, self)
@@ -85,7 +94,11 @@ class _ExportBatchSums(MigrationTransform):
                         continue
                     assert isinstance(term, cst.Call)
                     receiver = _receiver(term, self)
-                    params = _summed_params(flow, receiver, own) if receiver is not None else ()
+                    params = (
+                        _summed_params(flow, receiver, own, self._torch_op)
+                        if receiver is not None
+                        else ()
+                    )
                     if params:
                         line = self._position(term)[0]
                         found.append(
@@ -94,6 +107,131 @@ class _ExportBatchSums(MigrationTransform):
                             )
                         )
         return tuple(dict.fromkeys(found))
+
+    def _forwarded(
+        self, flow: DefUse, value: cst.BaseExpression, own: list[cst.Param]
+    ) -> BatchSumReturn | None:
+        """`value` is a call of another module's function or of an instance of another
+        module's class (`self.loss(inputs, outputs)`, `self.loss` bound only to
+        `ChamferLoss()`), each argument one of the function's own parameters: what it
+        returns, by the callee's told name, resolved program-wide (forwarded_sums)."""
+        if not isinstance(value, cst.Call) or not value.args:
+            return None
+        callee = self._callee(flow, value.func)
+        if not callee:
+            return None
+        params: list[tuple[int, str]] = []
+        passes: list[tuple[int, str, int]] = []
+        for position, arg in enumerate(value.args):
+            if arg.star:
+                return None
+            passed = _summed_params(flow, arg.value, own)
+            if len(passed) != 1:
+                continue  # not one parameter: never a summed argument of the callee
+            if passed[0] not in params:
+                params.append(passed[0])
+            keyword = arg.keyword.value if arg.keyword is not None else ""
+            passes.append((-1 if keyword else position, keyword, params.index(passed[0])))
+        if not passes:
+            return None
+        line = self._position(value)[0]
+        where = f"{self.path}:{line}"
+        return BatchSumReturn(
+            (), tuple(params), self.code(value), where, via=callee, passes=tuple(passes)
+        )
+
+    def _torch_op(self, call: cst.Call) -> bool:
+        """A function of torch computing on what it is given (`torch.min(P, 1)`, whose
+        values a Chamfer distance sums: stop 56 v4-D), not a class of torch.nn: the sum
+        is over its arguments' rows, which the walk follows as well."""
+        return any(
+            n.startswith("torch.")
+            and not n.startswith("torch.nn.")
+            and n[n.rfind(".") + 1 :].islower()
+            for n in self.qualified_names(call.func)
+        )
+
+    def _callee(self, flow: DefUse, func: cst.BaseExpression) -> str:
+        """The told name a call of `func` runs: an imported function's qualified name, or
+        `Class.forward` of the one class of another module whose instance `func` holds."""
+        if isinstance(func, cst.Name):
+            names = {n for n in self.qualified_names(func) if "." in n}
+            return names.pop() if len(names) == 1 and not _LIBRARY.match(next(iter(names))) else ""
+        built: set[str] = set()
+        for origin in origins(flow, func):
+            if origin.selects:
+                continue
+            if origin.kind != "call" or not isinstance(origin.node, cst.Call):
+                return ""
+            built |= self.qualified_names(origin.node.func)
+        if len(built) != 1 or _LIBRARY.match(next(iter(built))):
+            return ""
+        return f"{built.pop()}.forward"
+
+
+def _told_method(name: str) -> bool:
+    """A method whose returned sums are told: forward(), `__call__` (a plain loss class),
+    and any other of the class's own but `__init__` and other dunders (`get_loss`, called
+    through a wrapped model's `.module`: stop 56 v4-D)."""
+    return name in ("forward", "__call__") or not name.startswith("__")
+
+
+def forwarded_sums(
+    found: Mapping[str, tuple[BatchSumReturn, ...]],
+) -> dict[str, tuple[BatchSumReturn, ...]]:
+    """`found` (every module's told returns, by qualified name) with each forwarding return
+    (BatchSumReturn.via) replaced by the sums its callee returns, their parameters those of
+    the forwarding function that the call passes (`Net.get_loss(inputs, outputs)` returning
+    `self.loss(inputs, outputs)` tells ChamferLoss.forward's `torch.sum(mins)` over both);
+    through chains of forwards, a few deep; one whose callee returns no told sum, or not
+    over arguments it was passed, is dropped."""
+    resolved = {name: sums for name, sums in found.items()}
+    for _ in range(4):
+        changed = False
+        for name, sums in list(resolved.items()):
+            if not any(s.via for s in sums):
+                continue
+            kept: list[BatchSumReturn] = []
+            for summed in sums:
+                if not summed.via:
+                    kept.append(summed)
+                    continue
+                matched = told_matches([summed.via], resolved)
+                targets = resolved.get(matched[0], ()) if len(matched) == 1 else ()
+                kept += [s for t in targets if not t.via for s in _through(summed, t)]
+                if any(t.via for t in targets):
+                    kept.append(summed)  # its callee forwards too: the next round
+            changed = changed or tuple(kept) != sums
+            resolved[name] = tuple(dict.fromkeys(kept))
+        if not changed:
+            break
+    told = {name: tuple(s for s in sums if not s.via) for name, sums in resolved.items()}
+    return {name: sums for name, sums in told.items() if sums}
+
+
+def _through(forward: BatchSumReturn, target: BatchSumReturn) -> list[BatchSumReturn]:
+    """`target`, a sum the callee returns, as the forwarding function returns it: its
+    summed parameters those the call passes for them (none where one is not passed)."""
+    params: list[tuple[int, str]] = []
+    for index, name in target.params:
+        passed = [
+            forward.params[own]
+            for position, keyword, own in forward.passes
+            if position == index or keyword == name
+        ]
+        if not passed:
+            return []
+        params.append(passed[0])
+    whole = len(forward.back) == len(forward.position) and len(target.back) == len(target.position)
+    return [
+        BatchSumReturn(
+            (*forward.position, *target.position),
+            tuple(sorted(set(params))),
+            f"{target.text}, through {forward.text}",
+            target.where,
+            (*forward.back, *target.back) if whole else (),
+        )
+    ]
 
 
 def _elements(
@@ -113,13 +251,19 @@ def _elements(
 
 
 def _summed_params(
-    flow: DefUse, value: cst.BaseExpression, own: list[cst.Param]
+    flow: DefUse,
+    value: cst.BaseExpression,
+    own: list[cst.Param],
+    computes: Callable[[cst.Call], bool] = lambda _: False,
 ) -> tuple[tuple[int, str], ...]:
     """The function's parameters `value` comes from, where it comes only from them and
-    constants; () otherwise."""
+    constants, through calls `computes` accepts (torch's functions of what they are given,
+    whose arguments the walk follows too); () otherwise."""
     params: set[tuple[int, str]] = set()
     for origin in origins(flow, value):
         if origin.selects or origin.kind == "constant":
+            continue
+        if origin.kind == "call" and isinstance(origin.node, cst.Call) and computes(origin.node):
             continue
         if origin.kind != "parameter" or origin.node not in own:
             return ()
@@ -136,7 +280,9 @@ def module_batch_sum_returns(
 ) -> dict[str, tuple[BatchSumReturn, ...]]:
     """Another module's returned batch sums, by the qualified name an importer resolves
     (`loss.VAELoss.forward`, `loss.vae_loss`). Read only where the text can return one."""
-    if "return" not in source or "torch" not in source or not _MAY_SUM.search(source):
+    if "return" not in source or "torch" not in source:
+        return {}
+    if not _MAY_SUM.search(source) and not _MAY_FORWARD.search(source):
         return {}
     module = parsed()
     if module is None:

@@ -46,7 +46,7 @@ from dp2ddp.transforms._support.nodes import (
     parsed_or_none,
     walk,
 )
-from dp2ddp.transforms.analysis.batch_pairs import NORM_SAID
+from dp2ddp.transforms.analysis.batch_pairs import NORM_SAID, keeps_first_axis
 from dp2ddp.transforms.analysis.handed_parameters import handed, wraps
 from dp2ddp.transforms.analysis.held_objects import held
 from dp2ddp.transforms.analysis.partial_forward import module_classes
@@ -109,8 +109,12 @@ def _block(node: cst.FunctionDef | cst.ClassDef) -> tuple[cst.BaseStatement, ...
     return tuple(body.body) if isinstance(body, cst.IndentedBlock) else ()
 
 
-def _transposed(node: cst.BaseExpression) -> cst.Name | None:
-    """`y` of `y.t()`, `y.T`, `y.transpose(0, 1)`, also followed by `.contiguous()`."""
+def _transposed(node: cst.BaseExpression, batched: bool = False) -> cst.Name | None:
+    """`y` of `y.t()`, `y.T`, `y.transpose(0, 1)`, also followed by `.contiguous()`. Not a
+    transpose that keeps the first axis, the batch's, where it is (`y.transpose(2, 1)`;
+    in a batched product, `batched`, also `(-1, -2)`): the product then pairs what is inside
+    each sample (the points of one cloud: `torch.bmm(x, x.transpose(2, 1))`, stop 56 v4-E,
+    AnTao97/UnsupervisedPointCloudReconstruction@b589694's Chamfer distance), not samples."""
     if (
         isinstance(node, cst.Call)
         and isinstance(node.func, cst.Attribute)
@@ -126,10 +130,22 @@ def _transposed(node: cst.BaseExpression) -> cst.Name | None:
             attr == "transpose" and len(node.args) == 2
         ):
             return None
+        if attr == "transpose" and keeps_first_axis(
+            [_literal_int(a.value) for a in node.args], batched
+        ):
+            return None
         value = node.func.value
     else:
         return None
     return value if isinstance(value, cst.Name) else None
+
+
+def _literal_int(node: cst.BaseExpression) -> int | None:
+    """The value of an integer literal, `-1` included; None for anything else."""
+    sign = 1
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        sign, node = -1, node.expression
+    return sign * int(node.value) if isinstance(node, cst.Integer) else None
 
 
 def _compared(node: cst.CSTNode) -> tuple[str, str] | None:
@@ -177,7 +193,8 @@ def compares_samples(node: cst.CSTNode) -> bool:
                 operands = values[:2]  # torch.matmul(x, y.t())
             if len(operands) == 2:
                 first, second = operands
-                return isinstance(first, cst.Name) and _transposed(second) is not None
+                batched = last == "bmm"
+                return isinstance(first, cst.Name) and _transposed(second, batched) is not None
         if last == "expand" and len(values) == 2 and isinstance(func, cst.Attribute):
             a, b = values
             return isinstance(a, cst.Name) and isinstance(b, cst.Name) and a.value == b.value

@@ -25,10 +25,12 @@ import libcst as cst
 from dp2ddp.facts import BatchSumReturn
 from dp2ddp.flow import origins
 from dp2ddp.flow.text import code
+from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven
 
 Told = Mapping[str, tuple[BatchSumReturn, ...]]
+_WRAPS = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
 
 
 def told_sum_terms(
@@ -112,13 +114,34 @@ def _picked(node: cst.BaseExpression) -> tuple[cst.BaseExpression | None, tuple[
 
 
 def _callees(given: BatchGiven, call: cst.Call) -> set[str]:
-    """The told names the call may run: a function's, or the forward of the class whose
-    instance it calls."""
+    """The told names the call may run: a function's, the forward (or `__call__`) of the
+    class whose instance it calls, or the method of the class whose instance the call's
+    receiver holds, a wrap's module included (`model.module.get_loss(pts, out)` with
+    `model = nn.DataParallel(Net())`: `Net.get_loss`, stop 56 v4-D)."""
     names = set(given.qualified_names(call.func))
-    for origin in origins(given.flow, call.func):
-        if origin.kind == "call" and isinstance(origin.node, cst.Call) and not origin.selects:
-            names |= {f"{n}.forward" for n in given.qualified_names(origin.node.func)}
+    for built in _built(given, call.func):
+        names |= {f"{n}.forward" for n in built} | {f"{n}.__call__" for n in built}
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        receiver = func.value
+        if isinstance(receiver, cst.Attribute) and receiver.attr.value == "module":
+            receiver = receiver.value  # a wrap's module: what the wrap was given
+        for built in _built(given, receiver):
+            names |= {f"{n}.{func.attr.value}" for n in built}
     return names
+
+
+def _built(given: BatchGiven, value: cst.BaseExpression) -> Iterator[set[str]]:
+    """The qualified names of the classes `value` may hold an instance of, through a
+    DataParallel or DDP wrap of one (its first argument)."""
+    for origin in origins(given.flow, value):
+        if origin.kind != "call" or not isinstance(origin.node, cst.Call) or origin.selects:
+            continue
+        names = set(given.qualified_names(origin.node.func))
+        if names & _WRAPS and origin.node.args:
+            yield from _built(given, origin.node.args[0].value)
+        else:
+            yield names
 
 
 def _argument(call: cst.Call, param: tuple[int, str]) -> cst.BaseExpression | None:
