@@ -6,7 +6,7 @@ functions, classes or lambdas, whose code runs at some other time.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -14,6 +14,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import name_of, target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms.analysis.batch_noise import sized_by_batch
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import is_backward_call, loop_trains
 
@@ -299,6 +300,29 @@ ORDER_DRAWS = frozenset(
 
 
 _STREAMS = {"random": "Python's `random`", "numpy": "numpy's global", "torch": "torch's global"}
+
+
+def rows_permuted(node: cst.Call, names: set[str], loops: Iterable[cst.For]) -> str:
+    """DP006's detail for a permutation of the loop's own batch rows (`index =
+    torch.randperm(x.size(0))`, `np.random.permutation(len(x))`; sized_by_batch), which
+    picks mixing partners among the batch's samples (CutMix, MixUp: `x[index]`;
+    jypark1994/ClassDiscriminativeCutMix@dbf3290, class v1-C of stop 56): under DDP that
+    size is this rank's share, so each rank pairs its samples among its own. "" where the
+    draw is no such permutation."""
+    if not names & {"torch.randperm", "numpy.random.permutation"}:
+        return ""
+    if not node.args or node.args[0].keyword is not None or node.args[0].star:
+        return ""
+    first = node.args[0].value
+    if not any(sized_by_batch(first, loop, node) for loop in loops):
+        return ""
+    return (
+        f": a permutation of the batch's rows (sized `{cst.Module([]).code_for_node(first)}`),"
+        " this rank's share under DDP: where it picks partners among the batch's samples "
+        "(CutMix, MixUp: `x[index]`), each rank mixes its samples only with its own share's, "
+        "where DataParallel permuted the whole batch once and a sample's partner could be "
+        "any sample of it"
+    )
 
 
 def order_draw(names: set[str], alike: Callable[[], frozenset[str]]) -> str:
