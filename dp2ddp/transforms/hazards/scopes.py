@@ -14,7 +14,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import name_of, target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
-from dp2ddp.transforms.analysis.batch_noise import sized_by_batch
+from dp2ddp.transforms.analysis.batch_noise import batch_of_size, sized_by_batch
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import is_backward_call, loop_trains
 
@@ -314,7 +314,8 @@ def rows_permuted(node: cst.Call, names: set[str], loops: Iterable[cst.For]) -> 
     if not node.args or node.args[0].keyword is not None or node.args[0].star:
         return ""
     first = node.args[0].value
-    if not any(sized_by_batch(first, loop, node) for loop in loops):
+    rows = batch_of_size(first)
+    if not any(sized_by_batch(first, loop, node) or rows in _bound_in(loop) for loop in loops):
         return ""
     return (
         f": a permutation of the batch's rows (sized `{cst.Module([]).code_for_node(first)}`),"
@@ -323,6 +324,18 @@ def rows_permuted(node: cst.Call, names: set[str], loops: Iterable[cst.For]) -> 
         "where DataParallel permuted the whole batch once and a sample's partner could be "
         "any sample of it"
     )
+
+
+def _bound_in(loop: cst.For) -> set[str]:
+    """Names the loop's target or an assignment of its body binds (`batch, labels =
+    data[0].to(device), data[1].to(device)`: a batch's rows for the text of rows_permuted,
+    which sized_by_batch does not follow through the subscripts)."""
+    names = target_names(loop.target)
+    for node in walk(loop.body, skip_scopes=True):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                names |= target_names(target.target)
+    return names
 
 
 def order_draw(names: set[str], alike: Callable[[], frozenset[str]]) -> str:
