@@ -75,7 +75,8 @@ def _how_iterated(t: ShardDataLoaders, loader: Loader, label: str) -> tuple[str,
     if where is not loader.call:
         return why, "that comprehension"
     return (
-        f"{label} is iterated by no loop of this module (another module's, or by hand with next())",
+        f"{label} is iterated by no loop of this module (another module's, or by hand "
+        "with next()), where its metrics are not summed over the ranks",
         "another module",
     )
 
