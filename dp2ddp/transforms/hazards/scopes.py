@@ -302,6 +302,21 @@ ORDER_DRAWS = frozenset(
 _STREAMS = {"random": "Python's `random`", "numpy": "numpy's global", "torch": "torch's global"}
 
 
+def draw_detail(
+    node: cst.Call,
+    names: set[str],
+    loops: Iterable[cst.For],
+    module: cst.Module | None,
+    alike: Callable[[], frozenset[str]],
+) -> str:
+    """DP006's detail for a draw in a training loop (`loops`: the loops around it, innermost
+    first): a size not proved the loader's (global_draw), a permutation of the batch's rows
+    (rows_permuted), an order (order_draw); "" for another draw."""
+    return (
+        global_draw(node, module) or rows_permuted(node, names, loops) or order_draw(names, alike)
+    )
+
+
 def rows_permuted(node: cst.Call, names: set[str], loops: Iterable[cst.For]) -> str:
     """DP006's detail for a permutation of the loop's own batch rows (`index =
     torch.randperm(x.size(0))`, `np.random.permutation(len(x))`; sized_by_batch), which
