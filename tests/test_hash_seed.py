@@ -94,3 +94,34 @@ def test_migration_is_the_same_under_every_hash_seed(tmp_path: Path) -> None:
     assert "ddp_rank0_value(tempfile.mkdtemp)" in first
     for seed in SEEDS[1:]:
         assert outputs[seed] == first, f"PYTHONHASHSEED={seed} differs from {SEEDS[0]}"
+
+
+def test_dp041_names_the_holder_that_still_holds_the_layer(tmp_path: Path) -> None:
+    """Stop 56 class v2-C (thuml/Koopa@a2e0bb7): `self.inv_kps = self.var_kps =
+    nn.ModuleList(...)`, then `self.var_kps` bound to another list. DP041 names the list that
+    still holds the shared encoder, `self.inv_kps`, under hash seeds that named `self.inv_kps`
+    (1) and `self.var_kps` (2) at a3724108: a set of holder names was iterated in hash order,
+    and the rebinding was not seen."""
+    case = TESTS / "fixtures" / "model_wrap_s57_s2_chained_holder_rebound" / "input.py"
+    script = (
+        "import sys; from dp2ddp import MigrateOptions, migrate_source; "
+        "r = migrate_source(open(sys.argv[1]).read(), MigrateOptions(), filename='train.py'); "
+        "print([d.message for d in r.diagnostics if d.code == 'DP041'])"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONHASHSEED"}
+    root = str(Path(dp2ddp.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    texts = {
+        seed: subprocess.run(
+            [sys.executable, "-c", script, str(case)],
+            env={**env, "PYTHONHASHSEED": seed},
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert texts["1"] == texts["2"], texts
+    assert "self.inv_encoder (in self.inv_kps)" in texts["1"], texts

@@ -1263,6 +1263,11 @@ Stop 56's round 9 (helper v2):
   `B, T, N = batch_x.shape`, `mask = torch.rand((B, T, N))`): the mask is `ddp_draw_share`d,
   each rank its rows of the original's one draw, compared through E2E_DIGEST (before: DP006,
   both ranks drew the same rows for their own samples).
+Stop 57 (helper s2), round 9's v2-D (luodhhh/ModernTCN@56a9a2c's imputation):
+- data_s57_s2_draw_over_tuple_loader: the mask drawn over a loader unpacked from
+  `self._get_data(flag="train")`, a method returning another module's factory's
+  `(data_set, data_loader)`: `ddp_draw_share`d, each rank its rows of the original's one draw
+  (E2E_DIGEST; before: DP006, both ranks drew the same rows for their own samples).
 """
 
 from __future__ import annotations
@@ -1813,6 +1818,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 56 v2: each rank's rows of the original's one draw (digests: S55_S4_SHARES)
     "shared_draws_s56_v2_noise_unpacked_shape": (),
+    # stop 57 s2: each rank's rows of the original's one draw (digests: S55_S4_SHARES)
+    "data_s57_s2_draw_over_tuple_loader": (),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1876,6 +1883,7 @@ PROGRAMS = {
     "shared_draws_s55_s4_noise_loader_other_module": "train.py",  # stop 55 s4
     "data_s56_s2_factory_picks_by_argument": "train.py",  # stop 56 s2
     "data_s56_s2_inline_loaders_whole_figure": "train.py",  # stop 56 s2
+    "data_s57_s2_draw_over_tuple_loader": "run.py",  # stop 57 s2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -2759,6 +2767,7 @@ S55_S4_SHARES = (
     "shared_draws_s55_s4_noise_loader_other_module",
     "batches_s55_s4_randint_batch_loss_helper",
     "shared_draws_s56_v2_noise_unpacked_shape",  # stop 56 v2-B
+    "data_s57_s2_draw_over_tuple_loader",  # stop 57 s2 (v2-D)
 )
 
 

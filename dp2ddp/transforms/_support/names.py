@@ -48,6 +48,9 @@ DDP_DISTRIBUTED_SAMPLER: Final = "DdpDistributedSampler"
 #: Its method called as each pass begins (advance_epoch: the next epoch); verify's aligned
 #: order calls it too.
 DDP_SAMPLER_NEXT_PASS: Final = "next_pass"
+#: The keyword a factory of training and evaluation loaders gets (data/factory_sites.py):
+#: a call passing False builds its loader whole.
+SHARD_FLAG: Final = "ddp_shard"
 
 #: Names the inserted setup binds at module level (a script binding them gets DP014).
 SETUP_NAMES: Final = frozenset({"LOCAL_RANK", "RANK", "WORLD_SIZE", "DEVICE", "DEVICE_IDS"})

@@ -42,7 +42,11 @@ import libcst as cst
 from dp2ddp.flow import DefUse
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, target_names, walk
-from dp2ddp.transforms.analysis.handed_loaders import handed_loader, returned_loaders
+from dp2ddp.transforms.analysis.handed_loaders import (
+    FactorySlots,
+    handed_loader,
+    returned_loaders,
+)
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
 _Binding = cst.Assign | cst.AnnAssign | cst.AugAssign
@@ -262,14 +266,15 @@ def _called_functions(bindings: Iterable[cst.CSTNode]) -> set[str]:
 
 
 def global_batch_sizes(
-    module: cst.Module, matches: Matches, factories: Iterable[str] = ()
+    module: cst.Module, matches: Matches, factories: FactorySlots | None = None
 ) -> BatchSizes:
-    """The module's DataLoaders' batch sizes (BatchSizes); `factories`: qualified names of
-    other modules' functions returning a loader they shard (ProgramLoaders.exported)."""
+    """The module's DataLoaders' batch sizes (BatchSizes); `factories`: other modules'
+    functions returning a loader they shard, where in what they return
+    (handed_loaders.returned_factories of ProgramLoaders.exported)."""
     found = BatchSizes()
     # each call tested once (an assignment's value is also a call of the walk below)
     made = frozenset(id(c) for c in nodes_of(module, cst.Call) if matches(c.func, DATALOADER))
-    found.returned = returned_loaders(module, matches, frozenset(factories), made)
+    found.returned = returned_loaders(module, matches, factories or {}, made)
     # latest first, so that a binding's first loader in the source is the one kept (an
     # assignment holds no other)
     for node in reversed(nodes_of(module, (cst.Assign, cst.Call))):

@@ -14,7 +14,7 @@ returned_loaders, for batch_noise.global_batch_sizes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import cast
 
 import libcst as cst
@@ -22,6 +22,7 @@ import libcst as cst
 from dp2ddp.flow import DefUse, Function
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.result import LoaderExport
+from dp2ddp.transforms._support.names import SHARD_FLAG
 from dp2ddp.transforms._support.nodes import (
     code_of,
     nodes_of,
@@ -31,6 +32,9 @@ from dp2ddp.transforms._support.nodes import (
 )
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
+#: Another module's loader factory, by qualified name -> the places of its sharded loader
+#: in what it returns (returned_factories).
+FactorySlots = Mapping[str, frozenset[tuple[int | None, int | None]]]
 
 
 def handed_loader(loop: cst.For, loaders: dict[str, str], flow: DefUse) -> str | None:
@@ -85,7 +89,7 @@ def _parameter_of(name: cst.Name, flow: DefUse) -> Function | None:
 
 
 def returned_loaders(
-    module: cst.Module, matches: Matches, factories: frozenset[str], made: frozenset[int]
+    module: cst.Module, matches: Matches, factories: FactorySlots, made: frozenset[int]
 ) -> dict[str, bool]:
     """Bindings of a loader a function returns: `loader = make_loader()` of a top-level
     function of this module every `return` of which is a DataLoader call (or a name its
@@ -94,7 +98,9 @@ def returned_loaders(
     has the data pass's per-rank batch or DistributedSampler (after that pass; before it,
     none has), another module's always. A loop over a sharded one has this rank's batches.
     `made`: the ids of the module's DataLoader calls (none: no function returns a loader,
-    and no body is walked)."""
+    and no body is walked). Also an item of a tuple unpacked from a call: tuple_loaders."""
+    found = tuple_loaders(module, matches, factories)
+    wholes = frozenset(name for name, slots in factories.items() if (None, None) in slots)
     makers: dict[str, bool] = {}
     called = {  # only a function some `x = f()` binds is walked (the module's index)
         node.value.func.value
@@ -133,8 +139,7 @@ def returned_loaders(
         ):
             calls += [r.value for r in returns if isinstance(r.value, cst.Call)]
             makers[statement.name.value] = all(_sharded_call(c) for c in calls)
-    found: dict[str, bool] = {}
-    if not makers and not factories:
+    if not makers and not wholes:
         return found  # no binding can hold a returned loader: the module is not walked
     for node in nodes_of(module, cst.Assign):
         call = node.value
@@ -145,22 +150,168 @@ def returned_loaders(
             continue
         if isinstance(call.func, cst.Name) and call.func.value in makers:
             found[code_of(target)] = makers[call.func.value]
-        elif factories and matches(call.func, factories):
+        elif wholes and matches(call.func, wholes):
             found[code_of(target)] = True
     return found
 
 
-def returned_factories(exported: Iterable[LoaderExport]) -> list[str]:
-    """Qualified names of other modules' functions that return, as their value itself, a
-    training loader their module shards (ProgramLoaders.exported)."""
-    return [
-        f"{e.module}.{e.name}"
-        for e in exported
-        if e.function and e.position is None and e.module and not e.attribute and not e.via
-    ]
+def returned_factories(exported: Iterable[LoaderExport]) -> FactorySlots:
+    """Other modules' functions that return a training loader their module shards
+    (ProgramLoaders.exported), by qualified name -> where in what they return: (None,
+    None) the value itself; (position, arity) an item of the tuple (`return data_set,
+    data_loader`), a loader's own export only, not one decided by a branch of its own
+    (LoaderExport.branched: its picks are the data pass's)."""
+    found: dict[str, set[tuple[int | None, int | None]]] = {}
+    for e in exported:
+        if not e.function or not e.module or e.attribute or e.via:
+            continue
+        if e.position is not None and (e.branched or not e.loader_itself):
+            continue
+        found.setdefault(f"{e.module}.{e.name}", set()).add((e.position, e.arity))
+    return {name: frozenset(slots) for name, slots in found.items()}
 
 
 def _sharded_call(call: cst.Call) -> bool:
     """A DataLoader call the data pass sharded (its per-rank batch, its sampler)."""
     text = code_of(call)
     return "ddp_per_rank_batch" in text or "DistributedSampler" in text or "DdpSamplerShard" in text
+
+
+Slot = tuple[int | None, int | None]
+
+
+def tuple_loaders(module: cst.Module, matches: Matches, factories: FactorySlots) -> dict[str, bool]:
+    """Items unpacked from a call that hold another module's sharded loader: `train_data,
+    train_loader = data_provider(args, "train")` of a factory exported at position 1 of 2
+    (`return data_set, data_loader`), or through a function or a method of this module
+    returning that factory's items (`self._get_data(flag)`: the experiment frameworks
+    descended from zhouhaoyi/Informer2020@29f2a73; luodhhh/ModernTCN@56a9a2c's imputation
+    mask, class v2-D of stop 56) -> whether sharded: not where the call passes
+    `ddp_shard=False` (after the data pass: an evaluation call, its loader built whole;
+    data/factory_sites.py). A binding also made whole elsewhere is not sharded."""
+    slotted = {
+        name: tuple_slots
+        for name, slots in factories.items()
+        if (tuple_slots := frozenset(s for s in slots if s[0] is not None))
+    }
+    if not slotted:
+        return {}
+
+    def factory_slots(call: cst.Call) -> frozenset[Slot]:
+        held: set[Slot] = set()
+        for name, slots in slotted.items():
+            if matches(call.func, frozenset({name})):
+                held |= slots
+        return frozenset(held)
+
+    wrappers: dict[tuple[str, str], frozenset[Slot]] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef):
+            wrappers[("", statement.name.value)] = _wrapper_slots(statement, factory_slots)
+        elif isinstance(statement, cst.ClassDef):
+            for method in statement.body.body:
+                if isinstance(method, cst.FunctionDef):
+                    key = (statement.name.value, method.name.value)
+                    wrappers[key] = _wrapper_slots(method, factory_slots)
+    found: dict[str, bool] = {}
+    for statement in module.body:
+        owner = statement.name.value if isinstance(statement, cst.ClassDef) else ""
+        for node in walk(statement):
+            if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+                continue
+            target, call = node.targets[0].target, node.value
+            if not isinstance(target, (cst.Tuple, cst.List)) or not isinstance(call, cst.Call):
+                continue
+            slots = factory_slots(call) | _called_wrapper(call, owner, wrappers)
+            sharded = not _built_whole(call)
+            arity = len(target.elements)
+            for position, element in enumerate(target.elements):
+                item = element.value
+                if (position, arity) not in slots or isinstance(element, cst.StarredElement):
+                    continue
+                if isinstance(item, (cst.Name, cst.Attribute)):
+                    binding = code_of(item)
+                    found[binding] = found.get(binding, sharded) and sharded
+    return found
+
+
+def _called_wrapper(
+    call: cst.Call, owner: str, wrappers: dict[tuple[str, str], frozenset[Slot]]
+) -> frozenset[Slot]:
+    """The slots of the module's function (`f(...)`) or of a method of `owner`, the class
+    the call is in (`self.f(...)`), that `call` runs."""
+    func = call.func
+    if isinstance(func, cst.Name):
+        return wrappers.get(("", func.value), frozenset())
+    if (
+        owner
+        and isinstance(func, cst.Attribute)
+        and isinstance(func.value, cst.Name)
+        and func.value.value == "self"
+    ):
+        return wrappers.get((owner, func.attr.value), frozenset())
+    return frozenset()
+
+
+def _wrapper_slots(
+    function: cst.FunctionDef, factory_slots: Callable[[cst.Call], frozenset[Slot]]
+) -> frozenset[Slot]:
+    """Where every `return` of `function` holds a factory's sharded loader: the factory's
+    call itself (its slots), or a tuple whose item is a name the body binds only by
+    unpacking that item of a factory's call (`data_set, data_loader = data_provider(...)`;
+    `return data_set, data_loader`)."""
+    only: dict[str, bool] = {}  # name -> bound only to a factory's sharded item
+    returns: list[cst.Return] = []
+    for node in walk(function.body, skip_scopes=True):
+        if isinstance(node, cst.Return):
+            returns.append(node)
+        elif isinstance(node, cst.Assign):
+            held = (
+                factory_slots(node.value)
+                if isinstance(node.value, cst.Call) and not _built_whole(node.value)
+                else frozenset()
+            )
+            for assigned in node.targets:
+                target = assigned.target
+                if not isinstance(target, (cst.Tuple, cst.List)) or len(node.targets) != 1:
+                    held = frozenset()  # `a = b = f(...)`, `x = f(...)`: not an item
+                    items: Sequence[cst.BaseElement] = [cst.Element(target)]
+                else:
+                    items = target.elements
+                for position, element in enumerate(items):
+                    ok = (position, len(items)) in held and isinstance(element.value, cst.Name)
+                    for name in target_names(element.value):
+                        only[name] = only.get(name, True) and ok
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            for name in target_names(node.target):
+                only[name] = False
+    slots: frozenset[Slot] | None = None
+    for node in returns:
+        value = node.value
+        if isinstance(value, cst.Call):
+            held = frozenset() if _built_whole(value) else factory_slots(value)
+        elif isinstance(value, cst.Tuple) and not any(
+            isinstance(e, cst.StarredElement) for e in value.elements
+        ):
+            arity = len(value.elements)
+            held = frozenset(
+                (position, arity)
+                for position, element in enumerate(value.elements)
+                if isinstance(element.value, cst.Name) and only.get(element.value.value, False)
+            )
+        else:
+            held = frozenset()
+        slots = held if slots is None else slots & held
+    return slots or frozenset()
+
+
+def _built_whole(call: cst.Call) -> bool:
+    """The call passes `ddp_shard=False`: the data pass's evaluation call of a factory of
+    training and evaluation loaders, built whole."""
+    return any(
+        arg.keyword is not None
+        and arg.keyword.value == SHARD_FLAG
+        and isinstance(arg.value, cst.Name)
+        and arg.value.value == "False"
+        for arg in call.args
+    )

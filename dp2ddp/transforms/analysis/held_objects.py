@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.flow import Definition, DefUse, view
+from dp2ddp.flow import Definition, DefUse, Function, view
 from dp2ddp.flow.children import PerTree
 from dp2ddp.flow.origins import argument_for
-from dp2ddp.transforms._support.nodes import unmoved
+from dp2ddp.transforms._support.nodes import self_attribute, unmoved
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,8 @@ class HeldObjects:
 
     def _read(self, node: cst.BaseExpression) -> Held:
         if isinstance(node, cst.Call):
-            helpers = self.defs.callees(node) if isinstance(node.func, cst.Name) else []
-            if helpers and all(f.owner is None and f.returns and not f.yields for f in helpers):
+            helpers = self._helpers(node)
+            if helpers and all(f.returns and not f.yields for f in helpers):
                 return _joined([self(r) for f in helpers for r in f.returns])
             return Held((node,), True)
         if isinstance(node, cst.Dict):
@@ -66,6 +66,21 @@ class HeldObjects:
         if not found:
             return _NOTHING
         return _joined([self._bound(d) for d in found])
+
+    def _helpers(self, call: cst.Call) -> list[Function]:
+        """What `call` runs whose returns it is: the module's functions (`make()`), or the
+        method of the caller's own class called on `self` (`criterion =
+        self._select_criterion()` returning `nn.MSELoss()`: the experiment classes of
+        luodhhh/ModernTCN@56a9a2c, whose masked mean went unsaid once its mask was drawn
+        as DataParallel drew it, class s2-A of stop 57); none where it is neither."""
+        if isinstance(call.func, cst.Name):
+            found = self.defs.callees(call)
+            return found if all(f.owner is None for f in found) else []
+        if self_attribute(call.func) is None:
+            return []
+        owner = next((a for a in self.defs.ancestors(call) if isinstance(a, cst.ClassDef)), None)
+        found = [f for f in self.defs.callees(call) if owner is not None and f.owner is owner]
+        return found if len(found) == 1 else []
 
     def _bindings(self, node: cst.BaseExpression) -> list[Definition] | None:
         defs = self.defs

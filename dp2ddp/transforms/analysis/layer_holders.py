@@ -17,8 +17,10 @@ def holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, 
     `self.body = nn.Sequential(self.conv1, self.bn1)`, `self.heads = nn.ModuleDict({"a":
     self.a})`, `self.layers.append(self.bn1)`, `self.block = Block(self.bn1)`, through local
     lists (`layers = [self.conv1]`, `layers.append(self.bn1)`, `nn.Sequential(*layers)`).
-    `self.x.weight` or `self.x(...)` in `__init__` (an initialisation) hands nothing on."""
+    `self.x.weight` or `self.x(...)` in `__init__` (an initialisation) hands nothing on.
+    A binding `__init__` replaces later holds nothing (rebound)."""
     locals_of: dict[str, set[str]] = {}  # local name -> the attributes it holds
+    replaced = rebound(init, me)
     held: dict[str, set[str]] = {}
 
     def handed(node: ast.AST) -> set[str]:
@@ -89,12 +91,48 @@ def holders(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, 
                 ):
                     root = root.value
                 if isinstance(root, ast.Attribute):  # self.h = ..., self.h[k] = ...
-                    hold(attributes, root.attr)
+                    if (id(node), root.attr) not in replaced:
+                        hold(attributes, root.attr)
                 elif isinstance(root, ast.Name):
                     locals_of.setdefault(root.id, set()).update(attributes)
                 else:
                     hold(attributes, "")
     return held
+
+
+def rebound(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> set[tuple[int, str]]:
+    """(id of the statement, attribute) of each `self.h = ...` that a later statement of
+    `__init__`'s own body (run after it on every path) binds again without reading it:
+    what the first bound is no longer held by `h`. thuml/Koopa@a2e0bb7's `self.time_inv_kps
+    = self.time_var_kps = nn.ModuleList(...)`, then `self.time_var_kps = ...` (class v2-C of
+    stop 56): the first list is `time_inv_kps`'s alone."""
+    found: set[tuple[int, str]] = set()
+    for index, statement in enumerate(init.body):
+        for node in ast_nodes.walk(statement):
+            if not isinstance(node, ast.Assign):
+                continue
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and is_self_attribute(target, me):
+                    later = init.body[index + 1 :]
+                    if any(_binds_anew(s, target.attr, me) for s in later):
+                        found.add((id(node), target.attr))
+    return found
+
+
+def _binds_anew(statement: ast.stmt, attribute: str, me: str) -> bool:
+    """`statement` is `self.<attribute> = value` (one of its targets), `value` not reading
+    `self.<attribute>` (`self.h = nn.Sequential(*self.h, x)` keeps what it held)."""
+    if not isinstance(statement, ast.Assign):
+        return False
+    if not any(
+        isinstance(t, ast.Attribute) and is_self_attribute(t, me) and t.attr == attribute
+        for t in statement.targets
+    ):
+        return False
+    return not any(
+        isinstance(n, ast.Attribute) and is_self_attribute(n, me) and n.attr == attribute
+        for n in ast_nodes.walk(statement.value)
+    )
 
 
 def hand_on_call(

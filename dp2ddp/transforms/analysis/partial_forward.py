@@ -425,7 +425,7 @@ def _through_holders(
     sometimes: tuple[str, int] | None = None
     while stack:
         current = stack.pop()
-        for holder in holders.get(current, set()):
+        for holder in sorted(holders.get(current, set())):  # the same text in every run
             if holder in seen:
                 continue
             seen.add(holder)

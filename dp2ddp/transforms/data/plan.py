@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from dp2ddp.transforms._support.names import SHARD_FLAG as SHARD_FLAG
 from dp2ddp.transforms._support.nodes import keyword
 from dp2ddp.transforms.data.flow import Path
 from dp2ddp.transforms.data.samplers import OwnSampler
@@ -23,8 +24,6 @@ GPU_COUNT = re.compile(
 DEVICE_LIST = re.compile(r"^(device_ids|gpu_ids|gpus|devices)$", re.IGNORECASE)
 #: A loader named for training (`train_loader`, `train_data_loader`): in program mode, where
 #: its loop is in another module, the name alone tells it from an evaluation loader.
-#: The keyword a factory of training and evaluation loaders gets (factory_sites.py).
-SHARD_FLAG = "ddp_shard"
 TRAIN_NAME = re.compile(r"(?:^|_)train", re.IGNORECASE)
 
 

@@ -28,6 +28,7 @@ import libcst as cst
 from dp2ddp.flow import DefUse, view
 from dp2ddp.result import LoaderExport
 from dp2ddp.transforms._support.nodes import enclosing_function
+from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
 from dp2ddp.transforms.data.plan import Loader
 
 if TYPE_CHECKING:
@@ -41,18 +42,59 @@ def said_unlooped_whole(t: ShardDataLoaders, loader: Loader, label: str) -> bool
     round 8 v1-C: `return iter(DataLoader(...))`, `next()` in another module's `range` loop
     that steps): each rank's whole batch, not DataParallel's share of one."""
     if trained_where(t, loader) is None:
+        how, consumer = _how_iterated(t, loader, label)
         t.warn(
             loader.call,
             "DP015",
-            f"{label} is iterated by no loop of this module (another module's, or by "
-            "hand with next()), where its metrics are not summed over the ranks; left "
-            "unsharded (every rank goes through all of it): where another module trains "
-            "on it, every rank trains on a whole batch per step, the same one (repeated "
-            "work) where the ranks load alike, else WORLD_SIZE different ones (WORLD_SIZE "
-            "times DataParallel's batch: a dataset that draws its items unseeded)",
+            f"{how}; left unsharded (every rank goes through all of it): where {consumer} "
+            "trains on it, every rank trains on a whole batch per step, the same one "
+            "(repeated work) where the ranks load alike, else WORLD_SIZE different ones "
+            "(WORLD_SIZE times DataParallel's batch: a dataset that draws its items unseeded)",
         )
         return True
     return False
+
+
+def _how_iterated(t: ShardDataLoaders, loader: Loader, label: str) -> tuple[str, str]:
+    """How a loader no loop of this module takes is iterated, as DP015 says it, and who
+    would train on it (stop 56, Rose-STL-Lab/Dynamic-Adaptation-Network@2afd6e0: "iterated
+    by no loop of this module" was said of loaders a list comprehension builds, walked by
+    this module's loops over the list's items, and of a loader a comprehension here
+    reads): built in a comprehension, whose items are not followed to a loop; read by a
+    comprehension of this module (comprehension_reads); else iterated by no loop here."""
+    made_in = _comprehension_around(t, loader.call)
+    if made_in is not None:
+        comp, into = made_in
+        return (
+            f"{label} is built by a comprehension (`for {t.code(comp.target)} in "
+            f"{t.code(comp.iter)}`{into}): dp2ddp does not follow the loops over its items "
+            "to it, and its metrics are not summed over the ranks",
+            "a loop over those items",
+        )
+    where, why = unlooped_reason(t, loader)
+    if where is not loader.call:
+        return why, "that comprehension"
+    return (
+        f"{label} is iterated by no loop of this module (another module's, or by hand "
+        "with next()), where its metrics are not summed over the ranks",
+        "another module",
+    )
+
+
+def _comprehension_around(t: ShardDataLoaders, call: cst.Call) -> tuple[cst.CompFor, str] | None:
+    """The comprehension whose element builds `call` (its `for` clause), with ", into X"
+    where the comprehension is the value `X = [...]` binds (a tuple element or a dict entry
+    of it too); None where the call is built in none before its function."""
+    node = t.parent(call)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.Module)):
+        if isinstance(node, cst.BaseComp):
+            statement = t.parent(node)
+            into = ""
+            if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
+                into = f", into {t.code(statement.targets[0].target)}"
+            return node.for_in, into
+        node = t.parent(node)
+    return None
 
 
 def export_trained(t: ShardDataLoaders, loader: Loader) -> None:

@@ -103,9 +103,8 @@ from dp2ddp.transforms.hazards.scopes import (
     LoopInfo,
     SelfMutations,
     constant_write_note,
-    global_draw,
+    draw_detail,
     loop_info,
-    order_draw,
 )
 
 #: Embedding lookups that renormalise the rows they read in place when given `max_norm`
@@ -593,7 +592,8 @@ class FlagHazards(MigrationTransform):
             and func.attr.value in INPLACE_RANDOM_FILLS
             and not any(arg.keyword and arg.keyword.value == "generator" for arg in node.args)
         ):
-            detail = global_draw(node, self._module) or order_draw(names, self._alike_streams)
+            loops = [i.node for i in self._enclosing() if isinstance(i.node, cst.For)]
+            detail = draw_detail(node, names, loops, self._module, self._alike_streams)
             self.warn(node, "DP006", f"{self.code(node.func)}(){detail}")
             return
         draw = self._draws.of_call(node, True) if self._draws is not None else None

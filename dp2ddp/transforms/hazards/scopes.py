@@ -6,7 +6,7 @@ functions, classes or lambdas, whose code runs at some other time.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -14,6 +14,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import name_of, target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms.analysis.batch_noise import batch_of_size, sized_by_batch
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import is_backward_call, loop_trains
 
@@ -299,6 +300,57 @@ ORDER_DRAWS = frozenset(
 
 
 _STREAMS = {"random": "Python's `random`", "numpy": "numpy's global", "torch": "torch's global"}
+
+
+def draw_detail(
+    node: cst.Call,
+    names: set[str],
+    loops: Iterable[cst.For],
+    module: cst.Module | None,
+    alike: Callable[[], frozenset[str]],
+) -> str:
+    """DP006's detail for a draw in a training loop (`loops`: the loops around it, innermost
+    first): a size not proved the loader's (global_draw), a permutation of the batch's rows
+    (rows_permuted), an order (order_draw); "" for another draw."""
+    return (
+        global_draw(node, module) or rows_permuted(node, names, loops) or order_draw(names, alike)
+    )
+
+
+def rows_permuted(node: cst.Call, names: set[str], loops: Iterable[cst.For]) -> str:
+    """DP006's detail for a permutation of the loop's own batch rows (`index =
+    torch.randperm(x.size(0))`, `np.random.permutation(len(x))`; sized_by_batch), which
+    picks mixing partners among the batch's samples (CutMix, MixUp: `x[index]`;
+    jypark1994/ClassDiscriminativeCutMix@dbf3290, class v1-C of stop 56): under DDP that
+    size is this rank's share, so each rank pairs its samples among its own. "" where the
+    draw is no such permutation."""
+    if not names & {"torch.randperm", "numpy.random.permutation"}:
+        return ""
+    if not node.args or node.args[0].keyword is not None or node.args[0].star:
+        return ""
+    first = node.args[0].value
+    rows = batch_of_size(first)
+    if not any(sized_by_batch(first, loop, node) or rows in _bound_in(loop) for loop in loops):
+        return ""
+    return (
+        f": a permutation of the batch's rows (sized `{cst.Module([]).code_for_node(first)}`),"
+        " this rank's share under DDP: where it picks partners among the batch's samples "
+        "(CutMix, MixUp: `x[index]`), each rank mixes its samples only with its own share's, "
+        "where DataParallel permuted the whole batch once and a sample's partner could be "
+        "any sample of it"
+    )
+
+
+def _bound_in(loop: cst.For) -> set[str]:
+    """Names the loop's target or an assignment of its body binds (`batch, labels =
+    data[0].to(device), data[1].to(device)`: a batch's rows for the text of rows_permuted,
+    which sized_by_batch does not follow through the subscripts)."""
+    names = target_names(loop.target)
+    for node in walk(loop.body, skip_scopes=True):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                names |= target_names(target.target)
+    return names
 
 
 def order_draw(names: set[str], alike: Callable[[], frozenset[str]]) -> str:
