@@ -280,7 +280,12 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
 
     @functools.wraps(native_next)
     def __next__(self: _BaseDataLoaderIter) -> Any:
-        batch = native_next(self)
+        try:
+            batch = native_next(self)
+        except StopIteration:
+            if recorder.recording:
+                recorder.fed.exhausted(id(self))  # a whole pass with no forward fed no step
+            raise
         tensor = first_tensor(batch)
         if tensor is not None:
             recorder.loaded_batch = tensor.size(0) if tensor.dim() else None
@@ -296,7 +301,11 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
                 else None
             )
             recorder.fed.loaded(
-                recorder.current, sample_rows(batch, loaded), columns, _split_dim(self, loaded)
+                recorder.current,
+                sample_rows(batch, loaded),
+                columns,
+                _split_dim(self, loaded),
+                id(self),
             )
         return batch
 

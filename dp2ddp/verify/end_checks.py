@@ -95,6 +95,19 @@ def to_end_rows(
             f" and {len(written) - 5} more" if len(written) > 5 else ""
         )
         rows["files"] = f"ok: each written by one rank ({shown or 'rank 0 wrote none'})"
+    only_original, only_migrated = toend.unmatched_files(
+        [in_migrated_copy(w, scripts.copy) for w in original.data.get("writes", [])],
+        [list(r.data.get("writes", [])) for r in ranks],
+    )
+    if only_original or only_migrated:
+        rows["file names"] = "differ (information): " + "; ".join(
+            f"{who} wrote {_some([scripts.display(p) for p in paths])}, {other} did not"
+            for who, other, paths in (
+                ("the original", "the migration", only_original),
+                ("the migration", "the original", only_migrated),
+            )
+            if paths
+        )
     own = toend.own_directories(
         [list(r.data.get("directories", [])) for r in ranks],
         [w for r in ranks[:1] for w in r.data.get("writes", [])],
@@ -119,6 +132,11 @@ def to_end_rows(
         )
     causes = to_end_causes(output, shared, scripts.display, own, readers, scripts.warnings)
     return rows, causes, notes, distance
+
+
+def _some(paths: list[str], shown: int = 5) -> str:
+    more = len(paths) - shown
+    return ", ".join(paths[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _final_sync(ranks: list[RankRecord]) -> bool:

@@ -103,6 +103,40 @@ def seeded_crash_note(seed: int, message: str, text: str) -> str:
     )
 
 
+_MISSING_PATH = re.compile(r"^(?:FileNotFoundError|OSError): \[Errno 2\] [^:]*: '([^']+)'")
+
+
+def plain_crash_note(
+    message: str, text: str, run: str, folder: Path, script: Path | None = None
+) -> str | None:
+    """The cause of a crash that verify's seeding cannot have made, said as such; None for
+    any other. Both were blamed on the seeding (stop 55 r1-B: a program ending with
+    EOFError at `input()`; stop 56: a relative config path missing where verify was started
+    from). `run`: "the original" or "the migrated run"; `folder`: where it ran, as the
+    user knows it; `script`: its entry, to say where a missing relative path does lie."""
+    where = _script_line(text)
+    at = f" at {where}" if where else ""
+    if message.startswith("EOFError") and ("input(" in text or "EOF when reading" in message):
+        return (
+            f"{run} reads standard input{at}; verify gives it none (its stdin is empty, as "
+            "under a launcher without a terminal), so the read ended the program: not "
+            "verify's seeding. Give the answer through the program's arguments or settings, "
+            "or remove what it asks about (a run folder left by an earlier run) and verify again"
+        )
+    missing = _MISSING_PATH.match(message)
+    if missing and not Path(missing.group(1)).is_absolute():
+        path = missing.group(1)
+        there = ""
+        if script is not None and (script.parent / path).exists() and script.parent != folder:
+            there = f"; {path} lies in {script.parent}: start verify from there"
+        return (
+            f"{run} did not find {path}{at}, a path relative to the folder it runs in: verify "
+            f"ran it in {folder} (the folder verify was started from, as `python` would run "
+            f"it), not verify's seeding{there}"
+        )
+    return None
+
+
 #: What DDP's reducer says when a parameter got no gradient in the step before.
 _UNFINISHED_REDUCTION = "Expected to have finished reduction in the prior iteration"
 _UNUSED_INDICES = re.compile(
@@ -226,14 +260,29 @@ class RunFailures:
             message = f"{error.get('type', 'error')}: {error.get('message', '')}".rstrip(": ")
             if distributed and hang.peer_lost(message):
                 self._peer_lost(record, records)
+            text = excerpt(error.get("excerpt") or record.stderr, scripts)
+            plain = (
+                plain_crash_note(
+                    message,
+                    text,
+                    "the migrated run" if distributed else "the original",
+                    (config.cwd or Path.cwd()).resolve(),
+                    Path(scripts.as_users(str(scripts.migrated.resolve())))
+                    if distributed
+                    else scripts.original.resolve(),
+                )
+                if record.status == protocol.ERROR
+                else None
+            )
+            if plain is not None:
+                self.notes.append(plain)
             if distributed:
                 cause = unused_parameters_cause(
                     f"{message}\n{error.get('excerpt') or ''}", scripts.warnings
                 )
                 if cause is not None:
                     self.causes.append(cause)
-            elif record.status == protocol.ERROR and exit_status(record) is None:
-                text = excerpt(error.get("excerpt") or record.stderr, scripts)
+            elif record.status == protocol.ERROR and exit_status(record) is None and not plain:
                 self.notes.append(seeded_crash_note(config.seed, message, text))
             return Failure(
                 run, rank_of(record), reason, message,
@@ -310,7 +359,11 @@ class RunFailures:
             lines.append(state.describe())
             lines += [f"    {frame}" for frame in state.frames[-6:]]
         what = "did not end" if config.to_end else "no result"
-        if self.scripts.copy is not None and result.name == launch.MIGRATED:
+        if (
+            self.scripts.copy is not None
+            and not self.scripts.run_folder
+            and result.name == launch.MIGRATED
+        ):
             lines.append("(lines of the migrated code: `dp2ddp migrate --diff ENTRY` shows it)")
         return Failure(
             result.name, None, "timed out",

@@ -21,7 +21,14 @@ samples text between steps in train mode (glouppe/info8010-deep-learning@9175a6f
 `lm_generate` after `lm.train()`): its prompts and sampled tokens were counted as training
 samples, and since verify's dropout alignment draws each rank's masks, the ranks sampled
 other tokens and verify said "ranks overlap" for batches every rank drew alike (stop 54 r1-B).
-A forward whose output needs no gradient (a frozen teacher) is kept: no hook can tell."""
+A forward whose output needs no gradient (a frozen teacher) is kept: no hook can tell.
+
+A whole pass over a loader with no recorded forward between its first batch and its end
+(`StopIteration`) fed no step either: a statistics pass before training (thuml/Koopa@a2e0bb7
+sums each batch's spectrum over the training loader to pick its model's frequencies) was
+counted into step 1's batch, "68+68 ... forming the original's batch of 136" (stop 56 v2).
+Its batches are dropped when the window's step was trained (`exhausted`). Batches read
+without a forward and then fed together (`torch.cat` of two `next()`s) are no whole pass."""
 
 from __future__ import annotations
 
@@ -39,6 +46,8 @@ class _Batch:
     split: int  # ... in `loaded_split`
     forwards: int = 0  # recorded forwards after it, before the next batch
     trained: bool = False  # one of them was reached by a backward
+    source: int = 0  # the loader iterator that yielded it
+    passed: bool = False  # its iterator ended with no forward since its first batch
 
 
 @dataclass
@@ -61,9 +70,21 @@ class FedBatches:
         self.spans: list[InputSpan] = []
         #: the previous window's forwards no backward had reached when it closed
         self.pending: list[tuple[Any, InputSpan]] = []
+        self.forwards = 0  # recorded forwards so far
+        #: per loader iterator: the forwards recorded when it yielded its first batch
+        self.pass_began: dict[int, int] = {}
 
-    def loaded(self, window: Any, rows: list[str], columns: list[str] | None, split: int) -> None:
-        """A training batch: its samples into the window, its place kept."""
+    def loaded(
+        self,
+        window: Any,
+        rows: list[str],
+        columns: list[str] | None,
+        split: int,
+        source: int = 0,
+    ) -> None:
+        """A training batch of the loader iterator `source`: its samples into the window,
+        its place kept."""
+        self.pass_began.setdefault(source, self.forwards)
         start, start1 = len(window.loaded), len(window.loaded_dim1)
         window.loaded.extend(rows)
         window.loaded_split.append(split)
@@ -74,13 +95,25 @@ class FedBatches:
                 (start, len(window.loaded)),
                 (start1, len(window.loaded_dim1)),
                 len(window.loaded_split) - 1,
+                source=source,
             )
         )
+
+    def exhausted(self, source: int) -> None:
+        """The loader iterator `source` ended: where no forward was recorded since its first
+        batch, the pass fed no step, and its batches of this window are dropped at close."""
+        began = self.pass_began.pop(source, None)
+        if began is None or began != self.forwards:
+            return
+        for batch in self.batches:
+            if batch.source == source:
+                batch.passed = True
 
     def forward(self, output: Any, span: InputSpan | None = None) -> None:
         """A recorded forward of a wrapped model: a hook on its output's tensors marks the
         last loaded batch, the forward's inputs (`span`) and the window trained when a
         backward reaches one."""
+        self.forwards += 1
         batch = self.batches[-1] if self.batches else None
         if batch is not None:
             batch.forwards += 1
@@ -101,10 +134,11 @@ class FedBatches:
             self.spans.append(span)
 
     def close(self, window: Any) -> None:
-        """At the optimizer's step: drop the batches that fed only untrained forwards."""
+        """At the optimizer's step: drop the batches that fed only untrained forwards, and
+        those of a whole pass that fed none."""
         if self.trained:
             for batch in reversed(self.batches):
-                if batch.forwards and not batch.trained:
+                if batch.passed or (batch.forwards and not batch.trained):
                     del window.loaded[batch.rows[0] : batch.rows[1]]
                     del window.loaded_dim1[batch.columns[0] : batch.columns[1]]
                     del window.loaded_split[batch.split]

@@ -151,9 +151,10 @@ def verify_pairs(configs: Sequence[VerifyConfig]) -> list[VerifyReport]:
                     for rank in range(_world(spec.name, the_plan))
                 )
 
-            wholes = launch.run_all(
-                combined, the_plan.backend == "gloo", lambda result: False, complete
+            concurrent = the_plan.backend == "gloo" and not any(
+                pair.scripts.shared_folder for pair in pairs
             )
+            wholes = launch.run_all(combined, concurrent, lambda result: False, complete)
             return [
                 judge(
                     pair.config,

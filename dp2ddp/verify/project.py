@@ -138,7 +138,7 @@ def _matches(rel: str, name: str, patterns: Sequence[str]) -> bool:
 
 
 def _walk_project(
-    root: Path, destination: Path, exclude: Sequence[str]
+    root: Path, destination: Path, exclude: Sequence[str], leave_out: Path | None = None
 ) -> Iterator[tuple[Path, str, Path | None, bool]]:
     """(source, relative path, None for a folder / the file, linked?) in copy order.
 
@@ -149,7 +149,8 @@ def _walk_project(
     patterns = [p.rstrip("/") or p for p in exclude]
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
-        if here == destination or destination in here.parents:
+        skipped = [destination] + ([leave_out] if leave_out is not None else [])
+        if any(here == skip or skip in here.parents for skip in skipped):
             dirs[:] = []  # the copy itself, when verify's temporary folder is in the project
             continue
         rel_here = here.relative_to(root).as_posix()
@@ -179,10 +180,12 @@ def _rel(folder: str, name: str) -> str:
     return name if folder == "." else f"{folder}/{name}"
 
 
-def plan_copy(root: Path, destination: Path, exclude: Sequence[str] = ()) -> CopyPlan:
+def plan_copy(
+    root: Path, destination: Path, exclude: Sequence[str] = (), leave_out: Path | None = None
+) -> CopyPlan:
     """The bytes `copy_project` would copy, and what it would link."""
     plan = CopyPlan()
-    for source, rel, file, linked in _walk_project(root, destination.resolve(), exclude):
+    for source, rel, file, linked in _walk_project(root, destination.resolve(), exclude, leave_out):
         if file is None or source.is_symlink():
             continue
         try:
@@ -225,18 +228,21 @@ def copy_project(
     limit: int = COPY_LIMIT_BYTES,
     exclude: Sequence[str] = (),
     why: str = "",
+    leave_out: Path | None = None,
 ) -> CopyPlan:
-    """Copy `root`'s tree into `destination` (created), without the skipped folders.
+    """Copy `root`'s tree into `destination` (created), without the skipped folders (and
+    `leave_out`: verify's temporary folder where it lies inside `root`).
 
     A symbolic link is copied as a link to what it resolves to, so data reached through it
     stays reachable without being copied; nothing is written through it by the copy. A
     .gitignore'd or --exclude'd file (not Python code) becomes such a link too and does not
     count towards `limit`."""
     destination = destination.resolve()
-    plan = plan_copy(root, destination, exclude)
+    leave_out = leave_out.resolve() if leave_out is not None else None
+    plan = plan_copy(root, destination, exclude, leave_out)
     if plan.copied_bytes > limit:
         raise ProjectError(too_large(root, plan, limit, why))
-    for source, rel, file, linked in _walk_project(root, destination, exclude):
+    for source, rel, file, linked in _walk_project(root, destination, exclude, leave_out):
         target = destination / rel
         if file is None:
             target.mkdir(parents=True, exist_ok=True)
@@ -248,6 +254,23 @@ def copy_project(
             except FileNotFoundError:
                 continue  # vanished meanwhile
     return plan
+
+
+def copy_run_folder(cwd: Path, workdir: Path, exclude: Sequence[str] = ()) -> Path:
+    """A copy of the working folder `cwd`, made in `workdir` before either run starts, for
+    the migrated run of `verify ORIGINAL MIGRATED`: both runs started in `cwd` at once, so a
+    program that asks before it reuses its run folder ("Remove snapshot/... ? (y/n)") found
+    the other's and read end of file, and files of fixed names were each other's
+    (AnTao97/UnsupervisedPointCloudReconstruction@b589694: stop 56 v4-F). Data and
+    checkpoints the .gitignore names are linked, as in the project's copy. Raises
+    ProjectError where it cannot be made (too large: the runs then go one after the other)."""
+    copy = workdir / "run_folder"
+    try:
+        copy_project(cwd, copy, exclude=exclude, why="the folder both runs start in",
+                     leave_out=workdir)  # fmt: skip
+    except OSError as exc:
+        raise ProjectError(f"{cwd}: cannot copy the working folder: {exc}") from None
+    return copy.resolve()
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from dp2ddp.verify import arrays, protocol
 from dp2ddp.verify.arrays import Vector
+
+_V = TypeVar("_V")
 
 
 @dataclass
@@ -33,6 +35,9 @@ class RankRecord:
     progress: dict[str, Any]
     stdout: str
     stderr: str
+    #: this record's parameter keys -> the original's for the same parameters, where the
+    #: runs named them from other modules (same_parameters)
+    aliases: dict[str, str] = field(default_factory=dict)
 
     @property
     def events(self) -> list[dict[str, Any]]:
@@ -57,23 +62,24 @@ class RankRecord:
 
     def names(self) -> dict[str, str]:
         names: dict[str, str] = self.data.get("names", {})
-        return names
+        return self._renamed(names)
 
     def shapes(self) -> dict[str, list[int]]:
         shapes: dict[str, list[int]] = self.data.get("shapes", {})
-        return shapes
+        return self._renamed(shapes)
 
     def tensors(self) -> Tensors:
         path = self.directory / protocol.TENSORS
         if not path.exists():
             return Tensors()
         tables, meta = arrays.read(path)
+        named = self._renamed
         return Tensors(
-            tables["init"][0],
-            tables["updates"],
-            meta["param_rms"],
-            meta["eps"],
-            tables.get("grads", []),
+            named(tables["init"][0]),
+            [named(step) for step in tables["updates"]],
+            [named(step) for step in meta["param_rms"]],
+            named(meta["eps"]),
+            [named(step) for step in tables.get("grads", [])],
         )
 
     def final(self) -> dict[str, Vector]:
@@ -82,7 +88,40 @@ class RankRecord:
         if not path.exists():
             return {}
         tables, _ = arrays.read(path)
-        return tables["final"][0]
+        return self._renamed(tables["final"][0])
+
+    def _renamed(self, table: dict[str, _V]) -> dict[str, _V]:
+        if not self.aliases:
+            return table
+        return {self.aliases.get(key, key): value for key, value in table.items()}
+
+
+def same_parameters(original: RankRecord, migrated: RankRecord) -> dict[str, str]:
+    """The migrated run's parameter keys that name the original's parameters otherwise,
+    each -> the original's key: the keys found in one run only, paired in the order the
+    optimizers hold them, where every pair has one shape and bitwise equal initial values.
+
+    Why: a key is the parameter's name in the model verify saw called, and the two runs may
+    see other modules. An original that calls its model's `forward()` itself (no wrap on
+    CPU) is seen as its parts, each called as a model (`self.Decoder(x)`, then `self.fc`),
+    while DDP's forward calls the whole model: `embedding.weight` against
+    `Decoder.embedding.weight`, and verify said the runs optimize different parameters
+    (MusicTransformer's `mt.forward(batch_x)`, stop 56). {} where they do not pair so."""
+    o_shapes, m_shapes = original.data.get("shapes", {}), migrated.data.get("shapes", {})
+    only_o = [k for k in o_shapes if k not in m_shapes]
+    only_m = [k for k in m_shapes if k not in o_shapes]
+    if not only_o or len(only_o) != len(only_m):
+        return {}
+    if any(o_shapes[o] != m_shapes[m] for o, m in zip(only_o, only_m, strict=True)):
+        return {}
+    o_init, m_init = original.tensors().init, migrated.tensors().init
+    for o, m in zip(only_o, only_m, strict=True):
+        first, second = o_init.get(o), m_init.get(m)
+        if first is None or second is None or first.shape != second.shape:
+            return {}
+        if arrays.max_abs_diff(first.values, second.values) != 0.0:
+            return {}
+    return dict(zip(only_m, only_o, strict=True))
 
 
 def _read_json(path: Path) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from dp2ddp.verify.float_verdict import REPLACEABLE, float_order_cause, within_f
 from dp2ddp.verify.in_copy import migrated_cwd, migrated_environ
 from dp2ddp.verify.proctree import ProcessTree
 from dp2ddp.verify.reach import Reached
-from dp2ddp.verify.records import RankRecord, load_rank, load_run
+from dp2ddp.verify.records import RankRecord, load_rank, load_run, same_parameters
 from dp2ddp.verify.report import (
     EQUIVALENT,
     EXIT_EQUIVALENT,
@@ -41,7 +41,7 @@ from dp2ddp.verify.report import (
     ParamRow,
     VerifyReport,
 )
-from dp2ddp.verify.sharding import check_sharding
+from dp2ddp.verify.sharding import UNRECORDED, check_sharding
 
 if TYPE_CHECKING:
     from dp2ddp.verify.compare import Numerics
@@ -71,6 +71,10 @@ class Scripts:
     copy: tuple[Path, Path] | None = None
     #: The migration's warnings, `path:line:col: CODE message` (when verify migrated).
     warnings: tuple[str, ...] = ()
+    #: `copy` is only the working folder's copy (MIGRATED was given, not migrated by verify).
+    run_folder: bool = False
+    #: Both runs start in one folder (it could not be copied): they go one after the other.
+    shared_folder: bool = False
 
     def as_users(self, text: str) -> str:
         """A text of the migrated run with the copy's paths written as the user's."""
@@ -148,14 +152,7 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
     and migrated there as `dp2ddp migrate ORIGINAL` would."""
     original_source = _read(config.original)
     if config.migrated is not None:
-        return Scripts(
-            config.original,
-            config.migrated,
-            config.migrated,
-            str(config.migrated),
-            original_source,
-            _read(config.migrated),
-        )
+        return _given_migration(config, workdir, original_source, config.migrated)
     try:
         compile(original_source, str(config.original), "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -190,6 +187,37 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
         notes,
         copy=(project.copy, project.root),
         warnings=project.warnings,
+    )
+
+
+def _given_migration(
+    config: VerifyConfig, workdir: Path, original_source: str, migrated: Path
+) -> Scripts:
+    """MIGRATED as given, to run in its own copy of the working folder (copy_run_folder):
+    the script too where it lies in that folder, so that `__file__`-relative paths are the
+    copy's; where no copy can be made, both run in the folder, one after the other."""
+    from dp2ddp.verify.project import ProjectError, copy_run_folder  # only needed here
+
+    given = Scripts(
+        config.original, migrated, migrated, str(migrated), original_source, _read(migrated)
+    )
+    cwd = (config.cwd or Path.cwd()).resolve()
+    try:
+        folder = copy_run_folder(cwd, workdir, config.exclude)
+    except ProjectError as exc:
+        return dataclasses.replace(
+            given,
+            shared_folder=True,
+            notes=(
+                f"both runs started in {cwd}, one after the other: no copy of it could be "
+                f"made for the migrated run ({exc})",
+            ),
+        )
+    script = migrated.resolve()
+    if script.is_relative_to(cwd):
+        script = folder / script.relative_to(cwd)
+    return dataclasses.replace(
+        given, migrated=script, migrated_file_attr=script, copy=(folder, cwd), run_folder=True
     )
 
 
@@ -297,9 +325,8 @@ def _launch(
         alive[spec.name] = hang.request_stacks(workdir / spec.name, world(spec.name), tree)
 
     watch = _Progress(config, the_plan, workdir)
-    return launch.run_all(
-        specs, the_plan.backend == "gloo", cancel_others, complete, on_timeout, watch
-    )
+    concurrent = the_plan.backend == "gloo" and not scripts.shared_folder
+    return launch.run_all(specs, concurrent, cancel_others, complete, on_timeout, watch)
 
 
 class _Progress:
@@ -396,6 +423,20 @@ def judge(
             notes=head.notes + tuple(judge.notes),
         )
 
+    aliases = same_parameters(original, ranks[0])
+    renamed: tuple[str, ...] = ()
+    if aliases:
+        for record in ranks:
+            record.aliases = aliases
+        first = next(iter(aliases))
+        renamed = (
+            f"the runs named {len(aliases)} parameters from other modules (the original "
+            f"{original.names().get(aliases[first], aliases[first])}, the migration "
+            f"{ranks[0].data.get('names', {}).get(first, first)}, ...): the same parameters "
+            "by their order in the optimizer, shapes and identical initial values, compared "
+            "as such (an original that calls its model's forward() itself is seen as its parts)",
+        )
+        head = dataclasses.replace(head, notes=head.notes + renamed)
     numerics = compare_updates(original, ranks[0], config.rtol, config.atol)
     diverged = nonfinite(original.events, ranks[0].events, numerics.first_diverging_step)
     if len(original.events) != len(ranks[0].events) and diverged is None:
@@ -482,6 +523,8 @@ def judge(
             head = dataclasses.replace(head, notes=head.notes + tuple(end_notes))
             equivalent = equivalent and not end_causes
     if diverged is not None and diverged.comparable_failure:
+        verdict, code = NOT_COMPARABLE, EXIT_FAILED
+    elif equivalent and sharding.status == UNRECORDED:  # the updates agree, the data unseen
         verdict, code = NOT_COMPARABLE, EXIT_FAILED
     elif equivalent:
         verdict, code = EQUIVALENT, EXIT_EQUIVALENT

@@ -18,6 +18,8 @@ SAME_DATA = "same data on every rank"
 OVERLAP = "ranks overlap"
 MISMATCH = "global batch differs from the original's"
 NOT_CHECKED = "not checked"
+#: The ranks recorded no sample of any model the original was seen to feed (see `unrecorded`).
+UNRECORDED = "no batch recorded"
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,17 @@ class Sharding:
     #: (glow-pytorch's generator, a split after next() of a sharded loader: 2+2 of 8). Not
     #: a changed batch (CutMix keeps the count): the check fails on the model's inputs.
     shrunk: list[StepShards] = field(default_factory=list)
+    #: Models the original fed and no rank did at any compared step, without DataLoaders
+    #: (everything the models were fed is compared): left out. An original that calls its
+    #: model's `forward()` itself (no wrap on CPU) is seen as its parts, each called as a
+    #: model (`self.Decoder(x)`, `self.fc(h)`), the migration's DDP as one model: "rank 0: 0,
+    #: rank 1: 0" of the second, NOT EQUIVALENT from samples never recorded (MusicTransformer,
+    #: stop 56). Where no model is left, the status is UNRECORDED: not comparable.
+    unrecorded: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
-        return self.status not in (OK, NOT_CHECKED)
+        return self.status not in (OK, NOT_CHECKED, UNRECORDED)
 
     @property
     def undivided(self) -> bool:
@@ -92,6 +101,13 @@ class Sharding:
         bad = self.first_bad()
         if self.status == NOT_CHECKED:
             return "no tensor input of a wrapped model was seen: sharding not checked"
+        if self.status == UNRECORDED:
+            return (
+                "not comparable step by step: no batch recorded on the ranks (the original's "
+                f"model{'s' if len(self.unrecorded) > 1 else ''} {', '.join(self.unrecorded)} "
+                "fed samples, no rank's model a tensor verify could match: a model called "
+                "through forward() is seen as its parts)"
+            )
         if bad is None:
             first = self.steps[0]
             text = (
@@ -103,6 +119,12 @@ class Sharding:
                 text += (
                     "; the model was fed changed batches (from step "
                     f"{self.changed_inputs[0].step}: the script changes a batch after loading)"
+                )
+            if self.unrecorded:
+                text += (
+                    f"; the original's model {', '.join(self.unrecorded)} fed samples no rank "
+                    "recorded, left out (a part of the model the original called on its "
+                    "own, its forward() called directly)"
                 )
             return text
         ranks = ", ".join(f"rank {r}: {n}" for r, n in enumerate(bad.per_rank))
@@ -253,6 +275,13 @@ def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) ->
     result.steps = [s for s in result.steps if s.original or any(s.per_rank)]
     if not result.steps:
         return result
+    if not filtered and models != [LOADER] and ranks:
+        fed = {s.model for s in result.steps if any(s.per_rank)}
+        result.unrecorded = sorted({s.model for s in result.steps} - fed)
+        result.steps = [s for s in result.steps if s.model in fed]
+        if not result.steps:
+            result.status = UNRECORDED
+            return result
     bad = [s for s in result.steps if not s.ok]
     if bad and filtered:
         result.loader = [

@@ -209,6 +209,19 @@ def shared_writes(writes: list[list[str]]) -> dict[str, list[int]]:
     return {path: who for path, who in sorted(ranks.items()) if len(who) > 1}
 
 
+def unmatched_files(original: list[str], migrated: list[list[str]]) -> tuple[list[str], list[str]]:
+    """(files the original wrote that no rank did, files a rank wrote that the original did
+    not), each sorted; `original` as paths of the migrated run's folder (in_migrated_copy).
+    "files ok" spoke only of the ranks' writes, whatever their names: a checkpoint named by
+    the wrapper's class (`f"{model.__class__.__name__}_1.bin"`: Transformer_1.bin, then
+    DistributedDataParallel_1.bin) went unsaid (WiseDoge/CoupletAI@fc052f8, stop 56 v2).
+    A name made from the clock, a host or a process id differs from run to run as well:
+    information, not a verdict."""
+    theirs = {path for paths in migrated for path in paths}
+    mine = set(original)
+    return sorted(mine - theirs), sorted(theirs - mine)
+
+
 def own_directories(
     directories: list[list[str]],
     rank0_writes: list[str] | tuple[str, ...] = (),
