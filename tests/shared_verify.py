@@ -8,10 +8,19 @@ forked after the imports, judged from its own records as `verify` judges it), an
 reads its pair's report with `report_of`, which also asserts that the pair's run left nothing
 in its temporary folder. Keep a run of its own where the test is about the run itself (the
 command line, a rank that crashes and so ends the launch, a hang, `--to-end`).
+
+A pair that verify migrates itself (`migrated` None) copies its original's project first, as
+`dp2ddp verify` does: for a case in this repository that project was the whole repository
+(its pyproject.toml the nearest marker: 5,000 files, 22 MB, 3 to 5 CPU s and many wall
+seconds of copying per pair; stop 57). `run_pairs` therefore stages the case's folder once,
+at the same path relative to the repository, under a folder marked as a project (an empty
+pyproject.toml, as the repository's own holds no [tool.dp2ddp] table), and verifies the staged
+original: the same program, the same relative paths, a project of that folder alone.
 """
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,13 +40,37 @@ class Pair:
     original: Path
     migrated: Path | None = None  # None: migrated by verify, in a copy of its project
     script_args: tuple[str, ...] = ()
-    options: dict[str, Any] = field(default_factory=dict)  # VerifyConfig's other fields
+    #: VerifyConfig's other fields (`cwd`: where the runs start, else the pair's own folder)
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+#: The repository: a case under it is staged (above) before verify copies its project.
+REPOSITORY = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
 class Shared:
     report: VerifyReport
     left: list[Path]  # what the pair's run left in its temporary folder (nothing)
+    original_kept: bool = True  # the original verify read is as it was (verify only reads it)
+    cwd: Path = Path()  # where the pair's runs started
+
+
+def staged(original: Path, stage: Path) -> Path:
+    """`original` in a copy of its folder under `stage` (copied once), at its path relative
+    to the repository, `stage` marked as the project's root; a file outside the repository
+    is verified where it is (the test made its project)."""
+    try:
+        relative = original.resolve().relative_to(REPOSITORY)
+    except ValueError:
+        return original
+    folder = stage / relative.parent
+    if not folder.is_dir():
+        shutil.copytree(
+            REPOSITORY / relative.parent, folder, ignore=shutil.ignore_patterns("__pycache__")
+        )
+        (stage / "pyproject.toml").touch()
+    return stage / relative
 
 
 def run_pairs(
@@ -55,27 +88,75 @@ def run_pairs(
         pair = pairs[key]
         folder = root / key
         (folder / "tmp").mkdir(parents=True)
-        options = {"timeout": timeout, **pair.options}
+        original = pair.original if pair.migrated else staged(pair.original, root / "_staged")
+        settings = {"timeout": timeout, "cwd": folder, **pair.options}
         configs.append(
             VerifyConfig(
-                pair.original,
+                original,
                 pair.migrated,
                 script_args=pair.script_args,
-                cwd=folder,
                 temp_root=folder / "tmp",
-                **options,
+                **settings,
             )
         )
     if not configs:
         return {}
-    reports = verify_pairs(configs)
+    reports = _reports(dict(zip(keys, configs, strict=True)))
     return {
-        key: Shared(report, list((root / key / "tmp").iterdir()))
-        for key, report in zip(keys, reports, strict=True)
+        key: Shared(
+            reports[key],
+            list((root / key / "tmp").iterdir()),
+            config.original.read_bytes() == pairs[key].original.read_bytes(),
+            config.cwd or root / key,
+        )
+        for key, config in zip(keys, configs, strict=True)
     }
 
 
+def cancelled(report: VerifyReport) -> bool:
+    """The shared launch ended before this pair's migrated run started: no verdict."""
+    return any(failure.reason == "cancelled" for failure in report.failures)
+
+
+def _reports(configs: dict[str, VerifyConfig]) -> dict[str, VerifyReport]:
+    """Each pair's report. A pair whose migrated run fails ends the shared launch (its
+    peers may wait in a collective), and the later pairs are cancelled: those run again in
+    a launch of their own (the next, and so on), each working folder first put back as it
+    was (the originals ran on: they may have written there). Each round leaves out at least
+    the pair that failed; a round that finishes none stops, its pairs still cancelled."""
+    listings = {key: _listing(config.cwd) for key, config in configs.items()}
+    reports: dict[str, VerifyReport] = {}
+    pending = list(configs)
+    while pending:
+        reports.update(zip(pending, verify_pairs([configs[key] for key in pending]), strict=True))
+        again = [key for key in pending if cancelled(reports[key])]
+        if len(again) == len(pending):
+            break
+        for key in again:
+            _restore(configs[key].cwd, listings[key])
+        pending = again
+    return reports
+
+
+def _listing(folder: Path | None) -> set[Path]:
+    return set(folder.rglob("*")) if folder is not None else set()
+
+
+def _restore(folder: Path | None, listing: set[Path]) -> None:
+    """Remove what a run added to `folder` (its files and folders not in `listing`)."""
+    if folder is None:
+        return
+    for path in sorted(set(folder.rglob("*")) - listing, reverse=True):  # children first
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
 def report_of(shared: dict[str, Shared], key: str) -> VerifyReport:
-    """The pair's report; its run left no temporary files behind."""
+    """The pair's report; its run left no temporary files behind and its original as it
+    was, and it ran (not cancelled by an earlier pair's failure)."""
     assert shared[key].left == [], "temporary files left behind"
+    assert shared[key].original_kept, "the original was changed"
+    assert not cancelled(shared[key].report), shared[key].report.failures
     return shared[key].report

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_verify import Pair, Shared, report_of, run_pairs, staged
 
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.report import VerifyReport
@@ -36,6 +37,8 @@ def _run(
     cwd = options.pop("cwd", tmp_path / "run")
     cwd.mkdir(exist_ok=True)
     options.setdefault("timeout", 240.0)
+    if migrated is None:  # a case of this repository: verify copies its folder, not the repo
+        original = staged(original, tmp_path / "staged")
     report = verify(
         VerifyConfig(original, migrated, script_args=args, cwd=cwd, temp_root=temp_root, **options)
     )
@@ -48,6 +51,35 @@ def _project(tmp_path: Path) -> Path:
     project = tmp_path / "project"
     shutil.copytree(PROJECT, project)
     return project
+
+
+OPTIMIZER_PER_EPOCH = "test_an_optimizer_per_epoch_stops_after_k_global_steps"
+NAN = "test_both_runs_going_nan_is_not_comparable"
+
+
+@pytest.fixture(scope="module")
+def verified(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Shared]:
+    """The runs without --to-end, in one original process and one launch
+    (tests/shared_verify.py; stop 57: three verify runs became one): the points project's
+    two, each in a copy of its own, started there; the memory bank's, copied by verify."""
+    projects = tmp_path_factory.mktemp("projects")
+
+    def project(test: str, *args: str, **options: Any) -> Pair:
+        copy = _project(projects / test)
+        return Pair(test, copy / "train.py", None, args, {"cwd": copy, "timeout": 240.0, **options})
+
+    pairs = {
+        "optimizer_per_epoch": project(OPTIMIZER_PER_EPOCH, steps=8),
+        "nan": project(NAN, "--lr", "1e8", steps=20),
+        "memory_bank": Pair(
+            "test_a_memory_bank_apart_before_the_parameters_is_named",
+            CASES / "memory_bank_dp.py",
+            options={"steps": 3},
+        ),
+    }
+    return run_pairs(request, tmp_path_factory.mktemp("verified"), pairs, timeout=240.0)
 
 
 def _tree(folder: Path) -> dict[str, bytes]:
@@ -166,22 +198,21 @@ def _processes_running(needle: str) -> list[int]:
     return found
 
 
-def test_an_optimizer_per_epoch_stops_after_k_global_steps(tmp_path: Path) -> None:
+def test_an_optimizer_per_epoch_stops_after_k_global_steps(verified: dict[str, Shared]) -> None:
     """20 epochs of 6 steps, a new SGD each epoch: verify compares 8 steps over two optimizers
     and stops both runs there (the scripts never reach their checkpoint)."""
-    project = _project(tmp_path)
-    report = _run(tmp_path, project / "train.py", None, cwd=project, steps=8)
+    report = report_of(verified, "optimizer_per_epoch")
+    project = verified["optimizer_per_epoch"].cwd
     assert report.exit_code == 0, report
     assert (report.steps_compared, report.optimizers) == (8, 2)
     assert report.initial_weights == "identical"
     assert not (project / "checkpoints").exists()
 
 
-def test_both_runs_going_nan_is_not_comparable(tmp_path: Path) -> None:
+def test_both_runs_going_nan_is_not_comparable(verified: dict[str, Shared]) -> None:
     """A learning rate so large that both runs overflow within two steps, before the float32
     rounding of whole batch against shards can part them (at 1e4 that depended on the seed)."""
-    project = _project(tmp_path)
-    report = _run(tmp_path, project / "train.py", None, "--lr", "1e8", cwd=project, steps=20)
+    report = report_of(verified, "nan")
     assert report.exit_code == 2, report
     assert report.verdict == "not comparable"
     assert _keys(report) == ["nonfinite_both"]
@@ -214,10 +245,10 @@ def test_a_status_the_script_chooses_is_compared_to_the_end(tmp_path: Path) -> N
     assert report.to_end["output"].startswith("ok: "), report.to_end
 
 
-def test_a_memory_bank_apart_before_the_parameters_is_named(tmp_path: Path) -> None:
+def test_a_memory_bank_apart_before_the_parameters_is_named(verified: dict[str, Shared]) -> None:
     """The bank differs after step 1, the parameters from step 2: the cause names the
     buffer (V3), and the migration's DP007 names the Function's backward."""
-    report = _run(tmp_path, CASES / "memory_bank_dp.py", None, steps=3)
+    report = report_of(verified, "memory_bank")
     assert report.exit_code == 1, report
     assert report.first_diverging_step == 2, report
     assert _keys(report)[0] == "buffer_diverged", report.causes
