@@ -1820,6 +1820,15 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s56_v2_noise_unpacked_shape": (),
     # stop 57 s2: each rank's rows of the original's one draw (digests: S55_S4_SHARES)
     "data_s57_s2_draw_over_tuple_loader": (),
+    # stop 57 v2-C: a module entry of a repository whose root folder is a package, its
+    # modules importing each other as top-level packages (castorini/hedwig@277814c): the
+    # helpers imported as `app._dp2ddp` (the base: `from <root folder>.app._dp2ddp import`,
+    # ModuleNotFoundError on both ranks)
+    "s57_v2_module_entry_root_package": ("weight 1.6647",),
+    # stop 57 v2-A: a wrap handed to another module's function that runs it twice before one
+    # backward (YuanGongND/ssast@a1a3eec): static_graph=True on the wrap that runs (the base:
+    # find_unused_parameters=True, "marked as ready twice" at the first backward, both ranks)
+    "s57_v2_handed_model_two_forwards": ("weights 1.3845",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1884,6 +1893,8 @@ PROGRAMS = {
     "data_s56_s2_factory_picks_by_argument": "train.py",  # stop 56 s2
     "data_s56_s2_inline_loaders_whole_figure": "train.py",  # stop 56 s2
     "data_s57_s2_draw_over_tuple_loader": "run.py",  # stop 57 s2
+    "s57_v2_module_entry_root_package": "launch.py",  # stop 57 v2-C: runs -m app.train
+    "s57_v2_handed_model_two_forwards": "main.py",  # stop 57 v2-A
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {

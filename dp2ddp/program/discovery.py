@@ -45,7 +45,12 @@ from dp2ddp.program.dynamic_imports import (
     dotted_constants,
 )
 from dp2ddp.program.entry_scripts import is_entry_script
-from dp2ddp.program.resolver import Resolver, absolute_names
+from dp2ddp.program.resolver import (
+    Resolver,
+    module_base,
+    package_chain,
+    runs_as_script,
+)
 from dp2ddp.program.search_path import (
     Incomplete,
     environment_search,
@@ -304,19 +309,6 @@ def in_skipped_dir(path: str, graph: ImportGraph | None = None) -> bool:
     return any(p in SKIPPED_DIRS for p in parts)
 
 
-def _module_entry(entry_dir: str) -> tuple[str, list[str]] | None:
-    """(folder above the top package, package names) when `entry_dir` is a package."""
-    packages: list[str] = []
-    folder = entry_dir
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        packages.insert(0, os.path.basename(folder))
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
-    return (folder, packages) if packages else None
-
-
 def _inside(path: str, folder: str) -> bool:
     """`path` is `folder` or below it."""
     return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == os.path.abspath(
@@ -334,27 +326,6 @@ def _names_generated(imports: Sequence[ImportNode]) -> bool:
             names = [alias.name for alias in node.names]
         if any(name.rsplit(".", 1)[-1] == GENERATED_MODULE for name in names):
             return True
-    return False
-
-
-def _runs_as_script(imports: Sequence[ImportNode], beside: Resolver, above: Resolver) -> bool:
-    """The entry lies in a package folder but imports a sibling by its bare name
-    (`import dataset` beside dataset.py, Python 2's implicit relative import).
-
-    Under `python -m pkg.train` that import fails: sys.path[0] is the working folder, not
-    the package's. The program only runs as `python train.py` from its folder (or
-    `python pkg/train.py`), so its modules resolve the way a script's do; taking it for a
-    module of its package left dataset.py out of the program and its loaders unsharded
-    in silence (real-world: aaron-xichen/pytorch-playground@5d47629, mnist/train.py).
-    A name that also resolves against the package's parent or the root is no evidence.
-    `beside` resolves against the entry's folder, `above` against the package's parent and
-    the root.
-    """
-    for node in imports:
-        for name in absolute_names(node):
-            top = name.split(".")[0]
-            if beside.absolute(top) and not above.absolute(top):
-                return True
     return False
 
 
@@ -577,7 +548,7 @@ class ImportGraph:
         entry_dir = os.path.dirname(entry_abs)
         root = self.root(entry_dir)
         stem = os.path.splitext(os.path.basename(entry_abs))[0]
-        package = _module_entry(entry_dir)
+        package = package_chain(entry_dir)
         module_entry: str | None = None
         shown = entry if shown_base is None else Resolver(root, [], shown_base).shown(entry_abs)
         first = self.module(entry, shown, stem)
@@ -588,12 +559,14 @@ class ImportGraph:
         above = [package[0]] if package is not None else []
         if package is not None and not _inside(root, os.path.join(package[0], package[1][0])):
             above.append(root)
-        if package is not None and not _runs_as_script(
+        if package is not None and not runs_as_script(
             first.imports,
             self.resolver(root, [entry_dir], None),
             self.resolver(root, above, None),
         ):
-            base, names = package
+            base, names = module_base(
+                package, first.imports, lambda folder: self.resolver(root, [folder], None)
+            )
             module_entry = ".".join([*names, stem])
             if os.path.commonpath([base, root]) != root:
                 root = base  # the package's parent is where `python -m` runs from

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from dp2ddp.migrate.discovery import SKIPPED_DIRS
@@ -23,6 +23,69 @@ def absolute_names(node: ast.Import | ast.ImportFrom) -> list[str]:
     if isinstance(node, ast.Import):
         return [alias.name for alias in node.names]
     return [node.module] if node.level == 0 and node.module else []
+
+
+def package_chain(entry_dir: str) -> tuple[str, list[str]] | None:
+    """(folder above the top package, package names) when `entry_dir` is a package."""
+    packages: list[str] = []
+    folder = entry_dir
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        packages.insert(0, os.path.basename(folder))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return (folder, packages) if packages else None
+
+
+def runs_as_script(
+    imports: Sequence[ast.Import | ast.ImportFrom], beside: Resolver, above: Resolver
+) -> bool:
+    """The entry lies in a package folder but imports a sibling by its bare name
+    (`import dataset` beside dataset.py, Python 2's implicit relative import).
+
+    Under `python -m pkg.train` that import fails: sys.path[0] is the working folder, not
+    the package's. The program only runs as `python train.py` from its folder (or
+    `python pkg/train.py`), so its modules resolve the way a script's do; taking it for a
+    module of its package left dataset.py out of the program and its loaders unsharded
+    in silence (real-world: aaron-xichen/pytorch-playground@5d47629, mnist/train.py).
+    A name that also resolves against the package's parent or the root is no evidence.
+    `beside` resolves against the entry's folder, `above` against the package's parent and
+    the root.
+    """
+    for node in imports:
+        for name in absolute_names(node):
+            top = name.split(".")[0]
+            if beside.absolute(top) and not above.absolute(top):
+                return True
+    return False
+
+
+def module_base(
+    package: tuple[str, list[str]],
+    imports: Sequence[ast.Import | ast.ImportFrom],
+    resolver_for: Callable[[str], Resolver],
+) -> tuple[str, list[str]]:
+    """The folder `python -m` runs the entry from, and the entry's packages below it.
+
+    The folder above the top package, unless none of the entry's absolute imports resolves
+    there and some resolve against a package folder lower in the chain: a repository whose
+    root folder holds an `__init__.py` (and setup.py) while its modules import each other
+    as top-level packages (`from common.trainers import ...`, `from models.lr.args import
+    ...` in models/lr/__main__.py: castorini/hedwig@277814c, run as `python -m models.lr`
+    from the root). Taking the root's parent for the base named the helpers
+    `from <root>.models.lr._dp2ddp import`, which no launch of the program can import (stop
+    57 v2-C: ModuleNotFoundError on every rank, no warning).
+    """
+    base, names = package
+    tops = {name.split(".")[0] for node in imports for name in absolute_names(node)}
+    if any(resolver_for(base).absolute(top) for top in tops):
+        return package
+    for depth in range(1, len(names)):
+        folder = os.path.join(base, *names[:depth])
+        if any(resolver_for(folder).absolute(top) for top in tops):
+            return folder, names[depth:]
+    return package
 
 
 class Resolver:

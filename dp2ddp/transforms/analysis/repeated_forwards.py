@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 
 from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms.analysis.outside_reads import Resolve
 
 _NO_GRAD = frozenset({"no_grad", "inference_mode"})
 
@@ -73,6 +74,45 @@ def forwards_before_backward(
         if lines:
             return lines  # the backward runs after this function returns
     return ()
+
+
+def handed_forwards(tree: ast.Module, target: str, resolve: Resolve) -> str:
+    """Where a function of the program that `target` (a plain name) is handed to runs it two
+    or more times before one backward, under its parameter's name (`trainmask(audio_model,
+    ...)` of another module, whose `audio_model(x, 'pretrain_mpc')` and `audio_model(x,
+    'pretrain_mpg')` meet one backward: YuanGongND/ssast@a1a3eec, stop 57 v2-A); "" when
+    no such call. The wrap's own module spells no second call, so its options were chosen
+    for one forward (find_unused_parameters=True) and the callee's own wrap of the name, which
+    would have static_graph=True, is skipped by its `if not isinstance(...)`: "marked as
+    ready twice" at the first backward on every rank, no warning."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            continue
+        function = resolve(node.func.id)
+        if function is None:
+            continue
+        params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        names = [
+            params[i]
+            for i, arg in enumerate(node.args[: len(params)])
+            if isinstance(arg, ast.Name) and arg.id == target
+        ]
+        names += [
+            k.arg
+            for k in node.keywords
+            if k.arg and isinstance(k.value, ast.Name) and k.value.id == target
+        ]
+        alone = ast.Module(body=[function], type_ignores=[])
+        for name in names:
+            lines = forwards_before_backward(alone, name)
+            if len(lines) > 1:
+                where = ", ".join(map(str, lines))
+                return (
+                    f"`{target}` is handed to {function.name}() (line {node.lineno}), which runs "
+                    f"it as `{name}` {len(lines)} times before one backward (lines {where} of "
+                    "its module)"
+                )
+    return ""
 
 
 def rebound_bare(tree: ast.Module, target: str, wrap_line: int) -> int | None:

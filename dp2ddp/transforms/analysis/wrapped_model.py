@@ -29,7 +29,11 @@ from dp2ddp.transforms.analysis.kept_outputs import Kept, kept_outputs, model_ca
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.outside_reads import outside_reads, program_functions, said_reads
 from dp2ddp.transforms.analysis.own_models import own_model_classes
-from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, forwards_before_backward
+from dp2ddp.transforms.analysis.repeated_forwards import (
+    BACKWARD_INSIDE,
+    forwards_before_backward,
+    handed_forwards,
+)
 from dp2ddp.transforms.analysis.toggle_calls import called_only_before
 from dp2ddp.transforms.analysis.toggled_models import untouched
 
@@ -90,10 +94,9 @@ class UnusedParameters:
         analysis/partial_forward.py does; torch's and other libraries' are not; a model
         whose class is not known statically (built by a factory, a class picked by a
         computed name) is judged by the classes the program builds (analysis/class_reach.py):
-        any such class counts. A class
-        whose forward() uses every layer can still leave some without a gradient where the
-        program calls the wrapped model (`target`, as spelled) and drops an output that
-        only those layers feed (`out, stop = model(x)`, `stop` never read).
+        any such class counts. A class whose forward() uses every layer can still leave some
+        without a gradient where the program calls the wrapped model (`target`, as spelled)
+        and drops an output only those layers feed (`out, stop = model(x)`, `stop` unread).
         """
         self.flag, self.code = "find_unused_parameters", "DP041"
         self._caller = False
@@ -118,15 +121,17 @@ class UnusedParameters:
             )
         at = self.t._position(module)[0]
         lines = forwards_before_backward(self._ast(), target, at) if target else ()
-        if not lines:
+        where = ", ".join(str(self.t.state.line_map(line)) for line in lines)
+        resolve = program_functions(self._ast(), self.t.context.filename or "")
+        runs = f"`{target}` runs {len(lines)} forwards before one backward (lines {where})"
+        runs = runs if lines else handed_forwards(self._ast(), target or "", resolve)
+        if not runs:
             return self._read_outside(why, target)
         self.flag, self.code = "static_graph", "DP096"
-        where = ", ".join(str(self.t.state.line_map(line)) for line in lines)
         return (
-            f"`{target}` runs {len(lines)} forwards before one backward (lines {where}) and "
-            f"{why}: with find_unused_parameters=True DDP marks ready, at the last call, the "
-            "parameters that call does not reach, and again when the backward reaches them "
-            'through an earlier call (RuntimeError "marked as ready twice"); '
+            f"{runs} and {why}: with find_unused_parameters=True DDP marks ready, at the last "
+            "call, the parameters that call does not reach, and again when the backward reaches "
+            'them through an earlier call (RuntimeError "marked as ready twice"); '
             "static_graph=True averages each once, while every step uses the same "
             "parameters (DDP raises at a step whose use differs)"
         )
