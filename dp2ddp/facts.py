@@ -413,10 +413,19 @@ class Reexports:
     #: (transforms/_support/forwarding_classes.py): the passes take them for torch's
     #: DataParallel until model_wrap rebases them, for DistributedDataParallel after.
     forwarding: tuple[str, ...] = ()
+    #: Names a module-level `from <program module> import *` binds here that lead outside the
+    #: program (`os` of a `utils.py` that says `import os`): bare name -> the real dotted
+    #: name. libcst records no binding for a star import, so `os.mkdir(d)` had no qualified
+    #: name and ran on every rank as written (Debatrix/AquulaCam@28b2f97, stop 57 v1-B).
+    stars: tuple[tuple[str, str], ...] = ()
 
     @cached_property
     def table(self) -> dict[str, str]:
         return dict(self.names)
+
+    @cached_property
+    def star_table(self) -> dict[str, str]:
+        return dict(self.stars)
 
     def mentions(self, *fragments: str) -> bool:
         """Some real name contains one of `fragments` (for the passes' text gates)."""

@@ -1268,6 +1268,13 @@ Stop 57 (helper s2), round 9's v2-D (luodhhh/ModernTCN@56a9a2c's imputation):
   `self._get_data(flag="train")`, a method returning another module's factory's
   `(data_set, data_loader)`: `ddp_draw_share`d, each rank its rows of the original's one draw
   (E2E_DIGEST; before: DP006, both ranks drew the same rows for their own samples).
+
+Stop 57's validation round 10 (helper v1):
+- s57_v1_star_import_makes_folder (program; v1-B, Debatrix/AquulaCam@28b2f97's base_train.py):
+  `os` and `torch` reach the training module only through `from util import *`: the folder
+  is made on every rank with exist_ok, the checkpoint saved by rank 0; rank 0 prints the
+  original's `saved True` and `weights -0.0970` (before: `os.mkdir(folder)` on both ranks,
+  FileExistsError on the second, no warning).
 """
 
 from __future__ import annotations
@@ -1809,6 +1816,10 @@ CASES: dict[str, tuple[str, ...]] = {
         "features -14.1119 embedded 1.0425",
         "weights -1.3634",
     ),
+    # stop 57 v1-B: `os` and `torch` reached through `from util import *`: the folder made
+    # on every rank without a race, the checkpoint saved once (before: os.mkdir on both
+    # ranks, FileExistsError on one of them, no warning)
+    "s57_v1_star_import_makes_folder": ("saved True", "weights -0.0970"),
     # stop 56 v2: the original's (the base printed checkpoint DistributedDataParallel_1.bin:
     # the wrapper's class names the file, no warning)
     "model_wrap_s56_v2_guarded_class_name": (
@@ -1833,6 +1844,7 @@ CASES: dict[str, tuple[str, ...]] = {
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "set_epoch_handed_loader": "main.py",
+    "s57_v1_star_import_makes_folder": "train.py",  # stop 57 v1-B
     "batches_s56_s1_helper_batch_picks_files": "train.py",  # stop 56 s1
     "forwarding_subclass_in_package": "train.py",
     "toggle_in_function_never_called": "train.py",

@@ -87,6 +87,48 @@ def module_bindings(module: ProgramModule) -> dict[str, str]:
     return bound
 
 
+def star_exports(module: ProgramModule) -> dict[str, str]:
+    """What `from <module> import *` binds in its importer by the module's own imports: each
+    name the module binds at module level by an import (`import os` -> os, `import os.path`
+    -> os, `from datetime import datetime` -> datetime.datetime), with the absolute dotted
+    name it imports. Not a name with a leading underscore (a star import skips it), nor one
+    bound twice or otherwise at column 0; nothing where the module says `__all__` (its list
+    decides, not read here)."""
+    if "__all__" in module.source.text:
+        return {}
+    bound: dict[str, str] = {}
+    twice: set[str] = set()
+    for statement in module.imports:
+        if statement.col_offset != 0:
+            continue
+        pairs: list[tuple[str, str | None]] = []
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
+                if alias.asname is not None:
+                    pairs.append((alias.asname, alias.name))
+                else:
+                    head = alias.name.partition(".")[0]
+                    pairs.append((head, head))
+        else:
+            base = absolute_base(module, statement.level, statement.module)
+            for alias in statement.names:
+                if alias.name != "*":
+                    name = alias.asname or alias.name
+                    pairs.append((name, f"{base}.{alias.name}" if base else None))
+        for name, target in pairs:
+            if name.startswith("_"):
+                continue
+            if name in twice or target is None or bound.get(name, target) != target:
+                bound.pop(name, None)
+                twice.add(name)
+            else:
+                bound[name] = target
+    if bound:
+        for found in _OTHER_BINDINGS.finditer(module.source.text):
+            bound.pop(found.group(1) or found.group(2), None)
+    return bound
+
+
 def _join(spelled: str, name: str) -> str:
     """A name under a module as libcst spells it (`from . import x`: `.x`, not `..x`)."""
     return spelled + name if spelled.endswith(".") else f"{spelled}.{name}"
@@ -186,6 +228,7 @@ class ProgramReexports:
         outside the program, keyed as libcst spells them."""
         names: dict[str, str] = {}
         forwarding: set[str] = set()
+        stars = self._stars(module)
         for node in module.imports:
             if isinstance(node, ast.Import):
                 for alias in node.names:
@@ -205,7 +248,32 @@ class ProgramReexports:
                     names,
                     forwarding,
                 )
-        return Reexports(tuple(sorted(names.items())), tuple(sorted(forwarding)))
+        return Reexports(
+            tuple(sorted(names.items())), tuple(sorted(forwarding)), tuple(sorted(stars.items()))
+        )
+
+    def _stars(self, module: ProgramModule) -> dict[str, str]:
+        """Names `module`'s module-level star imports of program modules bind that lead
+        outside the program (facts.Reexports.stars). A name two star imports bind to
+        different names, or that leads back into the program, is left out."""
+        found: dict[str, str] = {}
+        twice: set[str] = set()
+        for node in module.imports:
+            if not isinstance(node, ast.ImportFrom) or node.col_offset != 0:
+                continue
+            if not any(alias.name == "*" for alias in node.names):
+                continue
+            base = absolute_base(module, node.level, node.module)
+            if base is None or base not in self._modules:
+                continue
+            for name, target in star_exports(self._modules[base]).items():
+                real = self.resolve(target)
+                if real is None or name in twice or found.get(name, real) != real:
+                    found.pop(name, None)
+                    twice.add(name)
+                else:
+                    found[name] = real
+        return found
 
     def _add(
         self, spelled: str, absolute: str, names: dict[str, str], forwarding: set[str]

@@ -25,7 +25,7 @@ import ast
 import re
 from dataclasses import replace
 
-from dp2ddp.facts import ProgramFacts, Reexports
+from dp2ddp.facts import ProgramFacts
 from dp2ddp.transforms._support.names import DDP_CLASS
 
 #: What the forwarding class is to every pass (its wraps are DataParallel's).
@@ -77,7 +77,10 @@ def with_own_forwarding(facts: ProgramFacts, text: str) -> ProgramFacts:
     forwarding = {*told.forwarding, *(k for k, v in own.items() if v == TORCH_DATAPARALLEL)}
     names = {**told.table, **{k: v for k, v in own.items() if v == DDP_QUALIFIED}}
     return replace(
-        facts, reexports=Reexports(tuple(sorted(names.items())), tuple(sorted(forwarding)))
+        facts,
+        reexports=replace(
+            told, names=tuple(sorted(names.items())), forwarding=tuple(sorted(forwarding))
+        ),
     )
 
 

@@ -66,7 +66,8 @@ class PassMetadata:
         #: Names of imported program modules that are really outside names (facts.py).
         self.reexports = (
             reexports
-            if reexports is not None and (reexports.names or reexports.forwarding)
+            if reexports is not None
+            and (reexports.names or reexports.forwarding or reexports.stars)
             else None
         )
         #: What the program's forwarding DataParallel subclasses are taken for
@@ -153,8 +154,34 @@ class PassMetadata:
                 star = self.star_names().get(node.value)
                 if star is not None:
                     names = names | {star}
+            if not names and self.reexports is not None and self.reexports.stars:
+                names = _star_bound(node, self.parents.get(node), self.reexports.star_table)
             self._qualified[node] = names
         return set(names)
+
+
+def _star_bound(
+    node: cst.CSTNode, parent: cst.CSTNode | None, stars: Mapping[str, str]
+) -> set[str]:
+    """The name of `node` (`os`, `os.path.join`) whose head no binding of the module resolves
+    but a star import of a program module binds (Reexports.stars): its real dotted name. An
+    attribute's own name (`x.os`) or a keyword's is no access of that binding."""
+    if not isinstance(node, (cst.Name, cst.Attribute)):
+        return set()
+    if type(parent) is cst.Attribute and parent.attr is node:
+        return set()
+    if type(parent) is cst.Arg and parent.keyword is node:
+        return set()
+    parent = node
+    while isinstance(parent, cst.Attribute):
+        parent = parent.value
+    if not isinstance(parent, cst.Name):
+        return set()
+    real = stars.get(parent.value)
+    if real is None:
+        return set()
+    full = code_of_dotted(node)
+    return {real + full[len(parent.value) :]}
 
 
 def _real_names(names: set[str], table: Mapping[str, str]) -> set[str]:

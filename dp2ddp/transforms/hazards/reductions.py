@@ -1,7 +1,8 @@
 """Tensor reductions over the batch, and DP059's search for means over it.
 
 `reduction(node)` reads a reduction call (`x.sum(1)`, `torch.mean(x, 0)`): its name and the
-dims it reduces. `batch_means` finds the means over dim 0 that a non-linear call encloses in
+dims it reduces. `batch_means` finds the means over dim 0 or over every element (the batch
+included) that a non-linear call encloses in
 what reaches backward() (the entropy of the batch's mean prediction): DataParallel computed
 such a statistic on the gathered batch, each DDP rank on its own share. `alike_operand` is
 the proof that one is no statistic over the batch: the tensor it reduces holds the same values
@@ -33,7 +34,7 @@ REDUCTIONS = frozenset(
 #: Calls that keep a batch statistic linear (or only reshape it): not what DP059 is about.
 LINEAR = frozenset(
     "sum mean nansum nanmean view reshape squeeze unsqueeze flatten to float double half "
-    "clone contiguous detach cpu cuda".split()
+    "clone contiguous detach cpu cuda type type_as view_as reshape_as".split()
 )
 MEANS = frozenset({"mean", "nanmean"})
 SUMS = frozenset({"sum", "nansum", "logsumexp"})
@@ -101,7 +102,8 @@ def batch_means(
     depth: int,
     memo: Means | None = None,
 ) -> list[cst.Call]:
-    """The means over dim 0 in `node` (names followed) that a non-linear call encloses.
+    """The means over dim 0 or every element in `node` (names followed) that a non-linear
+    call encloses.
 
     Each (node, nonlinear, depth) is searched once (`memo`): a name read many times, bound
     to expressions reading other such names, was followed once per path, a number of
@@ -137,13 +139,7 @@ def _batch_means_of(
     found: list[cst.Call] = []
     if isinstance(node, cst.Call):
         reduced = reduction(node, transform)
-        if (
-            nonlinear
-            and reduced is not None
-            and reduced[0] in MEANS
-            and reduced[1] is not None
-            and 0 in reduced[1]
-        ):
+        if nonlinear and reduced is not None and reduced[0] in MEANS and _over_batch(reduced[1]):
             found.append(node)
         func = node.func
         short = func.attr.value if isinstance(func, cst.Attribute) else ""
@@ -161,6 +157,14 @@ def _batch_means_of(
     for child in node.children:
         found += batch_means(child, assigned, transform, nonlinear, depth, memo)
     return list(dict.fromkeys(found))
+
+
+def _over_batch(dims: tuple[int, ...] | None) -> bool:
+    """A mean over these dims averages across the samples: dim 0, or every element (`torch.mean(
+    pred_fake)`, `x.mean()`: the batch's too). A relativistic GAN's `pred_real -
+    torch.mean(pred_fake)` inside its BCE was DataParallel's mean over the gathered batch and
+    is each rank's own under DDP (riverlight/HSR@00ec23c's discriminator, stop 57 v1-A)."""
+    return dims is not None and (dims == () or 0 in dims)
 
 
 def whole_statistic(
