@@ -61,15 +61,37 @@ def ddp_call_key(kind, frame):
     """The store key of a keyed helper's call (ddp_rank0_value, ddp_stdin) from `frame`,
     and the call's own site (`train.py:42`, for messages).
     """
+    # Here, not at the top: the program's own names stay its own.
+    import sysconfig
+
+    if "library" not in ddp_call_key.__dict__:
+        paths = sysconfig.get_paths()
+        ddp_call_key.library = tuple(
+            {
+                os.path.join(os.path.realpath(paths[name]), "")
+                for name in ("stdlib", "platstdlib", "purelib", "platlib")
+                if name in paths
+            }
+        )
+        ddp_call_key.files = {}
+    files = ddp_call_key.files
+    site = f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
     path = []
     while frame is not None:
-        path.append(f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}")
+        filename = frame.f_code.co_filename
+        if filename not in files:
+            files[filename] = not (
+                filename.startswith("<frozen ")
+                or os.path.realpath(filename).startswith(ddp_call_key.library)
+            )
+        if files[filename]:
+            path.append(f"{os.path.basename(filename)}:{frame.f_lineno}")
         frame = frame.f_back
     calls = ddp_call_key.__dict__.setdefault("calls", {})
     route = "<".join(path)
     count = calls[kind, route] = calls.get((kind, route), 0) + 1
     restart = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
-    return f"dp2ddp/{kind}/{restart}/{route}/{count}", path[0]
+    return f"dp2ddp/{kind}/{restart}/{route}/{count}", site
 
 
 class DdpDistributedSampler(DistributedSampler):
