@@ -1275,6 +1275,16 @@ Stop 57's validation round 10 (helper v1):
   is made on every rank with exist_ok, the checkpoint saved by rank 0; rank 0 prints the
   original's `saved True` and `weights -0.0970` (before: `os.mkdir(folder)` on both ranks,
   FileExistsError on the second, no warning).
+Stop 57's round 10 (helper v3):
+- data_s57_v3_keyed_share_under_progress_bar (v3-B, jeromerony/dml_cross_entropy@787e863
+  utils/training.py): an unseeded program's batch sampler walked through tqdm, which the
+  migration disables on ranks other than 0: the key of rank 0's shared draws leaves out the
+  library's frames, rank 0 prints the original's `weight 1.1939` (before: rank 1 waited 60 s
+  per epoch for a key rank 0 never set, kept its own order, `weight 1.1911`; the stand-in
+  tests/e2e_stop45_m/tqdm.py walks as tqdm does, compiled under the installed packages).
+- rank_zero_s57_v3_print_tuple_statement (v3-C, the same repository's experiment.py:115):
+  `print('Validation [...]'), pprint(metrics.recall)`, two prints in one tuple statement:
+  on rank 0 alone (before: both ranks printed both).
 """
 
 from __future__ import annotations
@@ -1840,6 +1850,10 @@ CASES: dict[str, tuple[str, ...]] = {
     # backward (YuanGongND/ssast@a1a3eec): static_graph=True on the wrap that runs (the base:
     # find_unused_parameters=True, "marked as ready twice" at the first backward, both ranks)
     "s57_v2_handed_model_two_forwards": ("weights 1.3845",),
+    # stop 57 v3: the original's (the base printed weight 1.1911, 60 s later per epoch)
+    "data_s57_v3_keyed_share_under_progress_bar": ("weight 1.1939",),
+    # stop 57 v3: rank 0's lines (the base printed them on rank 1 too)
+    "rank_zero_s57_v3_print_tuple_statement": ("Validation [000]", "Validation [001]"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1910,6 +1924,7 @@ PROGRAMS = {
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
+    "rank_zero_s57_v3_print_tuple_statement": "Validation",  # stop 57 v3-C
     "data_figures_mean_list_gathered": "mse",
     "detect_indent_tabs_libcst_refuses": "loss",
     "model_wrap_guard_gpu_list_nonempty": "loss",

@@ -9,9 +9,11 @@ directory before ddp_setup(), rank 1 a second late).
 from __future__ import annotations
 
 import os
+import sysconfig
 import threading
 import time
 import warnings
+from collections.abc import Iterator
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -124,6 +126,38 @@ def test_rank0_value_pairs_calls_along_the_same_path(monkeypatch: pytest.MonkeyP
         return names
 
     assert [program(rank) for rank in (0, 1)] == [[0, 1], [1]]
+
+
+def test_rank0_value_pairs_calls_through_a_library_that_walks_apart_by_rank(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Stop 57's v3-B: the key leaves out frames of installed code. A progress bar the
+    migration disables on ranks other than 0 walks its iterable through another of its
+    lines there (tqdm's `if self.disable: yield from iterable`): keyed by those lines too,
+    rank 1 waited 60 s for a value rank 0 set under another key, then kept its own draws.
+    The library is a code object compiled under the installed packages' folder."""
+    store = dist.TCPStore  # type: ignore[attr-defined]  # public, not re-exported in stubs
+    server = store("127.0.0.1", 0, is_master=True, wait_for_workers=False)
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
+    monkeypatch.setenv("MASTER_PORT", str(server.port))
+    monkeypatch.setenv("TORCHELASTIC_USE_AGENT_STORE", "True")
+    bar = "def walk(items, disable):\n    if disable:\n        yield from items\n        return\n"
+    bar += "    for item in items:\n        yield item\n"
+    library: dict[str, Any] = {}
+    installed = os.path.join(sysconfig.get_paths()["purelib"], "progressbar_standin.py")
+    exec(compile(bar, installed, "exec"), library)
+    clock = count()
+    shares = {0: _helper("rank0_value", rank=0), 1: _helper("rank0_value", rank=1)}
+
+    def batches(rank: int) -> Iterator[int]:  # a sampler drawing as the bar pulls
+        yield int(shares[rank](next, clock))
+
+    def draws(rank: int) -> list[int]:
+        return list(library["walk"](batches(rank), rank != 0))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "did not come"
+        assert [draws(rank) for rank in (0, 1)] == [[0], [0]]
 
 
 def test_rank0_value_without_the_store_keeps_its_own_with_a_warning(

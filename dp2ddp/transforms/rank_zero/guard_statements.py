@@ -117,6 +117,8 @@ class StatementGuards(Rule):
 
     def kind(self, small: cst.BaseSmallStatement) -> str | None:
         """What a statement does that belongs on rank 0, if that is all it does."""
+        if isinstance(small, cst.Expr) and isinstance(small.value, cst.Tuple):
+            return self.tuple_kind(small.value)
         if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
             return None
         func = small.value.func
@@ -321,6 +323,19 @@ class StatementGuards(Rule):
             return [None] * len(line.body)  # the whole `with open(...)` is guarded instead
         return self.guard_kinds(line)
 
+    def tuple_kind(self, value: cst.Tuple) -> str | None:
+        """`print(...), pprint(...)` as one statement: a tuple of prints nobody keeps (stop
+        57 v3-C, dml_cross_entropy's `print('Validation ...'), pprint(metrics.recall)`)
+        prints as its calls do, on rank 0 alone where no argument does work every rank
+        needs; any other element keeps the statement on every rank."""
+        calls = [element.value for element in value.elements]
+        if not calls or not all(isinstance(call, cst.Call) for call in calls):
+            return None
+        if {self.kind(cst.Expr(call)) for call in calls} != {"print"}:
+            return None
+        arguments = (a.value for call in calls if isinstance(call, cst.Call) for a in call.args)
+        return None if any(self.facts.does_work(a) for a in arguments) else "print"
+
     def guard_kinds(
         self, line: cst.SimpleStatementLine | cst.SimpleStatementSuite
     ) -> list[str | None]:
@@ -330,6 +345,9 @@ class StatementGuards(Rule):
         in_except = self.facts.in_except(line)
         for index, (small, kind) in enumerate(zip(line.body, kinds, strict=True)):
             if kind is None or kind == _SAVE:
+                continue
+            if isinstance(small, cst.Expr) and isinstance(small.value, cst.Tuple):
+                kinds[index] = None if in_except else kind  # its arguments do no work
                 continue
             assert isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
             if in_except and kind in ("print", "logging"):
