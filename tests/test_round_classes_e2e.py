@@ -1813,9 +1813,6 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 56 v2: each rank's rows of the original's one draw (digests: S55_S4_SHARES)
     "shared_draws_s56_v2_noise_unpacked_shape": (),
-    # stop 57 v4-B: the model wrapped and called at once, DP197 (the base wrapped the batch:
-    # `DistributedDataParallel(x.to(DEVICE))`, no model call, both ranks crashed)
-    "model_wrap_s57_v4b_wrap_and_call": ("weights 2.0631",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
