@@ -2297,6 +2297,38 @@ def test_batches_through_another_modules_iterator_class_pass_verify(tmp_path: Pa
     assert not any(" DP047 " in note for note in report.notes), report.notes
 
 
+def test_imported_script_with_trainer_class_sets_up_its_group(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stop 57 v4-A (khy0809/fewshot-egnn@205fa80): train.py's `__main__` block builds a
+    trainer class that wraps in `__init__`, and evaluate.py imports the class. `migrate .`
+    took train.py for a library: no ddp_setup(), so `torchrun train.py` died on both ranks
+    building DDP ("Default process group has not been initialized"; verify: RUN FAILED),
+    and the launch hint named only evaluate.py. Now ddp_setup() runs first in its block and
+    the hint names it: verify EQUIVALENT. A run of its own: at the base the migration's
+    ranks crash, which would end a shared launch."""
+    from click.testing import CliRunner
+
+    from dp2ddp.cli import main
+
+    program = TESTS / "program_fixtures" / "imported_script_trainer_class" / "input"
+    original, migrated = tmp_path / "original", tmp_path / "migrated"
+    shutil.copytree(program, original)
+    shutil.copytree(program, migrated)
+    monkeypatch.chdir(migrated)
+    result = CliRunner().invoke(main, ["migrate", "."], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    assert "--nproc_per_node=auto train.py" in result.stdout + result.stderr
+    temp_root = tmp_path / "verify"
+    temp_root.mkdir()
+    config = VerifyConfig(
+        original / "train.py", migrated / "train.py", steps=3, cwd=tmp_path, temp_root=temp_root,
+        timeout=300.0,
+    )  # fmt: skip
+    report = verify(config)
+    assert report.exit_code == 0, report
+
+
 def test_one_new_run_folder(launch: Launch) -> None:
     """Both ranks ran in one folder: the walk's count was rank 0's on rank 1 too."""
     root = launch.workdir("rank_zero_run_folder_counted_by_walk") / "runs"

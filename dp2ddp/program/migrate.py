@@ -208,6 +208,10 @@ def _plan_one(
     ):
         plan.launch.append(program.launch_target)
         plan.launch_entries.append(program.entry.real)
+        for module, item in zip(program.modules[1:], migrated[1:], strict=False):
+            if item.outcome.status == "migrated" and _script_of_its_own(module):
+                plan.launch.append(module.path)
+                plan.launch_entries.append(module.real)
     if len(migrated) > len(program.modules):
         plan.multi_module += 1
     return program
@@ -228,6 +232,17 @@ def _merge_generated(plan: ProgramPlan, real: str, item: _Migrated) -> None:
     if merged.data is not None:
         plan.data[path] = merged.data
         plan.stamps.setdefault(path, None)
+
+
+def _script_of_its_own(module: ProgramModule) -> bool:
+    """An imported module whose `__main__` block wraps a model (ProgramHints.script) is a
+    training script too, its block calling ddp_setup(): the launch hint names it (v4-A of
+    stop 57). Not a package's module: the hint cannot spell its `-m` from here."""
+    if not module.entry_script or module.is_package or "." in module.name:
+        return False
+    from dp2ddp.transforms.rank_zero.script_modules import wraps_as_script
+
+    return wraps_as_script(module.passing_tree())
 
 
 def _unreached(

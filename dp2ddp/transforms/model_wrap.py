@@ -141,7 +141,11 @@ class WrapModelInDDP(MigrationTransform):
         self._pairs.note_assign(node)
 
     def _is_dp_call(self, node: cst.CSTNode) -> bool:
-        return isinstance(node, cst.Call) and self.matches(node.func, DATAPARALLEL)
+        """`DataParallel(m)`; not the call of the wrapper `DataParallel(m)(x)` (v4-B)."""
+        func = node.func if isinstance(node, cst.Call) else None
+        return (
+            func is not None and not isinstance(func, cst.Call) and self.matches(func, DATAPARALLEL)
+        )
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         """`from torch.nn import DataParallel` goes once nothing uses it any more. Imports of
@@ -168,6 +172,8 @@ class WrapModelInDDP(MigrationTransform):
             if id(original_node) in self._outside.frozen_returns:  # unfrozen after the wrap
                 return cst.Call(cst.Name(FROZEN), [cst.Arg(wrap)])
             return wrap
+        if self._is_dp_call(original_node.func):  # built and called at once, each call
+            self.warn(original_node, "DP197", self.code(original_node.func))
         self._outside.note(original_node, updated_node)
         updated_node = self._own_calls.rewrite(original_node, updated_node)
         func = original_node.func

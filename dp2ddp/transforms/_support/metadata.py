@@ -40,6 +40,11 @@ STAR_EXPORTS: Mapping[str, tuple[str, ...]] = {
 }
 
 
+#: Modules a star import of a module with unknown exports may bind under their own name
+#: (that module ran `import torch`): an unbound `torch.save` is torch's.
+STAR_MODULES: tuple[str, ...] = ("torch", "os", "shutil", "pickle", "json")
+
+
 def code_of_dotted(node: cst.Attribute | cst.Name) -> str:
     """`a.b.c` of a dotted module name."""
     if isinstance(node, cst.Name):
@@ -133,7 +138,23 @@ class PassMetadata:
                     module = code_of_dotted(small.module)
                     for name in STAR_EXPORTS.get(module, ()):
                         self._stars[name] = f"{module}.{name}"
+                    if module not in STAR_EXPORTS:  # exports unknown: maybe its imports
+                        self._stars.update({name: name for name in STAR_MODULES})
         return self._stars
+
+    def _star_module_attribute(self, node: cst.Attribute) -> set[str]:
+        """`torch.save` where no import of the module binds `torch` but a star import of a
+        module whose exports are unknown may (`from torchtools import *`, whose package
+        runs `import torch`: khy0809/fewshot-egnn's train.py, v4-C of stop 57): the module
+        of that name (STAR_MODULES), so its checkpoint write is rank 0's like any other."""
+        head: cst.BaseExpression = node
+        while isinstance(head, cst.Attribute):
+            head = head.value
+        if not isinstance(head, cst.Name) or head.value not in STAR_MODULES:
+            return set()
+        if self.star_names().get(head.value) != head.value:
+            return set()
+        return {code_of_dotted(node)} if _dotted(node) else set()
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         """What QualifiedNameProvider gives for `node` (names only), computed for this node
@@ -156,6 +177,8 @@ class PassMetadata:
                     names = names | {star}
             if not names and self.reexports is not None and self.reexports.stars:
                 names = _star_bound(node, self.parents.get(node), self.reexports.star_table)
+            if not names and type(node) is cst.Attribute:
+                names = self._star_module_attribute(node)
             self._qualified[node] = names
         return set(names)
 
@@ -182,6 +205,12 @@ def _star_bound(
         return set()
     full = code_of_dotted(node)
     return {real + full[len(parent.value) :]}
+
+
+def _dotted(node: cst.BaseExpression) -> bool:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
 
 
 def _real_names(names: set[str], table: Mapping[str, str]) -> set[str]:

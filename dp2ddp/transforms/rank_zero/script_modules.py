@@ -16,10 +16,15 @@ def guard(statement: ast.stmt) -> bool:
 
 def wraps_as_script(tree: ast.Module) -> bool:
     """The module's `__main__` block wraps a model with DataParallel, in the block or in a
-    top-level function of the module it calls (through others of them): it is a script
-    of its own (ProgramHints.script)."""
-    functions = {
-        s.name: s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+    top-level function or class of the module it calls (through others of them): it is a
+    script of its own (ProgramHints.script). A class the block constructs counts with all
+    its methods: a trainer class wrapping in `__init__` (`trainer = ModelTrainer(...)`,
+    fewshot-egnn's train.py, imported by its eval.py: v4-A of stop 57) or in the method
+    the block calls next."""
+    functions: dict[str, ast.AST] = {
+        s.name: s
+        for s in tree.body
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
     }
     blocks = [s for s in tree.body if guard(s)]
     todo: list[ast.AST] = list(blocks)

@@ -1,0 +1,9 @@
+import torch
+
+from train import Net, Trainer
+
+if __name__ == "__main__":
+    trainer = Trainer(Net(), num_gpus=2)
+    with torch.no_grad():
+        x = torch.arange(32, dtype=torch.float32).view(8, 4) / 32
+        print("score %.4f" % trainer.net(x).sum().item())

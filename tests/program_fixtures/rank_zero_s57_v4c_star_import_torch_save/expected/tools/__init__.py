@@ -1,0 +1,2 @@
+import torch
+from torch import nn
