@@ -413,10 +413,9 @@ class Reexports:
     #: (transforms/_support/forwarding_classes.py): the passes take them for torch's
     #: DataParallel until model_wrap rebases them, for DistributedDataParallel after.
     forwarding: tuple[str, ...] = ()
-    #: Names a module-level `from <program module> import *` binds here that lead outside the
-    #: program (`os` of a `utils.py` that says `import os`): bare name -> the real dotted
-    #: name. libcst records no binding for a star import, so `os.mkdir(d)` had no qualified
-    #: name and ran on every rank as written (Debatrix/AquulaCam@28b2f97, stop 57 v1-B).
+    #: Names a module-level `from <program module> import *` binds that lead outside the
+    #: program (`os` of a `utils.py` saying `import os`) -> the real dotted name: libcst
+    #: binds nothing for a star import, so `os.mkdir(d)` ran on every rank (stop 57 v1-B).
     stars: tuple[tuple[str, str], ...] = ()
 
     @cached_property
@@ -522,12 +521,10 @@ class BatchSumReturn:
     text: str
     where: str
     back: tuple[int, ...] = ()
-    #: Where the function returns what a call of another told function or loss class
-    #: returns (`return self.loss(inputs, outputs)`, `self.loss = ChamferLoss()`: stop 56
-    #: v4-D): that one's told name (`loss.ChamferLoss.forward`), resolved program-wide into
-    #: its sums (hazards/batch_sum_returns.forwarded_sums; never told unresolved); `passes`
-    #: says, per argument of that call, (its position or -1, its keyword or "", the index
-    #: in `params` of the parameter of this function it passes).
+    #: Where the function returns what another told function or loss class returns
+    #: (`return self.loss(a, b)`, `self.loss = ChamferLoss()`: stop 56 v4-D): its told name,
+    #: resolved program-wide (hazards/batch_sum_returns.forwarded_sums); `passes`, per
+    #: argument of that call: (position or -1, keyword or "", index in `params` it passes).
     via: str = ""
     passes: tuple[tuple[int, str, int], ...] = ()
 
