@@ -34,7 +34,7 @@ REDUCTIONS = frozenset(
 #: Calls that keep a batch statistic linear (or only reshape it): not what DP059 is about.
 LINEAR = frozenset(
     "sum mean nansum nanmean view reshape squeeze unsqueeze flatten to float double half "
-    "clone contiguous detach cpu cuda type type_as view_as reshape_as".split()
+    "clone contiguous detach cpu cuda type type_as view_as reshape_as stack cat".split()
 )
 MEANS = frozenset({"mean", "nanmean"})
 SUMS = frozenset({"sum", "nansum", "logsumexp"})
