@@ -10,7 +10,6 @@ from torch.utils.data import DataLoader, TensorDataset
 from tools import *
 
 # isort: split
-from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from _dp2ddp import (
