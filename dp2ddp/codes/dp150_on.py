@@ -221,6 +221,31 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "argument of forward()), or on `model.module` where no gradient of it is used "
         "(under `torch.no_grad()`), then silence the warning with `# noqa: DP190`.",
     ),
+    "DP193": (
+        "an experiment framework's run folder made on every rank",
+        "`@hydra.main` starts a run in each process: it makes the run folder (by default "
+        "`outputs/${now:%Y-%m-%d}/${now:%H-%M-%S}`, named from the clock), writes its `.hydra/` "
+        "config copy and log there and, where the job changes directory (hydra before 1.2, "
+        "or `hydra.job.chdir=True`), runs the program inside it. DataParallel's one process "
+        "made one folder; under torchrun each rank reads its own clock, so ranks a second "
+        "apart make two folders, and with a changed directory rank 0's files (checkpoints, "
+        "caches) are not where rank 1 looks for them (stop 57: sooftware/kospeech's second "
+        "run folder). Name the folder without the clock for a distributed run, on the "
+        "command line (`torchrun ... train.py hydra.run.dir=outputs/run1`) or in the config, "
+        "then silence the warning with `# noqa: DP193`.",
+    ),
+    "DP194": (
+        "an experiment framework's run started on every rank",
+        "A sacred `Experiment` runs its command in each process: every rank starts a run, "
+        "its observers record one run per rank (a FileStorageObserver picks the next free "
+        "id in its folder, so the ranks may take the same one) and its run log (`Running "
+        "command`, `Started run with ID`, `Result`, `Completed after`) prints on every rank, "
+        "where DataParallel's one process recorded and printed one run (stop 57: "
+        "jeromerony/dml_cross_entropy). Add the observers on rank 0 only (`if "
+        'int(os.environ.get("RANK", "0")) == 0: ex.observers.append(...)`) and quiet '
+        "sacred's logger on the other ranks (`ex.logger`), then silence the warning with "
+        "`# noqa: DP194`.",
+    ),
     "DP197": (
         "a model wrapped and called in one expression",
         "`DataParallel(model)(x)` builds the wrapper and calls it at once, so each call "

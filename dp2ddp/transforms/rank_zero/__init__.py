@@ -52,6 +52,7 @@ from dp2ddp.transforms.rank_zero.mkdir import Directories
 from dp2ddp.transforms.rank_zero.quiet_logging import quiet_logging
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.run_dir import RunDirValues
+from dp2ddp.transforms.rank_zero.run_frameworks import RunFrameworks
 from dp2ddp.transforms.rank_zero.set_orders import SetOrders
 from dp2ddp.transforms.rank_zero.stdin import StdinReads
 from dp2ddp.transforms.rank_zero.tqdm_bars import ProgressBars
@@ -81,6 +82,7 @@ class RankZeroOnly(MigrationTransform):
             CheckpointLoads(self),
             Writers(self),
             WandbRuns(self),
+            RunFrameworks(self),
             Directories(self),
             Downloads(self),
             self.file_writes,
