@@ -76,6 +76,8 @@ PRINTS: Final = frozenset(
     | {"tqdm.tqdm.write", "tqdm.auto.tqdm.write"}
     # an experiment tracker shows its figures too (Proxy-Anchor-CVPR2020's epoch loss)
     | {"wandb.log", "mlflow.log_metric", "mlflow.log_metrics"}
+    # a table of figures written as text (ssast's result.csv of its meters' averages)
+    | {"numpy.savetxt"}
 )
 #: Methods that write their arguments out: a file's `write`, a csv writer's rows.
 WRITE_METHODS: Final = frozenset({"write", "writerow", "writerows"})
