@@ -147,14 +147,8 @@ class PassMetadata:
         module whose exports are unknown may (`from torchtools import *`, whose package
         runs `import torch`: khy0809/fewshot-egnn's train.py, v4-C of stop 57): the module
         of that name (STAR_MODULES), so its checkpoint write is rank 0's like any other."""
-        head: cst.BaseExpression = node
-        while isinstance(head, cst.Attribute):
-            head = head.value
-        if not isinstance(head, cst.Name) or head.value not in STAR_MODULES:
-            return set()
-        if self.star_names().get(head.value) != head.value:
-            return set()
-        return {code_of_dotted(node)} if _dotted(node) else set()
+        stars = self.star_names()
+        return _star_bound(node, None, {m: m for m in STAR_MODULES if stars.get(m) == m})
 
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
         """What QualifiedNameProvider gives for `node` (names only), computed for this node
@@ -205,12 +199,6 @@ def _star_bound(
         return set()
     full = code_of_dotted(node)
     return {real + full[len(parent.value) :]}
-
-
-def _dotted(node: cst.BaseExpression) -> bool:
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return isinstance(node, cst.Name)
 
 
 def _real_names(names: set[str], table: Mapping[str, str]) -> set[str]:
