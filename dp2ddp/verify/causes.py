@@ -519,7 +519,16 @@ def _hyper(ev: Evidence) -> list[Cause]:
 
 
 def _rng_in_loop(ev: Evidence) -> bool:
-    return any(w.get("rng_consumed") for w in ev.all_windows())
+    """The loop drew per process: a rank did (its draws are its own), or the original did
+    where no rank's windows could be measured. Where the ranks measured no draw of their
+    own (the migration's `ddp_draw_share`s are rank 0's, the original's, and excused by the
+    recorder) the original's draws are the ranks' too: no cause (ModernTCN, stop 57)."""
+    ranks = [w.get("rng_consumed") for run in ev.migrated for w in ev.windows(run)]
+    if any(ranks):
+        return True
+    return all(v is None for v in ranks) and any(
+        w.get("rng_consumed") for w in ev.windows(ev.original)
+    )
 
 
 def _randomness(ev: Evidence, found: list[Cause]) -> list[Cause]:

@@ -105,6 +105,8 @@ class Numerics:
     #: name -> (step, rms of the original's gradient, of the migration's, the step's largest
     #: gradient rms): gradients zero up to rounding in both runs, not compared
     rounding_level: dict[str, tuple[int, float, float, float]] = field(default_factory=dict)
+    #: per compared step: (optimizer index, its own step, its class, `path:line` of its step())
+    stepped: list[tuple[int, int, str, str]] = field(default_factory=list)
 
     @property
     def rounding(self) -> list[StepDiff]:
@@ -171,6 +173,10 @@ def compare_updates(
             )
             break
         result.hyper += _hyper_diffs(index + 1, ev_o, ev_m)
+        result.stepped.append(
+            (ev_o["optimizer"], int(ev_o.get("optimizer_step", index + 1)), str(ev_o["class"]),
+             str(ev_o.get("at", "")))
+        )  # fmt: skip
         agree, noise = _gradients(index, orig_t, mig_t, names, rtol, result)
         if not agree:  # gradients not recorded at this step: its noise is unknown
             real.update(noise_sum)

@@ -213,8 +213,15 @@ def forward_chunks(original: RankRecord, rank0: RankRecord, world: int) -> str:
     was DataParallel's whole forward and is now each rank's): "no known cause" before."""
     first = original.windows[0] if original.windows else {}
     ours = rank0.windows[0] if rank0.windows else {}
+    # forwards the original normalised whole (probes: no DataParallel scatter, a dummy batch
+    # before the wrap) that rank 0 ran alike: no group of DataParallel's (amdim-public's
+    # dummy batch of 2 was "Rank 0 ran the original's very forwards", stop 58)
+    whole = {shape[0] for shape in first.get("batchnorm_whole", []) if shape}
     for model, sizes in first.get("forwards", {}).items():
         theirs = ours.get("forwards", {}).get(model)
+        alike = {n for n in whole if sizes and theirs and sizes.count(n) == theirs.count(n)}
+        sizes = [n for n in sizes or [] if n not in alike]
+        theirs = [n for n in theirs or [] if n not in alike]
         if not sizes or not theirs:
             continue
         chunks = [-(-n // world) for n in sizes]

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from dp2ddp.verify import launch, protocol, toend
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.failures import deliberate_exit, exit_aborts
-from dp2ddp.verify.in_copy import in_migrated_copy
 from dp2ddp.verify.records import RankRecord, load_run
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.toend import to_end_causes
@@ -68,18 +67,14 @@ def to_end_rows(
     output = toend.check_output(
         original.stdout,
         [r.stdout for r in ranks],
-        replacements=((scripts.copy[0].as_posix(), scripts.copy[1].as_posix()),)
-        if scripts.copy
-        else (),
+        replacements=tuple((c.as_posix(), r.as_posix()) for c, r in scripts.copies),
     )
     rows["output"] = output.describe()
     if ranks:
         figures = toend.check_figures(
             original.stdout,
             ranks[0].stdout,
-            replacements=((scripts.copy[0].as_posix(), scripts.copy[1].as_posix()),)
-            if scripts.copy
-            else (),
+            replacements=tuple((c.as_posix(), r.as_posix()) for c, r in scripts.copies),
         )
         if figures.compared:
             rows["figures"] = figures.describe()
@@ -96,7 +91,7 @@ def to_end_rows(
         )
         rows["files"] = f"ok: each written by one rank ({shown or 'rank 0 wrote none'})"
     only_original, only_migrated = toend.unmatched_files(
-        [in_migrated_copy(w, scripts.copy) for w in original.data.get("writes", [])],
+        [scripts.in_migrated(w) for w in original.data.get("writes", [])],
         [list(r.data.get("writes", [])) for r in ranks],
     )
     if only_original or only_migrated:
@@ -111,7 +106,7 @@ def to_end_rows(
     own = toend.own_directories(
         [list(r.data.get("directories", [])) for r in ranks],
         [w for r in ranks[:1] for w in r.data.get("writes", [])],
-        [in_migrated_copy(d, scripts.copy) for d in original.data.get("directories", [])],
+        [scripts.in_migrated(d) for d in original.data.get("directories", [])],
     )
     if own:
         rows["directories"] = "NOT one: " + "; ".join(

@@ -123,6 +123,16 @@ def plain_crash_note(
             "verify's seeding. Give the answer through the program's arguments or settings, "
             "or remove what it asks about (a run folder left by an earlier run) and verify again"
         )
+    unpickled = _unpickled(message, text, run, at)
+    if unpickled:
+        return unpickled
+    if _IN_BATCHNORM_EMULATION.search(text):
+        return (
+            f"{run} failed inside verify's per-chunk BatchNorm{at} ({message}): verify "
+            "normalises each training batch in chunks, as DataParallel's replicas do, and this "
+            "BatchNorm call could not run so; not verify's seeding and not the program. Verify "
+            "again with --freeze-batchnorm (running statistics in both runs)"
+        )
     missing = _MISSING_PATH.match(message)
     if missing and not Path(missing.group(1)).is_absolute():
         path = missing.group(1)
@@ -133,6 +143,46 @@ def plain_crash_note(
             f"{run} did not find {path}{at}, a path relative to the folder it runs in: verify "
             f"ran it in {folder} (the folder verify was started from, as `python` would run "
             f"it), not verify's seeding{there}"
+        )
+    return None
+
+
+#: torch.load of a file that is no whole checkpoint: a truncated zip (torch.save's format)
+#: or pickle, an empty file, or a file of another kind (weights_only's reader: an operand it
+#: does not know).
+_NOT_A_CHECKPOINT = re.compile(
+    r"^(?:UnpicklingError: .*(?:invalid load key|pickle data was truncated|Unsupported "
+    r"operand)|RuntimeError: PytorchStreamReader failed|EOFError\b)",
+    re.DOTALL,
+)
+#: A frame of verify's BatchNorm emulation (probes._batch_norm_probe) in a traceback.
+_IN_BATCHNORM_EMULATION = re.compile(r'verify/probes\.py", line \d+, in batch_norm')
+
+
+def _unpickled(message: str, text: str, run: str, at: str) -> str | None:
+    """torch.load failing in a run, said as what failed (both were "failed under verify's
+    seeding": WiseDoge/CoupletAI@fc052f8's pickled datasets under torch >= 2.6, stop 57)."""
+    if "serialization.py" not in text and not message.startswith("UnpicklingError"):
+        return None
+    if _NOT_A_CHECKPOINT.match(message) or (
+        message.startswith("UnpicklingError")
+        and _NOT_A_CHECKPOINT.match(f"UnpicklingError: {text}")
+    ):  # the message as recorded may stop before weights_only's reason
+        first = message.splitlines()[0][:100]
+        return (
+            f"{run} read a file that is no whole checkpoint with torch.load{at} ({first}): a "
+            "file another process was still writing (a rank reading what rank 0 saves with no "
+            "barrier between, or two runs sharing one folder), an empty file, or one "
+            "torch.save did not write; not verify's seeding. Check the file that line reads, "
+            "and where another process writes it"
+        )
+    if message.startswith("UnpicklingError: Weights only load failed"):
+        return (
+            f"{run} could not load a pickled object with torch.load{at}: torch >= 2.6 loads "
+            "with weights_only=True by default and refuses a pickled class (a dataset, a whole "
+            "model, an optimizer); not verify's seeding. For a file you trust pass "
+            "weights_only=False to that torch.load (or set TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 "
+            "for the check) and verify again"
         )
     return None
 

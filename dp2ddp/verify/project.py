@@ -138,7 +138,7 @@ def _matches(rel: str, name: str, patterns: Sequence[str]) -> bool:
 
 
 def _walk_project(
-    root: Path, destination: Path, exclude: Sequence[str], leave_out: Path | None = None
+    root: Path, destination: Path, exclude: Sequence[str], leave_out: Sequence[Path] = ()
 ) -> Iterator[tuple[Path, str, Path | None, bool]]:
     """(source, relative path, None for a folder / the file, linked?) in copy order.
 
@@ -149,7 +149,7 @@ def _walk_project(
     patterns = [p.rstrip("/") or p for p in exclude]
     for folder, dirs, files in os.walk(root):
         here = Path(folder)
-        skipped = [destination] + ([leave_out] if leave_out is not None else [])
+        skipped = [destination, *leave_out]
         if any(here == skip or skip in here.parents for skip in skipped):
             dirs[:] = []  # the copy itself, when verify's temporary folder is in the project
             continue
@@ -181,7 +181,7 @@ def _rel(folder: str, name: str) -> str:
 
 
 def plan_copy(
-    root: Path, destination: Path, exclude: Sequence[str] = (), leave_out: Path | None = None
+    root: Path, destination: Path, exclude: Sequence[str] = (), leave_out: Sequence[Path] = ()
 ) -> CopyPlan:
     """The bytes `copy_project` would copy, and what it would link."""
     plan = CopyPlan()
@@ -228,17 +228,18 @@ def copy_project(
     limit: int = COPY_LIMIT_BYTES,
     exclude: Sequence[str] = (),
     why: str = "",
-    leave_out: Path | None = None,
+    leave_out: Sequence[Path] = (),
 ) -> CopyPlan:
     """Copy `root`'s tree into `destination` (created), without the skipped folders (and
-    `leave_out`: verify's temporary folder where it lies inside `root`).
+    `leave_out`: verify's temporary folder where it lies inside `root`, the project where
+    the folder verify's ENTRY run starts in holds it).
 
     A symbolic link is copied as a link to what it resolves to, so data reached through it
     stays reachable without being copied; nothing is written through it by the copy. A
     .gitignore'd or --exclude'd file (not Python code) becomes such a link too and does not
     count towards `limit`."""
     destination = destination.resolve()
-    leave_out = leave_out.resolve() if leave_out is not None else None
+    leave_out = tuple(p.resolve() for p in leave_out)
     plan = plan_copy(root, destination, exclude, leave_out)
     if plan.copied_bytes > limit:
         raise ProjectError(too_large(root, plan, limit, why))
@@ -256,21 +257,54 @@ def copy_project(
     return plan
 
 
-def copy_run_folder(cwd: Path, workdir: Path, exclude: Sequence[str] = ()) -> Path:
+def copy_run_folder(
+    cwd: Path, workdir: Path, exclude: Sequence[str] = (), project: tuple[Path, Path] | None = None
+) -> Path:
     """A copy of the working folder `cwd`, made in `workdir` before either run starts, for
     the migrated run of `verify ORIGINAL MIGRATED`: both runs started in `cwd` at once, so a
     program that asks before it reuses its run folder ("Remove snapshot/... ? (y/n)") found
     the other's and read end of file, and files of fixed names were each other's
     (AnTao97/UnsupervisedPointCloudReconstruction@b589694: stop 56 v4-F). Data and
     checkpoints the .gitignore names are linked, as in the project's copy. Raises
-    ProjectError where it cannot be made (too large: the runs then go one after the other)."""
+    ProjectError where it cannot be made (too large: the runs then go one after the other).
+    `project`: (the project's migrated copy, its root) for `verify ENTRY` started outside the
+    project: where `cwd` holds the root, the copy of `cwd` holds a link to the migrated copy
+    there instead of a second copy of the project."""
     copy = workdir / "run_folder"
+    inside = (
+        project[1].resolve()
+        if project is not None and project[1].resolve().is_relative_to(cwd.resolve())
+        else None
+    )
     try:
         copy_project(cwd, copy, exclude=exclude, why="the folder both runs start in",
-                     leave_out=workdir)  # fmt: skip
+                     leave_out=(workdir, *([inside] if inside else [])))  # fmt: skip
+        if project is not None and inside is not None:
+            link = copy / inside.relative_to(cwd.resolve())
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if link.is_dir() and not link.is_symlink():
+                shutil.rmtree(link)
+            os.symlink(project[0].resolve(), link)
     except OSError as exc:
         raise ProjectError(f"{cwd}: cannot copy the working folder: {exc}") from None
     return copy.resolve()
+
+
+def run_folder_outside(
+    cwd: Path, workdir: Path, exclude: Sequence[str], project: tuple[Path, Path]
+) -> tuple[Path | None, str]:
+    """`verify ENTRY` started in `cwd`, outside ENTRY's project (`project`: its migrated copy,
+    its root): the project's copy holds the migrated code, but both runs started in `cwd` at
+    once (stop 57 s3, left (1)). The migrated run gets its own copy of `cwd`, as `verify
+    ORIGINAL MIGRATED`'s does: (that copy, ""); where none can be made, (None, the note that
+    the runs go one after the other)."""
+    try:
+        return copy_run_folder(cwd, workdir, exclude, project), ""
+    except ProjectError as exc:
+        return None, (
+            f"both runs started in {cwd}, outside the project, one after the other: no copy "
+            f"of it could be made for the migrated run ({exc})"
+        )
 
 
 @dataclass(frozen=True)

@@ -138,6 +138,7 @@ def unsplit_batches(warnings: tuple[str, ...], detail: str) -> Cause | None:
 #: said "dp2ddp migrate named no place where they go apart", stop 54 v3-C).
 APART_CODES = (
     "DP007",
+    "DP022",
     "DP023",
     "DP039",
     "DP042",

@@ -84,6 +84,9 @@ class Window:
     #: the shape of the training BatchNorm input (each chunk, each rank's) with the fewest
     #: values per channel (probes): two values normalise to +-1 whatever they are (causes)
     batchnorm_fewest: list[int] = field(default_factory=list)
+    #: shapes of training BatchNorm inputs normalised whole: a chunk would hold one value
+    #: per channel (a forward outside the wrap: a dummy batch in __init__; probes)
+    batchnorm_whole: list[list[int]] = field(default_factory=list)
     dropout_aligned: int = 0  # dropout calls drawn as the ranks draw them (probes)
     #: of `dropout`: a recurrent layer's dropout= between its layers (probes._rnn_probe)
     rnn_dropout: int = 0
@@ -97,6 +100,7 @@ class Window:
     #: the global RNGs advanced outside the models' training forwards (None: not measurable)
     rng_consumed: bool | None = None
     rng_outside: bool = False  # they advanced between two training forwards of this window
+    python_outside: bool = False  # so did Python's or numpy's (not a loader's seed)
     #: training forwards during which the global RNGs advanced: draws inside the model's
     #: forward (a diffusion step, DropPath), not aligned dropout (probes restore the RNG)
     forward_draws: int = 0
@@ -109,6 +113,15 @@ def rng_digest() -> str:
     if _cuda_in_use():
         for state in torch.cuda.get_rng_state_all():
             h.update(bytes(state.tolist()))
+    h.update(python_rng_digest().encode())
+    return h.hexdigest()
+
+
+def python_rng_digest() -> str:
+    """Hash of Python's and numpy's global RNG states: what a DataLoader's iterator does not
+    draw from (its seed is torch's), so draws of a window that starts a loader are still
+    seen there (PF-Net's per-sample `random.sample` viewpoints, stop 57: "no known cause")."""
+    h = hashlib.blake2b(digest_size=12)
     h.update(repr(random.getstate()).encode())
     numpy = sys.modules.get("numpy")
     if numpy is not None:
@@ -118,6 +131,25 @@ def rng_digest() -> str:
         h.update(state[1].tobytes())
         h.update(repr(state[2:]).encode())
     return h.hexdigest()
+
+
+#: Where the migration's helpers live: its `_dp2ddp.py` module, or the script itself (a
+#: single-file migration inlines them).
+_HELPER_MODULES = ("_dp2ddp", "__main__")
+
+
+def _program_line() -> str:
+    """`path:line` of the program's innermost frame on the stack (its `optimizer.step()`):
+    a cause then names the step it means (HSR's discriminator step, stop 57 v1-G)."""
+    from dp2ddp.verify.reach import own_file  # the runner's side; reach imports no recorder
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.realpath(frame.f_code.co_filename)
+        if own_file(path):
+            return f"{path}:{frame.f_lineno}"
+        frame = frame.f_back  # type: ignore[assignment]
+    return ""
 
 
 def _scalar(value: object) -> JSONScalar | list[JSONScalar]:
@@ -157,6 +189,8 @@ class Recorder:
         #: the program's lines run until the compared steps end (reach.py)
         self.reach: LineReach | None = None
         self._rng_mark: str | None = None
+        self._python_mark = ""
+        self._shared_block: type | None = None
         self.names: dict[str, str] = {}
         self.shapes: dict[str, list[int]] = {}
         self.dtypes: dict[str, str] = {}
@@ -298,10 +332,46 @@ class Recorder:
     def forward_began(self) -> str:
         """The RNG digest before a training forward; a change since the last mark was drawn
         outside the forwards (the loop's own draws: causes._rng_in_loop)."""
+        self._watch_shared_draws()
         now = rng_digest()
         if self._rng_mark is not None and now != self._rng_mark:
             self.current.rng_outside = True
+            if python_rng_digest() != self._python_mark:
+                self.current.python_outside = True
         return now
+
+    def _mark(self) -> None:
+        self._rng_mark = rng_digest()
+        self._python_mark = python_rng_digest()
+
+    def _watch_shared_draws(self) -> None:
+        """Draws in the migration's `with ddp_same_random():` blocks (ddp_draw_share's) are
+        rank 0's, the original's: excused (the mark moves past them) where nothing else
+        drew since the mark. ModernTCN's masks, `ddp_draw_share(lambda: torch.rand(...))`,
+        were named "random numbers drawn inside the training loop" (stop 57)."""
+        if self._shared_block is not None:
+            return
+        found = (getattr(sys.modules.get(n), "ddp_same_random", None) for n in _HELPER_MODULES)
+        block = next((b for b in found if isinstance(b, type)), None)
+        if block is None or not hasattr(block, "depth"):
+            return
+        self._shared_block = block
+        enter, leave = getattr(block, "__enter__"), getattr(block, "__exit__")  # noqa: B009
+        clean: list[bool] = []
+
+        def __enter__(this: Any) -> Any:
+            if not getattr(block, "depth", 1):
+                clean.append(self._rng_mark is not None and rng_digest() == self._rng_mark)
+            return enter(this)
+
+        def __exit__(this: Any, *exc: Any) -> Any:
+            out = leave(this, *exc)
+            if not getattr(block, "depth", 1) and clean and clean.pop():
+                self._mark()
+            return out
+
+        setattr(block, "__enter__", __enter__)  # noqa: B010  (a class's, not an instance's)
+        setattr(block, "__exit__", __exit__)  # noqa: B010
 
     def forward_ended(self, before: str) -> None:
         """Count a forward that drew from the global RNGs; later draws are measured from here.
@@ -313,6 +383,7 @@ class Recorder:
             self.current.forward_draws += 1
         if self._rng_mark is not None:
             self._rng_mark = after
+            self._python_mark = python_rng_digest()
 
     # -- optimizer hooks ---------------------------------------------------------------------
     def _params(self, opt: torch.optim.Optimizer) -> list[tuple[str, torch.Tensor]]:
@@ -396,8 +467,13 @@ class Recorder:
                 self.dtypes[key] = str(p.dtype).removeprefix("torch.")
                 if self.keep_tensors:
                     self.init[key] = p.detach().cpu().clone()
+        self._watch_shared_draws()
         if self._rng_mark is not None and not self.current.loader_started:
             self.current.rng_consumed = self.current.rng_outside or rng_digest() != self._rng_mark
+        elif self._rng_mark is not None and (
+            self.current.python_outside or python_rng_digest() != self._python_mark
+        ):  # a loader's iterator draws torch's seed: Python's and numpy's draws are the loop's
+            self.current.rng_consumed = True
         self._before = [p.detach().clone() for _, p in params]
         if self.keep_tensors:
             self._grads = {
@@ -438,6 +514,7 @@ class Recorder:
                 "optimizer": index,
                 "optimizer_step": self._counts[index],
                 "class": type(opt).__name__,
+                "at": _program_line(),
                 "hyper": [
                     {k: _scalar(v) for k, v in group.items() if k != "params"}
                     for group in opt.param_groups
@@ -450,7 +527,7 @@ class Recorder:
         self.fed.close(self.current)  # batches that fed no update are not training input
         self.windows.append(self.current)
         self.current = Window(self.current.index + 1)
-        self._rng_mark = rng_digest()
+        self._mark()
         self._write_progress("running")
         if not finite:
             self.stop()  # NaN/inf: no later step is comparable (also with --to-end)

@@ -25,8 +25,13 @@ from dp2ddp.verify.chunks import replica_chunks
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.datasets import dataset_mismatch
 from dp2ddp.verify.failures import RunFailures, deliberate_exits, exit_aborts
-from dp2ddp.verify.float_verdict import REPLACEABLE, float_order_cause, within_floor
-from dp2ddp.verify.in_copy import migrated_cwd, migrated_environ
+from dp2ddp.verify.float_verdict import (
+    REPLACEABLE,
+    float_order_cause,
+    other_optimizer_cause,
+    within_floor,
+)
+from dp2ddp.verify.in_copy import in_migrated_copy, migrated_cwd, migrated_environ
 from dp2ddp.verify.proctree import ProcessTree
 from dp2ddp.verify.reach import Reached
 from dp2ddp.verify.records import RankRecord, load_rank, load_run, same_parameters
@@ -75,19 +80,33 @@ class Scripts:
     run_folder: bool = False
     #: Both runs start in one folder (it could not be copied): they go one after the other.
     shared_folder: bool = False
+    #: `verify ENTRY` started outside ENTRY's project: (the copy of the folder it started
+    #: in, where the migrated run starts; that folder)
+    run_copy: tuple[Path, Path] | None = None
+
+    @property
+    def copies(self) -> tuple[tuple[Path, Path], ...]:
+        """(copy, the user's folder) of each folder the migrated run has its own copy of."""
+        return tuple(c for c in (self.copy, self.run_copy) if c is not None)
 
     def as_users(self, text: str) -> str:
         """A text of the migrated run with the copy's paths written as the user's."""
-        if self.copy is None:
-            return text
-        copy, root = self.copy
-        return text.replace(str(copy), str(root))
+        for copy, root in self.copies:
+            text = text.replace(str(copy), str(root))
+        return text
+
+    def in_migrated(self, path: str) -> str:
+        """A path of the original run at its place in the migrated run's copies."""
+        for copy in self.copies:
+            moved = in_migrated_copy(path, copy)
+            if moved != path:
+                return moved
+        return path
 
     def display(self, path: str) -> str:
         """A path in a report: relative to the project (copy) or to the current folder."""
         resolved = Path(path)
-        if self.copy is not None:
-            copy, _ = self.copy
+        for copy, _ in self.copies:
             if resolved.is_relative_to(copy):  # the migrated code's lines: `migrate --diff`
                 return str(resolved.relative_to(copy))
         for folder in (Path.cwd(), self.original.resolve().parent):
@@ -177,7 +196,7 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
         )
     if len(project.files) > 1:
         notes += (f"migrated {len(project.files)} files: {', '.join(project.files)}",)
-    return Scripts(
+    scripts = Scripts(
         config.original,
         project.entry,
         project.entry,
@@ -188,6 +207,21 @@ def prepare_scripts(config: VerifyConfig, workdir: Path) -> Scripts:
         copy=(project.copy, project.root),
         warnings=project.warnings,
     )
+    return _outside_project(config, workdir, scripts)
+
+
+def _outside_project(config: VerifyConfig, workdir: Path, scripts: Scripts) -> Scripts:
+    """`verify ENTRY` started outside ENTRY's project: the migrated run's own copy of that
+    folder (project.run_folder_outside), or a note that the runs go one after the other."""
+    from dp2ddp.verify.project import run_folder_outside  # only needed here
+
+    cwd = (config.cwd or Path.cwd()).resolve()
+    if scripts.copy is None or cwd.is_relative_to(scripts.copy[1].resolve()):
+        return scripts
+    folder, note = run_folder_outside(cwd, workdir, config.exclude, scripts.copy)
+    if folder is None:
+        return dataclasses.replace(scripts, shared_folder=True, notes=scripts.notes + (note,))
+    return dataclasses.replace(scripts, run_copy=(folder, cwd))
 
 
 def _given_migration(
@@ -284,7 +318,9 @@ def run_specs(
             launch.torchrun_argv(
                 migrated, scripts.migrated.resolve(), config.script_args, the_plan.nproc
             ),
-            migrated_env, migrated_cwd(cwd, scripts.copy), workdir / "migrated.log", config.timeout,
+            migrated_env,
+            scripts.run_copy[0] if scripts.run_copy else migrated_cwd(cwd, scripts.copy),
+            workdir / "migrated.log", config.timeout,
         ),
     ]  # fmt: skip
 
@@ -502,6 +538,9 @@ def judge(
     )
     if floor is not None:  # step 1 within the measured float-order floor: said, not proved
         causes = [float_order_cause(floor)]
+    elif not equivalent and diverged is None and all(c.key in REPLACEABLE for c in causes):
+        apart = other_optimizer_cause(numerics, config.rtol, scripts.display)
+        causes = [apart] if apart is not None else causes
     to_end: dict[str, str] = {}
     distance: tuple[float, str] | None = None
     if config.to_end:  # reported whatever the step comparison found
@@ -619,6 +658,14 @@ def _replica_notes(
         notes.append(
             f"BatchNorm: the original normalised each batch in {w} chunks as DataParallel on "
             f"{w} devices does ({chunked} calls; running statistics from the first chunk)"
+        )
+    whole = [s for w in original.data.get("windows", []) for s in w.get("batchnorm_whole", [])]
+    if whole:
+        notes.append(
+            f"BatchNorm: {len(whole)} training calls (input {whole[0]}) were normalised over "
+            f"their whole batch, not in {w} chunks: a chunk would hold one value per channel, "
+            "which BatchNorm cannot normalise (a forward DataParallel does not scatter, e.g. a "
+            "dummy batch before the wrap)"
         )
     replicated = _window_sum(original, "replicated")
     if replicated:
