@@ -479,6 +479,7 @@ class ModelClass:
     #: `.module` in a step that backpropagates runs them past DDP (DP108).
     runs: tuple[str, ...] = ()
     quiet: tuple[str, ...] = ()
+    cuts: tuple[str, ...] = ()  #: rows cut by a held batch size (batch_pairs.forward_cuts, DP064)
 
 
 @dataclass(frozen=True)

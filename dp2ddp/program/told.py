@@ -204,6 +204,7 @@ class ProgramTeller(LoaderTeller):
                     built is None or n.rpartition(".")[2] in built,
                     tuple(sorted(methods.get(n, ((), ()))[0])),
                     tuple(sorted(methods.get(n, ((), ()))[1])),
+                    classes[n].cuts,
                 )  # fmt: skip
                 for n, use in self._models.items()
             )

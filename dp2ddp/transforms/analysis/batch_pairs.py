@@ -1,4 +1,5 @@
-"""Where an nn.Module class's forward() compares the rows of a batch with each other.
+"""Where an nn.Module class's forward() compares the rows of a batch with each other (and
+where it cuts them by a batch size it holds: `forward_cuts`, DP064).
 
 A criterion module called on a wrapped model's gathered output (`loss = criterion(features,
 idx)`, features from `net(inputs)`) saw the whole batch under DataParallel; under DDP it sees
@@ -38,6 +39,7 @@ the same v4-A, whose module's EmbeddingPropagation.forward() calls a module-leve
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Mapping
 
 from dp2ddp.transforms._support import ast_nodes
@@ -301,3 +303,70 @@ def _rows_kept(node: ast.expr) -> ast.expr:
             node = node.func.value
         else:
             return node
+
+
+#: An attribute named as a batch size (`batch_size`, `batchSize`, `train_batch_size`, `bs`).
+_BATCH_SIZE = re.compile(r"^(\w*_)?batch_?size$|^bs$", re.IGNORECASE)
+
+
+def forward_cuts(cls: ast.ClassDef, path: str) -> tuple[str, ...]:
+    """Where the class's forward() cuts the rows of an input it is handed at a position
+    counted by a batch size the object holds from its constructor (stop 58 v3-A,
+    takahikof/RIPT_SDMM@fca73d3 model/loss/DINO.py:100: `student_output[-self.args.
+    batch_size:]`, `self.args = args` in `__init__`): ("path:line: expression", the
+    `__init__` parameter it holds, that parameter's position, what it holds of it
+    (`args.batch_size`), the attribute read (`self.args.batch_size`)); () when it does not.
+    Under DataParallel the input was the gathered output of the whole batch, so a position
+    counted by the loader's batch size fell where the program meant; under DDP the input
+    holds this rank's rows only. Whether the size is the loader's is decided at the call
+    (hazards/pairs.py `criterion_cuts`, DP064)."""
+    methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+    forward, init = methods.get("forward"), methods.get("__init__")
+    if forward is None or init is None or len(init.args.args) < 2:
+        return ()
+    me = forward.args.args[0].arg if forward.args.args else ""
+    inputs = {a.arg for a in forward.args.args[1:]}
+    params = [a.arg for a in init.args.args[1:]]
+    held = _held_from_init(init, params)
+    for node in ast_nodes.walk(forward):
+        if not (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in inputs
+        ):
+            continue
+        cut = node.slice
+        bounds = [cut.lower, cut.upper] if isinstance(cut, ast.Slice) else [cut]
+        for bound in (b for b in bounds if b is not None):
+            for read in (n for n in ast_nodes.walk(bound) if isinstance(n, ast.Attribute)):
+                chain = ast_nodes.dotted(read)
+                if not chain or len(chain) < 2 or chain[0] != me:
+                    continue
+                if not _BATCH_SIZE.match(chain[-1]) or chain[1] not in held:
+                    continue
+                param, base = held[chain[1]]
+                holds = ".".join([base, *chain[2:]])
+                where = f"{path + ':' if path else 'line '}{node.lineno}: "
+                where += ast.unparse(node)[:60]
+                return (where, param, str(params.index(param)), holds, ".".join(chain))
+    return ()
+
+
+def _held_from_init(init: ast.FunctionDef, params: list[str]) -> dict[str, tuple[str, str]]:
+    """The attributes `__init__` sets from one of its parameters, `self.args = args` or
+    `self.bs = args.batch_size`: attribute -> (the parameter, what it holds of it)."""
+    me = init.args.args[0].arg
+    held: dict[str, tuple[str, str]] = {}
+    for node in ast_nodes.walk(init):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target, value = node.targets[0], ast_nodes.dotted(node.value)
+        if not (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == me
+        ):
+            continue
+        if value and value[0] in params and target.attr not in held:
+            held[target.attr] = (value[0], ".".join(value))
+    return held

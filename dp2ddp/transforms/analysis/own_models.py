@@ -36,6 +36,7 @@ def own_model_classes(source: str, tree: ast.Module) -> tuple[ModelClass, ...]:
             facts.outputs,
             facts.pairs,
             several=several[name],
+            cuts=facts.cuts,
             bare=name in bare,
             built=built is None or name in built,
         )

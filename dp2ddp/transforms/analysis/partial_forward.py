@@ -59,7 +59,7 @@ from dp2ddp.transforms.analysis import (
     module_parts,
     unproved_reach,
 )
-from dp2ddp.transforms.analysis.batch_pairs import forward_pairs
+from dp2ddp.transforms.analysis.batch_pairs import forward_cuts, forward_pairs
 from dp2ddp.transforms.analysis.class_reach import NEVER_USED
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
@@ -128,6 +128,9 @@ class ClassFacts:
     #: Where forward() compares the rows of its batch with each other
     #: (analysis/batch_pairs.py), "path:line: expression"; "" when it does not.
     pairs: str = ""
+    #: Where forward() cuts an input's rows by a batch size it holds (batch_pairs.py
+    #: `forward_cuts`); () when it does not.
+    cuts: tuple[str, ...] = ()
     #: Its methods that register parameters outside __init__, with a line (DP098).
     grows: tuple[tuple[str, int], ...] = ()
     several: str = ""  #: outputs `outputs` does not map (dropped_outputs.several_outputs)
@@ -185,10 +188,11 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
         if isinstance(node, ast.ClassDef):
             facts = _class_facts(node, imports, local, prefix, path, functions)
             pairs = forward_pairs(node, path, functions)
-            if facts is None and pairs:
+            cuts = forward_cuts(node, path)
+            if facts is None and (pairs or cuts):
                 # No __init__ of its own (a loss class needs none): only what forward()
                 # compares is known of it, and it is all DP040 by use asks (stop 49 f1).
-                found[prefix + node.name] = ClassFacts(pairs=pairs)
+                found[prefix + node.name] = ClassFacts(pairs=pairs, cuts=cuts)
             if facts is not None:
                 several = several_outputs(node, lambda f: resolve(f, imports, local, prefix))
                 grows = growing_methods(node, lambda v: has_parameters(v, imports, local, prefix))
@@ -196,7 +200,7 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                     node, facts.registered, lambda f: resolve(f, imports, local, prefix), path
                 )
                 found[prefix + node.name] = replace(
-                    facts, pairs=pairs, grows=grows, several=several, reach=reach
+                    facts, pairs=pairs, cuts=cuts, grows=grows, several=several, reach=reach
                 )
     return found
 

@@ -94,7 +94,7 @@ from dp2ddp.transforms.hazards.handed_forwards import handed_forwards
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.module_bypass import module_bypasses
-from dp2ddp.transforms.hazards.pairs import ClassPairs, criterion_pairs, pair_losses
+from dp2ddp.transforms.hazards.pairs import ClassPairs, criterion_findings, pair_losses
 from dp2ddp.transforms.hazards.pickled import only_wrapped, wrap_reaches
 from dp2ddp.transforms.hazards.replay_memories import per_rank_memories
 from dp2ddp.transforms.hazards.scopes import (
@@ -286,8 +286,8 @@ class FlagHazards(MigrationTransform):
             lambda: self.state.text or original_node.code,
             self.qualified_names,
         )
-        for at, detail in criterion_pairs(original_node, wrapped, pairs_of, self):
-            self.warn(at, "DP040", detail)
+        for at, code, detail in criterion_findings(original_node, wrapped, pairs_of, self):
+            self.warn(at, code, detail)
         text = self.state.text or original_node.code
         own = frozenset(n.split(".")[0] for n, _ in self.state.loaders.consumers)
         mix = self._draws.mixer() if self._draws is not None else None  # DP147 via helpers

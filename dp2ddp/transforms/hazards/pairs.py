@@ -58,6 +58,8 @@ _NAMED = re.compile(
 _WRAPS = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
 _DISTANCES = frozenset({"cdist", "pdist"})
 _PRODUCTS = frozenset({"mm", "matmul", "addmm", "addmm_", "bmm"})
+#: The per-rank size a migrated loader is given (data/size_guards.py PER_RANK).
+_PER_RANK = "ddp_per_rank_batch"
 
 
 def pair_losses(
@@ -459,6 +461,7 @@ class ClassPairs:
         self._single = not models
         self._source = source
         self._qualified_names = qualified_names
+        self.names = qualified_names
         self._own: dict[str, str] | None = None
 
     def any(self) -> bool:
@@ -490,3 +493,127 @@ class ClassPairs:
         # class of that name, if one.
         same = {how for name, how in known.items() if name.rpartition(".")[2] == bare}
         return same.pop() if len(same) == 1 else ""
+
+
+class ClassCuts(ClassPairs):
+    """ModelClass.cuts of the class a call builds (analysis/batch_pairs.py `forward_cuts`),
+    resolved as ClassPairs resolves ModelClass.pairs."""
+
+    def __init__(
+        self,
+        models: tuple[ModelClass, ...],
+        source: Callable[[], str],
+        qualified_names: Callable[[cst.CSTNode], set[str]],
+    ) -> None:
+        super().__init__(models, source, qualified_names)
+        self._told = {c.name: "\n".join(c.cuts) for c in models if c.cuts}
+
+    def _known(self) -> dict[str, str]:
+        if not self._single:
+            return self._told
+        if self._own is None:
+            self._own = {
+                name: "\n".join(facts.cuts)
+                for name, facts in module_classes("", "", self._source()).items()
+                if facts.cuts
+            }
+        return self._own
+
+
+def criterion_findings(
+    module: cst.Module, wrapped: set[str], pairs_of: ClassPairs, transform: MigrationTransform
+) -> Iterator[tuple[cst.CSTNode, str, str]]:
+    """(node, code, detail) of criterion_pairs' DP040 and criterion_cuts' DP064: the two
+    findings on a criterion object by its use on a wrapped model's output."""
+    for at, detail in criterion_pairs(module, wrapped, pairs_of, transform):
+        yield at, "DP040", detail
+    models = transform.state.facts.models
+    cuts_of = ClassCuts(models, lambda: transform.state.text or module.code, pairs_of.names)
+    for at, detail in criterion_cuts(module, wrapped, cuts_of, transform):
+        yield at, "DP064", detail
+
+
+def criterion_cuts(
+    module: cst.Module, wrapped: set[str], cuts_of: ClassCuts, transform: MigrationTransform
+) -> Iterator[tuple[cst.CSTNode, str]]:
+    """DP064 (stop 58 v3-A, takahikof/RIPT_SDMM@fca73d3 Train.py:55 → model/loss/DINO.py:100):
+    the first call, per scope, of an object on a wrapped model's output whose class's
+    forward() cuts that input's rows at a position counted by a batch size the object holds
+    (`student_output[-self.args.batch_size:]`, the mixup views' rows behind the crops'),
+    where the construction hands it the loader's global batch size (`DinoLoss(args)` holds
+    `args.batch_size`, the `batch_size=` of a DataLoader of this module, which the data pass
+    gives each rank `ddp_per_rank_batch(args.batch_size)` of). DataParallel gathered the
+    whole batch's output, so the position fell where the program meant; each rank's output
+    holds its part's rows only, and the cut takes other rows (a shape mismatch at the
+    loss, as there, or other samples silently). Not rewritten: the size is read inside the
+    class, which its own module migrates without the loader; said at the call."""
+    if not cuts_of.any():
+        return
+    code = transform.code
+    objects = held(module)
+    loaders: dict[str, cst.Call] = {}
+    for call in nodes_of(module, cst.Call):
+        if name_of(call.func) == "DataLoader":
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "batch_size":
+                    value = arg.value  # a migrated loader's ddp_per_rank_batch(B): B
+                    if isinstance(value, cst.Call) and name_of(value.func) == _PER_RANK:
+                        value = value.args[0].value if len(value.args) == 1 else value
+                    loaders.setdefault(code(value), call)
+    held_sizes: dict[int, tuple[list[str], str, cst.Call]] = {}
+    for call in objects.defs.calls:
+        facts = cuts_of(call).split("\n") if _binds_object(call, objects.defs) else [""]
+        if len(facts) != 5:
+            continue
+        where, param, index, holds, _ = facts
+        given = _argument(call, param, int(index))
+        if given is None:
+            continue
+        size = code(given) + holds[len(param) :]
+        if size in loaders:
+            held_sizes[id(call)] = (facts, size, loaders[size])
+    if not held_sizes:
+        return
+    wrapped = wrapped | _built_wraps(module, transform)
+
+    def is_wrap(call: cst.Call) -> bool:
+        return _entry(call.func, code) in wrapped or any(
+            transform.qualified_names(c.func) & _WRAPS or name_of(c.func) in DDP_WRAPS
+            for c in objects(call.func).calls
+        )
+
+    for scope in [module, *nodes_of(module, cst.FunctionDef)]:
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        nodes = list(walk(body, skip_scopes=True))
+        fed: set[str] | None = None
+        for node in nodes:
+            if not isinstance(node, cst.Call) or isinstance(node.func, cst.Call):
+                continue
+            built = [held_sizes[id(c)] for c in objects(node.func).calls if id(c) in held_sizes]
+            if not built:
+                continue
+            fed = _fed_names(nodes, is_wrap) if fed is None else fed
+            if any(_reads_output(arg.value, is_wrap, fed) for arg in node.args):
+                (where, _, _, _, read), size, loader = built[0]
+                yield (
+                    node,
+                    f"{_entry(node.func, code)}() is called on the wrapped model's output and "
+                    f"its class's forward() cuts that input's rows at a position counted by "
+                    f"{read} ({where}), which it holds as {size}, the batch_size of the "
+                    f"DataLoader at line {transform.line_of(loader)}: each rank's output "
+                    f"holds only its part's rows (ddp_per_rank_batch({size}) per batch), so "
+                    "the cut takes other rows than DataParallel's",
+                )
+                break
+
+
+def _argument(call: cst.Call, param: str, index: int) -> cst.BaseExpression | None:
+    """The argument a construction binds to its `__init__` parameter `param` (position
+    `index` after self), a keyword or a positional one; None where it is not plain."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == param:
+            return arg.value
+    positional = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in positional) or index >= len(positional):
+        return None
+    return positional[index].value
