@@ -479,6 +479,7 @@ class ModelClass:
     #: `.module` in a step that backpropagates runs them past DDP (DP108).
     runs: tuple[str, ...] = ()
     quiet: tuple[str, ...] = ()
+    part_wrap: str = ""  #: its own or a built class's DataParallel submodule (part_wraps.py)
 
 
 @dataclass(frozen=True)
