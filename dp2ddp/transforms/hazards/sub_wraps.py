@@ -147,18 +147,23 @@ def _places(
         if _binds_object(call, defs) and (how := parts_of(call))
     }
     if parts:
-        yield from _part_outputs(module, objects, parts, pairs_of)
+        yield from _part_outputs(module, objects, parts, pairs_of, wrapped)
 
 
 def _part_outputs(
-    module: cst.Module, objects: HeldObjects, parts: dict[int, str], pairs_of: ClassPairs
+    module: cst.Module,
+    objects: HeldObjects,
+    parts: dict[int, str],
+    pairs_of: ClassPairs,
+    wrapped: set[str],
 ) -> Iterator[tuple[cst.CSTNode, str]]:
     """Per scope, the first comparison of rows of a partly wrapped model's output (and of
     a call handing it to a criterion that compares rows, or to the module's own function
     that does): an instance of such a class stands for a wrapped model."""
 
-    def is_part(call: cst.Call) -> bool:
-        return any(id(c) in parts for c in objects(call.func).calls)
+    def is_part(call: cst.Call) -> bool:  # a wrapped name's output is DP040's
+        spelled = code_of(call.func)
+        return spelled not in wrapped and any(id(c) in parts for c in objects(call.func).calls)
 
     scopes: list[cst.CSTNode] = [module, *nodes_of(module, cst.FunctionDef)]
     for scope in scopes:
