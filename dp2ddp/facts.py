@@ -469,8 +469,7 @@ class ModelClass:
     #: comprehension over a ModuleList, a list built by appends); "" when it does not: a
     #: caller keeping part of them may starve layers (analysis/kept_outputs.py).
     several: str = ""
-    #: It may hold no parameter (analysis/bare_modules.py): its wrap is decided at run time.
-    bare: bool = False
+    bare: bool = False  #: it may hold no parameter (bare_modules.py): wrap decided at run time
     #: The program may build it (analysis/class_reach.py): only such a class stands for a
     #: model whose class is not known statically (DP041's fallback).
     built: bool = True
@@ -480,6 +479,7 @@ class ModelClass:
     runs: tuple[str, ...] = ()
     quiet: tuple[str, ...] = ()
     cuts: tuple[str, ...] = ()  #: rows cut by a held batch size (batch_pairs.forward_cuts, DP064)
+    part_wrap: str = ""  #: its own or a built class's DataParallel submodule (part_wraps.py)
 
 
 @dataclass(frozen=True)

@@ -1285,6 +1285,12 @@ Stop 57's round 10 (helper v3):
 - rank_zero_s57_v3_print_tuple_statement (v3-C, the same repository's experiment.py:115):
   `print('Validation [...]'), pprint(metrics.recall)`, two prints in one tuple statement:
   on rank 0 alone (before: both ranks printed both).
+Stop 58 (helper s1):
+- hazards_s58_s1_partial_wrap_pairs (round 10 v3-A, Philip-Bachman/amdim-public@8754ae1's
+  LossMultiNCE): DataParallel wraps an encoder or a score function held by an unwrapped
+  module; the loop, a helper of the module and the replicated targets handed to the wrap saw
+  the whole batch under DataParallel. The migration runs to the end and marks the three
+  places `# dp2ddp: DP115`, which fail `--check` (before: no warning about the batch).
 """
 
 from __future__ import annotations
@@ -1854,6 +1860,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s57_v3_keyed_share_under_progress_bar": ("weight 1.1939",),
     # stop 57 v3: rank 0's lines (the base printed them on rank 1 too)
     "rank_zero_s57_v3_print_tuple_statement": ("Validation [000]", "Validation [001]"),
+    # stop 58 s1 (round 10 v3-A): partial wraps whose outside code compares the batch's rows;
+    # runs to the end on both ranks, its figures not the original's (loss 6.5320, 5.5294:
+    # each rank's negatives are its share), as its three `# dp2ddp: DP115` markers say
+    "hazards_s58_s1_partial_wrap_pairs": ("loss 4.9970", "loss 4.0933"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2494,6 +2504,15 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 58 v3-A: a loss object cutting the wrapped model's output at the global batch
         # size it holds from its constructor (the base: the ranks crash, nothing said)
         ("hazards_s58_v3_loss_cuts_by_held_batch_size", "DP064"),
+        # stop 58 s1: a model DataParallel wraps a part of, its output compared in the loop
+        # of another module, and a loss's wrapped score function handed replicated targets
+        ("s58_s1_partial_wrap_across_modules", "DP115"),
+        # stop 58 s1: a criterion built by `getattr(losses, name)()` and from a table of
+        # another module, one of whose classes compares the batch's rows
+        ("s58_s1_criterion_of_unknown_class", "DP116"),
+        # stop 58 s1: a summed loss class beside the model in its module, run through the
+        # wrapped model's `.module.loss(...)`
+        ("s58_s1_summed_loss_class_beside_model", "DP004"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

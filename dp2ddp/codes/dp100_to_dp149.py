@@ -229,6 +229,36 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "the store after the wrap where that holds on every device (or read "
         "`net.module.dim`), then silence the warning with `# noqa: DP114`.",
     ),
+    "DP115": (
+        "code outside a partial wrap compares the whole batch's rows",
+        "DataParallel wrapped only a part of the model (a submodule its unwrapped owner "
+        "holds: `self.encoder = nn.DataParallel(enc)`, a loss module's wrapped score "
+        "function). The owner's code around the wrap (its forward(), a loss) ran once on "
+        "the whole batch the wrap gathered, and an input replicated once per GPU "
+        "(`t.unsqueeze(0).expand(n_gpus, -1, -1)`) handed every replica the whole batch's "
+        "rows beside its own chunk. Under DDP each rank runs all of it on its own share: "
+        "this line, which compares samples with each other (contrastive or NCE negatives, "
+        "`torch.mm(a, b.t())`, cdist), compares within the rank's share only, and the loss "
+        "and its gradients differ from the original's (round 10 v3-A: AMDIM's NCE). Where "
+        "the whole batch matters, gather the outputs from every rank with "
+        "torch.distributed.nn.functional.all_gather (which passes the gradients back) "
+        "before the line; otherwise accept per-rank negatives and silence the warning with "
+        "`# noqa: DP115`.",
+    ),
+    "DP116": (
+        "a criterion of a class not known statically may compare the batch's rows",
+        "An object called on the wrapped model's output is built from a class looked up by "
+        "a name known only at run time (`getattr(losses, args.loss)()`, "
+        "`losses.__dict__[name]()`, `LOSSES[name]()`), and one of the classes it may be "
+        "compares the rows of its batch with each other in forward() (a contrastive or "
+        "InfoNCE loss, a pairwise distance matrix). DataParallel gathered the model's "
+        "outputs, and that loss saw the whole batch; under DDP each rank's sees its own "
+        "share, so where the run builds that class its negatives are fewer and the loss and "
+        "its gradients differ. dp2ddp cannot tell which class the run builds. Where it is "
+        "one that compares rows, gather the outputs from every rank with "
+        "torch.distributed.nn.functional.all_gather (which passes the gradients back) "
+        "before the call; otherwise silence the warning with `# noqa: DP116`.",
+    ),
     "DP118": (
         "a tensor trained outside DistributedDataParallel, its sync not proved reached",
         "The optimizer trains a tensor no module holds (`scale = nn.Parameter(torch.ones(1))` "

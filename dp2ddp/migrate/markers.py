@@ -96,6 +96,7 @@ MARKED = frozenset(
         "DP107",
         "DP108",
         "DP114",
+        "DP115",  # stop 58 s1: the DataParallel sub-wrap is what the proof starts from
         "DP118",
         "DP119",
         "DP120",

@@ -139,6 +139,7 @@ class ProgramTeller(LoaderTeller):
                 layer_methods,
                 quiet_through_held,
             )
+            from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
             classes: dict[str, ClassFacts] = {}
@@ -187,6 +188,10 @@ class ProgramTeller(LoaderTeller):
             built = None if self.program.dynamic_sites else class_reach.built_classes(reaches)
             partial_uses = partial_models(classes, frozenset(empty))
             several = resolve_several({n: facts.several for n, facts in classes.items()})
+            part_wraps = partly_wrapped(
+                {n: f.held_wrap for n, f in classes.items()},
+                {n: f.children for n, f in classes.items()},
+            )
             self._models = {
                 name: (partial_uses[name].describe() if name in partial_uses else "")
                 for name in classes
@@ -205,6 +210,7 @@ class ProgramTeller(LoaderTeller):
                     tuple(sorted(methods.get(n, ((), ()))[0])),
                     tuple(sorted(methods.get(n, ((), ()))[1])),
                     classes[n].cuts,
+                    part_wraps.get(n, ""),
                 )  # fmt: skip
                 for n, use in self._models.items()
             )

@@ -80,6 +80,7 @@ from dp2ddp.transforms.analysis.layer_arguments import (
     read_arguments,
 )
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
+from dp2ddp.transforms.analysis.part_wraps import held_wrap
 from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside
 
 #: forward() reaching its children by name: which of them it uses is not known.
@@ -136,6 +137,8 @@ class ClassFacts:
     several: str = ""  #: outputs `outputs` does not map (dropped_outputs.several_outputs)
     #: What forward() proves of its layers' reach (analysis/unproved_reach.py).
     reach: unproved_reach.Reach = unproved_reach.Reach()
+    #: The submodule it wraps in DataParallel itself (analysis/part_wraps.py), "" if none.
+    held_wrap: str = ""
 
 
 @dataclass
@@ -199,8 +202,15 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                 reach = unproved_reach.class_reach(
                     node, facts.registered, lambda f: resolve(f, imports, local, prefix), path
                 )
+                wrap = held_wrap(node, path)
                 found[prefix + node.name] = replace(
-                    facts, pairs=pairs, cuts=cuts, grows=grows, several=several, reach=reach
+                    facts,
+                    pairs=pairs,
+                    cuts=cuts,
+                    grows=grows,
+                    several=several,
+                    reach=reach,
+                    held_wrap=wrap,
                 )
     return found
 

@@ -7,9 +7,8 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 
 - DP004 a loss reduced with sum that is not scaled (see hazards.losses); a `.sum()` is a
   sum over the batch only where it sums dim 0 of a tensor no reduction took dim 0 from.
-- DP059 a mean over the batch dimension under a non-linear function (the entropy of the
-  batch's mean prediction) in a loss: each rank computes it over its own share
-  (see hazards.losses).
+- DP059 a mean over the batch dimension under a non-linear function (the batch's mean
+  prediction's entropy) in a loss: each rank computes it over its share (hazards.losses).
 - DP043 a mean loss whose denominator the data decides (`ignore_index=`, class `weight=`,
   a mean over a masked selection): each rank averages over its own count (see
   hazards.mean_losses, hazards.masked_means).
@@ -19,9 +18,9 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP006 torch/numpy/random draws inside a training loop (one warning per call), also
   through a project helper the loop calls (see hazards.draws).
 - DP007 `forward()` changing state on `self`.
-- DP008 BatchNorm layers (once), or DP017 once when --sync-batchnorm is on.
-- DP010 CUDA_VISIBLE_DEVICES set by the script.
-- DP040 a loss function comparing samples across the batch (see hazards.pairs).
+- DP008 BatchNorm layers (once; DP017 with --sync-batchnorm); DP010 CUDA_VISIBLE_DEVICES set.
+- DP040 a loss comparing samples across the batch (hazards.pairs); DP115 code outside a
+  partial wrap that did so, DP116 a criterion of a class not known statically (sub_wraps).
 - DP071 a loss dividing one sum over the batch by another (Dice, IoU): each rank's ratio
   over its part, averaged, is not the whole batch's (see hazards.count_means).
 - DP070 `torch.save` of an object holding a wrapped model itself (not its `.module` or
@@ -30,8 +29,7 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
   the save saves `net.module` instead (see hazards.pickled); so does a call passing `net`
   to a function that only pickles that parameter whole (analysis/pickled_params.py, W2).
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
-  gradients are not all-reduced, and the weights it updates drift apart across ranks
-  (see hazards.backward).
+  gradients are not all-reduced; the weights it updates drift apart (hazards.backward).
 
 An optimizer over a model no DataParallel call wraps (DP069) is the model-wrap pass's, with
 the syncs that answer it (analysis/outside_parameters.py).
@@ -106,6 +104,7 @@ from dp2ddp.transforms.hazards.scopes import (
     draw_detail,
     loop_info,
 )
+from dp2ddp.transforms.hazards.sub_wraps import unproved_pairs
 
 #: Embedding lookups that renormalise the rows they read in place when given `max_norm`
 #: (stop 31 class D2, facebookresearch/DeepSDF's latent codes).
@@ -295,7 +294,8 @@ class FlagHazards(MigrationTransform):
             original_node, wrapped, text, self.code, self._position, self.qualified_names, own, mix
         )
         memories = per_rank_memories(original_node, self.qualified_names, self._position)
-        for at, code, detail in [*paired, *memories]:
+        subs = unproved_pairs(original_node, wrapped, self, pairs_of)
+        for at, code, detail in [*paired, *memories, *subs]:
             self.warn(at, code, detail)
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap

@@ -26,7 +26,7 @@ DataParallel too, and is not called on the wrap's output.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -49,7 +49,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.batch_pairs import NORM_SAID, keeps_first_axis
 from dp2ddp.transforms.analysis.handed_parameters import handed, wraps
 from dp2ddp.transforms.analysis.held_objects import held
-from dp2ddp.transforms.analysis.partial_forward import module_classes
+from dp2ddp.transforms.analysis.partial_forward import ClassFacts, module_classes
 from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
 
 _NAMED = re.compile(
@@ -252,7 +252,6 @@ def criterion_pairs(
     definition, in its own module). A wrapped model is also one a function returned
     (`snet = define_tsnet(...)`, network.py wrapping: analysis/wrap_calls.py)."""
     yield from _inline_pairs(module, wrapped, transform)
-    code = transform.code
     if isinstance(described, ClassPairs) and not described.any():
         return  # no class of the program compares rows: nothing to read
     objects = held(module)
@@ -262,8 +261,47 @@ def criterion_pairs(
             how = described(call)
             if how:
                 pairs[id(call)] = how
+    for node, instance, hows, mixed in _called_on_output(module, wrapped, pairs, transform):
+        yield node, _detail(instance, "; ".join(hows), mixed)
+
+
+def unknown_class_pairs(
+    module: cst.Module, wrapped: set[str], described: ClassPairs, transform: MigrationTransform
+) -> Iterator[tuple[cst.CSTNode, str]]:
+    """DP116: the first call, per scope, of an object on a wrapped model's output whose
+    class is not known statically (`getattr(losses, name)()`, `losses.__dict__[name]()`,
+    `LOSSES[name]()`, stop 57 s1's left 1) and may be a class of the program whose forward()
+    compares the batch's rows (ClassPairs.dynamic): the proof has no answer, so it says so."""
+    if not described.any():
+        return
+    objects = held(module)
+    pairs = {
+        id(call): how
+        for call in objects.defs.calls
+        if _binds_object(call, objects.defs)
+        and (how := described.dynamic(call, lambda n: objects(n).sources))
+    }
+    for node, instance, hows, _ in _called_on_output(module, wrapped, pairs, transform):
+        yield (
+            node,
+            (
+                f"{instance}() is called on the wrapped model's output and its class is not known "
+                f"statically; it may be {'; '.join(hows)}: where it is, each rank's loss sees its "
+                "own part of each batch, DataParallel's saw the whole batch"
+            ),
+        )
+
+
+def _called_on_output(
+    module: cst.Module, wrapped: set[str], pairs: dict[int, str], transform: MigrationTransform
+) -> Iterator[tuple[cst.Call, str, list[str], bool]]:
+    """The first call, per scope, of each object that may hold a construction of `pairs`
+    (by id) with an argument that reads a wrapped model's output: (the call, the object as
+    spelled, the constructions' descriptions, whether it may hold something else too)."""
     if not pairs:
         return
+    code = transform.code
+    objects = held(module)
     wrapped = wrapped | _built_wraps(module, transform)
     if not wrapped:
         return
@@ -293,7 +331,7 @@ def criterion_pairs(
             if any(_reads_output(arg.value, is_wrap, fed) for arg in node.args):
                 told.add(instance)
                 others = not found.complete or any(id(c) not in pairs for c in found.sources)
-                yield node, _detail(instance, "; ".join(hows), others or len(hows) > 1)
+                yield node, instance, list(hows), others or len(hows) > 1
 
 
 def _binds_object(call: cst.Call, defs: DefUse) -> bool:
@@ -457,7 +495,7 @@ class ClassPairs:
         source: Callable[[], str],
         qualified_names: Callable[[cst.CSTNode], set[str]],
     ) -> None:
-        self._told = {c.name: c.pairs for c in models if c.pairs}
+        self._told = {c.name: how for c in models if (how := self.told_of(c))}
         self._single = not models
         self._source = source
         self._qualified_names = qualified_names
@@ -472,12 +510,56 @@ class ClassPairs:
         if not self._single:
             return self._told
         if self._own is None:
-            self._own = {
-                name: facts.pairs
-                for name, facts in module_classes("", "", self._source()).items()
-                if facts.pairs
-            }
+            self._own = self.own_of(module_classes("", "", self._source()))
         return self._own
+
+    def dynamic(
+        self, call: cst.Call, sources: Callable[[cst.BaseExpression], tuple[cst.CSTNode, ...]]
+    ) -> str:
+        """For a construction whose class is looked up by a name known only at run time
+        (`getattr(m, name)(...)`, `m.__dict__[name](...)`, `table[name](...)`): the program's
+        classes it may build that compare rows, `name: how` joined by "; " ("" when none):
+        the classes of module `m` (none for a library's: torch.nn's losses compare no
+        rows), those of the table's values where `sources` gives it as a dict literal, or
+        every such class where the owner is not known at all or is another thing of the
+        program's modules (a table in another module: `losses.TABLE[name]`)."""
+        func = call.func
+        if isinstance(func, cst.Call) and name_of(func.func) == "getattr" and func.args:
+            owner: cst.BaseExpression = func.args[0].value
+        elif isinstance(func, cst.Subscript):
+            owner = func.value
+        else:
+            return ""
+        if isinstance(owner, cst.Attribute) and owner.attr.value == "__dict__":
+            owner = owner.value
+        known = self._known()
+        picked: list[str] = []
+        tables = [d for d in sources(owner) if isinstance(d, cst.Dict)]
+        if tables:  # `LOSSES = {"pair": PairLoss, ...}`: its values' classes
+            for table in tables:
+                for element in table.elements:
+                    if isinstance(element, cst.DictElement):
+                        names = self._qualified_names(element.value)
+                        picked += [n for n in sorted(names) if n in known]
+        elif qualified := self._qualified_names(owner):  # a module: its classes
+            prefixes = tuple(f"{q}." for q in qualified)
+            picked = [n for n in known if n.startswith(prefixes)]
+            roots = {q.split(".")[0] for q in qualified}
+            if not picked and any(n.split(".")[0] in roots for n in known):
+                picked = list(known)  # a table of the program's (`losses.TABLE[name]`)
+        elif not isinstance(owner, cst.Name) or not sources(owner):
+            picked = list(known)  # an owner not known at all: any of them
+        return "; ".join(f"{name} ({known[name]})" for name in sorted(set(picked)))
+
+    @staticmethod
+    def told_of(model: ModelClass) -> str:
+        """What is asked of a class of the program: where its forward() compares rows."""
+        return model.pairs
+
+    @staticmethod
+    def own_of(classes: Mapping[str, ClassFacts]) -> dict[str, str]:
+        """... and of a single file's own classes, by name."""
+        return {name: facts.pairs for name, facts in classes.items() if facts.pairs}
 
     def __call__(self, call: cst.Call) -> str:
         known = self._known()
