@@ -1854,6 +1854,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s57_v3_keyed_share_under_progress_bar": ("weight 1.1939",),
     # stop 57 v3: rank 0's lines (the base printed them on rank 1 too)
     "rank_zero_s57_v3_print_tuple_statement": ("Validation [000]", "Validation [001]"),
+    # stop 58 v1-C: a method of the model's class called before the wrap further down the
+    # same function (andy-yun/pytorch-0.4-yolov3@7928dc9): left on the model itself (the
+    # base: `model.module.load_weights(...)`, AttributeError on both ranks before training)
+    "model_wrap_s58_v1c_method_before_wrap": ("weights -0.0935",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2491,6 +2495,9 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 57 s1: a Chamfer loss summed over the batch in a loss class the model holds,
         # run through the wrapped model's `.module.get_loss(...)`
         ("s57_s1_summed_loss_through_module_method", "DP004"),
+        # stop 58 v1-A: class centres changed at the batch's labels and read back by the
+        # next step's loss in the same pass (GuYuc/WS-DAN.PyTorch@8777912)
+        ("data_s58_v1a_centres_read_in_pass", "DP028"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
