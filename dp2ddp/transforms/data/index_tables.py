@@ -133,7 +133,9 @@ def _said_read_in_pass(
     rank's samples changed. Not made whole: the gather would be a collective per step,
     before the read, which is the program's to place."""
     targets = [target for _, target in written]
-    line = read_in_pass(t, loop, table, targets, sized=made_to_fill(t, targets[0].value))
+    held = targets[0].value
+    sized = isinstance(held, cst.Name) and made_to_fill(t, held)
+    line = read_in_pass(t, loop, table, targets, sized=sized)
     if line is None:
         return
     start = t.input_position(loop)[0]
