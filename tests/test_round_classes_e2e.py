@@ -1864,6 +1864,10 @@ CASES: dict[str, tuple[str, ...]] = {
     # runs to the end on both ranks, its figures not the original's (loss 6.5320, 5.5294:
     # each rank's negatives are its share), as its three `# dp2ddp: DP115` markers say
     "hazards_s58_s1_partial_wrap_pairs": ("loss 4.9970", "loss 4.0933"),
+    # stop 58 v1-C: a method of the model's class called before the wrap further down the
+    # same function (andy-yun/pytorch-0.4-yolov3@7928dc9): left on the model itself (the
+    # base: `model.module.load_weights(...)`, AttributeError on both ranks before training)
+    "model_wrap_s58_v1c_method_before_wrap": ("weights -0.0935",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2513,6 +2517,9 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 58 s1: a summed loss class beside the model in its module, run through the
         # wrapped model's `.module.loss(...)`
         ("s58_s1_summed_loss_class_beside_model", "DP004"),
+        # stop 58 v1-A: class centres changed at the batch's labels and read back by the
+        # next step's loss in the same pass (GuYuc/WS-DAN.PyTorch@8777912)
+        ("data_s58_v1a_centres_read_in_pass", "DP028"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

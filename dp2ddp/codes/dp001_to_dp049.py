@@ -256,6 +256,22 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "sampler=DistributedSampler(dataset) and call loader.sampler.set_epoch(epoch) at the "
         "top of each epoch.",
     ),
+    "DP028": (
+        "a table the pass changes at this rank's rows and reads back in later steps",
+        "A loop over a loader dp2ddp shards changes rows of a table made before it at the "
+        "positions the batch names (its labels, its sample indices) and reads the table "
+        "again in the same pass: class centres `feature_center[y] += beta * (feat - "
+        "feature_center[y])` whose rows the next step's centre loss reads "
+        "(GuYuc/WS-DAN.PyTorch@8777912, stop 58). Under DataParallel one process changed "
+        "the rows with every sample of each batch; sharded, each rank changes them with its "
+        "own samples only, so from the second step on every rank trains on a table of its "
+        "own, different from the original's, and what the program saves of it is rank 0's. "
+        "DDP keeps the weights in step and nothing fails. dp2ddp does not make it whole (a "
+        "gather each step, before the read, is a collective the program must place): gather "
+        "the batch's indices and the new rows from every rank (`dist.all_gather`) and write "
+        "all of them on every rank before the table is read again, or accept a table per "
+        "rank.",
+    ),
     "DP030": (
         "running figure printed from this rank's shard",
         "A sum or count accumulated over the batches of a sharded loop is printed while the "

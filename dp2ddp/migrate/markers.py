@@ -46,6 +46,7 @@ MARKED = frozenset(
         "DP025",
         "DP026",
         "DP027",
+        "DP028",
         "DP030",
         "DP031",
         "DP035",

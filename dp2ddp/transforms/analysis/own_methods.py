@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import NO_GRAD, walk
 from dp2ddp.transforms.analysis.bare_modules import empty_classes
 from dp2ddp.transforms.analysis.device_terms import drop_device_terms, is_device_term
@@ -131,8 +132,9 @@ class OwnMethodCalls:
             return
         methods = model_methods(t)
         handed = _handed_places(module, names)
+        flow = view(module)
         for call, method, running in own_method_calls(module, names, methods, t.code):
-            if not self._holds_wrap(call, handed):
+            if not self._holds_wrap(call, handed) or self._before_the_wrap(flow, call):
                 continue
             held = t.code(call.func.value)  # type: ignore[attr-defined]
             if running and not self._without_gradients(call):
@@ -166,6 +168,22 @@ class OwnMethodCalls:
                         return (name, str(index)) in handed or (name, held) in handed
             node = self.t.parent(node)
         return True
+
+    def _before_the_wrap(self, flow: DefUse, call: cst.Call) -> bool:
+        """Every binding of `T` that reaches `T.m(...)` is known and none holds a wrap: the
+        call runs before the wrap, on the model itself (andy-yun/pytorch-0.4-yolov3@7928dc9,
+        stop 58 v1-C: `model = Darknet(cfg)`, `model.load_weights(path)`, then `model =
+        DataParallel(model)` further down the same function; rewritten
+        `model.module.load_weights`, both ranks died on AttributeError before training).
+        Stores into the object (`model.seen = 0`) rebind nothing and are not counted."""
+        held = call.func.value  # type: ignore[attr-defined]
+        if not isinstance(held, cst.Name):
+            return False
+        bindings = [d for d in flow.reaching(held) if d.kind != "store"]
+        return bool(bindings) and all(
+            d.value is not None and not any(self._is_wrap(n) for n in walk(d.value))
+            for d in bindings
+        )
 
     def _without_gradients(self, call: cst.Call) -> bool:
         """`call` sits in a `with torch.no_grad():` (or inference_mode) of its function."""

@@ -1,6 +1,6 @@
 """What a pass fills item by item: one answer for step_buffers.py and index_tables.py.
 
-Both ask the same two questions of a name a loop over a sharded loader stores into by
+Both ask the same questions of a name a loop over a sharded loader stores into by
 subscript (`steps[i] = loss.item()`, `PS[idx] = F.softmax(out, 1)`):
 
 - `made_to_fill`: is it bound to a torch tensor or a numpy array made to be filled
@@ -9,6 +9,8 @@ subscript (`steps[i] = loss.item()`, `PS[idx] = F.softmax(out, 1)`):
   that reaches the store (the def-use view's, flow/defuse.py: in the loop's block and the
   blocks around it, the module's where the function binds none) must be one, a rebinding
   that only moves or converts it (`buf = buf.cuda()`) answered by what it converts.
+- `read_in_pass`: the first line of the loop itself that reads it (a later step reading
+  what earlier steps wrote), for a table read nowhere after the loop.
 - `read_after`: the first line after the loop where the name is read for a value it holds:
   not a store into it, nor, where it is made to fill, `len(name)`, `name.shape`,
   `name.size()` (fixed when it was made; a dict filled by key counts its keys); none
@@ -128,6 +130,37 @@ def read_after(
             continue
         first = line
     return t.state.line_map(first) if first is not None else None
+
+
+def read_in_pass(
+    t: LoopCounters, loop: cst.For, name: str, written: list[cst.Subscript], *, sized: bool
+) -> int | None:
+    """The input line of the first read of `name` in `loop`'s own body for a value it holds
+    (GuYuc/WS-DAN.PyTorch@8777912, stop 58: `feature_center_batch = feature_center[y]`
+    before `feature_center[y] += beta * (...)`): a later step reads rows earlier steps
+    wrote. Not the `written` subscripts themselves, nor, after a write, a read of the same
+    rows (`table[i]` with that write's index: what this step just wrote). None where the
+    pass reads it nowhere else."""
+    targets = {id(w.value) for w in written}
+    after_write = {
+        (t.code(w.slice[0].slice) if len(w.slice) == 1 else None): t.get_metadata(
+            PositionProvider, w
+        ).start.line
+        for w in written
+    }
+    for node in walk(loop.body, skip_scopes=True):
+        if not (isinstance(node, cst.Name) and node.value == name) or id(node) in targets:
+            continue
+        if not _value_read(t, node, sized):
+            continue
+        line = t.get_metadata(PositionProvider, node).start.line
+        parent = t.parent(node)
+        if isinstance(parent, cst.Subscript) and len(parent.slice) == 1:
+            since = after_write.get(t.code(parent.slice[0].slice))
+            if since is not None and line > since:
+                continue  # the rows this step wrote
+        return t.state.line_map(line)
+    return None
 
 
 def _value_read(t: LoopCounters, node: cst.Name, sized: bool) -> bool:

@@ -47,7 +47,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.guards import mentions_rank
-from dp2ddp.transforms.data.filled_tables import KEEPING, made_to_fill, read_after
+from dp2ddp.transforms.data.filled_tables import KEEPING, made_to_fill, read_after, read_in_pass
 from dp2ddp.transforms.data.index_adds import index_added_tables
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> set[str
     scope: cst.CSTNode = enclosing_function(loop, t) or t._module_node
     added = index_added_tables(t, loop, batch, bound_here, end, scope)
     writes: dict[str, list[tuple[cst.Assign | cst.AugAssign, cst.Subscript]]] = {}
+    in_pass: dict[str, list[tuple[cst.Assign | cst.AugAssign, cst.Subscript]]] = {}
     reads: dict[str, int] = {}
     for node in walk(loop.body, skip_scopes=True):
         if isinstance(node, cst.Assign):
@@ -96,9 +97,13 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> set[str
                 sized = made_to_fill(t, target.value)
                 after = read_after(t, scope, table, end, sized=sized)
                 if after is None:
+                    in_pass.setdefault(table, []).append((node, target))
                     continue
                 reads[table] = after
             writes.setdefault(table, []).append((node, target))
+    for table, written in in_pass.items():
+        if table not in reads:
+            _said_read_in_pass(t, loop, table, written)
     for table, written in writes.items():
         why = _make_whole(t, loop, table, written)
         if why is None:
@@ -115,6 +120,36 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> set[str
                 f"made whole: {why}",
             )
     return added
+
+
+def _said_read_in_pass(
+    t: ShardDataLoaders,
+    loop: cst.For,
+    table: str,
+    written: list[tuple[cst.Assign | cst.AugAssign, cst.Subscript]],
+) -> None:
+    """DP028 at each write of `table` (read nowhere after `loop`) where the pass itself
+    reads it back (filled_tables.read_in_pass): every later step trains on rows only this
+    rank's samples changed. Not made whole: the gather would be a collective per step,
+    before the read, which is the program's to place."""
+    targets = [target for _, target in written]
+    held = targets[0].value
+    sized = isinstance(held, cst.Name) and made_to_fill(t, held)
+    line = read_in_pass(t, loop, table, targets, sized=sized)
+    if line is None:
+        return
+    start = t.input_position(loop)[0]
+    for node, target in written:
+        t.warn(
+            node,
+            "DP028",
+            f"`{t.code(node).strip()[:70]}` changes {table} at the rows this rank's batch "
+            f"names (`{t.code(target.slice[0].slice) if len(target.slice) == 1 else '...'}`) "
+            f"in the pass over a sharded loader (the loop at line {start}), and the pass reads "
+            f"{table} back (line {line}): each later step trains on rows only this rank's "
+            f"samples changed, where DataParallel's one process changed them with the whole "
+            f"batch; {table} differs between the ranks and from the original",
+        )
 
 
 def _make_whole(
