@@ -18,9 +18,8 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
   or warned DP037 there).
 - DP006 torch/numpy/random draws inside a training loop (one warning per call), also
   through a project helper the loop calls (see hazards.draws).
-- DP007 `forward()` changing state on `self`.
+- DP007 `forward()` changing state on `self`; DP010 CUDA_VISIBLE_DEVICES set by the script.
 - DP008 BatchNorm layers (once), or DP017 once when --sync-batchnorm is on.
-- DP010 CUDA_VISIBLE_DEVICES set by the script.
 - DP040 a loss function comparing samples across the batch (see hazards.pairs).
 - DP071 a loss dividing one sum over the batch by another (Dice, IoU): each rank's ratio
   over its part, averaged, is not the whole batch's (see hazards.count_means).
@@ -104,6 +103,7 @@ from dp2ddp.transforms.hazards.scopes import (
     SelfMutations,
     constant_write_note,
     draw_detail,
+    in_training_loop,
     loop_info,
 )
 
@@ -521,8 +521,8 @@ class FlagHazards(MigrationTransform):
             loops.append(info)
         return loops
 
-    def _in_training_loop(self) -> bool:
-        return any(info.training for info in self._enclosing())
+    def _in_training_loop(self, draw: cst.Call | None = None) -> bool:
+        return in_training_loop(self._enclosing(), draw, self.parent, self.matches)
 
     # -- calls, assignments, subscripts ---------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
@@ -543,7 +543,7 @@ class FlagHazards(MigrationTransform):
                 self._check_pickling_call(node)
         self._losses.check_call(node, names)
         self._means.check_call(node, names)
-        if self._in_training_loop():
+        if self._in_training_loop(node):
             self._check_draw(node, names)
         if names & _BATCHNORM or any(_TORCHVISION_BN.match(n) for n in names):
             self._batchnorms.append(node)
