@@ -1291,6 +1291,16 @@ Stop 58 (helper s1):
   module; the loop, a helper of the module and the replicated targets handed to the wrap saw
   the whole batch under DataParallel. The migration runs to the end and marks the three
   places `# dp2ddp: DP115`, which fail `--check` (before: no warning about the batch).
+
+Stop 58 (helper s2), round 10's v1-C (Debatrix/AquulaCam@28b2f97 util.py's LoadConfig):
+- s58_s2_stamp_read_by_config_key (program): a config class stamps the run in a method and
+  hands its attributes on through `__getitem__`; another module names its run folder by
+  `config["run_name"]`: the stamp is rank 0's, one folder, the checkpoint saved there and
+  loaded back on every rank (before: two folders, rank 1 FileNotFoundError at the load).
+- model_wrap_s58_s2_restore_buffers_quiet (v4-D, AntreasAntoniou/HowToTrainYourMAMLPytorch@
+  8696470): a guard-held wrap's own method that only restores statistics through its
+  blocks' methods of the same name is called on `model.module` (before: DP190, and
+  AttributeError on the DDP object at the first call).
 """
 
 from __future__ import annotations
@@ -1868,11 +1878,18 @@ CASES: dict[str, tuple[str, ...]] = {
     # same function (andy-yun/pytorch-0.4-yolov3@7928dc9): left on the model itself (the
     # base: `model.module.load_weights(...)`, AttributeError on both ranks before training)
     "model_wrap_s58_v1c_method_before_wrap": ("weights -0.0935",),
+    # stop 58 s2 (v1-C): one run folder, the checkpoint loaded from it on every rank (the
+    # base: each rank's clock named its own folder, rank 1 FileNotFoundError at the load)
+    "s58_s2_stamp_read_by_config_key": ("folders 1 weights -0.0073",),
+    # stop 58 s2 (v4-D): every step's restore on model.module (the base: DP190, and
+    # AttributeError on the DDP object at the first restore_stats(), both ranks)
+    "model_wrap_s58_s2_restore_buffers_quiet": ("steps 8 restored",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "set_epoch_handed_loader": "main.py",
     "s57_v1_star_import_makes_folder": "train.py",  # stop 57 v1-B
+    "s58_s2_stamp_read_by_config_key": "train.py",  # stop 58 s2 (v1-C)
     "batches_s56_s1_helper_batch_picks_files": "train.py",  # stop 56 s1
     "forwarding_subclass_in_package": "train.py",
     "toggle_in_function_never_called": "train.py",

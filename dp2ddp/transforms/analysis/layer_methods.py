@@ -52,7 +52,7 @@ def layer_methods(
     except (SyntaxError, ValueError, RecursionError):
         return {}
     prefix = f"{import_name}." if import_name else ""
-    found: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    classes: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             methods = {
@@ -61,9 +61,25 @@ def layer_methods(
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             }
             if "forward" in methods:
-                runs = _running(methods)
-                judged = {m for m in methods if m != "forward" and not m.startswith("__")}
-                found[prefix + node.name] = (frozenset(judged & runs), frozenset(judged - runs))
+                classes[node.name] = methods
+    # A method of a submodule (`self.layer_dict[k].restore_backup_stats()`) runs no layer
+    # where every model class of the module defining that name runs none in it (stop 57
+    # v4-D, AntreasAntoniou/HowToTrainYourMAMLPytorch@8696470: DP190 said restoring
+    # BatchNorm buffers "runs its layers"): the greatest such set, shrunk until stable.
+    quiet = {m for methods in classes.values() for m in methods if m != "forward"}
+    while True:
+        running = {
+            name: _running(methods, quiet_methods=quiet) for name, methods in classes.items()
+        }
+        still = quiet - set().union(*running.values())
+        if still == quiet:
+            break
+        quiet = still
+    found: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    for name, methods in classes.items():
+        runs = running[name]
+        judged = {m for m in methods if m != "forward" and not m.startswith("__")}
+        found[prefix + name] = (frozenset(judged & runs), frozenset(judged - runs))
     return found
 
 
@@ -203,16 +219,18 @@ def _called_attributes(
 def _running(
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
     silent: frozenset[str] = frozenset(),
+    quiet_methods: set[str] | frozenset[str] = frozenset(),
 ) -> set[str]:
     """The methods whose bodies run a layer, directly or through another method; a call of
-    an attribute of `self` in `silent` runs none (held_runs)."""
+    an attribute of `self` in `silent` runs none (held_runs), nor a call of a method in
+    `quiet_methods` on something reached from `self` (a submodule's own quiet method)."""
     direct: dict[str, set[str]] = {}
     runs: set[str] = set()
     for name, method in methods.items():
         if _grad_off(method):
             direct[name] = set()  # its layers run with no gradient to average (stop 52 w3)
             continue
-        calls, own = _calls(method, methods, silent)
+        calls, own = _calls(method, methods, silent, quiet_methods)
         direct[name] = own
         if calls:
             runs.add(name)
@@ -282,6 +300,7 @@ def _calls(
     method: ast.FunctionDef | ast.AsyncFunctionDef,
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef],
     silent: frozenset[str] = frozenset(),
+    quiet_methods: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[bool, set[str]]:
     """(the body runs a layer itself, the methods of the class it calls on `self`)."""
     if not method.args.args:
@@ -309,7 +328,7 @@ def _calls(
             return True, own  # `self.main(x)`: a submodule (or a callable it holds)
         if func.attr in ("forward", "__call__") and _rooted(func.value, bound | {me}):
             return True, own
-        if _rooted(func.value, {me}) and func.attr not in _NO_LAYER:
+        if _rooted(func.value, {me}) and func.attr not in _NO_LAYER | quiet_methods:
             return True, own  # `self.blocks[0](x)` is a Subscript call, `self.enc.net(x)` here
     for node in ast.walk(method):
         if id(node) in quiet:
@@ -348,6 +367,12 @@ def _bound_from_self(method: ast.AST, me: str) -> set[str]:
 
 
 def _parameter_built(call: ast.Call) -> bool:
+    """`nn.Parameter(...)` that may take a gradient: one built `requires_grad=False` (a
+    buffer restored as a parameter, stop 57 v4-D) has none to average."""
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    return name == "Parameter"
+    frozen = any(
+        k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is False
+        for k in call.keywords
+    )
+    return name == "Parameter" and not frozen

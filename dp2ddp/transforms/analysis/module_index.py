@@ -166,7 +166,7 @@ class ModuleIndex:
                         bound = alias.asname.name if alias.asname is not None else alias.name
                         names.add(name_of(bound).split(".")[0])
                 for target in targets:
-                    names.update(n.value for n in walk(target) if isinstance(n, cst.Name))
+                    names.update(_target_names(target))
             self._bound[key] = frozenset(names)
         return self._bound[key]
 
@@ -389,3 +389,19 @@ def argument(call: cst.Call, name: str, index: int | None) -> cst.BaseExpression
     if index is not None and 0 <= index < len(positional):
         return positional[index].value
     return None
+
+
+def _target_names(target: cst.CSTNode) -> list[str]:
+    """The names an assignment target binds: a store into an attribute or an item binds
+    none (`torch.backends.cudnn.benchmark = False` leaves `torch` the imported module:
+    EifelTing/Generous-Teacher@b78440d train_kd.py, where `torch.save(...)` was taken for
+    a call of the program's never-called `Params.save`, stop 57 v3-D)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for element in target.elements for n in _target_names(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    if isinstance(target, (cst.Attribute, cst.Subscript)):
+        return []
+    return [n.value for n in walk(target) if isinstance(n, cst.Name)]

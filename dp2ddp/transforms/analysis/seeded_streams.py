@@ -24,7 +24,11 @@ same numbers only where the stream it reads starts alike in every process:
 `module_streams` reads one module (each module once; the program combines them:
 `seeded_streams`). What is not proved different is counted as alike: a seed with a per-rank
 value (`np.random.seed(seed + rank)`) still counts as seeding, a `worker_init_fn` that
-reseeds from entropy is not read; both give a DP067 that `# noqa: DP067` can mark.
+reseeds from entropy is not read; both give a DP067 that `# noqa: DP067` can mark. A seed
+that is itself a draw (`seed = np.random.randint(9999); torch.manual_seed(seed)`, through
+the module's names, attributes and string keys: Debatrix/AquulaCam@28b2f97, stop 57 v1-D)
+seeds alike only where the stream it is drawn from is seeded alike; one read from the clock,
+a process id or the OS's entropy never does (each rank seeds its own stream).
 """
 
 from __future__ import annotations
@@ -73,14 +77,16 @@ def stream_of(qualified: Iterable[str]) -> str | None:
 class ModuleStreams:
     """What one module tells about the process-wide streams.
 
-    seeds: (function, stream) per call that seeds `stream` with a value; function "" at
-        module level (or in a class body), else the bare name of the enclosing function.
+    seeds: (function, stream, drawn) per call that seeds `stream` with a value; function ""
+        at module level (or in a class body), else the bare name of the enclosing function;
+        drawn: the streams the value is drawn from ("process" for a clock, a process id,
+        the OS's entropy), empty for a value no rank draws.
     called: the bare names of every function or method the module calls.
     workers: some DataLoader of the module may start worker processes.
     generated: some DataLoader that may start workers is given its own `generator=`.
     """
 
-    seeds: tuple[tuple[str, str], ...] = ()
+    seeds: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     called: frozenset[str] = frozenset()
     workers: bool = False
     generated: bool = False
@@ -137,7 +143,8 @@ def module_streams(module: ast.Module) -> ModuleStreams:
     """One module's seeds of the `random` and numpy streams, the names it calls, and
     whether a DataLoader of it may start workers (one walk of its ast)."""
     bound = _imports(module)
-    seeds: set[tuple[str, str]] = set()
+    values = _bound_values(module)
+    seeds: set[tuple[str, str, tuple[str, ...]]] = set()
     called: set[str] = set()
     workers = generated = False
     stack: list[tuple[ast.AST, str]] = [(module, "")]
@@ -154,13 +161,77 @@ def module_streams(module: ast.Module) -> ModuleStreams:
             qualified = _qualified(func, bound)
             stream = _SEEDS.get(qualified)
             if stream is not None and (node.args or node.keywords):
-                seeds.add((function, stream))
+                value = node.args[0] if node.args else node.keywords[0].value
+                seeds.add((function, stream, _drawn_from(value, values, bound)))
             last = qualified.rpartition(".")[2] or _dotted(func).rpartition(".")[2]
             if last.endswith("DataLoader") and _may_start_workers(node):
                 workers = True
                 generated = generated or any(k.arg == "generator" for k in node.keywords)
         stack.extend((child, function) for child in ast.iter_child_nodes(node))
     return ModuleStreams(tuple(sorted(seeds)), frozenset(called), workers, generated)
+
+
+def _bound_values(module: ast.Module) -> dict[str, list[ast.expr]]:
+    """The values the module binds to each plain name (`seed`), and to each attribute or
+    string key by its name (`.seed` for `self.seed = ...`, `cfg["seed"] = ...`): a config
+    class's attribute is read by key through its `__getitem__`."""
+    values: dict[str, list[ast.expr]] = {}
+    for node in ast_nodes.listed(module):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            key = _bound_key(target)
+            if key is not None:
+                values.setdefault(key, []).append(node.value)
+    return values
+
+
+def _bound_key(node: ast.expr) -> str | None:
+    """`seed` for a plain name, `.seed` for an attribute or a string key of that name."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f".{node.attr}"
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        return f".{node.slice.value}" if isinstance(node.slice.value, str) else None
+    return None
+
+
+#: Reads that differ in each process whatever the program seeds (a clock, a process id, the
+#: OS's entropy): a seed made of one seeds each rank's stream apart.
+_PROCESS_READS = ("time.", "datetime.", "os.getpid", "os.urandom", "uuid.", "secrets.")
+
+
+#: torch's functions that draw from (or read the seed of) its global generator.
+_TORCH_DRAWS = frozenset(
+    f"torch.{n}"
+    for n in ("rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial")
+    + ("initial_seed", "seed", "random.initial_seed", "random.seed")
+)
+
+
+def _drawn_from(
+    value: ast.expr, values: dict[str, list[ast.expr]], bound: dict[str, str]
+) -> tuple[str, ...]:
+    """The streams (or "process") a seed's value is drawn from, through the module's
+    bindings (`_bound_values`)."""
+    drawn: set[str] = set()
+    pending, seen = [value], set[str]()
+    while pending:
+        for node in ast_nodes.walk(pending.pop()):
+            if isinstance(node, ast.Call):
+                name = _qualified(node.func, bound)
+                if name.startswith(_PROCESS_READS):
+                    drawn.add("process")
+                elif name.startswith(("numpy.random.", "random.")) or name in _TORCH_DRAWS:
+                    drawn.add(stream_of([name]) or "process")
+            if not isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+                continue
+            key = _bound_key(node)
+            if key is not None and key in values and key not in seen:
+                seen.add(key)
+                pending.extend(values[key])
+    return tuple(sorted(drawn))
 
 
 def tree_streams(tree: Callable[[], ast.Module]) -> ModuleStreams:
@@ -177,10 +248,14 @@ def seeded_streams(modules: Iterable[ModuleStreams]) -> frozenset[str]:
     every = list(modules)
     called = frozenset().union(*(m.called for m in every))
     alike: set[str] = set()
-    for m in every:
-        for function, stream in m.seeds:
-            if not function or function in called:
+    seeds = [s for m in every for s in m.seeds if not s[0] or s[0] in called]
+    grown = True
+    while grown:  # a seed drawn from a stream counts once that stream is seeded alike
+        grown = False
+        for _, stream, drawn in seeds:
+            if stream not in alike and all(d in alike for d in drawn):
                 alike.add(stream)
+                grown = True
     if any(m.generated for m in every) or ("torch" in alike and any(m.workers for m in every)):
         alike |= {f"{s}:workers" for s in ("numpy", "random") if s not in alike}
         alike |= {"numpy", "random"}

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.transforms._support.grad_mode import Matches, under_grad_off
 from dp2ddp.transforms._support.nodes import calls_under, name_of, self_attribute
 
 if TYPE_CHECKING:
@@ -133,3 +134,27 @@ def own_callees(flow: DefUse, call: cst.Call) -> Iterator[cst.FunctionDef]:
 
 def _any_trains(calls: Iterable[cst.Call], qualified_names: QualifiedNames) -> bool:
     return any(trains_call(call, qualified_names) for call in calls)
+
+
+def evaluation_draw(
+    draw: cst.Call,
+    loop: cst.For | cst.While,
+    trains: bool,
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    matches: Matches,
+) -> bool:
+    """A draw in an evaluation nested in a training loop: its innermost loop (`loop`, which
+    `trains` or not) is a `for` over something other than a range that steps no optimizer
+    and runs no backward, and gradients are off at the draw. Its values reach no gradient:
+    each rank draws for its own evaluation as DataParallel's one process drew for its own,
+    so DP006's "drawn inside the training loop" is no hazard there (jesse1029/DCSN@e02b37c
+    train_sr.py's validation `awgn()` noise, stop 57 v1-E); what the evaluation's figure
+    decides is DP015's. A range loop may be counting steps or building a batch: not one."""
+    if trains or not isinstance(loop, cst.For):
+        return False
+    iterated = loop.iter
+    while isinstance(iterated, cst.Call):  # range(n), enumerate(trange(n)), tqdm(range(n))
+        if name_of(iterated.func) in ("range", "trange") or not iterated.args:
+            return False
+        iterated = iterated.args[0].value
+    return under_grad_off(draw, parent, matches)

@@ -99,7 +99,9 @@ def prove_beside_loader(
                     "loader's batch: the same rows on every rank"
                 )
             effect = "every rank gets all of it"
-            fed = _given_loader_batch(proof, flow, origin, stop)
+            fed = _given_loader_batch(proof, flow, origin, stop) or _fed_on_path(
+                proof, flow, origin, stop
+            )
             node, moves = origin.node, proof.state.hints.device_moves
             if fed is not None and isinstance(node, cst.Call) and moves_call(node, moves):
                 continue  # `move_data_to_device(batch[key], device)`: the rows it is given
@@ -168,6 +170,24 @@ def _given_loader_batch(
                 node = _given_loader_batch(proof, flow, found, stop, depth - 1)
             if node is not None:
                 return node
+    return None
+
+
+def _fed_on_path(
+    proof: BatchProof, flow: DefUse, origin: Origin, stop: Callable[[cst.Call], bool]
+) -> cst.CSTNode | None:
+    """The loader's batch a call on the path hands on, where the source reaches the value
+    as another argument of a call the walk does not enter: a size
+    (`utils.farthest_point_sample(points, opt.point_scales_list[2])`, zztianzz/
+    PF-Net-Point-Fractal-Network@ab7a70b Train_PFNet.py, stop 57 v4-E: the configured
+    size, alike on every rank, was said to make the batch "the same rows on every rank;
+    every rank gets all of it"). What that call returns of this rank's part is not read."""
+    for step in origin.path:
+        node = step.node
+        if isinstance(node, cst.Call) and not step.call and node is not origin.node:
+            fed = _given_loader_batch(proof, flow, Origin("call", node, ()), stop)
+            if fed is not None:
+                return fed
     return None
 
 

@@ -12,9 +12,8 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP043 a mean loss whose denominator the data decides (`ignore_index=`, class `weight=`,
   a mean over a masked selection): each rank averages over its own count (see
   hazards.mean_losses, hazards.masked_means).
-- DP005 `X[i:i+bs]` indexed by a counter inside a training `while` loop: every rank would
-  train on the same samples (a `for` loop's hand-cut batches are split by transforms/batches.py,
-  or warned DP037 there).
+- DP005 `X[i:i+bs]` indexed by a counter in a training `while` loop: every rank would train
+  on the same samples (a `for` loop's are split by transforms/batches.py, or warned DP037).
 - DP006 torch/numpy/random draws inside a training loop (one warning per call), also
   through a project helper the loop calls (see hazards.draws).
 - DP007 `forward()` changing state on `self`.
@@ -102,6 +101,7 @@ from dp2ddp.transforms.hazards.scopes import (
     SelfMutations,
     constant_write_note,
     draw_detail,
+    in_training_loop,
     loop_info,
 )
 from dp2ddp.transforms.hazards.sub_wraps import unproved_pairs
@@ -521,8 +521,8 @@ class FlagHazards(MigrationTransform):
             loops.append(info)
         return loops
 
-    def _in_training_loop(self) -> bool:
-        return any(info.training for info in self._enclosing())
+    def _in_training_loop(self, draw: cst.Call | None = None) -> bool:
+        return in_training_loop(self._enclosing(), draw, self.parent, self.matches)
 
     # -- calls, assignments, subscripts ---------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
@@ -543,7 +543,7 @@ class FlagHazards(MigrationTransform):
                 self._check_pickling_call(node)
         self._losses.check_call(node, names)
         self._means.check_call(node, names)
-        if self._in_training_loop():
+        if self._in_training_loop(node):
             self._check_draw(node, names)
         if names & _BATCHNORM or any(_TORCHVISION_BN.match(n) for n in names):
             self._batchnorms.append(node)

@@ -18,9 +18,8 @@ per GPU under DataParallel too):
 A criterion class is also judged by its use, whatever its name (criterion_pairs, stop 33
 class P1: mangye16/Unsupervised_Embedding_Learning's `BatchCriterion`, every other row of
 the batch a negative): an instance called on a wrapped model's output whose forward()
-compares the batch's rows (analysis/batch_pairs.py, told program-wide as ModelClass.pairs)
-gets DP040 at the call. A comparison inside the model (attention) ran per GPU under
-DataParallel too, and is not called on the wrap's output.
+compares the batch's rows (batch_pairs.py, told as ModelClass.pairs) gets DP040 at the
+call. A comparison inside the model (attention) ran per GPU under DataParallel too.
 """
 
 from __future__ import annotations

@@ -12,11 +12,12 @@ from functools import lru_cache
 
 import libcst as cst
 
+from dp2ddp.transforms._support.grad_mode import Matches
 from dp2ddp.transforms._support.nodes import name_of, target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import batch_of_size, sized_by_batch
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
-from dp2ddp.transforms.analysis.training import is_backward_call, loop_trains
+from dp2ddp.transforms.analysis.training import evaluation_draw, is_backward_call, loop_trains
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 
@@ -77,6 +78,20 @@ def loop_info(
     read_tree(loop.body, aug)
     info.counters |= aug.names
     return info
+
+
+def in_training_loop(
+    loops: list[LoopInfo],
+    draw: cst.Call | None,
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    matches: Matches,
+) -> bool:
+    """Some loop of `loops` (innermost first) trains, and `draw` (None: any node) is not in
+    an evaluation nested in it (analysis/training.evaluation_draw)."""
+    if not any(info.training for info in loops):
+        return False
+    inner = loops[0]
+    return draw is None or not evaluation_draw(draw, inner.node, inner.training, parent, matches)
 
 
 def _iterates_range(

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import nodes_of
+from dp2ddp.transforms._support.nodes import enclosing_class, nodes_of, walk
 from dp2ddp.transforms.rank_zero.file_paths import arguments_elsewhere
 
 if TYPE_CHECKING:
@@ -53,7 +53,11 @@ def attribute_sinks(rule: RunDirValues) -> list[Sink]:
         if len(assign.targets) != 1:
             continue
         target = assign.targets[0].target
-        if not (isinstance(target, cst.Attribute) and target.attr.value in named):
+        if not isinstance(target, cst.Attribute):
+            continue
+        if target.attr.value not in named and not (
+            f"[{target.attr.value}]" in named and _keyed_self(assign, target, rule)
+        ):
             continue
         if rule.facts.under_guard(assign) or rule._in_inserted_helper(assign):
             continue
@@ -61,6 +65,43 @@ def attribute_sinks(rule: RunDirValues) -> list[Sink]:
         what = f"`{rule.t.code(target)}` at line {line}, a path the program makes or writes"
         sinks.append(Sink(assign.value, assign, (what, rule.t.code(target)), f"it names {what}"))
     return sinks
+
+
+def _keyed_self(assign: cst.Assign, target: cst.Attribute, rule: RunDirValues) -> bool:
+    """`self.log_name = ...` in a class whose `__getitem__` (its own, or a base class's of
+    this module) hands on its attributes by key (`return self.__dict__.get(key)`,
+    `getattr(self, key)`): another module's `config["log_name"]` reads this value
+    (Debatrix/AquulaCam@28b2f97 util.py LoadConfig, stop 57 v1-C)."""
+    if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
+        return False
+    owner = enclosing_class(assign, rule.t)
+    classes = {c.name.value: c for c in nodes_of(rule.facts.module, cst.ClassDef)}
+    seen: set[str] = set()
+    while owner is not None and owner.name.value not in seen:
+        seen.add(owner.name.value)
+        for method in nodes_of(owner.body, cst.FunctionDef, skip_scopes=True):
+            if method.name.value == "__getitem__" and _reads_own_attributes(method):
+                return True
+        bases = [b.value for b in owner.bases if isinstance(b.value, cst.Name)]
+        owner = next((classes[b.value] for b in bases if b.value in classes), None)
+    return False
+
+
+def _reads_own_attributes(method: cst.FunctionDef) -> bool:
+    """The method reads `self.__dict__` or calls `getattr(self, ...)`."""
+    for node in walk(method):
+        if isinstance(node, cst.Attribute) and node.attr.value == "__dict__":
+            return True
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == "getattr"
+            and node.args
+            and isinstance(node.args[0].value, cst.Name)
+            and node.args[0].value.value == "self"
+        ):
+            return True
+    return False
 
 
 def argument_sinks(rule: RunDirValues) -> list[Sink]:

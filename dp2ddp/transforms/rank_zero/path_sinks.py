@@ -386,14 +386,40 @@ def _reads(call: ast.Call) -> bool:
 def path_attributes(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
     """The attribute names (`save_dir` of `opts.save_dir`) in the path of each call of the
     module that makes a directory or writes a file (open for writing, torch.save,
-    os.makedirs, `Path(...).mkdir()`, a SummaryWriter's log directory). `resolved` gives a
-    call target's dotted name through the module's imports."""
+    os.makedirs, `Path(...).mkdir()`, a SummaryWriter's log directory), and `[key]` for a
+    string key read by item (`config["log_name"]`: a config class's `__getitem__` hands its
+    attributes on by key, handed_sinks.attribute_sinks). The path is followed through the
+    module's plain name bindings (`log_name = config["log_name"]; d = os.path.join("ckpt",
+    log_name); os.makedirs(d)`, Debatrix/AquulaCam@28b2f97 base_train.py, stop 57 v1-C).
+    `resolved` gives a call target's dotted name through the module's imports."""
+    listed = list(ast_nodes.listed(tree))
+    paths = [
+        path
+        for call in listed
+        if isinstance(call, ast.Call)
+        for path in _paths(call, resolved(call.func))
+    ]
+    if not paths:
+        return frozenset()
+    bound: dict[str, list[ast.expr]] = {}
+    for node in listed:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    bound.setdefault(target.id, []).append(node.value)
     found: set[str] = set()
-    for call in ast_nodes.listed(tree):
-        if not isinstance(call, ast.Call):
-            continue
-        for path in _paths(call, resolved(call.func)):
-            found.update(n.attr for n in ast_nodes.walk(path) if isinstance(n, ast.Attribute))
+    seen: set[str] = set()
+    while paths:
+        for node in ast_nodes.walk(paths.pop()):
+            if isinstance(node, ast.Attribute):
+                found.add(node.attr)
+            elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+                if isinstance(node.slice.value, str):
+                    found.add(f"[{node.slice.value}]")
+            elif isinstance(node, ast.Name) and node.id in bound and node.id not in seen:
+                seen.add(node.id)
+                paths.extend(bound[node.id])
     return frozenset(found)
 
 

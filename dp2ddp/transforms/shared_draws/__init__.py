@@ -83,7 +83,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
-from dp2ddp.transforms.analysis.training import loop_trains
+from dp2ddp.transforms.analysis.training import evaluation_draw, loop_trains
 from dp2ddp.transforms.hazards.draws import HelperDraws
 from dp2ddp.transforms.shared_draws.dataset_draws import (
     SAME_RANDOM,
@@ -454,11 +454,18 @@ class ShareDatasetDraws(WholeReads):
         return None
 
     def in_training_loop(self, node: cst.CSTNode) -> bool:
-        """Inside a loop that trains, within its function (as hazards' DP006 sees it)."""
+        """Inside a loop that trains, within its function, and not a call in an evaluation
+        nested in it (as hazards' DP006 sees it: analysis/training.evaluation_draw)."""
         current = self.parent(node)
+        inner: cst.For | cst.While | None = None
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
-            if isinstance(current, (cst.For, cst.While)) and self.is_training(current):
-                return True
+            if isinstance(current, (cst.For, cst.While)):
+                inner = inner or current
+                if self.is_training(current):
+                    trains = self.is_training(inner)
+                    return not isinstance(node, cst.Call) or not evaluation_draw(
+                        node, inner, trains, self.parent, self.matches
+                    )
             current = self.parent(current)
         return False
 
