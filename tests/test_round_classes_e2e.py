@@ -1884,6 +1884,21 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 58 s2 (v4-D): every step's restore on model.module (the base: DP190, and
     # AttributeError on the DDP object at the first restore_stats(), both ranks)
     "model_wrap_s58_s2_restore_buffers_quiet": ("steps 8 restored",),
+    # stop 58 v4-A: the original's lines (the base returned None from `__str__` on rank 1:
+    # TypeError at `str(cfg)`, rank 1 ended there)
+    "rank_zero_s58_v4a_dump_returns_text": (
+        "config: | epochs: 2 | lr: 0.1",
+        "text lines 2",
+        "saved ['epochs:', '2', 'lr:', '0.1']",
+        "weights -0.1859",
+    ),
+    # stop 58 v4-B: the original's lines (the base printed `run folders 2`: rank 1 made a
+    # run folder of its own clock and uuid4)
+    "rank_zero_s58_v4b_run_folder_in_held_namespace": (
+        "run folders 1",
+        "checkpoints ['epoch0.pth', 'epoch1.pth']",
+        "weights -0.1859",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

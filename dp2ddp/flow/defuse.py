@@ -288,6 +288,16 @@ class DefUse:
                 Definition(target, value, kind, statement, path)
             )
             return
+        held = _self_attribute(target.value, function)
+        if owner is not None and held is not None:
+            # `self.args.job_name = v`: a change of what `self.args` holds, as `args.x = v`
+            # is of what `args` holds; the walk of `self.args.exp_dir` finds it among
+            # `self.args`'s definitions (lightaime/deep_gcns_torch@4f6681e's OptInit named
+            # its run folder so from the clock and uuid4: each rank made its own, stop 58
+            # v4-B)
+            self._attrs.setdefault(owner, {}).setdefault(held.attr.value, []).append(
+                Definition(target, value, "store", statement, path)
+            )
         root = _root_name(target)
         if root is not None:  # `args.save = ...`: a change of what args holds
             self._define_store(root, value, statement, scope, path, target)
@@ -594,6 +604,16 @@ class DefUse:
         """`name` is bound by an import (torch, np, os...)."""
         found = self.definitions(name)
         return bool(found) and all(d.kind == "import" for d in found)
+
+
+def _self_attribute(node: cst.BaseExpression, function: Function | None) -> cst.Attribute | None:
+    """`self.args` of `self.args` or `self.args.a.b` in a method whose `self` it is; None
+    for any other expression."""
+    while isinstance(node, cst.Attribute):
+        if function is not None and isinstance(node.value, cst.Name):
+            return node if node.value.value == function.self_name else None
+        node = node.value
+    return None
 
 
 def _root_name(node: cst.BaseExpression) -> cst.Name | None:

@@ -63,6 +63,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     WANDB_INIT,
     WRITER_CONFIGURE,
     WRITER_FUNCTIONS,
+    returns_text,
     working_call,
 )
 from dp2ddp.transforms.rank_zero.stream_names import STREAM_METHODS, standard_stream
@@ -134,7 +135,7 @@ class StatementGuards(Rule):
         if names & TORCH_SAVE:
             return _SAVE
         if names & FILE_WRITES:
-            return FILES
+            return None if returns_text(small.value, names) else FILES
         if names & (LOGGING_FUNCTIONS | LOGURU_METHODS):
             return "logging"
         if names & WRITER_CONFIGURE:

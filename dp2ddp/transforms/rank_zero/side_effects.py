@@ -152,6 +152,35 @@ FILE_WRITES: Final = frozenset(
         *HAVEN_WRITES,
     }
 )
+#: The FILE_WRITES that write only where their destination is given, and else return the
+#: text: `yaml.dump(data)` (stream=None), mmcv's `dump(obj, file=None, file_format=...)`; the
+#: destination's keyword and its position. Without it the call writes nothing, and its value
+#: is that text: put on rank 0 as a write, BraTS-DMFNet's `AttrDict.__str__` (`return
+#: yaml.dump(...)`) returned None off rank 0 and `str(args)` raised TypeError on rank 1
+#: (China-LiuXiaopeng/BraTS-DMFNet@3194707, stop 58 v4-A).
+TEXT_WITHOUT_DESTINATION: Final = {
+    "yaml.dump": ("stream", 1),
+    "yaml.safe_dump": ("stream", 1),
+    "mmcv.dump": ("file", 1),
+}
+
+
+def returns_text(call: cst.Call, names: set[str]) -> bool:
+    """A dump of TEXT_WITHOUT_DESTINATION called with no destination (or `None`): it writes
+    no file, it returns the text. A `*args`/`**kwargs` call may hand one: not this."""
+    found = names & TEXT_WITHOUT_DESTINATION.keys()
+    if not found or any(a.star for a in call.args):
+        return False
+    keyword, position = TEXT_WITHOUT_DESTINATION[min(found)]
+    given = [
+        a.value
+        for i, a in enumerate(call.args)
+        if (a.keyword is None and i == position)
+        or (a.keyword is not None and a.keyword.value == keyword)
+    ]
+    return all(isinstance(v, cst.Name) and v.value == "None" for v in given)
+
+
 #: The FILE_WRITES that remove the file or directory at their first argument.
 REMOVALS: Final = frozenset({"shutil.rmtree", "os.remove", "os.unlink", "os.rmdir"})
 #: The FILE_WRITES that write at their first argument, and calls that read a file at their
