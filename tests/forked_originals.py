@@ -71,18 +71,19 @@ class Original:
 
 
 def run_originals(
-    scripts: dict[str, tuple[Path, str]], out: Path, env: dict[str, str], timeout: float = 600.0
+    scripts: dict[str, tuple[Path, str]], out: Path, env: dict[str, str], timeout: float = 300.0
 ) -> dict[str, Original]:
     """Each script (key: its folder and entry, relative to it) run as above; `out` holds
-    the children's captured output. A script the forker never reached (it was killed, or
-    timed out) reads as returncode -1 with the forker's stderr."""
+    the children's captured output. `timeout` is each script's, as each `subprocess.run`
+    had its own: the forker gets their sum. A script the forker never reached (it was
+    killed, or timed out) reads as returncode -1 with the forker's stderr."""
     out.mkdir(parents=True, exist_ok=True)
     plan = [[str(folder), entry, str(out / key)] for key, (folder, entry) in scripts.items()]
     proc = subprocess.run(
         [sys.executable, "-c", _FORKER, json.dumps(plan)],
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=timeout * len(scripts),
         env=env,
     )
     results = {}
