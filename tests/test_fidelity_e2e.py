@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import torch
 from e2e_driver import workdir_of
+from forked_originals import Original, run_originals
 from shared_verify import Pair, Shared, report_of, run_pairs
 
 from dp2ddp import migrate_source
@@ -1037,31 +1038,42 @@ def test_migrated_program_runs_to_the_end(
     assert all(status["ok"] for status in statuses), (statuses, console[-6000:])
 
 
+@pytest.fixture(scope="module")
+def digest_originals(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Original]:
+    """The selected DIGEST_PROGRAMS' originals, each run as `python -c` of its entry in its
+    input folder did (PYTHONPATH that folder, no bytecode written), in one process that
+    imports torch once and forks a child per original (tests/forked_originals.py; stop 58:
+    eleven interpreters, each importing torch, became one)."""
+    selected = {
+        item.callspec.params["case"]  # type: ignore[attr-defined]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == "test_migrated_program_trains_as_dataparallel_did"
+        and getattr(item, "module", None) is request.module
+    }
+    scripts = {
+        case: (PROGRAM_FIXTURES / case / "input", entry)
+        for case, entry in DIGEST_PROGRAMS.items()
+        if case in selected
+    }
+    env = {k: v for k, v in _clean_env().items() if k != "PYTHONPATH"}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return run_originals(scripts, tmp_path_factory.mktemp("digest_originals"), env)
+
+
 @pytest.mark.parametrize("case", DIGEST_PROGRAMS)
 def test_migrated_program_trains_as_dataparallel_did(
-    launch: tuple[Path, dict[str, Path], str], case: str
+    launch: tuple[Path, dict[str, Path], str],
+    digest_originals: dict[str, Original],
+    case: str,
 ) -> None:
     out, scripts, console = launch
     entry = DIGEST_PROGRAMS[case]
     statuses = [_status(out, scripts[f"{case}/{entry}"], rank) for rank in (0, 1)]
     assert all(status["ok"] for status in statuses), (statuses, console[-6000:])
     assert statuses[0]["digest"] and statuses[0]["digest"] == statuses[1]["digest"], statuses
-    code = (
-        "import json, runpy; "
-        f"print(json.dumps(runpy.run_path({entry!r}, run_name='__main__')['E2E_DIGEST']))"
-    )
-    original = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=PROGRAM_FIXTURES / case / "input",
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={
-            **_clean_env(),
-            "PYTHONPATH": str(PROGRAM_FIXTURES / case / "input"),
-            "PYTHONDONTWRITEBYTECODE": "1",
-        },
-    )
+    original = digest_originals[case]
     assert original.returncode == 0, original.stderr
     want = json.loads(original.stdout.strip().splitlines()[-1])
     assert statuses[0]["digest"] == pytest.approx(want, abs=1e-4), (statuses[0], want)

@@ -1319,6 +1319,7 @@ from typing import Any
 import pytest
 import torch
 from e2e_driver import workdir_of
+from shared_verify import Pair, Shared, report_of, run_pairs
 
 from dp2ddp import migrate_source
 from dp2ddp.options import MigrateOptions
@@ -2193,6 +2194,76 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> Launch:
     return Launch(out, scripts, migrations, proc.stdout + proc.stderr)
 
 
+SAID = "test_a_said_difference_is_named_in_verifys_verdict"
+#: Said cases whose migrated run fails (a rank raises: that is their verdict). A failed
+#: migrated pair ends the shared launch and the pairs after it run again in the next
+#: (tests/shared_verify.py), so these go last: a case missing here costs a launch, not a
+#: result.
+FAILS_IN_MIGRATED_RUN = (
+    "batches_s49_a2_fixed_output_positions",  # a rank raises at a fixed output position
+    "data_s52_v3_sampler_type_asserted",  # the assert on the sampler's type fails
+    "s52_v2_size_handed_to_other_module",  # a rank crashes
+)
+
+
+def _as_train_py(folder: Path, case: str) -> Path:
+    """The case's original as `folder`/train.py: a program fixture's input folder, else a
+    golden fixture's input.py."""
+    folder.mkdir(parents=True)
+    program = TESTS / "program_fixtures" / case / "input"
+    if program.is_dir():
+        shutil.copytree(program, folder, dirs_exist_ok=True)
+    else:
+        (folder / "train.py").write_text((TESTS / "fixtures" / case / "input.py").read_text())
+    return folder / "train.py"
+
+
+@pytest.fixture(scope="module")
+def verified(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Shared]:
+    """The verify runs (not --to-end) of this file's selected tests in one original process
+    and one launch (tests/shared_verify.py), each migrated by verify in a copy of its
+    project: the original as train.py in a folder of its own, the runs started there, as
+    each test's own run did in its tmp_path (stop 57: 35 verify runs, each an original
+    process and a launch, became one; a pair whose migrated run fails ends that launch, and
+    the pairs after it run in the next: FAILS_IN_MIGRATED_RUN's pairs therefore run last,
+    stop 58)."""
+    stage = tmp_path_factory.mktemp("verified_programs")
+
+    def program(test: str, case: str, **options: object) -> Pair:
+        folder = stage / test / case
+        return Pair(test, _as_train_py(folder, case), options={"cwd": folder, **options})
+
+    said = {  # the selected cases of test_a_said_difference_is_named_in_verifys_verdict
+        item.callspec.params["case"]  # type: ignore[attr-defined]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == SAID
+        and getattr(item, "module", None) is request.module
+    }
+    last = [case for case in FAILS_IN_MIGRATED_RUN if case in said]
+    pairs = {
+        **{case: program(SAID, case) for case in sorted(said - set(last))},
+        "noise_handed_loader": Pair(
+            "test_noise_in_a_handed_loaders_loop_passes_verify", MIGRATED["noise_handed_loader"]
+        ),
+        "iterator_class": program(
+            "test_batches_through_another_modules_iterator_class_pass_verify",
+            "s53_s3_batches_through_iterator_class",
+            steps=3,
+        ),
+        "permuted_batch_cause": program(
+            "test_a_batch_mixed_in_a_drawn_order_is_verifys_cause",
+            "hazards_s51_s1_batch_mixed_with_permutation",
+        ),
+        "no_rank_wrapped": program(
+            "test_no_rank_wrapped_is_verifys_cause", "model_wrap_s53_v4_flag_guard_loop"
+        ),
+        **{case: program(SAID, case) for case in last},  # each ends its launch: after the rest
+    }
+    return run_pairs(request, tmp_path_factory.mktemp("verified"), pairs)
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_round_class_runs_to_the_end_as_dataparallel_did(launch: Launch, case: str) -> None:
     for rank in (0, 1):
@@ -2316,29 +2387,21 @@ def test_early_stop_on_drawn_validation_batches_agrees(launch: Launch) -> None:
     assert first == second, (first, second)
 
 
-def test_noise_in_a_handed_loaders_loop_passes_verify(tmp_path: Path) -> None:
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    case = MIGRATED["noise_handed_loader"]
-    report = verify(VerifyConfig(case, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
+def test_noise_in_a_handed_loaders_loop_passes_verify(verified: dict[str, Shared]) -> None:
+    report = report_of(verified, "noise_handed_loader")
     assert report.exit_code == 0, report
     assert report.sharding_status == "ok", report
 
 
-def test_batches_through_another_modules_iterator_class_pass_verify(tmp_path: Path) -> None:
+def test_batches_through_another_modules_iterator_class_pass_verify(
+    verified: dict[str, Shared],
+) -> None:
     """Stop 53 s3: s53_s3_batches_through_iterator_class (PuzzleCAM's `Iterator(train_loader)
     .get()` of core/datasets.py) under verify: the batch is proved this rank's part, the
     summed loss keeps `(loss * WORLD_SIZE)`: EQUIVALENT (before: DP047, the sum left
     unscaled, DP004: each step half the original's). Not in the shared launch: the loader
     is shuffled, and only verify feeds the original the order the ranks drew."""
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    program = TESTS / "program_fixtures" / "s53_s3_batches_through_iterator_class" / "input"
-    shutil.copytree(program, tmp_path, dirs_exist_ok=True)
-    script = tmp_path / "train.py"
-    report = verify(
-        VerifyConfig(script, None, steps=3, cwd=tmp_path, temp_root=temp_root, timeout=300.0)
-    )
+    report = report_of(verified, "iterator_class")
     assert report.exit_code == 0, report
     assert not any(" DP047 " in note for note in report.notes), report.notes
 
@@ -2555,19 +2618,12 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
-    tmp_path: Path, case: str, code: str
+    verified: dict[str, Shared], case: str, code: str
 ) -> None:
     """The original against its migration under torchrun x2: they differ, and the verdict's
-    notes name the warning that says why (a program fixture: its input folder, train.py)."""
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    script = tmp_path / "train.py"
-    program = TESTS / "program_fixtures" / case / "input"
-    if program.is_dir():
-        shutil.copytree(program, tmp_path, dirs_exist_ok=True)
-    else:
-        script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
-    report = verify(VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
+    notes name the warning that says why (a program fixture: its input folder, train.py).
+    One pair of the shared verify launches (`verified`)."""
+    report = report_of(verified, case)
     assert report.exit_code != 0, report
     assert any(f" {code} " in note for note in report.notes), report.notes
 
@@ -2757,16 +2813,11 @@ def test_a_verdict_from_three_steps_says_it_covers_three(tmp_path: Path) -> None
     assert "beyond rtol" in report.scope and "may begin after step 3" in report.scope
 
 
-def test_a_batch_mixed_in_a_drawn_order_is_verifys_cause(tmp_path: Path) -> None:
+def test_a_batch_mixed_in_a_drawn_order_is_verifys_cause(verified: dict[str, Shared]) -> None:
     """hazards_s51_s1_batch_mixed_with_permutation under verify (stop 51 s1): the first likely
     cause is the permuted batch, DP147 at its line (before: "each process draws its own
     values", fix "draw on rank 0 and broadcast")."""
-    case = "hazards_s51_s1_batch_mixed_with_permutation"
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    script = tmp_path / "train.py"
-    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
-    report = verify(VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
+    report = report_of(verified, "permuted_batch_cause")
     assert report.exit_code == 1, report
     assert report.causes and report.causes[0].key == "permuted_batch", report.causes
     assert "DP147 from dp2ddp migrate at " in report.causes[0].detail
@@ -2802,20 +2853,14 @@ def test_a_set_order_is_rank_zeros_on_every_rank(launch: Launch) -> None:
 
 
 # stop 53 v4: a wrap in a loop under a flag is said (DP012), and verify names the cause
-def test_no_rank_wrapped_is_verifys_cause(tmp_path: Path) -> None:
+def test_no_rank_wrapped_is_verifys_cause(verified: dict[str, Shared]) -> None:
     """model_wrap_s53_v4_flag_guard_loop (stop 53 v4-A/v4-C): encoder/head pairs wrapped in
     a loop under `if args.share:`, false here, one optimizer per pair built in a loop: the
     condition is a wrap's (DP012) and no rank builds a DDP wrapper, so the ranks train
     apart. verify's first cause says no model was wrapped (before: no DP012, and the cause
     "DDP ranks hold different parameters … dp2ddp migrate named no place"; on
     spacegoing/DARNN_Multi_GPU@7e60823 "as dp2ddp migrate warned (DP007)", an int counter)."""
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    script = tmp_path / "train.py"
-    script.write_text(
-        (TESTS / "fixtures" / "model_wrap_s53_v4_flag_guard_loop" / "input.py").read_text()
-    )
-    report = verify(VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0))
+    report = report_of(verified, "no_rank_wrapped")
     assert report.exit_code != 0, report
     assert any(" DP012 " in note for note in report.notes), report.notes
     cause = next(c for c in report.causes if c.key == "ranks_out_of_sync")
