@@ -1285,6 +1285,10 @@ Stop 57's round 10 (helper v3):
 - rank_zero_s57_v3_print_tuple_statement (v3-C, the same repository's experiment.py:115):
   `print('Validation [...]'), pprint(metrics.recall)`, two prints in one tuple statement:
   on rank 0 alone (before: both ranks printed both).
+- batches_appended_hidden_states (stop 58 v2-B, vansky/neural-complexity@3c057f8): hidden
+  states in a list filled by appends, one per column chunk, a dim=1 wrap: each appended state
+  split along dim 1 where it is appended, the original's weights (before: the empty list was
+  split, the states kept the global width, the first step raised on both ranks).
 """
 
 from __future__ import annotations
@@ -1854,6 +1858,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s57_v3_keyed_share_under_progress_bar": ("weight 1.1939",),
     # stop 57 v3: rank 0's lines (the base printed them on rank 1 too)
     "rank_zero_s57_v3_print_tuple_statement": ("Validation [000]", "Validation [001]"),
+    # stop 58 v2-B: the original's weights (the base split the empty list of hidden states:
+    # "Expected hidden size (1, 1, 8), got [1, 2, 8]" at the first step, both ranks)
+    "batches_appended_hidden_states": ("final [-1.340227, 2.494229",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
