@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Final
 
 from dp2ddp.codes.dp001_to_dp049 import FIRST
-from dp2ddp.codes.dp050_to_dp099 import LATER
+from dp2ddp.codes.dp050_to_dp074 import LATER
+from dp2ddp.codes.dp075_to_dp099 import LATER_STILL
 from dp2ddp.codes.dp100_to_dp149 import LATEST
 from dp2ddp.codes.dp150_on import NEWEST
 
 #: code -> (short title, what the user should do); the texts live in this package's modules.
-CODES: Final[dict[str, tuple[str, str]]] = {**FIRST, **LATER, **LATEST, **NEWEST}
+CODES: Final[dict[str, tuple[str, str]]] = {**FIRST, **LATER, **LATER_STILL, **LATEST, **NEWEST}
 
 
 #: Codes saying a DataParallel use was left as it is: a file unchanged with one of these still
