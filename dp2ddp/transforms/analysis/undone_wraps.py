@@ -54,7 +54,14 @@ def undone_wraps(
     parent: Callable[[cst.CSTNode], cst.CSTNode | None],
     is_wrap: Callable[[cst.Call], bool],
 ) -> Iterator[UndoneWrap]:
-    """Each wrap of `module` the program undoes later in its scope, with the unwrap."""
+    """Each wrap of `module` the program undoes later in its scope, with the unwrap; not for
+    a name wrapped again elsewhere, whole or a part (unwrapped to be re-wrapped)."""
+    wraps: dict[str, int] = {}
+    for assign in nodes_of(module, cst.Assign):
+        value = unmoved(assign.value)
+        if len(assign.targets) == 1 and isinstance(value, cst.Call) and is_wrap(value):
+            held = code_of(assign.targets[0].target)
+            wraps[held] = wraps.get(held, 0) + 1
     for assign in nodes_of(module, cst.Assign):
         if len(assign.targets) != 1:
             continue
@@ -66,6 +73,8 @@ def undone_wraps(
             continue
         held = code_of(target)
         statement = parent(assign)
+        if sum(n for t, n in wraps.items() if t == held or t.startswith(f"{held}.")) > 1:
+            continue  # wrapped again, whole or a part (`net.features = DP(net.features)`)
         if isinstance(statement, cst.SimpleStatementLine):
             unwrap = _unwrap_after(statement, held, parent)
             if unwrap is not None:
@@ -88,8 +97,8 @@ def _unwrap_after(
         for later in body[body.index(node) + 1 :]:  # type: ignore[arg-type]
             if _unwraps(later, held):
                 return later
-            if _binds(later, held):
-                return None
+            if _binds(later, held) or _uses(later, held):
+                return None  # used as the wrapper first (trained, then unwrapped to save)
         if isinstance(block, cst.Module):
             return None
         owner = parent(block)
@@ -148,3 +157,10 @@ def _binds(statement: cst.CSTNode, held: str) -> bool:
             ):
                 return True
     return False
+
+
+def _uses(statement: cst.CSTNode, held: str) -> bool:
+    """`held` read anywhere in `statement`."""
+    return any(
+        isinstance(n, (cst.Name, cst.Attribute)) and code_of(n) == held for n in walk(statement)
+    )
