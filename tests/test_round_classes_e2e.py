@@ -1301,6 +1301,10 @@ Stop 58 (helper s2), round 10's v1-C (Debatrix/AquulaCam@28b2f97 util.py's LoadC
   8696470): a guard-held wrap's own method that only restores statistics through its
   blocks' methods of the same name is called on `model.module` (before: DP190, and
   AttributeError on the DDP object at the first call).
+- batches_appended_hidden_states (stop 58 v2-B, vansky/neural-complexity@3c057f8): hidden
+  states in a list filled by appends, one per column chunk, a dim=1 wrap: each appended state
+  split along dim 1 where it is appended, the original's weights (before: the empty list was
+  split, the states kept the global width, the first step raised on both ranks).
 """
 
 from __future__ import annotations
@@ -1900,6 +1904,9 @@ CASES: dict[str, tuple[str, ...]] = {
         "checkpoints ['epoch0.pth', 'epoch1.pth']",
         "weights -0.1859",
     ),
+    # stop 58 v2-B: the original's weights (the base split the empty list of hidden states:
+    # "Expected hidden size (1, 1, 8), got [1, 2, 8]" at the first step, both ranks)
+    "batches_appended_hidden_states": ("final [-1.340227, 2.494229",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

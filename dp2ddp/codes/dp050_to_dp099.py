@@ -165,6 +165,19 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "Compare with ddp_per_rank_batch(B), or with the size of the batch the loader was "
         "built to give.",
     ),
+    "DP062": (
+        "the program undoes the wrap before it trains",
+        "The program wraps the model and then takes the wrapper back out (`model = "
+        "nn.DataParallel(model, dim=1)`, then `if isinstance(model, nn.DataParallel): model = "
+        "model.module`, vansky/neural-complexity@3c057f8), so its optimizer, training loop and "
+        "saves use the bare module. Under DataParallel that wrap changed nothing: one process "
+        "trained on the whole batch. Migrated, each rank gets its share of the batches while "
+        "the module it trains is not the DDP wrapper: no gradient is averaged, every rank "
+        "trains its own copy, the copies drift apart from the first step, and rank 0's is the "
+        "one saved. Nothing fails. Keep training the wrapper (read `model.module` only where "
+        "the inner model's own attributes are needed), or drop the wrap and the unwrap both "
+        "and train the bare module on the whole batch on every rank.",
+    ),
     "DP064": (
         "a loss object cuts the model's output by the global batch size it holds",
         "An object called on the wrapped model's output (a loss module) cuts that input's "

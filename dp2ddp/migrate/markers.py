@@ -66,6 +66,7 @@ MARKED = frozenset(
         "DP058",
         "DP060",
         "DP061",
+        "DP062",
         "DP066",
         "DP068",
         "DP069",

@@ -544,6 +544,32 @@ class BatchProof(TrainingLoops):
             )
         return True
 
+    def _split_appended(self, flow: DefUse, binding: cst.Assign) -> bool:
+        """`hidden = []`, filled by `hidden.append(model.init_hidden(B))` per chunk (v2-B,
+        stop 58, vansky/neural-complexity@3c057f8): the empty list holds nothing to split (a
+        split there kept the global batch's states: the first step raised); each appended
+        value is split where it is appended. Not proved (False) without an append in the
+        list's scope."""
+        name = self.code(binding.targets[0].target)
+        appended = [
+            call.args[0].value
+            for call in walk(flow.scope_of(binding))
+            if isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "append"
+            and self.code(call.func.value) == name
+            and len(call.args) == 1
+        ]
+        if not appended:
+            return False
+        self._swap.setdefault(binding.value, binding.value.deep_clone())  # the split's mark
+        for value in appended:
+            if value not in self._swap:
+                self._swap[value] = self._shard_call(value.deep_clone())
+        self.state.helpers.add("shard_batch")
+        self.record(binding, f"what is appended to {name} split {self._along()}: {self._each()}")
+        return True
+
     def _split_loop_target(self, loop: cst.For, origin: Origin) -> bool:
         """`for real in batches:` in (or as) the training loop: split at the top of it."""
         batch = self._batch_target(loop)
@@ -653,6 +679,8 @@ class BatchProof(TrainingLoops):
                 and parent.attr.value in _ACROSS
             ):
                 return False
+        if filled_later(binding.value):
+            return self._split_appended(flow, binding)
         if binding.value not in self._swap:
             self._swap[binding.value] = self._shard_call(binding.value.deep_clone())
             self.state.helpers.add("shard_batch")

@@ -78,6 +78,7 @@ from dp2ddp.transforms.analysis.pickled_params import (
 )
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams
+from dp2ddp.transforms.analysis.undone_wraps import undone_wraps
 from dp2ddp.transforms.hazards.backward_program import (
     ProgramForeign,
     dp026_message,
@@ -128,17 +129,10 @@ _TORCHVISION_BN = re.compile(
 )
 #: Containers a wrapped model may be put in and pickled with (DP070).
 _CONTAINERS = frozenset(
-    {
-        "torch.nn.Sequential",
-        "torch.nn.ModuleList",
-        "torch.nn.ModuleDict",
-        "torch.nn.modules.container.Sequential",
-        "builtins.dict",
-        "builtins.list",
-        "builtins.tuple",
-        "collections.OrderedDict",
-    }
-)
+    {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
+     "torch.nn.modules.container.Sequential", "builtins.dict", "builtins.list",
+     "builtins.tuple", "collections.OrderedDict"}
+)  # fmt: skip
 _ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"})
 _VISIBLE = "CUDA_VISIBLE_DEVICES"
 
@@ -260,6 +254,8 @@ class FlagHazards(MigrationTransform):
             found = module_bypasses(nodes, wrapped, self)
             for call, detail in found:
                 self.warn(call, "DP108", detail)
+            for undone in undone_wraps(original_node, self.parent, self._is_wrap):
+                self.warn(undone.unwrap, "DP062", undone.detail(lambda n: self._position(n)[0]))
         if not wrapped and self.state.facts.has_dataparallel and "backward" in self.state.text:
             for at, detail in handed_forwards(original_node, self._position):
                 self.warn(at, "DP072", detail)
