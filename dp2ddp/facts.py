@@ -3,10 +3,9 @@
 `migrate_source(source, options, filename=..., program=None)` migrates a single file (inline
 setup block, nothing known about other modules). In program mode the project model
 (dp2ddp/program/) computes, once per program, what each module needs to know about the
-rest of it, and hands it down as one frozen `ProgramFacts`: the module's role, the
-program-wide DataParallel gate, the helpers module's import name, the rank-0 hints, the
-other modules' random-drawing helpers, the loaders other modules shard or could not be
-followed, and the cross-module rank-independence questions (`Uniformity`).
+rest of it, and hands it down as one frozen `ProgramFacts`: its role, the DataParallel
+gate, the helpers module's name, the rank-0 hints, the other modules' drawing helpers and
+loaders, and the cross-module rank-independence questions (`Uniformity`).
 
 This module sits at the bottom of the layers (it imports only `result`): the engine, the
 passes and the project model all read it, and none of them is imported by it.
@@ -23,8 +22,7 @@ from dp2ddp.result import LoaderExport
 
 Role = Literal["entry", "library"]
 
-#: The generated helpers module's name (transforms/_support/runtime.py writes it): here,
-#: at the bottom, so discovery knows it without loading the engine.
+#: The generated helpers module's name (_support/runtime.py writes it): here, at the bottom.
 GENERATED_MODULE = "_dp2ddp"
 
 
@@ -534,11 +532,13 @@ class BatchSumReturn:
 class MeterClass:
     """An averaging meter class of the program (transforms/data/meters.py proves it):
     `update`'s parameters (name, an integer default's text or None), each sum's terms (the
-    parameters multiplied), each ratio (attribute, numerator sum, denominator sum)."""
+    parameters multiplied), each ratio (attribute, numerator sum, denominator sum); none of
+    these where not proved. `running`: its methods adding to its attributes (DP030's)."""
 
-    params: tuple[tuple[str, str | None], ...]
-    sums: tuple[tuple[str, tuple[str, ...]], ...]
-    ratios: tuple[tuple[str, str, str], ...]
+    params: tuple[tuple[str, str | None], ...] = ()
+    sums: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    ratios: tuple[tuple[str, str, str], ...] = ()
+    running: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

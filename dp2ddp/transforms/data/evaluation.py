@@ -34,7 +34,7 @@ from dp2ddp.transforms.data.inner_batches import inner_batches_only
 from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
 from dp2ddp.transforms.data.mean_lists import gathered_mean_lists
 from dp2ddp.transforms.data.mean_sums import averaged_mean_sums, mean_sum_averaged
-from dp2ddp.transforms.data.meters import reduced_meters
+from dp2ddp.transforms.data.meters import reduced_meters, running_calls
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.row_lists import gathered_row_lists
 from dp2ddp.transforms.data.sample_counts import summed_counts
@@ -460,7 +460,7 @@ class LoaderEvaluation(ShowingCalls):
                 n.value in batch for a in node.args for n in variables_under(a.value)
             ) and not inner_batches_only(self, loop, node):
                 found.add(name)
-        found |= handed_objects(self, loop, calls, batch)
+        found |= handed_objects(self, loop, calls, batch) | running_calls(self, loop, batch)
         return found | container_updates(loop, self._scope_root(loop), batch, self._bound_before)
 
     def _recurrences(self, loop: cst.For | cst.While) -> set[str]:

@@ -46,7 +46,7 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.facts import MeterClass
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import variables_under, walk
 from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms.data.mean_lists import even_pass, fresh_before, mentions, per_batch_mean
 
@@ -133,7 +133,8 @@ def _meter(t: LoaderEvaluation, made: cst.Call) -> _Meter | None:
     if told:  # a relative import's name may match several: proved where all are alike
         matched = {told[n] for n in told_matches(t.qualified_names(made.func), told)}
         if len(matched) == 1:
-            return _told_meter(matched.pop())
+            meter = matched.pop()
+            return _told_meter(meter) if meter.ratios else None  # not proved: only running
     if not isinstance(made.func, cst.Name):
         return None
     found = [d for d in view(t._module_node).reaching(made.func) if d.kind != "store"]
@@ -175,22 +176,109 @@ def module_meters(
     """Another module's top-level meter classes, by the qualified name an importer
     resolves (`utils.AverageMeter`), told to the program's modules (ProgramFacts.meters).
     A default that is not an integer is told as none (such a parameter must be handed)."""
-    if "def update" not in source:
+    if "+=" not in source or "self" not in source:
         return {}
     module = parsed()
     if module is None:
         return {}
     found: dict[str, MeterClass] = {}
     for item in module.body:
-        if isinstance(item, cst.ClassDef) and (meter := meter_class(item)) is not None:
+        if not isinstance(item, cst.ClassDef):
+            continue
+        running = running_methods(item)
+        if (meter := meter_class(item)) is not None:
             found[f"{import_name}.{item.name.value}"] = MeterClass(
                 tuple(
                     (n, d.value if isinstance(d, cst.Integer) else None) for n, d in meter.params
                 ),
                 tuple(meter.sums.items()),
                 tuple((r, top, bottom) for r, (top, bottom) in meter.ratios.items()),
+                running,
             )
+        elif running:
+            found[f"{import_name}.{item.name.value}"] = MeterClass(running=running)
     return found
+
+
+def running_methods(cls: cst.ClassDef) -> tuple[str, ...]:
+    """The class's methods (`__call__` and those not dunders) that add to an attribute of
+    the instance (`self.scores += batch_score`): an instance fed the batch's figures through
+    one keeps a running figure of the batches it was given, whatever else it does."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return ()
+    found: list[str] = []
+    for item in cls.body.body:
+        if not isinstance(item, cst.FunctionDef) or (
+            item.name.value != "__call__" and item.name.value.startswith("__")
+        ):
+            continue
+        params = {p.name.value for p in item.params.params[1:]}
+        if any(
+            isinstance(n, cst.AugAssign)
+            and isinstance(n.operator, cst.AddAssign)
+            and _self_attr(n.target) is not None
+            and any(v.value in params for v in variables_under(n.value))
+            for n in walk(item.body, skip_scopes=True)
+        ):
+            found.append(item.name.value)  # a parameter's value added (a count of calls not)
+    return tuple(found)
+
+
+def running_calls(t: LoaderEvaluation, loop: cst.For | cst.While, batch: set[str]) -> set[str]:
+    """Objects bound before `loop` to an instance of a class of the program whose method
+    the loop calls with the batch's figures adds them to the instance (`running_methods`),
+    where its value is kept (`epoch_loss = loss_container(loss.item())`, a `__call__`;
+    `acc = meter.update(out, y)`) or the call is a plain `meter(x)` statement (GuYuc/
+    WS-DAN.PyTorch@8777912's module-level meters, round 11 v1-B): the object's name and the
+    name its value is kept in (a figure of this rank's batches only, DP030 where shown).
+    `meter.update(x)` statements are evaluation._running_objects' own."""
+    found: set[str] = set()
+    for node in walk(loop.body, skip_scopes=True):
+        if not isinstance(node, cst.Call) or not node.args or any(a.star for a in node.args):
+            continue
+        parent = t.parent(node)
+        kept = (
+            parent.targets[0].target
+            if isinstance(parent, cst.Assign) and len(parent.targets) == 1
+            else None
+        )
+        if isinstance(node.func, cst.Name):
+            name, method = node.func.value, "__call__"
+        elif isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+            name, method = node.func.value.value, node.func.attr.value
+            if kept is None:
+                continue  # a statement: _running_objects reads it
+        else:
+            continue
+        if kept is None and not isinstance(parent, cst.Expr):
+            continue
+        if kept is not None and not isinstance(kept, cst.Name):
+            continue
+        if not any(n.value in batch for a in node.args for n in variables_under(a.value)):
+            continue
+        made = t._bound_before(loop, name)
+        if isinstance(made, cst.Call) and method in _running_of(t, made):
+            found.add(name)
+            if isinstance(kept, cst.Name):
+                found.add(kept.value)
+    return found
+
+
+def _running_of(t: LoaderEvaluation, made: cst.Call) -> tuple[str, ...]:
+    """The running methods of the class `made` builds: another module's the program tells
+    (ProgramFacts.meters), or this module's own top-level class."""
+    told = dict(t.state.facts.meters)
+    if told:
+        matched = {told[n].running for n in told_matches(t.qualified_names(made.func), told)}
+        if len(matched) == 1:
+            return matched.pop()
+    if not isinstance(made.func, cst.Name):
+        return ()
+    found = [d for d in view(t._module_node).reaching(made.func) if d.kind != "store"]
+    if len(found) != 1 or found[0].kind != "class":
+        return ()
+    cls = found[0].statement
+    return running_methods(cls) if isinstance(cls, cst.ClassDef) else ()
 
 
 def _told_meter(told: MeterClass) -> _Meter:
