@@ -262,8 +262,12 @@ def _fresh(t: ShardDataLoaders, name: str) -> str:
 def _batch_elements(loop: cst.For) -> set[str]:
     """The names holding parts of the loader's batch in `loop`: its target (past an
     `enumerate` counter), and names bound in the body from one by indexing, an attribute or
-    a keeping method (`idx = batch[2].cuda()`)."""
+    a keeping method (`idx = batch[2].cuda()`). None of a counter's loop (`for c in
+    range(CHUNKS)` inside the pass: a chunk's number names no sample, stop 58's merge of v1's
+    DP028 with v2's appended hidden states)."""
     target = loop.target
+    if isinstance(loop.iter, cst.Call) and name_of(loop.iter.func) == "range":
+        return set()
     if name_of(loop.iter.func if isinstance(loop.iter, cst.Call) else loop.iter) == "enumerate":
         if not isinstance(target, cst.Tuple) or len(target.elements) < 2:
             return set()
