@@ -46,6 +46,12 @@ FORWARDING = {
                 out = a
                 return out, self.loss(a, b)
     """,
+    "match_case": """
+        def score(kind, a, b):
+            match kind:
+                case "chamfer":
+                    return chamfer(a, b)
+    """,
     "except_handler": """
         def score(a, b):
             try:

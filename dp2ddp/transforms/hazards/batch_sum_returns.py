@@ -230,6 +230,8 @@ def _returned_values(block: cst.BaseSuite) -> Iterator[cst.BaseExpression]:
             statements.extend(_suites(node))
         elif isinstance(node, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler)):
             statements.append(node.body)
+        elif isinstance(node, cst.Match):
+            statements.extend(case.body for case in node.cases)
 
 
 def _suites(
