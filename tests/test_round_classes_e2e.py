@@ -1305,6 +1305,12 @@ Stop 58 (helper s2), round 10's v1-C (Debatrix/AquulaCam@28b2f97 util.py's LoadC
   states in a list filled by appends, one per column chunk, a dim=1 wrap: each appended state
   split along dim 1 where it is appended, the original's weights (before: the empty list was
   split, the states kept the global width, the first step raised on both ranks).
+
+Stop 59 (helper s1):
+- data_s59_s1_loader_through_kwargs (round 11 v1-B, GuYuc/WS-DAN.PyTorch@8777912): a loader
+  handed as `train(data_loader=train_loader)` and read as `kwargs["data_loader"]`: set_epoch
+  in the caller's loop, rank 0's running loss marked DP030 (before: DP011 "no loop over the
+  loader", the figure unmarked).
 """
 
 from __future__ import annotations
@@ -1907,6 +1913,11 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 58 v2-B: the original's weights (the base split the empty list of hidden states:
     # "Expected hidden size (1, 1, 8), got [1, 2, 8]" at the first step, both ranks)
     "batches_appended_hidden_states": ("final [-1.340227, 2.494229",),
+    # stop 59 s1 (round 11 v1-B): the loader handed through **kwargs is found: set_epoch in
+    # the caller's epoch loop, and rank 0's running loss of its share is marked `# dp2ddp:
+    # DP030` (failing --check; the original printed 2.2091, 1.3784). The base: no loop over
+    # the loader found (DP011, a sampler advancing by itself) and the figure unmarked
+    "data_s59_s1_loader_through_kwargs": ("Train: Loss 1.6246", "Train: Loss 1.7928"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
