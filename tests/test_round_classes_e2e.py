@@ -1311,6 +1311,10 @@ Stop 59 (helper s1):
   handed as `train(data_loader=train_loader)` and read as `kwargs["data_loader"]`: set_epoch
   in the caller's loop, rank 0's running loss marked DP030 (before: DP011 "no loop over the
   loader", the figure unmarked).
+- hazards_s59_s1_rows_paired_at_fixed_offset (round 11 v3-B, takahikof/RIPT_SDMM@fca73d3's
+  `point_mixup`): rows paired at fixed offsets (`x.roll(1, 0)`, `torch.flip(x, [0])`,
+  `x[(arange(n) + 1) % n]`, a helper's `x[(i + 1) % b]`) before the wrapped model: DP139 at
+  each, the run to the end with each rank's pairs (before: only DP006 at the helper's draw).
 """
 
 from __future__ import annotations
@@ -1918,6 +1922,10 @@ CASES: dict[str, tuple[str, ...]] = {
     # DP030` (failing --check; the original printed 2.2091, 1.3784). The base: no loop over
     # the loader found (DP011, a sampler advancing by itself) and the figure unmarked
     "data_s59_s1_loader_through_kwargs": ("Train: Loss 1.6246", "Train: Loss 1.7928"),
+    # stop 59 s1 (round 11 v3-B): rows paired at fixed offsets outside the model run to the
+    # end, each rank pairing within its share (the original: weights 152.4927), as DP139 at
+    # the four pairings says (the base: only DP006 at the helper's draw)
+    "hazards_s59_s1_rows_paired_at_fixed_offset": ("weights 78.6171",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

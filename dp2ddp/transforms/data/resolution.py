@@ -391,7 +391,7 @@ class LoaderResolution(CallFlow):
         self, call: cst.Call
     ) -> tuple[cst.BaseExpression | None, cst.BaseStatement | None]:
         parent = self.parent(call)
-        binding = None
+        binding: cst.BaseExpression | None = None
         if isinstance(parent, cst.Assign) and parent.value is call:
             binding = parent.targets[0].target
         elif isinstance(parent, cst.Element):
