@@ -1315,6 +1315,9 @@ Stop 59 (helper s1):
   `point_mixup`): rows paired at fixed offsets (`x.roll(1, 0)`, `torch.flip(x, [0])`,
   `x[(arange(n) + 1) % n]`, a helper's `x[(i + 1) % b]`) before the wrapped model: DP139 at
   each, the run to the end with each rank's pairs (before: only DP006 at the helper's draw).
+- hazards_s59_s1_part_wrap_beside_own_parameters (stop 58 s1's left class): a module holding
+  a partly wrapped child beside a head of its own: DP141 at the child's construction, marked
+  (before: only DP022 at the inner wrap, the head trained apart per rank unsaid).
 """
 
 from __future__ import annotations
@@ -1926,6 +1929,10 @@ CASES: dict[str, tuple[str, ...]] = {
     # end, each rank pairing within its share (the original: weights 152.4927), as DP139 at
     # the four pairings says (the base: only DP006 at the helper's draw)
     "hazards_s59_s1_rows_paired_at_fixed_offset": ("weights 78.6171",),
+    # stop 59 s1 (stop 58 s1's left class): a partly wrapped child beside the holder's own
+    # head runs to the end, the head trained apart per rank (the original: head 0.8256), as
+    # its `# dp2ddp: DP141` marker says (the base: only DP022 at the inner wrap)
+    "hazards_s59_s1_part_wrap_beside_own_parameters": ("head 1.2101",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -554,6 +554,18 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "helpers module) or the rows' own size (`x.size(0)`); then silence the warning with "
         "`# noqa: DP140`.",
     ),
+    "DP141": (
+        "a partly wrapped child held beside parameters of the holder's own",
+        "A module holds a child that DataParallel wraps only a part of (`self.twin = "
+        "Twin()` where Twin's `__init__` does `self.encoder = nn.DataParallel(...)`), "
+        "beside attributes of its own that hold parameters (`self.head = nn.Linear(...)`), "
+        "and wraps nothing itself. Under DataParallel one process trained all of them. "
+        "The migration turns the inner wrap into a DDP, which averages the gradients of "
+        "the wrapped part only: the holder's own parameters get each rank's gradient and "
+        "train apart on each rank, silently. Wrap the whole model the optimizer trains in "
+        "DDP instead of its part (and drop the inner wrap), then silence the warning with "
+        "`# noqa: DP141`.",
+    ),
     "DP142": (
         "a table written in place at the batch's indices over a sharded loader, read after "
         "the pass",
