@@ -1,11 +1,11 @@
 """What a program tells one of its modules: `ProgramFacts`, the one value the passes read.
 
 `migrate_source(source, options, filename=..., program=None)` migrates a single file (inline
-setup block, nothing known about other modules). In program mode the project model
-(dp2ddp/program/) computes, once per program, what each module needs to know about the
-rest of it, and hands it down as one frozen `ProgramFacts`: its role, the DataParallel
-gate, the helpers module's name, the rank-0 hints, the other modules' drawing helpers and
-loaders, and the cross-module rank-independence questions (`Uniformity`).
+setup block, nothing known of other modules). In program mode the project model (program/)
+computes, once per program, what each module needs to know of the rest and hands it down
+as one frozen `ProgramFacts`: its role, the DataParallel gate, the helpers module's name,
+the rank-0 hints, the other modules' drawing helpers and loaders, and the cross-module
+rank-independence questions (`Uniformity`).
 
 This module sits at the bottom of the layers (it imports only `result`): the engine, the
 passes and the project model all read it, and none of them is imported by it.
@@ -144,9 +144,8 @@ class ProgramHints:
     #: that read a whole file at a parameter (`utils.load_cache(CACHE)` reads CACHE): a
     #: rank-0 write of that file gets a barrier before such a call (rank_zero/barriers.py).
     file_read_by: frozenset[str] = frozenset()
-    #: "module.Class" of the program's classes that move their own tensors with a `cuda()`
-    #: of their own: `.cuda()` on one of their objects stays `.cuda()`
-    #: (analysis/device_methods.py).
+    #: "module.Class" of the program's classes moving their own tensors with a `cuda()` of
+    #: their own: `.cuda()` on one of their objects stays (analysis/device_methods.py).
     own_device: frozenset[str] = frozenset()
     #: `Class:stream` of the program's classes whose methods keep a draw from Python's or
     #: numpy's global stream in an attribute (program_hints.per_rank_classes): a figure
@@ -253,8 +252,9 @@ class HelperDraw:
     #: the function takes in the order of a permutation it draws and mixes with the rest
     #: (mixup returning `lam * x + (1 - lam) * x[perm]`, CutMix's store `x[:, a:b] =
     #: x[perm, a:b]` into the caller's tensor: in place), with `in_place` (DP147 through a
-    #: helper, hazards/permuted_rows.mixed_parameter)
+    #: helper, hazards/permuted_rows.mixed_parameter; `pairs_fixed`: at fixed offsets, DP139)
     mixes: tuple[int, str, int, bool] | None = None
+    pairs_fixed: bool = False
 
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"

@@ -1305,6 +1305,19 @@ Stop 58 (helper s2), round 10's v1-C (Debatrix/AquulaCam@28b2f97 util.py's LoadC
   states in a list filled by appends, one per column chunk, a dim=1 wrap: each appended state
   split along dim 1 where it is appended, the original's weights (before: the empty list was
   split, the states kept the global width, the first step raised on both ranks).
+
+Stop 59 (helper s1):
+- data_s59_s1_loader_through_kwargs (round 11 v1-B, GuYuc/WS-DAN.PyTorch@8777912): a loader
+  handed as `train(data_loader=train_loader)` and read as `kwargs["data_loader"]`: set_epoch
+  in the caller's loop, rank 0's running loss marked DP030 (before: DP011 "no loop over the
+  loader", the figure unmarked).
+- hazards_s59_s1_rows_paired_at_fixed_offset (round 11 v3-B, takahikof/RIPT_SDMM@fca73d3's
+  `point_mixup`): rows paired at fixed offsets (`x.roll(1, 0)`, `torch.flip(x, [0])`,
+  `x[(arange(n) + 1) % n]`, a helper's `x[(i + 1) % b]`) before the wrapped model: DP139 at
+  each, the run to the end with each rank's pairs (before: only DP006 at the helper's draw).
+- hazards_s59_s1_part_wrap_beside_own_parameters (stop 58 s1's left class): a module holding
+  a partly wrapped child beside a head of its own: DP141 at the child's construction, marked
+  (before: only DP022 at the inner wrap, the head trained apart per rank unsaid).
 """
 
 from __future__ import annotations
@@ -1907,6 +1920,19 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 58 v2-B: the original's weights (the base split the empty list of hidden states:
     # "Expected hidden size (1, 1, 8), got [1, 2, 8]" at the first step, both ranks)
     "batches_appended_hidden_states": ("final [-1.340227, 2.494229",),
+    # stop 59 s1 (round 11 v1-B): the loader handed through **kwargs is found: set_epoch in
+    # the caller's epoch loop, and rank 0's running loss of its share is marked `# dp2ddp:
+    # DP030` (failing --check; the original printed 2.2091, 1.3784). The base: no loop over
+    # the loader found (DP011, a sampler advancing by itself) and the figure unmarked
+    "data_s59_s1_loader_through_kwargs": ("Train: Loss 1.6246", "Train: Loss 1.7928"),
+    # stop 59 s1 (round 11 v3-B): rows paired at fixed offsets outside the model run to the
+    # end, each rank pairing within its share (the original: weights 152.4927), as DP139 at
+    # the four pairings says (the base: only DP006 at the helper's draw)
+    "hazards_s59_s1_rows_paired_at_fixed_offset": ("weights 78.6171",),
+    # stop 59 s1 (stop 58 s1's left class): a partly wrapped child beside the holder's own
+    # head runs to the end, the head trained apart per rank (the original: head 0.8256), as
+    # its `# dp2ddp: DP141` marker says (the base: only DP022 at the inner wrap)
+    "hazards_s59_s1_part_wrap_beside_own_parameters": ("head 1.2101",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

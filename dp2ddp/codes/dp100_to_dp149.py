@@ -522,6 +522,20 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "reached by every rank on every step) and multiply by "
         "`torch.distributed.get_world_size()`.",
     ),
+    "DP139": (
+        "the batch's rows paired at a fixed offset: each rank pairs within its own share",
+        "A training loop pairs each row of the batch with another row of the same batch "
+        "chosen by position on the way to the wrapped model: `x.roll(1, 0)`, `torch.flip(x, "
+        "[0])`, `x[(torch.arange(n) + 1) % n]`, a helper's `x[(i + 1) % B]` in a loop over "
+        "the rows (mixup partners: takahikof/RIPT_SDMM@fca73d3's `point_mixup`). Under "
+        "DataParallel the loop paired the whole global batch before scattering it; under "
+        "DDP each rank pairs only its own share (its last row with its own first), so the "
+        "pairs, and the training, differ from DataParallel's. Nothing was rewritten. Accept "
+        "per-rank pairs (what DDP programs usually do), or gather the batch from every rank "
+        "(`torch.distributed.nn.functional.all_gather`) and pair within it; then silence "
+        "the warning with `# noqa: DP139`. A per-sample operation (a row with itself) is "
+        "not said.",
+    ),
     "DP140": (
         "the global batch size handed beside this rank's rows to a function not read here",
         "The data pass reads a loader's batch_size per rank (`batch_size=ddp_per_rank_batch("
@@ -539,6 +553,18 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "is given by that argument, pass `ddp_per_rank_batch(B)` (from the generated "
         "helpers module) or the rows' own size (`x.size(0)`); then silence the warning with "
         "`# noqa: DP140`.",
+    ),
+    "DP141": (
+        "a partly wrapped child held beside parameters of the holder's own",
+        "A module holds a child that DataParallel wraps only a part of (`self.twin = "
+        "Twin()` where Twin's `__init__` does `self.encoder = nn.DataParallel(...)`), "
+        "beside attributes of its own that hold parameters (`self.head = nn.Linear(...)`), "
+        "and wraps nothing itself. Under DataParallel one process trained all of them. "
+        "The migration turns the inner wrap into a DDP, which averages the gradients of "
+        "the wrapped part only: the holder's own parameters get each rank's gradient and "
+        "train apart on each rank, silently. Wrap the whole model the optimizer trains in "
+        "DDP instead of its part (and drop the inner wrap), then silence the warning with "
+        "`# noqa: DP141`.",
     ),
     "DP142": (
         "a table written in place at the batch's indices over a sharded loader, read after "

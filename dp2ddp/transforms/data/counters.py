@@ -7,7 +7,13 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
-from dp2ddp.transforms._support.nodes import bound_value, name_of, variables_under, walk
+from dp2ddp.transforms._support.nodes import (
+    bound_value,
+    name_of,
+    target_names,
+    variables_under,
+    walk,
+)
 from dp2ddp.transforms.analysis.object_returns import keeping_methods
 from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.analysis.training import function_trains
@@ -178,7 +184,9 @@ class LoopCounters(LoaderImports):
                 targets = [inner.target]
             elif isinstance(inner, cst.WithItem) and inner.asname is not None:
                 targets = [inner.asname.name]
-            if any(n.value == name for t in targets for n in variables_under(t)):
+            # what a target binds, not what it reads: `logs[meter.name] = v` binds no
+            # `meter` (WS-DAN's module-level meters, named in a log key after the loop)
+            if any(name in target_names(t) for t in targets):
                 return None
         for statement in reversed(self._module_node.body):
             if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):

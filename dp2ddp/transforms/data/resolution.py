@@ -9,6 +9,7 @@ import libcst as cst
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
+    assigned_target,
     assigned_value,
     dict_keys,
     enclosing_class,
@@ -76,6 +77,8 @@ class LoaderResolution(CallFlow):
         if isinstance(expr, cst.Call):
             if expr in loaders:
                 return [(expr, ())]
+            if (keyword := self._keyword_read(expr)) is not None:
+                return self._resolve_keyword(*keyword, loaders, depth)
             # `for x in make():` a function (or method) of this module returning a loader
             # builds a new one on each call (the epoch loop's passes over it: set_epoch)
             for function in self._called_functions(expr):
@@ -100,6 +103,8 @@ class LoaderResolution(CallFlow):
                         found += [(c, ()) for c, _ in self._resolve(value, loaders, depth + 1)]
             return found
         if isinstance(expr, cst.Subscript):
+            if (keyword := self._keyword_read(expr)) is not None:
+                return self._resolve_keyword(*keyword, loaders, depth)
             return self._resolve_item(expr, loaders)
         if not isinstance(expr, cst.Name):
             return found
@@ -112,14 +117,87 @@ class LoaderResolution(CallFlow):
                         for call, path in self._resolve(argument, loaders, depth + 1)
                     ]
             else:
-                assigned = assigned_value(target, self)
+                assigned = assigned_value(target, self) or self._paired_value(target)
                 if isinstance(assigned, cst.Call) and assigned in loaders:
                     found.append((assigned, ()))
                 elif (unpacked := self._unpacked_loader(target, loaders)) is not None:
                     found.append((unpacked, ()))
+                elif assigned is not None and self._keyword_read(assigned) is not None:
+                    found += self._resolve(assigned, loaders, depth)
                 else:
                     for returned in self._returned(target):
                         found += self._resolve(returned, loaders, depth + 1)
+        return found
+
+    def _paired_value(self, target: cst.CSTNode) -> cst.BaseExpression | None:
+        """`b` of `a, b = DataLoader(...), DataLoader(...)`: the value in its place of a
+        tuple of as many values (WS-DAN's `train_loader, validate_loader = DataLoader(...),
+        DataLoader(...)`); None for anything else."""
+        holder = self.parent(target)
+        items = self.parent(holder) if isinstance(holder, cst.Element) else None
+        bound = self.parent(items) if isinstance(items, (cst.Tuple, cst.List)) else None
+        assign = self.parent(bound) if isinstance(bound, cst.AssignTarget) else None
+        if not (
+            isinstance(holder, cst.Element)
+            and isinstance(items, (cst.Tuple, cst.List))
+            and isinstance(assign, cst.Assign)
+            and isinstance(assign.value, (cst.Tuple, cst.List))
+            and len(assign.value.elements) == len(items.elements)
+        ):
+            return None
+        at = next(i for i, e in enumerate(items.elements) if e is holder)
+        element = assign.value.elements[at]
+        return element.value if isinstance(element, cst.Element) else None
+
+    def _keyword_read(self, expr: cst.BaseExpression) -> tuple[cst.Param, str] | None:
+        """`kwargs["data_loader"]` or `kwargs.get("data_loader")` where `kwargs` is the
+        `**` parameter of its function: (that parameter, the key). The value is what each
+        call passes by that keyword (`train(data_loader=train_loader, ...)`; GuYuc/
+        WS-DAN.PyTorch@8777912, class v1-B of stop 58: unfollowed, no loop over the
+        training loader was found, DP011 said "no loop", and the loop's meters, rank 0's
+        share in its log, were not read). None for anything else."""
+        if isinstance(expr, cst.Subscript):
+            holder, key = expr.value, _literal_key(expr)
+        elif (
+            isinstance(expr, cst.Call)
+            and isinstance(expr.func, cst.Attribute)
+            and expr.func.attr.value == "get"
+            and expr.args
+            and isinstance(expr.args[0].value, cst.SimpleString)
+            and expr.args[0].keyword is None
+        ):
+            holder = expr.func.value
+            value = expr.args[0].value.evaluated_value
+            key = value if isinstance(value, str) else None
+        else:
+            return None
+        if key is None or not isinstance(holder, cst.Name):
+            return None
+        referents = self.referents(holder)
+        if len(referents) != 1 or not isinstance(referents[0].node, cst.Param):
+            return None
+        param = referents[0].node
+        function = enclosing_function(param, self)
+        if function is None or function.params.star_kwarg is not param:
+            return None
+        return param, key
+
+    def _resolve_keyword(
+        self, param: cst.Param, key: str, loaders: dict[cst.Call, Loader], depth: int
+    ) -> list[tuple[cst.Call, Path]]:
+        """The loaders the calls of `param`'s function pass by the keyword `key` into its
+        `**` parameter, each with that call on its path (as for a named parameter)."""
+        function = enclosing_function(param, self)
+        if function is None:
+            return []
+        found: list[tuple[cst.Call, Path]] = []
+        for site in self._callers(function):
+            for arg in site.args:
+                if arg.keyword is not None and arg.keyword.value == key:
+                    found += [
+                        (call, ((site, arg.value), *path))
+                        for call, path in self._resolve(arg.value, loaders, depth + 1)
+                    ]
         return found
 
     def _unpacked_loader(
@@ -313,9 +391,11 @@ class LoaderResolution(CallFlow):
         self, call: cst.Call
     ) -> tuple[cst.BaseExpression | None, cst.BaseStatement | None]:
         parent = self.parent(call)
-        binding = None
+        binding: cst.BaseExpression | None = None
         if isinstance(parent, cst.Assign) and parent.value is call:
             binding = parent.targets[0].target
+        elif isinstance(parent, cst.Element):
+            binding = assigned_target(call, self)  # `a, b = DataLoader(...), DataLoader(...)`
         elif isinstance(parent, cst.AnnAssign) and parent.value is call:
             binding = parent.target
         node: cst.CSTNode | None = call

@@ -31,7 +31,12 @@ from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, Origin, Step, origins, view
 from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.hazards.pairs import MAY_COMPARE, compares_samples
-from dp2ddp.transforms.hazards.permuted_rows import helper_mixes, mixing_calls, permuted_rows
+from dp2ddp.transforms.hazards.permuted_rows import (
+    helper_mixes,
+    mixing_calls,
+    permuted_rows,
+    shifted_rows,
+)
 
 #: Packages whose calls dp2ddp reads as per row or as told elsewhere (a call of theirs
 #: handed two batches is not DP125's): torch's own, numpy, and the standard library.
@@ -85,6 +90,18 @@ def batch_pairings(
                         f"model's call at line {line} reads what it gives ({model}): each "
                         "rank permutes only its own share, DataParallel the whole batch",
                     )
+            for place in [] if permuted else shifted_rows(defs, sources, _batch_cut, from_data):
+                if place not in told:
+                    told.add(place)
+                    yield (
+                        place,
+                        "DP139",
+                        f"`{code(place).splitlines()[0][:60]}` pairs each of the batch's rows "
+                        f"with another of the same batch at a fixed offset, and the wrapped "
+                        f"model's call at line {line} reads what it gives ({model}): under "
+                        "DataParallel a row's partner came from the whole batch, under DDP "
+                        "from this rank's share only",
+                    )
             helpers = (
                 [] if permuted else helper_mixes(defs, call, sources, mixing, from_data, position)
             )
@@ -101,14 +118,16 @@ def batch_pairings(
                     else f"the caller binds them to `{split[1]}`, which the wrapped model's call "
                     f"at line {line} does not read ({model} reads `{split[0]}`, not mixed)"
                 )
+                order = "at fixed offsets" if draw.pairs_fixed else "in a drawn order"
                 yield (
                     helper,
-                    "DP147",
+                    "DP139" if draw.pairs_fixed else "DP147",
                     f"`{code(helper).splitlines()[0][:60]}` hands the batch to a helper "
-                    f"that takes the rows of its `{name}` in a drawn order and mixes them "
+                    f"that takes the rows of its `{name}` {order} and mixes them "
                     f"({'in place' if in_place else 'into what it returns'}, {shown}), and "
-                    f"{reads}: each rank permutes only its own share, DataParallel the whole "
-                    "batch",
+                    f"{reads}: each rank "
+                    f"{'pairs' if draw.pairs_fixed else 'permutes'} only its own share, "
+                    "DataParallel the whole batch",
                 )
             for origin in sources:
                 found = _pairing(defs, origin.path) if compares else None

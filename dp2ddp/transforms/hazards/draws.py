@@ -283,6 +283,7 @@ class HelperDraws:
         mixes), else None (DP147's walk through helpers is not asked)."""
         tails = {name.rsplit(".", 1)[1] for name in PERMUTATIONS}
         permutes = any(name_of(c.func) in tails for c in nodes_of(self._module, cst.Call))
+        permutes = permutes or _has_modulo(self._module)  # rows paired at fixed offsets
         if permutes or any(d.mixes is not None for d in self._imported.values()):
             return self.of_call
         return None
@@ -478,19 +479,29 @@ class HelperDraws:
             guarded = guarded or replace(found, when_none=when)
         draw = draw or guarded
         if draw is not None:  # its own mixing only, not a callee's (whose parameters differ)
-            mixes = self._mixes(function, bool(owner))
-            draw = draw if mixes == draw.mixes else replace(draw, mixes=mixes)
+            mixes, fixed = self._mixes(function, bool(owner))
+            if (mixes, fixed) != (draw.mixes, draw.pairs_fixed):
+                draw = replace(draw, mixes=mixes, pairs_fixed=fixed)
         if draw is not None or complete:
             self._found[name] = draw
         return draw
 
-    def _mixes(self, function: cst.FunctionDef, method: bool) -> tuple[int, str, int, bool] | None:
-        """The parameter whose rows `function` mixes in a drawn order (mixed_parameter); the
-        module's def-use view is asked only where the function calls a permutation draw."""
-        if not any(self._names(c.func) & PERMUTATIONS for c in self._calls(function.body)):
-            return None
-        line = self._position
-        return mixed_parameter(view(self._module), function, method, self._qualified_names, line)
+    def _mixes(
+        self, function: cst.FunctionDef, method: bool
+    ) -> tuple[tuple[int, str, int, bool] | None, bool]:
+        """The parameter whose rows `function` mixes in a drawn order (mixed_parameter), the
+        module's def-use view asked only where the function calls a permutation draw; else
+        one whose rows it pairs at fixed offsets (`x[(i + 1) % b]`, where a `%` is in it):
+        (that parameter's place, whether at fixed offsets)."""
+        line, names = self._position, self._qualified_names
+        if any(self._names(c.func) & PERMUTATIONS for c in self._calls(function.body)):
+            drawn = mixed_parameter(view(self._module), function, method, names, line)
+            if drawn is not None:
+                return drawn, False
+        if not _has_modulo(function):
+            return None, False
+        fixed = mixed_parameter(view(self._module), function, method, names, line, True)
+        return fixed, fixed is not None
 
     def _names(self, func: cst.BaseExpression) -> set[str]:
         """`func`'s qualified names; a plain name bound by nothing here (a star import's:
@@ -609,3 +620,9 @@ def _may_draw(source: str) -> bool:
             ):
                 return True
     return False
+
+
+def _has_modulo(node: cst.CSTNode) -> bool:
+    """A `%` operation under `node`: positions wrapped around the batch may be paired
+    (`(i + 1) % b`), the cheap test before mixed_parameter's walk for them."""
+    return any(isinstance(n.operator, cst.Modulo) for n in nodes_of(node, cst.BinaryOperation))

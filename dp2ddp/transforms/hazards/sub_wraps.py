@@ -43,6 +43,7 @@ from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, walk
 from dp2ddp.transforms.analysis.held_objects import HeldObjects, held
+from dp2ddp.transforms.analysis.owner_parameters import other_attributes
 from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
 from dp2ddp.transforms.analysis.partial_forward import ClassFacts
 from dp2ddp.transforms.hazards.pairs import (
@@ -96,6 +97,8 @@ def unproved_pairs(
         objects = held(module)
         for node, detail in _places(module, wrapped, transform, pairs_of, objects):
             yield node, "DP115", detail
+        for node, detail in _holders_beside_parts(module, transform):
+            yield node, "DP141", detail
     for node, detail in unknown_class_pairs(module, wrapped, pairs_of, transform):
         yield node, "DP116", detail
 
@@ -265,6 +268,61 @@ def _handed(call: cst.Call, params: list[cst.Param], fed: set[str]) -> set[str]:
         if arg.keyword is not None and arg.keyword.value in by_name and _reads(arg.value, fed):
             names.add(arg.keyword.value)
     return names
+
+
+def _holders_beside_parts(
+    module: cst.Module, transform: MigrationTransform
+) -> Iterator[tuple[cst.CSTNode, str]]:
+    """`self.twin = Twin()` in a class's `__init__`, where Twin is partly wrapped (its own
+    `self.encoder = nn.DataParallel(...)`, or a class it builds has one: ModelClass.
+    part_wrap) and the holder stores other attributes that may hold parameters (`self.head
+    = nn.Linear(...)`), the holder not wrapping anything itself (that owner is DP022's):
+    the migration turns the inner wrap into a DDP, which averages the gradients of the
+    wrapped part only, and the holder's own parameters train apart on each rank (helper
+    s1's left class of stop 58, its `Pipeline` beside `Twin`)."""
+    parts_of = PartWraps(
+        transform.state.facts.models,
+        lambda: transform.state.text or module.code,
+        transform.qualified_names,
+    )
+    if not parts_of.any():
+        return
+    for cls in nodes_of(module, cst.ClassDef):
+        init = next(
+            (
+                s
+                for s in _body(cls)
+                if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"
+            ),
+            None,
+        )
+        if init is None or not init.params.params:
+            continue
+        me = init.params.params[0].name.value
+        if _held([init], lambda v: "DataParallel" in code_of(v)):
+            continue  # the wrap's own owner: DP022 says it
+        for assign in nodes_of(init, cst.Assign):
+            target = assign.targets[0].target if len(assign.targets) == 1 else None
+            if not (
+                isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name)
+                and target.value.value == me
+                and isinstance(assign.value, cst.Call)
+            ):
+                continue
+            how = parts_of(assign.value)
+            spelled = f"{me}.{target.attr.value}"
+            if how and other_attributes(cls, spelled, module) is None:
+                yield (
+                    assign,
+                    f"{spelled} ({code_of(assign.value.func)}) is partly wrapped (DataParallel "
+                    f"wraps {how}) and {cls.name.value} holds other attributes that may hold "
+                    "parameters beside it: after the migration only the wrapped part's "
+                    f"gradients are averaged, {cls.name.value}'s own parameters train apart "
+                    "on each rank; wrap the whole model the optimizer trains in DDP instead "
+                    "of its part",
+                )
+                break
 
 
 def _body(node: cst.ClassDef) -> tuple[cst.BaseStatement, ...]:
