@@ -1907,6 +1907,11 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 58 v2-B: the original's weights (the base split the empty list of hidden states:
     # "Expected hidden size (1, 1, 8), got [1, 2, 8]" at the first step, both ranks)
     "batches_appended_hidden_states": ("final [-1.340227, 2.494229",),
+    # stop 59 v2-A: a checkpoint read back by a function of this module in the `if` that
+    # saves it (khassanoff/Speaker_Verification@fd8904d: `testVoxCeleb(ckpt_model_path)`):
+    # the barrier before that call (the base put it after the `if`: rank 1 read a file
+    # rank 0 was still writing, or none yet)
+    "rank_zero_s59_v2a_load_in_own_function": ("weights 0.1048",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
