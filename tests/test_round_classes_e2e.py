@@ -1933,6 +1933,11 @@ CASES: dict[str, tuple[str, ...]] = {
     # head runs to the end, the head trained apart per rank (the original: head 0.8256), as
     # its `# dp2ddp: DP141` marker says (the base: only DP022 at the inner wrap)
     "hazards_s59_s1_part_wrap_beside_own_parameters": ("head 1.2101",),
+    # stop 59 v2-A: a checkpoint read back by a function of this module in the `if` that
+    # saves it (khassanoff/Speaker_Verification@fd8904d: `testVoxCeleb(ckpt_model_path)`):
+    # the barrier before that call (the base put it after the `if`: rank 1 read a file
+    # rank 0 was still writing, or none yet)
+    "rank_zero_s59_v2a_load_in_own_function": ("weights 0.1048",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -63,7 +63,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.rank_zero.decided_paths import apart
-from dp2ddp.transforms.rank_zero.edits import callee
+from dp2ddp.transforms.rank_zero.edits import callee, functions_calling
 from dp2ddp.transforms.rank_zero.file_paths import (
     argument_elsewhere,
     called_names,
@@ -108,7 +108,9 @@ class Barriers(Rule):
         self._spelled: dict[int, tuple[str, ...] | None] = {}
         #: A save got no barrier (no place every rank reaches): loads get one before them.
         self.before_loads = False
-        self._saving_functions: set[str] = set()
+        #: This module's functions that save, or load, a checkpoint (edits.functions_calling).
+        self._saving_functions: frozenset[str] | None = None
+        self._loading_functions: frozenset[str] | None = None
         #: Functions and methods of the program's other modules that save (ProgramHints).
         self._saved_elsewhere: frozenset[str] = frozenset()
         #: A save of this module has no barrier after it.
@@ -436,7 +438,12 @@ class Barriers(Rule):
         if left is not None and (dependent is None or inside(dependent, left, self.t)):
             dependent = left
         anchor = None if nearest else chain
-        if chain is not None and dependent is None and not leave_loops and self._loads(chain):
+        if (
+            chain is not None
+            and dependent is None
+            and not leave_loops
+            and self._loads(chain, own=True)
+        ):
             # every rank takes the chain's branches alike, and a load in it follows the
             # save: the barrier goes next to the save, before that load
             anchor = None
@@ -470,13 +477,26 @@ class Barriers(Rule):
         rank takes the same branch (decided_paths.apart: a cache built when absent)."""
         return any(not apart(self.t, load, save, anchor) for load in self._loads(anchor))
 
-    def _loads(self, root: cst.CSTNode) -> list[cst.Call]:
-        """The checkpoint loads under `root`: torch.load, or another module's loader."""
+    def _loads(self, root: cst.CSTNode, *, own: bool = False) -> list[cst.Call]:
+        """The checkpoint loads under `root`: torch.load, another module's loader, and with
+        `own` a call of this module's function that loads (khassanoff/Speaker_Verification@
+        fd8904d: `eer = testVoxCeleb(ckpt_model_path)` right after the save, in its `if`).
+        Only for the `if` around a save: a barrier before every call of a function that
+        loads somewhere (`main()` itself) would wait where nothing was saved."""
+        if own and self._loading_functions is None:
+            self._loading_functions = functions_calling(
+                self.facts.module, lambda c: self.t.matches(c.func, TORCH_LOAD)
+            )
+        loading = self._loading_functions if own and self._loading_functions else frozenset()
         return [
             call
             for call in walk(root, skip_scopes=True)
             if isinstance(call, cst.Call)
-            and (self.t.matches(call.func, TORCH_LOAD) or self._loader_call(call))
+            and (
+                self.t.matches(call.func, TORCH_LOAD)
+                or self._loader_call(call)
+                or callee(call) in loading
+            )
         ]
 
     def _loop_left_per_rank(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
@@ -514,25 +534,13 @@ class Barriers(Rule):
     def saves(self, node: cst.CSTNode) -> bool:
         """`node` saves a checkpoint: torch.save, or a call of a function of this module that
         does (followed through its calls)."""
-        if not self._saving_functions:
-            saving = {
-                function.name.value
-                for function in nodes_of(self.facts.module, cst.FunctionDef)
-                if any(self.t.matches(c.func, TORCH_SAVE) for c in nodes_of(function, cst.Call))
-            }
-            while True:
-                more = {
-                    function.name.value
-                    for function in nodes_of(self.facts.module, cst.FunctionDef)
-                    if any(callee(c) in saving for c in nodes_of(function, cst.Call))
-                } - saving
-                if not more:
-                    break
-                saving |= more
-            self._saving_functions = saving | {""}
+        if self._saving_functions is None:
+            self._saving_functions = functions_calling(
+                self.facts.module, lambda c: self.t.matches(c.func, TORCH_SAVE)
+            )
         return any(
             self.t.matches(c.func, TORCH_SAVE)
-            or callee(c) in self._saving_functions - {""}
+            or callee(c) in self._saving_functions
             or self._saves_elsewhere(c)
             for c in calls_under(node)
         )

@@ -3,9 +3,12 @@ layout, parentheses where an expression needs them, literal tests."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.transforms._support.nodes import nodes_of
 from dp2ddp.transforms.analysis.guards import main_call
 
 
@@ -25,6 +28,24 @@ def callee(call: cst.Call) -> str:
     if isinstance(func, cst.Attribute) and m.matches(func.value, m.Name("self")):
         return func.attr.value
     return ""
+
+
+def functions_calling(module: cst.Module, direct: Callable[[cst.Call], bool]) -> frozenset[str]:
+    """The names of the module's functions and methods that make a call `direct` accepts
+    (torch.save, torch.load), in their own body or through calls of others of them: a
+    checkpoint saved or read by `evaluate(path)` is saved or read where `evaluate` is
+    called."""
+    functions = list(nodes_of(module, cst.FunctionDef))
+    found = {f.name.value for f in functions if any(map(direct, nodes_of(f, cst.Call)))}
+    while True:
+        more = {
+            f.name.value
+            for f in functions
+            if any(callee(c) in found for c in nodes_of(f, cst.Call))
+        } - found
+        if not more:
+            return frozenset(found)
+        found |= more
 
 
 def is_name(node: cst.BaseExpression, name: str) -> bool:
