@@ -23,6 +23,7 @@ from dp2ddp.transforms._support.base import MigrationState, RawReport
 from dp2ddp.transforms._support.forwarding_classes import with_own_forwarding
 from dp2ddp.transforms._support.libcst_private import printed
 from dp2ddp.transforms._support.names import SCALED_LOSS
+from dp2ddp.transforms._support.nodes import texts_remembered
 from dp2ddp.transforms._support.runtime import helper_closure, helpers_defining, render_module
 
 
@@ -63,6 +64,18 @@ def migrate_parsed(
 ) -> MigrationResult:
     """`migrate_source` on a tree already parsed from `source` (the project model parses
     a module once, to find DataParallel, and migrates that tree)."""
+    with texts_remembered():  # the passes print the same nodes again and again
+        return _migrated(module, source, options, filename=filename, program=program)
+
+
+def _migrated(
+    module: cst.Module,
+    source: str,
+    options: MigrateOptions | None,
+    *,
+    filename: str | None,
+    program: ProgramFacts | None,
+) -> MigrationResult:
     options = options or MigrateOptions()
     facts = with_own_forwarding(program or ProgramFacts(), source)
     state = MigrationState(options=options, facts=facts)

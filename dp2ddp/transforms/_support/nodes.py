@@ -4,7 +4,9 @@ no_grad spellings. Pure (no metadata), except the few that take a pass to look u
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, overload
 
 import libcst as cst
@@ -17,6 +19,9 @@ if TYPE_CHECKING:  # base imports import_edits, which walks trees with this modu
     from dp2ddp.transforms._support.base import MigrationTransform
 
 _EMPTY_MODULE = cst.Module(body=[])
+#: Per thread, while `texts_remembered` is open: id(node) -> (node, text); the entry holds the
+#: (immutable) node, so its id names it until the cache closes.
+_texts = threading.local()
 
 
 class NodeView(Protocol):
@@ -183,8 +188,27 @@ def name_of(
 
 
 def code_of(node: cst.CSTNode) -> str:
-    """The source text of `node` as it stands (no surrounding module needed)."""
-    return _EMPTY_MODULE.code_for_node(node)
+    """The source text of `node` as it stands (no surrounding module needed); printed once
+    while `texts_remembered` is open."""
+    texts: dict[int, tuple[cst.CSTNode, str]] | None = getattr(_texts, "open", None)
+    if texts is None:
+        return _EMPTY_MODULE.code_for_node(node)
+    known = texts.get(id(node))
+    if known is None:
+        known = texts[id(node)] = (node, _EMPTY_MODULE.code_for_node(node))
+    return known[1]
+
+
+@contextmanager
+def texts_remembered() -> Iterator[None]:
+    """`code_of` prints each node once while open: a migration's passes ask for the text of
+    the same node objects about four times (stop 59: 24,249 calls, 5,717 nodes, 35 goldens)."""
+    outer = getattr(_texts, "open", None)
+    _texts.open = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _texts.open = outer
 
 
 def model_called(func: cst.BaseExpression) -> cst.BaseExpression:
