@@ -1305,6 +1305,18 @@ Stop 58 (helper s2), round 10's v1-C (Debatrix/AquulaCam@28b2f97 util.py's LoadC
   states in a list filled by appends, one per column chunk, a dim=1 wrap: each appended state
   split along dim 1 where it is appended, the original's weights (before: the empty list was
   split, the states kept the global width, the first step raised on both ranks).
+
+Stop 59 (helper s2):
+- model_wrap_s59_s2_parameter_free_class_wrapped (stop 58 s1, left): a module class with no
+  __init__ and no parameter wrapped beside the model: ddp_wrap_trainable holds it as
+  DdpFrozen, its `.module` read as before (before: a plain DDP wrap, whose constructor raised
+  "DistributedDataParallel is not needed when a module doesn't have any parameter" on both
+  ranks).
+- model_wrap_s59_s2_passthrough_subclass_own_method (round 11 v3-E, bpowell122/tomodrgn@
+  e19eae9): a DataParallel subclass forwarding attribute reads, with a method of its own that
+  reads only `self.state_dict()`: rebased on DDP, `model.latent_dim` and the unwrapped keys
+  read as before, printed by rank 0 alone (before: DP002, nothing migrated, every rank
+  trained all the data alone and printed).
 """
 
 from __future__ import annotations
@@ -1907,6 +1919,16 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 58 v2-B: the original's weights (the base split the empty list of hidden states:
     # "Expected hidden size (1, 1, 8), got [1, 2, 8]" at the first step, both ranks)
     "batches_appended_hidden_states": ("final [-1.340227, 2.494229",),
+    # stop 59 s2: the original's lines (the base wrapped the parameter-free class in DDP,
+    # whose constructor raised "DistributedDataParallel is not needed ..." on both ranks)
+    "model_wrap_s59_s2_parameter_free_class_wrapped": ("scored by pair scores", "weights 0.1484"),
+    # stop 59 s2 (v3-E): the original's lines, the subclass's own method read on the DDP
+    # object; RANK0_ONLY: the base left it DP002, unmigrated, every rank printing
+    "model_wrap_s59_s2_passthrough_subclass_own_method": (
+        "latent 2",
+        "keys ['fc.bias', 'fc.weight']",
+        "weights 0.2416",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -1978,6 +2000,7 @@ PROGRAMS = {
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
+    "model_wrap_s59_s2_passthrough_subclass_own_method": "latent",  # stop 59 s2 (v3-E)
     "rank_zero_s57_v3_print_tuple_statement": "Validation",  # stop 57 v3-C
     "data_figures_mean_list_gathered": "mse",
     "detect_indent_tabs_libcst_refuses": "loss",
