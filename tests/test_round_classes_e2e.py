@@ -1317,6 +1317,9 @@ Stop 59 (helper s2):
   reads only `self.state_dict()`: rebased on DDP, `model.latent_dim` and the unwrapped keys
   read as before, printed by rank 0 alone (before: DP002, nothing migrated, every rank
   trained all the data alone and printed).
+- model_wrap_s59_s2_batch_scaled_by_device_count (found on tomodrgn after the above): a
+  GPU-count guard's `args.batch_size *= torch.cuda.device_count()` stays under the guard with
+  its messages: the original's steps (before: run always, batch 0 on CPU, one sample a step).
 """
 
 from __future__ import annotations
@@ -1929,6 +1932,9 @@ CASES: dict[str, tuple[str, ...]] = {
         "keys ['fc.bias', 'fc.weight']",
         "weights 0.2416",
     ),
+    # stop 59 s2 (tomodrgn's guard): the original's steps and weights (the base scaled the
+    # batch by device_count() always: 0 on CPU, one sample a step, `steps 16`)
+    "model_wrap_s59_s2_batch_scaled_by_device_count": ("steps 4", "weights 0.0870"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -241,7 +241,8 @@ def handed_seeds(module: ast.Module, callees: frozenset[str]) -> tuple[Handed, .
                 sorted(
                     key
                     for n in ast.walk(value)
-                    if (key := _bound_key(n)) is not None
+                    if isinstance(n, ast.expr)
+                    and (key := _bound_key(n)) is not None
                     and key.startswith(".")
                     and key not in values
                 )

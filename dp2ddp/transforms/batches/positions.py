@@ -189,7 +189,7 @@ class BatchPositions(BatchProof):
     def _field_lists(self, loop: cst.For) -> set[str]:
         """The loop's whole item where the loader's collate returns a list of fields
         (field_lists.collate_returns_fields): `{"batch"}` of `for batch in loader`."""
-        target = loop.target
+        target: cst.BaseExpression = loop.target
         if isinstance(target, cst.Tuple) and len(target.elements) == 2:
             target = target.elements[1].value
         if not isinstance(target, cst.Name) or not whole_batch(loop, target):
