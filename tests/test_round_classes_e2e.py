@@ -1318,6 +1318,20 @@ Stop 59 (helper s1):
 - hazards_s59_s1_part_wrap_beside_own_parameters (stop 58 s1's left class): a module holding
   a partly wrapped child beside a head of its own: DP141 at the child's construction, marked
   (before: only DP022 at the inner wrap, the head trained apart per rank unsaid).
+Stop 59 (helper s2):
+- model_wrap_s59_s2_parameter_free_class_wrapped (stop 58 s1, left): a module class with no
+  __init__ and no parameter wrapped beside the model: ddp_wrap_trainable holds it as
+  DdpFrozen, its `.module` read as before (before: a plain DDP wrap, whose constructor raised
+  "DistributedDataParallel is not needed when a module doesn't have any parameter" on both
+  ranks).
+- model_wrap_s59_s2_passthrough_subclass_own_method (round 11 v3-E, bpowell122/tomodrgn@
+  e19eae9): a DataParallel subclass forwarding attribute reads, with a method of its own that
+  reads only `self.state_dict()`: rebased on DDP, `model.latent_dim` and the unwrapped keys
+  read as before, printed by rank 0 alone (before: DP002, nothing migrated, every rank
+  trained all the data alone and printed).
+- model_wrap_s59_s2_batch_scaled_by_device_count (found on tomodrgn after the above): a
+  GPU-count guard's `args.batch_size *= torch.cuda.device_count()` stays under the guard with
+  its messages: the original's steps (before: run always, batch 0 on CPU, one sample a step).
 """
 
 from __future__ import annotations
@@ -1938,6 +1952,19 @@ CASES: dict[str, tuple[str, ...]] = {
     # the barrier before that call (the base put it after the `if`: rank 1 read a file
     # rank 0 was still writing, or none yet)
     "rank_zero_s59_v2a_load_in_own_function": ("weights 0.1048",),
+    # stop 59 s2: the original's lines (the base wrapped the parameter-free class in DDP,
+    # whose constructor raised "DistributedDataParallel is not needed ..." on both ranks)
+    "model_wrap_s59_s2_parameter_free_class_wrapped": ("scored by pair scores", "weights 0.1484"),
+    # stop 59 s2 (v3-E): the original's lines, the subclass's own method read on the DDP
+    # object; RANK0_ONLY: the base left it DP002, unmigrated, every rank printing
+    "model_wrap_s59_s2_passthrough_subclass_own_method": (
+        "latent 2",
+        "keys ['fc.bias', 'fc.weight']",
+        "weights 0.2416",
+    ),
+    # stop 59 s2 (tomodrgn's guard): the original's steps and weights (the base scaled the
+    # batch by device_count() always: 0 on CPU, one sample a step, `steps 16`)
+    "model_wrap_s59_s2_batch_scaled_by_device_count": ("steps 4", "weights 0.0870"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2009,6 +2036,7 @@ PROGRAMS = {
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
+    "model_wrap_s59_s2_passthrough_subclass_own_method": "latent",  # stop 59 s2 (v3-E)
     "rank_zero_s57_v3_print_tuple_statement": "Validation",  # stop 57 v3-C
     "data_figures_mean_list_gathered": "mse",
     "detect_indent_tabs_libcst_refuses": "loss",

@@ -7,7 +7,13 @@ import ast
 
 import pytest
 
-from dp2ddp.transforms.analysis.seeded_streams import module_streams, seeded_streams, seeding
+from dp2ddp.transforms.analysis.seeded_streams import (
+    handed_seeds,
+    module_streams,
+    parameter_seeders,
+    seeded_streams,
+    seeding,
+)
 
 HEAD = "import random\nimport numpy as np\nimport numpy.random as npr\nimport torch\n"
 HEAD += "from torch.utils.data import DataLoader\n"
@@ -67,6 +73,29 @@ def test_a_seed_in_one_module_called_from_another() -> None:
     helper = "def set_seed(s):\n    random.seed(s)\n"
     assert _alike(helper) == set()
     assert _alike(helper, "import util\nutil.set_seed(0)\n") == {"random"}
+
+
+def _handed(*sources: str) -> frozenset[str]:
+    trees = [ast.parse(HEAD + s) for s in sources]
+    streams = [module_streams(t) for t in trees]
+    seeders = parameter_seeders(streams)
+    return seeded_streams(streams, [h for t in trees for h in handed_seeds(t, seeders)])
+
+
+def test_a_seed_handed_to_another_modules_function() -> None:
+    """Stop 59 s2 (round 10 v1-D's cross-module form): the seed is a parameter; what the
+    callers hand it decides, through keys another module binds to a draw."""
+    helper = "def set_seed(s):\n    torch.manual_seed(s)\n"
+    config = "class C:\n    def __init__(self):\n        self.seed = np.random.randint(99)\n"
+    assert _handed(helper, "import util\nutil.set_seed(3)\n") == {"torch"}
+    assert _handed(helper, "import util\nutil.set_seed(cfg['seed'])\n", config) == set()
+    assert _handed(helper, "import time\nimport util\nutil.set_seed(s=time.time())\n") == set()
+    # a caller handing a value no rank draws seeds alike, whatever the others hand
+    both = "import util\nutil.set_seed(cfg['seed'])\nutil.set_seed(5)\n"
+    assert _handed(helper, both, config) == {"torch"}
+    # the stream the seed is drawn from, seeded alike first: alike
+    seeded = "import util\nnp.random.seed(1)\nutil.set_seed(cfg['seed'])\n"
+    assert _handed(helper, seeded, config) == {"torch", "numpy"}
 
 
 def test_the_words_for_how_a_stream_is_seeded() -> None:

@@ -283,7 +283,8 @@ class ProgramTeller(LoaderTeller):
             self.wrap_functions() if gate and models else (),
             self.wrap_returns() if gate and models else (),
             self.sample_readers(module) if draws else (),
-            self.seeded_streams() if in_program else None,
+            # an entry alone too: its unchanged libraries' seeds run all the same (stop 59)
+            self.seeded_streams() if in_program or module is self.program.entry else None,
             self.pickling(module) if gate else (),
             self.grad_toggles(module) if gate and models else (),
             self.backward_summaries(module) if gate and in_program else (),
@@ -496,12 +497,24 @@ class ProgramTeller(LoaderTeller):
     def seeded_streams(self) -> frozenset[str]:
         """ProgramFacts.seeded_streams, each module read once a project."""
         if self._seeded is None:
-            from dp2ddp.transforms.analysis.seeded_streams import seeded_streams, tree_streams
+            from dp2ddp.transforms.analysis import seeded_streams as seeds
 
-            self._seeded = seeded_streams(
-                self.project.remembered(("streams", m.real), partial(tree_streams, m.passing_tree))
-                for m in self.program.modules
-            )
+            modules = self.program.modules
+            streams = [
+                self.project.remembered(
+                    ("streams", m.real), partial(seeds.tree_streams, m.passing_tree)
+                )
+                for m in modules
+            ]
+            # a seed handed in by a caller of another module (stop 59 s2, round 10 v1-D)
+            seeders = seeds.parameter_seeders(streams)
+            handed = [
+                h
+                for m in modules
+                if seeders and any(name in m.source.text for name in seeders)
+                for h in seeds.handed_seeds(m.passing_tree(), seeders)
+            ]
+            self._seeded = seeds.seeded_streams(streams, handed)
         return self._seeded
 
     def pickling(self, module: ProgramModule) -> tuple[tuple[str, tuple[PickledParam, ...]], ...]:

@@ -5,9 +5,12 @@ Proved from the class body alone: its one base is torch's DataParallel (its firs
 by an import from torch), and every statement is a docstring, `pass`, a pass-through
 `__init__` (its body one `super().__init__(...)` handing each of its parameters on once, as
 written, nothing else) or a forwarding `__getattr__` (`try: return
-super().__getattr__(name)` / `except AttributeError: return getattr(self.module, name)`).
-No forward/scatter/gather/replicate override, no state, no class attribute: such a class is
-DataParallel plus forwarding, and DDP needs the forwarding just as much (`model.shapes`).
+super().__getattr__(name)` / `except AttributeError: return getattr(self.module, name)`)
+or a method of its own that reads the wrapper only as `self.module` or `self.state_dict()`
+(stop 59: bpowell122/tomodrgn@e19eae9's `unwrapped_state_dict()`, the keys' `module.`
+stripped, which DDP's keys carry alike). No forward/scatter/gather/replicate override, no
+state, no class attribute: such a class is DataParallel plus forwarding, and DDP needs the
+forwarding just as much (`model.shapes`).
 
 What follows from the proof: the class's wraps are torch's DataParallel to every pass (the
 class's names are told as `torch.nn.DataParallel`, facts.Reexports.forwarding); the wrap
@@ -99,8 +102,9 @@ def _torch_bound(tree: ast.Module) -> frozenset[str]:
 
 
 def forwarding_only(node: ast.ClassDef, torch_names: frozenset[str]) -> bool:
-    """`node` subclasses torch's DataParallel and adds only a pass-through `__init__` and a
-    forwarding `__getattr__` (module docstring)."""
+    """`node` subclasses torch's DataParallel and adds only a pass-through `__init__`, a
+    forwarding `__getattr__` (module docstring) and methods that read only its `.module`
+    and `state_dict()` (_reads_held_only)."""
     if len(node.bases) != 1 or node.keywords or node.decorator_list:
         return False
     base = ast.unparse(node.bases[0])
@@ -122,9 +126,52 @@ def forwarding_only(node: ast.ClassDef, torch_names: frozenset[str]) -> bool:
         elif statement.name == "__getattr__":
             if not _forwards(statement.args, body, node.name):
                 return False
-        else:
+        elif not _reads_held_only(statement):
             return False
     return True
+
+
+#: Names a method of the subclass may not take: what DataParallel, DDP or nn.Module call or
+#: define (an override changes what the wrap does), and any dunder.
+_WRAPPER_METHODS = frozenset(
+    {"forward", "scatter", "gather", "replicate", "parallel_apply", "state_dict",
+     "load_state_dict", "parameters", "named_parameters", "buffers", "named_buffers",
+     "modules", "named_modules", "children", "named_children", "train", "eval", "to",
+     "cuda", "cpu", "half", "float", "double", "apply", "zero_grad", "no_sync",
+     "register_buffer", "register_parameter", "add_module", "extra_repr"}
+)  # fmt: skip
+
+
+def _reads_held_only(method: ast.FunctionDef) -> bool:
+    """A method of its own (stop 59 s2, round 11 v3-E: bpowell122/tomodrgn@e19eae9's
+    `unwrapped_state_dict()`, `self.state_dict()` with `module.` stripped from its keys)
+    that reads the wrapper only as `self.module` or `self.state_dict(...)` and stores
+    nothing on it: DDP holds the same `.module` and the same `module.`-prefixed keys, so
+    the method means on the rebased class what it meant on DataParallel."""
+    params = [a.arg for a in (*method.args.posonlyargs, *method.args.args)]
+    if method.name.startswith("__") or method.name in _WRAPPER_METHODS or not params:
+        return False
+    me = params[0]
+    for node in ast.walk(method):
+        if isinstance(node, (ast.Global, ast.Nonlocal, ast.Lambda)) or (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and node is not method
+        ):
+            return False
+    held = {
+        id(node.value)
+        for node in ast.walk(method)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == me
+        and isinstance(node.ctx, ast.Load)
+        and node.attr in ("module", "state_dict")
+    }
+    return all(
+        id(node) in held
+        for node in ast.walk(method)
+        if isinstance(node, ast.Name) and node.id == me
+    )
 
 
 def _docstring_or_pass(statement: ast.stmt) -> bool:

@@ -2,7 +2,11 @@
 
 model_wrap drops a GPU-count guard around a wrap (DDP always wraps), but the guard's
 messages said there were several GPUs: printed always they say "Let's use 0 GPUs" on a CPU
-machine. So each run of them keeps `if <the guard's test>:`.
+machine. So each run of them keeps `if <the guard's test>:`. So does a statement that
+scales a value by the GPU count (`args.batch_size *= torch.cuda.device_count()`, stop 59 s2:
+bpowell122/tomodrgn@e19eae9 under `if args.multigpu and torch.cuda.device_count() > 1`):
+run always, it made the batch 0 on a CPU machine; under its guard it scales the global
+batch where the original did, and the loaders split that global batch.
 """
 
 from __future__ import annotations
@@ -44,8 +48,9 @@ def messages_kept_guarded(
             run.clear()
 
     for statement in body:
-        if isinstance(statement, cst.SimpleStatementLine) and is_message(
-            statement, qualified_names, code
+        if isinstance(statement, cst.SimpleStatementLine) and (
+            is_message(statement, qualified_names, code)
+            or scales_by_device_count(statement, qualified_names)
         ):
             run.append(statement)
             count += 1
@@ -54,6 +59,19 @@ def messages_kept_guarded(
             out.append(statement)
     flush()
     return out, count
+
+
+def scales_by_device_count(
+    statement: cst.SimpleStatementLine, qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> bool:
+    """`x *= torch.cuda.device_count()`, alone on its line."""
+    small = statement.body[0] if len(statement.body) == 1 else None
+    return (
+        isinstance(small, cst.AugAssign)
+        and isinstance(small.operator, cst.MultiplyAssign)
+        and isinstance(small.value, cst.Call)
+        and "torch.cuda.device_count" in qualified_names(small.value.func)
+    )
 
 
 def is_message(

@@ -53,12 +53,13 @@ def bare_classes(import_name: str, source: str) -> frozenset[str]:
     except (SyntaxError, ValueError, RecursionError):
         return frozenset()
     prefix = f"{import_name}." if import_name else ""
-    return frozenset(
-        prefix + node.name for node in tree.body if isinstance(node, ast.ClassDef) and _bare(node)
-    )
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    return frozenset(prefix + node.name for node in classes if bare_class(node))
 
 
-def _bare(cls: ast.ClassDef) -> bool:
+def bare_class(cls: ast.ClassDef) -> bool:
+    """A class of nn.Module (or torch's loss bases) with a forward() whose methods build and
+    store no layer or parameter on `self` (the module's docstring says how far it reads)."""
     if not cls.bases or cls.keywords or any(last_name(b) not in BARE_BASES for b in cls.bases):
         return False
     if not any(isinstance(n, ast.FunctionDef) and n.name == "forward" for n in cls.body):

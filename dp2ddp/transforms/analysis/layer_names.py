@@ -150,3 +150,22 @@ def contents_of(
         ):
             found.add(container.attr)
     return frozenset(found)
+
+
+#: Tensor methods whose value is a new tensor, never a parameter (`p.detach()` neither).
+_NEW_TENSOR_METHODS = frozenset(
+    {"detach", "clone", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"}
+)
+
+
+def made_tensor(node: ast.expr) -> bool:
+    """`node` is a tensor the expression makes, no parameter of a model: a call of a
+    function of `torch` itself (`torch.zeros_like(x)`, not `torch.nn.Parameter(...)`) or a
+    tensor method that returns a new one (`x.detach()`). Its `requires_grad_(False)` (a
+    loss mask, key2miao/TSTNN@ed1b212's compLossMask, stop 59 s2) freezes no layer."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    func = node.func
+    if isinstance(func.value, ast.Name) and func.value.id == "torch":
+        return func.attr != "Parameter"
+    return func.attr in _NEW_TENSOR_METHODS

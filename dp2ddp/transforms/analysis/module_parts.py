@@ -15,6 +15,7 @@ from typing import Protocol
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
 from dp2ddp.transforms.analysis.dropped_outputs import called_methods
+from dp2ddp.transforms.analysis.layer_names import made_tensor
 
 
 @dataclass(frozen=True)
@@ -542,7 +543,7 @@ def _toggled_to(node: ast.AST) -> ast.expr | None:
         and node.func.attr == "requires_grad_"
     ):
         values = [*node.args, *(k.value for k in node.keywords)]
-        value = values[0] if values else None
+        value = None if made_tensor(node.func.value) else values[0] if values else None
     if value is None or (isinstance(value, ast.Constant) and value.value is True):
         return None
     return value

@@ -84,12 +84,15 @@ class ModuleStreams:
     called: the bare names of every function or method the module calls.
     workers: some DataLoader of the module may start worker processes.
     generated: some DataLoader that may start workers is given its own `generator=`.
+    key_draws: the attributes and string keys (`.seed`) it binds to a drawn value, with
+        the streams drawn from (for a seed another module reads by that key).
     """
 
     seeds: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     called: frozenset[str] = frozenset()
     workers: bool = False
     generated: bool = False
+    key_draws: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def _imports(module: ast.Module) -> dict[str, str]:
@@ -147,11 +150,12 @@ def module_streams(module: ast.Module) -> ModuleStreams:
     seeds: set[tuple[str, str, tuple[str, ...]]] = set()
     called: set[str] = set()
     workers = generated = False
-    stack: list[tuple[ast.AST, str]] = [(module, "")]
+    stack: list[tuple[ast.AST, str, tuple[str, ...]]] = [(module, "", ())]
     while stack:
-        node, function = stack.pop()
+        node, function, params = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             function = node.name
+            params = tuple(a.arg for a in (*node.args.posonlyargs, *node.args.args))
         elif isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Name):
@@ -162,13 +166,93 @@ def module_streams(module: ast.Module) -> ModuleStreams:
             stream = _SEEDS.get(qualified)
             if stream is not None and (node.args or node.keywords):
                 value = node.args[0] if node.args else node.keywords[0].value
-                seeds.add((function, stream, _drawn_from(value, values, bound)))
+                if isinstance(value, ast.Name) and value.id in params:
+                    # its callers' arguments decide (handed_seeds; stop 59 s2)
+                    seeds.add((function, stream, (_parameter(params, value.id),)))
+                else:
+                    seeds.add((function, stream, _drawn_from(value, values, bound)))
             last = qualified.rpartition(".")[2] or _dotted(func).rpartition(".")[2]
             if last.endswith("DataLoader") and _may_start_workers(node):
                 workers = True
                 generated = generated or any(k.arg == "generator" for k in node.keywords)
-        stack.extend((child, function) for child in ast.iter_child_nodes(node))
-    return ModuleStreams(tuple(sorted(seeds)), frozenset(called), workers, generated)
+        stack.extend((child, function, params) for child in ast.iter_child_nodes(node))
+    return ModuleStreams(
+        tuple(sorted(seeds)), frozenset(called), workers, generated, _key_draws(values, bound)
+    )
+
+
+#: A seed's value that is a parameter of its function: `param:<position>:<name>`, the
+#: position among the arguments a call passes (a method's `self` left out).
+_PARAMETER = "param:"
+
+
+def _parameter(params: tuple[str, ...], name: str) -> str:
+    position = params.index(name) - (1 if params[0] in ("self", "cls") else 0)
+    return f"{_PARAMETER}{position}:{name}"
+
+
+def _key_draws(
+    values: dict[str, list[ast.expr]], bound: dict[str, str]
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The attributes and string keys (`.seed`) the module binds to a drawn value, with
+    the streams drawn from: another module may read them (`config["seed"]`)."""
+    found = []
+    for key, bound_values in values.items():
+        if key.startswith(".") and any(
+            isinstance(n, ast.Call) for v in bound_values for n in ast.walk(v)
+        ):
+            drawn = _drawn_from(ast.Tuple(elts=list(bound_values)), values, bound)
+            if drawn:
+                found.append((key, drawn))
+    return tuple(sorted(found))
+
+
+def parameter_seeders(modules: Iterable[ModuleStreams]) -> frozenset[str]:
+    """The functions (bare names) that seed a stream with one of their parameters."""
+    return frozenset(
+        function
+        for m in modules
+        for function, _, drawn in m.seeds
+        if function and any(d.startswith(_PARAMETER) for d in drawn)
+    )
+
+
+def handed_seeds(module: ast.Module, callees: frozenset[str]) -> tuple[Handed, ...]:
+    """Each argument this module hands a function of `callees` (by its last name), as
+    (callee, position, keyword, drawn, keys): the streams its value is drawn from through
+    this module's bindings, and the attributes or string keys it reads that this module
+    does not bind (another module's `self.seed = ...`, read as `config["seed"]`)."""
+    if not callees:
+        return ()
+    bound = _imports(module)
+    values = _bound_values(module)
+    found: list[Handed] = []
+    for node in ast_nodes.listed(module):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        callee = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        if callee not in callees:
+            continue
+        slots = [(i, "", a) for i, a in enumerate(node.args) if not isinstance(a, ast.Starred)]
+        slots += [(-1, k.arg, k.value) for k in node.keywords if k.arg is not None]
+        for position, keyword, value in slots:
+            keys = tuple(
+                sorted(
+                    key
+                    for n in ast.walk(value)
+                    if isinstance(n, ast.expr)
+                    and (key := _bound_key(n)) is not None
+                    and key.startswith(".")
+                    and key not in values
+                )
+            )
+            found.append((callee, position, keyword, _drawn_from(value, values, bound), keys))
+    return tuple(found)
+
+
+#: (callee, position (-1 for a keyword), keyword, drawn, keys read from other modules)
+Handed = tuple[str, int, str, tuple[str, ...], tuple[str, ...]]
 
 
 def _bound_values(module: ast.Module) -> dict[str, list[ast.expr]]:
@@ -239,7 +323,33 @@ def tree_streams(tree: Callable[[], ast.Module]) -> ModuleStreams:
     return module_streams(tree())
 
 
-def seeded_streams(modules: Iterable[ModuleStreams]) -> frozenset[str]:
+def _through_callers(
+    function: str,
+    drawn: tuple[str, ...],
+    handed: Iterable[Handed],
+    keys: dict[str, tuple[str, ...]],
+) -> tuple[str, ...]:
+    """A seed's `drawn` with a parameter marker replaced by what the function's callers
+    hand it there (handed_seeds), keys read from other modules resolved by `keys`. Where
+    some caller hands a value no rank draws, or none is found, the marker draws nothing
+    (the seed counts as alike, as a seed with a value does)."""
+    if not any(d.startswith(_PARAMETER) for d in drawn):
+        return drawn
+    position, _, name = drawn[0][len(_PARAMETER) :].partition(":")
+    streams: set[str] = set()
+    for callee, at, keyword, values, read in handed:
+        if callee != function or (at != int(position) and keyword != name):
+            continue
+        given = {*values, *(d for key in read for d in keys.get(key, ()))}
+        if not given:
+            return ()
+        streams |= given
+    return tuple(sorted(streams))
+
+
+def seeded_streams(
+    modules: Iterable[ModuleStreams], handed: Iterable[Handed] = ()
+) -> frozenset[str]:
     """The streams every rank provably seeds alike in a program of these modules: each
     where seeded at module level or in a function some module calls by name; `random` and
     numpy also where a loader may start workers whose base seed is alike (torch's stream
@@ -249,6 +359,9 @@ def seeded_streams(modules: Iterable[ModuleStreams]) -> frozenset[str]:
     called = frozenset().union(*(m.called for m in every))
     alike: set[str] = set()
     seeds = [s for m in every for s in m.seeds if not s[0] or s[0] in called]
+    keys = {key: drawn for m in every for key, drawn in m.key_draws}
+    handed = list(handed)
+    seeds = [(f, stream, _through_callers(f, drawn, handed, keys)) for f, stream, drawn in seeds]
     grown = True
     while grown:  # a seed drawn from a stream counts once that stream is seeded alike
         grown = False
@@ -279,7 +392,9 @@ def alike_streams(told: frozenset[str] | None, code: Callable[[], str]) -> froze
     if told is not None:
         return told
     try:
-        return seeded_streams([module_streams(ast_nodes.parse_python(code()))])
+        tree = ast_nodes.parse_python(code())
+        streams = module_streams(tree)
+        return seeded_streams([streams], handed_seeds(tree, parameter_seeders([streams])))
     except (SyntaxError, RecursionError):  # pragma: no cover - libcst parsed it
         return frozenset({"torch", "numpy", "random"})
 

@@ -11,6 +11,11 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, Origin, code, origins
 from dp2ddp.transforms.analysis.device_moves import moves_call, unmoved_comprehension
+from dp2ddp.transforms.batches.field_lists import (
+    collate_returns_fields,
+    moved_elements,
+    whole_batch,
+)
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.batches.proof import BatchProof
@@ -294,7 +299,12 @@ def _constant_rows(proof: BatchProof, flow: DefUse, origin: Origin) -> cst.Subsc
     taken = from_loader_loop(proof, flow, origin)
     path = origin.path
     start = next((i + 1 for i, step in enumerate(path) if step.node is taken), 1)
+    # stop 59 s2 (round 11 v3-C, v4-C): a slice of a list of the batch's fields picks
+    # fields, each this rank's rows (`x, target = data[:2]`, `teacher(crops[:2])`)
+    fields = taken is not None and _collated_fields(proof, flow, origin, taken)
+    moves = proof.state.hints.device_moves
     for step in path[start - 1 :]:
+        fields = fields and isinstance(step.node, cst.Name)  # a field picked: rows again
         parent = flow.parent(step.node)
         if (
             not step.index
@@ -302,5 +312,18 @@ def _constant_rows(proof: BatchProof, flow: DefUse, origin: Origin) -> cst.Subsc
             and parent.value is step.node
             and constant_slice(parent)
         ):
-            return parent
+            if not fields:
+                return parent
+        fields = fields or moved_elements(flow.ancestors(step.node), moves)
     return None
+
+
+def _collated_fields(proof: BatchProof, flow: DefUse, origin: Origin, taken: cst.CSTNode) -> bool:
+    """The loop's target takes the loader's batch whole (`for crops in loader`) and the
+    loader's collate returns a list of fields (field_lists.collate_returns_fields)."""
+    loop = next((a for a in flow.ancestors(taken) if isinstance(a, cst.For)), None)
+    if loop is None or not isinstance(taken, cst.Name) or not whole_batch(loop, taken):
+        return False
+    loaders = [step.node for step in origin.path if isinstance(step.node, cst.Call)]
+    module = next((a for a in flow.ancestors(loop) if isinstance(a, cst.Module)), None)
+    return module is not None and collate_returns_fields(module, loaders)

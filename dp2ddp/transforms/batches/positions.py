@@ -34,6 +34,11 @@ import libcst as cst
 from dp2ddp.flow import view
 from dp2ddp.result import LoaderExport
 from dp2ddp.transforms._support.nodes import ModuleNodes, calls_model, name_of, target_names, walk
+from dp2ddp.transforms.batches.field_lists import (
+    collate_returns_fields,
+    moving_comprehension,
+    whole_batch,
+)
 from dp2ddp.transforms.batches.proof import BatchProof
 
 #: The data pass's shard helpers (templates/helpers/batch_shard.py.j2), by name: what it
@@ -148,8 +153,23 @@ class BatchPositions(BatchProof):
         """Slices with a bound along dim 0 of the loop's batch, the model's output, or a
         name the loop body binds from them, in source order."""
         tracked = self._position_names(loop, call)
+        lists = self._field_lists(loop)
+        moves = self.state.hints.device_moves
+        pending: list[tuple[set[int], set[str], bool]] = []  # bindings whose value is walked
         reads: list[cst.Subscript] = []
         for node in walk(loop.body):
+            for inside, bound, listed in [p for p in pending if id(node) not in p[0]]:
+                # in order: a binding ends (or, by a moving comprehension, starts) a list
+                lists = (lists - bound) | (bound if listed else set())
+                pending.remove((inside, bound, listed))
+            if isinstance(node, cst.Assign):
+                pending.append(
+                    (
+                        {id(n) for n in walk(node)},
+                        {n for t in node.targets for n in target_names(t.target)},
+                        moving_comprehension(node.value, moves),
+                    )
+                )
             if not isinstance(node, cst.Subscript) or not node.slice:
                 continue
             root = node.value
@@ -157,12 +177,30 @@ class BatchPositions(BatchProof):
                 root = root.value
             if not (isinstance(root, cst.Name) and root.value in tracked):
                 continue
+            if node.value is root and root.value in lists:
+                continue  # stop 59 s2: fields of a list of them (batches/field_lists.py)
             first = node.slice[0].slice
             if isinstance(first, cst.Slice) and (
                 first.lower is not None or first.upper is not None or first.step is not None
             ):
                 reads.append(node)
         return reads
+
+    def _field_lists(self, loop: cst.For) -> set[str]:
+        """The loop's whole item where the loader's collate returns a list of fields
+        (field_lists.collate_returns_fields): `{"batch"}` of `for batch in loader`."""
+        target: cst.BaseExpression = loop.target
+        if isinstance(target, cst.Tuple) and len(target.elements) == 2:
+            target = target.elements[1].value
+        if not isinstance(target, cst.Name) or not whole_batch(loop, target):
+            return set()
+        loaders = [
+            c for u in self._loop_sources(loop) for c, _ in self._resolve(u, self._loader_calls, 0)
+        ]
+        module = self._module
+        if module is None or not collate_returns_fields(module, loaders):
+            return set()
+        return {target.value}
 
 
 def _batch_names(loop: cst.For) -> set[str]:

@@ -301,7 +301,7 @@ class LoopCounters(LoaderImports):
 
     # -- sums over samples ---------------------------------------------------------------
     def _batch_mean(
-        self, loop: cst.For, averaged: frozenset[str] = frozenset()
+        self, loop: cst.For, averaged: frozenset[str] = frozenset(), *, whole: bool = False
     ) -> tuple[cst.CSTNode, str] | None:
         """A term of the loop's counters not proved to be a sum over samples, as (where, why).
 
@@ -312,7 +312,10 @@ class LoopCounters(LoaderImports):
         is not: sharded, each global batch becomes one per-rank batch on every rank, each
         adding its own mean, and the summed figure weighs the samples otherwise than the
         original (a raw sum of batch means doubles under two ranks). Prove or say: what is
-        not proved a sum keeps the loader whole (DP015) or is said (DP058)."""
+        not proved a sum keeps the loader whole (DP015) or is said (DP058). `whole`: the
+        loader stays whole (DP015), so the summing is what sharding would have done (stop
+        59 s2, round 11 v2-E: said as done, it contradicted "its figures are the
+        original's")."""
         counters = set(self._counters(loop))
         for name, added in self._accumulated(loop):
             if (
@@ -323,8 +326,10 @@ class LoopCounters(LoaderImports):
             ):
                 return added, (
                     f"`{self.code(added)}` added to {name} is not proved a sum over samples "
-                    "(a mean per batch, or not known to be a sum): summed over the ranks, "
-                    "each rank's share of a batch would count as a batch of its own"
+                    "(a mean per batch, or not known to be a sum): "
+                    + (f"were the loader sharded and {name} " if whole else "")
+                    + "summed over the ranks, each rank's share of a batch would count as a "
+                    "batch of its own"
                 )
         return None
 

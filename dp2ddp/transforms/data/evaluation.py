@@ -116,7 +116,7 @@ class LoaderEvaluation(ShowingCalls):
             late = self._loop_variables_read_after(loop)
             if late is not None:
                 return late, f"{late.value} after the loop would count only {_SHARE}"
-            mean = self._batch_mean(loop)
+            mean = self._batch_mean(loop, whole=True)
             if mean is not None:
                 return mean
             for call in self._batch_counts(loop, expr):

@@ -40,7 +40,6 @@ with DP023, by its own pass: transforms/gradient_penalty.py.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import libcst as cst
 
@@ -59,7 +58,6 @@ from dp2ddp.transforms._support.nodes import (
     walk,
     wrap_target,
 )
-from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import (
     BatchSizes,
@@ -93,7 +91,7 @@ from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.module_bypass import module_bypasses
 from dp2ddp.transforms.hazards.pairs import ClassPairs, criterion_findings, pair_losses
-from dp2ddp.transforms.hazards.pickled import only_wrapped, wrap_reaches
+from dp2ddp.transforms.hazards.pickled import imported_pickler, only_wrapped, wrap_reaches
 from dp2ddp.transforms.hazards.replay_memories import per_rank_memories
 from dp2ddp.transforms.hazards.scopes import (
     AUTOGRAD_FUNCTIONS,
@@ -166,6 +164,7 @@ class FlagHazards(MigrationTransform):
         self._inner_values: set[cst.CSTNode] = set()
         #: This module's top-level functions that pickle a parameter whole, once.
         self._own_picklers: dict[str, tuple[PickledParam, ...]] | None = None
+        self._undone_helds: set[str] | None = None
         self._module: cst.Module | None = None
 
     def visit_Module(self, node: cst.Module) -> bool:
@@ -319,6 +318,7 @@ class FlagHazards(MigrationTransform):
             if (
                 not isinstance(node, (cst.Name, cst.Attribute))
                 or self.code(node) not in self._wrapped
+                or self.code(node) in self._undone()  # held bare after (DP062; stop 59 v2-C)
             ):
                 continue
             parent = self.parent(node)
@@ -358,19 +358,13 @@ class FlagHazards(MigrationTransform):
             )
             return
 
-    def _imported_pickler(self, names: set[str]) -> tuple[PickledParam, ...]:
-        """Another module's function that pickles a parameter whole, by qualified name; a
-        relative one (`.ckpt.save_checkpoint`, as `from .ckpt import save_checkpoint`
-        spells it) by the program's names ending so. Where several do, which is called is
-        not known: the first one's parameters, none proved only pickled (DP070, not
-        `.module`)."""
-        picklers = self.state.facts.picklers
-        matched = told_matches(names, picklers)
-        if not matched:
-            return ()
-        if len(matched) > 1 and matched[0] not in names:
-            return tuple(replace(p, only=False) for p in picklers[matched[0]])
-        return picklers[matched[0]]
+    def _undone(self) -> set[str]:
+        """The wrapped names the program takes back out (`model = model.module`: DP062):
+        the bare module after it, so a save of the name pickles no wrapper."""
+        if self._undone_helds is None and self._module is not None:
+            found = undone_wraps(self._module, self.parent, self._is_wrap)
+            self._undone_helds = {undone.held for undone in found}
+        return self._undone_helds or set()
 
     def _proved_wrapper(self, node: cst.BaseExpression) -> bool:
         """`node` (a wrapped name) holds the wrapper where it is read: every binding of it
@@ -401,7 +395,7 @@ class FlagHazards(MigrationTransform):
                 )
             params = self._own_picklers.get(call.func.value, ())
         if not params and self.state.facts.pickling:
-            params = self._imported_pickler(self.qualified_names(call.func))
+            params = imported_pickler(self.qualified_names(call.func), self.state.facts.picklers)
         if not params:
             return
         for index, arg in enumerate(call.args):

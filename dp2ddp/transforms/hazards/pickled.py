@@ -13,11 +13,14 @@ the save: `.module` could fail there, so DP070 warns instead, as for containers
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 import libcst as cst
 
+from dp2ddp.facts import PickledParam
 from dp2ddp.transforms._support.nodes import code_of, nodes_of, target_names, unmoved, walk
+from dp2ddp.transforms._support.qualified import told_matches
 
 #: Calls that move a module and return it (`DataParallel(net).cuda()`).
 
@@ -200,3 +203,19 @@ def _binds(node: cst.CSTNode, held: str) -> bool:
     elif isinstance(node, cst.ImportStar):
         return True
     return any(held in target_names(target) for target in targets)
+
+
+def imported_pickler(
+    names: set[str], picklers: Mapping[str, tuple[PickledParam, ...]]
+) -> tuple[PickledParam, ...]:
+    """Another module's function that pickles a parameter whole, by qualified name; a
+    relative one (`.ckpt.save_checkpoint`, as `from .ckpt import save_checkpoint`
+    spells it) by the program's names ending so. Where several do, which is called is
+    not known: the first one's parameters, none proved only pickled (DP070, not
+    `.module`)."""
+    matched = told_matches(names, picklers)
+    if not matched:
+        return ()
+    if len(matched) > 1 and matched[0] not in names:
+        return tuple(replace(p, only=False) for p in picklers[matched[0]])
+    return picklers[matched[0]]
