@@ -545,9 +545,10 @@ def judge(
     )
     if floor is not None:  # step 1 within the measured float-order floor: said, not proved
         causes = [float_order_cause(floor)]
-    elif not equivalent and diverged is None and all(c.key in REPLACEABLE for c in causes):
+    elif not equivalent and diverged is None:  # after a cause a warning names, it is added
         apart = other_optimizer_cause(numerics, config.rtol, scripts.display)
-        causes = [apart] if apart is not None else causes
+        if apart is not None:
+            causes = [apart] if all(c.key in REPLACEABLE for c in causes) else [*causes, apart]
     to_end: dict[str, str] = {}
     distance: tuple[float, str] | None = None
     if config.to_end:  # reported whatever the step comparison found
