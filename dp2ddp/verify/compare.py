@@ -3,11 +3,24 @@
 The update of a parameter at step s is (after - before) around optimizer.step(). A step
 passes for a parameter when
 
-    rms(u_migrated - u_original) <= atol + rtol * rms(u_original) + 2 * eps(dtype) * rms(param)
+    rms(u_migrated - u_original) <= a + rtol * rms(u_original) + 2 * eps(dtype) * rms(param)
 
 The last term is the parameter's own rounding: an update is the difference of two stored
 floats, so it cannot be more exact than the parameter's last bit. RMS rather than the worst
 element: one element whose gradient is ~0 may flip sign under another summation order.
+The absolute term `a` is atol, but at most ATOL_SHARE of the step's largest update (rms,
+the original's): what training changed is compared relative to its own size. A fixed
+1e-8 passed every update of andy-yun/pytorch-0.4-yolov3@7928dc9, whose learning rate moves
+its weights by under 1e-8 a step (stop 58, v1): a migration that trained differently would
+have read EQUIVALENT.
+
+An update below RESOLUTION_UNITS units of its parameter's last place (rms) in both runs is
+below float resolution: the rounding term is then at least half of it, so a difference of
+half the update (a halved gradient) would pass as rounding. Such an update is judged on its
+gradients, which the optimizer received (`unresolved`: it passes where they agree at that
+step, fails where they differ); where no update of the compared steps was above resolution,
+nothing training changed was compared, and the verdict is "not comparable: updates below
+float resolution" (`below_resolution`), not EQUIVALENT.
 
 The gradients the optimizer received are compared too (`rms(g_m - g_o) <= rtol * rms(g_o)`).
 An adaptive optimizer (Adam and its kin, RMSprop, Adadelta, Adagrad: adaptive.py) divides by
@@ -65,6 +78,8 @@ class StepDiff:
     #: passed because SGD's update of a parameter whose gradients were zero up to rounding
     #: at every step so far differs by no more than SGD can make of that noise (`sgd_bound`)
     noise: bool = False
+    #: below float resolution in both runs (RESOLUTION_UNITS): judged on its gradients
+    unresolved: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,6 +132,17 @@ class Numerics:
     def noise(self) -> list[StepDiff]:
         """The updates that differ only as SGD moves gradients that are rounding noise."""
         return [d for d in self.diffs if d.noise]
+
+    @property
+    def unresolved(self) -> list[StepDiff]:
+        """The updates below float resolution in both runs (judged on their gradients)."""
+        return [d for d in self.diffs if d.unresolved]
+
+    @property
+    def below_resolution(self) -> bool:
+        """No update of the compared steps was above float resolution: training moved no
+        parameter by more than rounding, so the updates compared nothing."""
+        return bool(self.diffs) and all(d.unresolved for d in self.diffs)
 
     @property
     def passed(self) -> bool:
@@ -188,9 +214,11 @@ def compare_updates(
             else:
                 real.add(key)
                 noise_sum.pop(key, None)
+        absolute = step_atol(orig_t, index, atol)
         step_diffs = _step_diffs(
-            index + 1, orig_t, mig_t, index, names, shapes, rtol, atol, result.structure
+            index + 1, orig_t, mig_t, index, names, shapes, rtol, absolute, result.structure
         )
+        step_diffs = [_on_gradients(d, agree) if d.unresolved else d for d in step_diffs]
         own_step = ev_o.get("optimizer_step", index + 1)
         same_hyper = ev_o["hyper"] == ev_m["hyper"] and isinstance(own_step, int)
         bound = adaptive_bound(ev_o, own_step) if same_hyper else None
@@ -214,7 +242,7 @@ def compare_updates(
                 if not d.passed
                 and d.key in noise_sum
                 and _update_error(orig_t, mig_t, index, d.key)
-                <= atol
+                <= absolute
                 + peak * noise_sum[d.key]
                 + 2 * orig_t.eps.get(d.key, 0.0) * param_rms.get(d.key, 0.0)
                 else d
@@ -226,6 +254,29 @@ def compare_updates(
             result.first_diverging_step = index + 1
             result.scale = fit_scale(orig_t.updates[index], mig_t.updates[index])
     return result
+
+
+#: The absolute tolerance is at most this share of the step's largest update (rms): below it,
+#: an update's difference is float noise beside what the step changed, whatever its size.
+ATOL_SHARE = 1e-4
+#: An update whose rms is below this many units of its parameter's last place (eps(dtype) *
+#: rms(param)) in both runs is below float resolution: the rounding term (2 units) is at
+#: least half of it.
+RESOLUTION_UNITS = 4.0
+
+
+def step_atol(orig_t: Tensors, index: int, atol: float) -> float:
+    """atol, capped at ATOL_SHARE of the largest update (rms) of step index+1's original."""
+    largest = max((_rms_of(u) for u in orig_t.updates[index].values()), default=0.0)
+    return min(atol, ATOL_SHARE * largest)
+
+
+def _on_gradients(diff: StepDiff, agree: dict[str, bool]) -> StepDiff:
+    """An update below float resolution, judged on its gradients at that step (they agree
+    within rtol: passed; they differ: failed); kept as compared where none was recorded."""
+    if diff.key not in agree:
+        return diff
+    return dataclasses.replace(diff, passed=agree[diff.key])
 
 
 def sgd_bound(event: dict[str, Any], steps: int) -> float | None:
@@ -266,7 +317,8 @@ def rounding_note(numerics: Numerics) -> str | None:
     excused = numerics.rounding
     level = _level_note(numerics.rounding_level)
     moved = _noise_note(numerics.noise)
-    level = "; ".join(text for text in (level, moved) if text) or None
+    small = resolution_note(numerics)
+    level = "; ".join(text for text in (level, moved, small) if text) or None
     if not excused:
         return level
     params = sorted({d.name for d in excused})
@@ -281,6 +333,30 @@ def rounding_note(numerics: Numerics) -> str | None:
         "g / sqrt(v), Adadelta's, Adagrad's) turns float rounding in near-zero gradients "
         "into update differences up to the step bound, so these were judged on their gradients"
     ) + (f"; {level}" if level else "")
+
+
+def resolution_note(numerics: Numerics) -> str | None:
+    """The updates below float resolution (RESOLUTION_UNITS), judged on their gradients; or,
+    where no update was above it, why the runs are not comparable."""
+    small = [d for d in numerics.unresolved if d.passed]
+    if not small:
+        return None
+    params = sorted({d.name for d in small})
+    shown = ", ".join(params[:3]) + (f" and {len(params) - 3} more" if len(params) > 3 else "")
+    units = f"{RESOLUTION_UNITS:g} units of their last place"
+    if numerics.below_resolution:
+        return (
+            f"not comparable: updates below float resolution: every update of the "
+            f"{numerics.steps_compared} compared steps ({shown}) moved its parameter by under "
+            f"{units} (rms) in both runs, where rounding alone makes differences of half "
+            "the update: the learning rate is too small for the updates to tell a right "
+            "migration from a wrong one (their gradients agreed). Verify with a larger "
+            "learning rate (or more --steps past a warm-up)"
+        )
+    return (
+        f"the updates of {shown} were below float resolution (under {units}, rms) in "
+        "both runs: judged on their gradients, which agreed"
+    )
 
 
 def _noise_note(moved: list[StepDiff]) -> str | None:
@@ -416,12 +492,14 @@ def _step_diffs(
         size = len(u_o.values)
         err = _rms(arrays.distance(u_o.values, u_m.values), size)
         ref = _rms(arrays.norm(u_o.values), size)
-        tol = atol + rtol * ref + 2 * orig_t.eps.get(key, 0.0) * param_rms.get(key, 0.0)
+        unit = orig_t.eps.get(key, 0.0) * param_rms.get(key, 0.0)  # the last place (rms)
+        tol = atol + rtol * ref + 2 * unit
         rel = err / ref if ref > 0 else (0.0 if err == 0 else math.inf)
         max_abs = arrays.max_abs_diff(u_o.values, u_m.values)
+        below = max(ref, _rms(arrays.norm(u_m.values), size)) < RESOLUTION_UNITS * unit
         diffs.append(
             StepDiff(step, key, names.get(key, key), tuple(shapes.get(key, u_o.shape)),
-                     rel, max_abs, err <= tol)
+                     rel, max_abs, err <= tol, unresolved=below)
         )  # fmt: skip
     return diffs
 

@@ -391,6 +391,27 @@ def migrate_copy(
     return MigratedProject(root, copy, copied_entry, code, files, warnings, copied)
 
 
+def original_warnings(entry: Path, options: MigrateOptions) -> tuple[str, ...]:
+    """The warnings `dp2ddp migrate ENTRY` gives, for `verify ORIGINAL MIGRATED` as for
+    `verify ORIGINAL`: the causes verify names from them (a wrap undone before training,
+    DP062; a masked mean, DP043) are about the original's code, whoever migrated it. Only
+    verify's own migration read them before, and luodhhh/ModernTCN@56a9a2c given as
+    ORIGINAL MIGRATED read "no known cause" (stop 58). Migrated in memory, as `migrate
+    --diff` does (nothing written); () where the original does not migrate."""
+    from dp2ddp.program.folder import plan_paths
+
+    try:
+        plan = plan_paths([str(entry)], (), options, jobs=1)
+    except (InputError, OSError, SyntaxError, ValueError, RecursionError):
+        return ()
+    return tuple(
+        d.format(o.path)
+        for o in fold_unreached(silence(plan.outcomes, options.ignore))
+        if o.result
+        for d in o.result.diagnostics
+    )
+
+
 def _not_migrated(
     entry: Path, outcomes: Sequence[FileOutcome], as_users: Callable[[str], str]
 ) -> str:

@@ -135,13 +135,16 @@ def unsplit_batches(warnings: tuple[str, ...], detail: str) -> Cause | None:
 #: after the wrap, mutated in forward, renormalised per rank.
 #: DP023 and DP096 together: a gradient penalty through a wrap with static_graph=True, whose
 #: ranks drift apart from the first step (SaoYan/GenerativeSkinLesion@d0df9c0's critic: verify
-#: said "dp2ddp migrate named no place where they go apart", stop 54 v3-C).
+#: said "dp2ddp migrate named no place where they go apart", stop 54 v3-C). DP062: the wrap
+#: undone before training, each rank trains its own copy (vansky/neural-complexity@3c057f8,
+#: stop 58 v2-D: "named no place" beside it).
 APART_CODES = (
     "DP007",
     "DP022",
     "DP023",
     "DP039",
     "DP042",
+    "DP062",
     "DP068",
     "DP075",
     "DP089",
@@ -185,6 +188,21 @@ def ranks_apart(
             f"DDP ranks hold different parameters, as dp2ddp migrate warned ({codes})",
             f"{detail}. The migration said where the ranks' parameters can go apart: {shown}",
             "Do what the warning at that line says (docs/warnings.md), then verify again.",
+        )
+    placed = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] not in _NOT_CAUSES]
+    if placed:  # none of them says how ranks go apart; each is a place migrate left unproved
+        shown = "; ".join(f"{m[1]}:{m[2]} {m[3]} {_short(m[4])}" for m in placed[:3])
+        shown += f"; and {len(placed) - 3} more" if len(placed) > 3 else ""
+        return Cause(
+            "ranks_out_of_sync",
+            "DDP ranks hold different parameters",
+            f"{detail}; no warning of dp2ddp migrate says how they go apart, and it warned "
+            f"at: {shown}",
+            "Look at those lines first, then for what changes parameters outside the DDP "
+            "wrapper's forward and the optimizer's step: a forward run through `.module` or "
+            "on the bare model, parameters set or re-initialised by hand after the wrap "
+            "(then ddp_broadcast_module(model)), a second optimizer over parameters DDP does "
+            "not hold.",
         )
     return Cause(
         "ranks_out_of_sync",

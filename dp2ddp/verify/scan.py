@@ -187,6 +187,32 @@ def scan(source: str) -> list[Finding]:
     return scanner.findings
 
 
+def wrap_dims(source: str) -> frozenset[int]:
+    """The `dim` of each `DataParallel(...)` call in `source` as written (0 where it is not
+    given; -1 where it is no int literal). A wrap the run does not reach (under a GPU count
+    false on CPU) leaves the original's recorder no DataParallel to read its dim from:
+    vansky/neural-complexity@3c057f8 wraps `nn.DataParallel(model, dim=1)` only with
+    several GPUs, and verify counted its time-major batch's rows as samples, "each rank fed
+    the original's whole batch" (stop 58, v2-D). Empty for a file that does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    dims = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _dotted(node.func).split(".")[-1] != "DataParallel":
+            continue
+        given = [k.value for k in node.keywords if k.arg == "dim"]
+        value = given[0] if given else node.args[3] if len(node.args) > 3 else None
+        if value is None:
+            dims.add(0)
+        elif isinstance(value, ast.Constant) and type(value.value) is int:
+            dims.add(value.value)
+        else:
+            dims.add(-1)
+    return frozenset(dims)
+
+
 def lines(findings: list[Finding], kind: str, limit: int = 3) -> str:
     """'line 12 (nn.Dropout), line 30 (F.dropout)' for the findings of one kind."""
     hits = [f for f in findings if f.kind == kind]

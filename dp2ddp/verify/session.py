@@ -230,10 +230,16 @@ def _given_migration(
     """MIGRATED as given, to run in its own copy of the working folder (copy_run_folder):
     the script too where it lies in that folder, so that `__file__`-relative paths are the
     copy's; where no copy can be made, both run in the folder, one after the other."""
-    from dp2ddp.verify.project import ProjectError, copy_run_folder  # only needed here
+    from dp2ddp.verify.project import ProjectError, copy_run_folder, original_warnings
 
     given = Scripts(
-        config.original, migrated, migrated, str(migrated), original_source, _read(migrated)
+        config.original,
+        migrated,
+        migrated,
+        str(migrated),
+        original_source,
+        _read(migrated),
+        warnings=original_warnings(config.original, config.migrate_options),
     )
     cwd = (config.cwd or Path.cwd()).resolve()
     try:
@@ -480,7 +486,8 @@ def judge(
             f"the original made {len(original.events)} optimizer steps, the migration "
             f"{len(ranks[0].events)} (a script ended before --steps {config.steps})"
         )
-    sharding = check_sharding(original, ranks, numerics.steps_compared)
+    written = scan.wrap_dims(scripts.original_source)  # a wrap the run did not build
+    sharding = check_sharding(original, ranks, numerics.steps_compared, written)
     in_sync, sync_detail = rank_sync(ranks, numerics.steps_compared)
     datasets_differ = dataset_mismatch(ranks)
     reached = Reached(original)  # causes from code: only code the original ran (reach.py)
@@ -538,9 +545,10 @@ def judge(
     )
     if floor is not None:  # step 1 within the measured float-order floor: said, not proved
         causes = [float_order_cause(floor)]
-    elif not equivalent and diverged is None and all(c.key in REPLACEABLE for c in causes):
+    elif not equivalent and diverged is None:  # after a cause a warning names, it is added
         apart = other_optimizer_cause(numerics, config.rtol, scripts.display)
-        causes = [apart] if apart is not None else causes
+        if apart is not None:
+            causes = [apart] if all(c.key in REPLACEABLE for c in causes) else [*causes, apart]
     to_end: dict[str, str] = {}
     distance: tuple[float, str] | None = None
     if config.to_end:  # reported whatever the step comparison found
@@ -564,6 +572,8 @@ def judge(
     if diverged is not None and diverged.comparable_failure:
         verdict, code = NOT_COMPARABLE, EXIT_FAILED
     elif equivalent and sharding.status == UNRECORDED:  # the updates agree, the data unseen
+        verdict, code = NOT_COMPARABLE, EXIT_FAILED
+    elif equivalent and numerics.below_resolution:  # no update above rounding: compare.py
         verdict, code = NOT_COMPARABLE, EXIT_FAILED
     elif equivalent:
         verdict, code = EQUIVALENT, EXIT_EQUIVALENT

@@ -195,11 +195,15 @@ def loader_dim(records: list[RankRecord], steps: int, dim: int) -> int:
     return dim if found == 1 and not kept else found
 
 
-def scatter_dim(original: RankRecord) -> int:
+def scatter_dim(original: RankRecord, written: frozenset[int] = frozenset()) -> int:
     """The dim along which the original's DataParallel split its batches: 1 when every
-    DataParallel wrap of the original says dim=1 (a sequence-first model), else 0."""
+    DataParallel wrap of the original says dim=1 (a sequence-first model), else 0. Where the
+    run built no DataParallel (a wrap under a GPU count, false on CPU), the dims `written`
+    in the original's text (scan.wrap_dims) say it."""
     wrappers = [w for w in original.data.get("wrappers", []) if w.get("class") == "DataParallel"]
-    return 1 if wrappers and all(w.get("dim") == 1 for w in wrappers) else 0
+    if not wrappers:
+        return 1 if written == {1} else 0
+    return 1 if all(w.get("dim") == 1 for w in wrappers) else 0
 
 
 def _inputs(
@@ -246,13 +250,18 @@ def sources(
     return models, False
 
 
-def check_sharding(original: RankRecord, ranks: list[RankRecord], steps: int) -> Sharding:
+def check_sharding(
+    original: RankRecord,
+    ranks: list[RankRecord],
+    steps: int,
+    written: frozenset[int] = frozenset(),
+) -> Sharding:
     # The samples are the indices along the original DataParallel's dim in the model
     # inputs, and along the loader's batch size in the DataLoader batches (loader_dim; the
     # wrap's dim where not told): a time-major loader's rows are time steps, which every
     # rank's shard has (fresh6 class V10: "ranks overlap" on a right migration), and so are
     # the columns of a batch-major one the program transposes (longterm@c62d11e, v1-D).
-    dim = scatter_dim(original)
+    dim = scatter_dim(original, written)
     at = loader_dim([original, *ranks], steps, dim)  # the loaded batches' samples
     models, filtered = sources(original, ranks, steps, dim, at)
     result = Sharding(source="DataLoader batches" if models == [LOADER] else "model inputs")
