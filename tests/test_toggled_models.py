@@ -121,3 +121,30 @@ def main():
     wrapped = nn.DataParallel(netD)
 """
     assert _spared(("train", train), ("models", models))["train"] == set()
+
+
+def test_a_submodule_reached_through_a_package_binding_nothing() -> None:
+    """`model.apply(utils.helpers.init)` where `utils/__init__.py` is empty: the package
+    binds no name at all, so the walk of `utils.helpers` finds nothing there (the base
+    raised KeyError: hzxie/Pix2Vox@0596d5e's `encoder.apply(utils.network_utils.init_weights)`)."""
+    train = """
+import torch.nn as nn
+import utils.helpers
+
+
+def main():
+    net = nn.Linear(2, 2)
+    frozen = nn.Linear(2, 2)
+    for p in frozen.parameters():
+        p.requires_grad = False
+    net.apply(utils.helpers.init)
+    wrapped = nn.DataParallel(net)
+"""
+    helpers = """
+def init(layer):
+    return layer
+"""
+    modules = [("train", train, False), ("utils", "", True), ("utils.helpers", helpers, False)]
+    parsed = [(n, lambda s=s: ast.parse(textwrap.dedent(s)), p, s) for n, s, p in modules]
+    found = untouched(parsed, ["train.py", "utils/__init__.py", "utils/helpers.py"])
+    assert [index for index, _ in found] == [0, 1, 2]

@@ -374,10 +374,11 @@ class ToggledModels:
             return frozenset()
         if isinstance(value, _Imported):
             named = self._program_name(value.name)
-            if (
-                named is not None
-                and named[1] in self.module(named[0]).binds[id(self.module(named[0]).tree)]
-            ):
+            # A package whose __init__.py binds nothing has no entry (hzxie/Pix2Vox@0596d5e:
+            # `encoder.apply(utils.network_utils.init_weights)` with an empty utils/__init__.py).
+            tree = None if named is None else self.module(named[0]).tree
+            top = {} if named is None else self.module(named[0]).binds.get(id(tree), {})
+            if named is not None and named[1] in top:
                 return self._name(named[0], self.module(named[0]).tree, named[1])
             return frozenset({(-1, value.name)})  # one object under one name everywhere
         if value is None:

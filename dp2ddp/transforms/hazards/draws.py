@@ -33,6 +33,7 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
+from dp2ddp.transforms._support.names import INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, parsed_or_none, walk
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
@@ -151,6 +152,21 @@ def none_guard(
                         return (index if index < len(positional) else -1, param.name.value)
         current = above
     return None
+
+
+def fresh_fill(call: cst.Call) -> bool:
+    """Whether `call` fills a tensor it has just built from the global generator
+    (`torch.FloatTensor(B, 3, 1).uniform_(lo, hi)`, `x.new(n).normal_()`): a draw no
+    qualified name shows. Only a receiver built by a call in the same expression counts: a
+    fill of a held tensor (`m.weight.data.normal_(0, 0.01)`) is an initialisation, which
+    analysis/reinit.py reads (mlvlab/PointWOLF@7011bac's `translate_pointcloud_batch`)."""
+    func = call.func
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in INPLACE_RANDOM_FILLS
+        and isinstance(func.value, cst.Call)
+        and not _own_generator(call)
+    )
 
 
 def _own_generator(call: cst.Call) -> bool:
@@ -460,6 +476,8 @@ class HelperDraws:
                 found = Draw(
                     name, code_of(node.func), self._position(node)[0], stream=stream_of(names)
                 )
+            elif fresh_fill(node):
+                found = Draw(name, code_of(node.func), self._position(node)[0], stream="torch")
             elif built := self._generator_draw(node):
                 found = Draw(
                     name,
@@ -554,6 +572,7 @@ _DRAW_WORDS = (
     "_split(",
     "shuffle(",
     "resample(",
+    *(f"{fill}(" for fill in sorted(INPLACE_RANDOM_FILLS)),
 )
 
 
@@ -602,7 +621,7 @@ def _may_draw(source: str) -> bool:
         tree = parse_python(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
-    names = set(_DRAW_TAILS | GENERATOR_DRAWS)
+    names = set(_DRAW_TAILS | GENERATOR_DRAWS | INPLACE_RANDOM_FILLS)
     for node in ast_nodes.listed(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update(
