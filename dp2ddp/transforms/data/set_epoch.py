@@ -123,7 +123,15 @@ class LoaderSetEpoch(LoaderBatchSize):
                 )
             )
         ]
-        if len(sites) < 2:
+        # a call passing a literal False (`shuffle=False`: OpenNRE's and this repository's
+        # evaluation calls) tells an evaluation call apart; a generator yields batches, whose
+        # passes over its own loader are its own (batches_generator_own_loader)
+        evaluated = any(
+            isinstance(arg.value, cst.Name) and arg.value.value == "False"
+            for site in sites
+            for arg in site.args
+        )
+        if len(sites) < 2 or not evaluated or any(isinstance(n, cst.Yield) for n in walk(builder)):
             return
         lines = ", ".join(str(self.input_position(site)[0]) for site in sites)
         self.warn(
