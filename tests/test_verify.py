@@ -38,6 +38,10 @@ pytestmark = pytest.mark.e2e
 CASES = Path(__file__).parent / "verify_cases"
 ORIGINAL = CASES / "mlp_dp.py"
 
+#: Stop 59 v1-A's program (tests/program_fixtures): a loss object of a library module divides
+#: its mean by the size of the output a caller hands it.
+HANDED_LOSS = Path(__file__).parent / "program_fixtures" / "size_mean_in_handed_loss_object"
+
 #: Originals the shared run writes into its folder (not in verify_cases: they fail on purpose).
 WRITTEN = {
     "crash_dp.py": "import torch\n\nraise ValueError('bad data path')\n",
@@ -120,6 +124,12 @@ PAIRS: dict[str, Pair] = {
     ),
     "instance_norm_frozen_batchnorm": _pair(
         INSTANCE_NORM, "instance_norm_running_stats_dp.py", steps=3, freeze_batchnorm=True
+    ),
+    # stop 59 v1-A: migrated by verify, which must name the migration's DP126 as the cause
+    "size_mean_handed_loss": Pair(
+        "test_a_loss_object_dividing_by_a_handed_batch_size_is_said",
+        HANDED_LOSS / "input" / "train.py",
+        options={"steps": 3},
     ),
 }
 
@@ -459,3 +469,15 @@ def test_instance_norm_running_statistics_are_replica_zeros(shared: dict[str, Sh
         assert report.causes == ()
     notes = "\n".join(report_of(shared, "instance_norm_replicas").notes)
     assert "training forwards of its model chunk by chunk, as DataParallel's 2 replicas" in notes
+
+
+def test_a_loss_object_dividing_by_a_handed_batch_size_is_said(shared: dict[str, Shared]) -> None:
+    """FDU-VTS/crowd-count@3022ad0 (stop 59, v1-A): `AVGLoss.__call__` divides the batch's
+    mean by `2 * len(output)`, the output the training function of another module hands it:
+    under DDP this rank's share, every gradient WORLD_SIZE times DataParallel's. The base
+    migrated it without a word, and verify could only guess "a loss or learning rate
+    multiplied by WORLD_SIZE"; now the migration says DP126 and verify names it."""
+    report = report_of(shared, "size_mean_handed_loss")
+    assert report.exit_code != 0
+    assert _causes(report)[0] == "size_mean_divisor", report.causes
+    assert "losses.py:16 DP126" in report.causes[0].detail, report.causes[0].detail

@@ -272,6 +272,22 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "all of them on every rank before the table is read again, or accept a table per "
         "rank.",
     ),
+    "DP029": (
+        "a loader of a factory called several times, no loop over it followed",
+        "A DataLoader is built in a function or method the program calls at several places "
+        "(one builder for the training, validation and test loaders: adntjr4/"
+        "denoising_practice@b53363d `_set_dataloader(self.train_cfg, ...)`, "
+        "`(self.val_cfg, batch_size=1, shuffle=False, ...)`, stop 59) and dp2ddp followed "
+        "no loop over what it returns (kept in a dict on `self`, iterated in a subclass of "
+        "another module), so it could not tell the training calls from the evaluation ones "
+        "and shards the loaders of every call. Where a call's loaders are evaluated, each "
+        "rank goes through its own share: the validation figures are this rank's (rank 0 "
+        "printed 20.63 dB for the original's 20.68), and files named by the loop's position "
+        "(`0000_DN.png`) are written by every rank for different samples over each other. "
+        "Build the evaluation loaders whole (no DistributedSampler, the original batch "
+        "size) where the builder is called for them, or sum the figures over the ranks "
+        "(`dist.all_reduce`) and name the files by the sample's index.",
+    ),
     "DP030": (
         "running figure printed from this rank's shard",
         "A sum or count accumulated over the batches of a sharded loop is printed while the "

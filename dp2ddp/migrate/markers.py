@@ -47,6 +47,7 @@ MARKED = frozenset(
         "DP026",
         "DP027",
         "DP028",
+        "DP029",
         "DP030",
         "DP031",
         "DP035",

@@ -19,6 +19,7 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_function,
     inside,
     is_simple,
+    module_of,
     name_of,
     walk,
 )
@@ -94,7 +95,53 @@ class LoaderSetEpoch(LoaderBatchSize):
             )
         for node, detail in failures:
             self.warn(node, "DP011", f"{detail}; {advances}")
+        if not loader.loops and not found:
+            self._warn_unfollowed_builder(loader)
         return not failures
+
+    def _warn_unfollowed_builder(self, loader: Loader) -> None:
+        """DP029: no loop over the loader was followed and its builder is called at several
+        places of this module (`self._set_dataloader(self.train_cfg, ...)` and
+        `(self.val_cfg, shuffle=False, ...)`): every call's loaders are sharded as training
+        loaders, an evaluation call's too, whose figures and files are then this rank's.
+        Classified calls (data/factory_sites.py) never get here: their loops were found."""
+        builder = enclosing_function(loader.call, self)
+        if builder is None:
+            return
+        name = builder.name.value
+        sites = [
+            call
+            for call in walk(module_of(builder, self))
+            if isinstance(call, cst.Call)
+            and (
+                (isinstance(call.func, cst.Name) and call.func.value == name)
+                or (
+                    isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value == name
+                    and isinstance(call.func.value, cst.Name)
+                    and call.func.value.value in ("self", "cls")
+                )
+            )
+        ]
+        # a call passing a literal False (`shuffle=False`: OpenNRE's and this repository's
+        # evaluation calls) tells an evaluation call apart; a generator yields batches, whose
+        # passes over its own loader are its own (batches_generator_own_loader)
+        evaluated = any(
+            isinstance(arg.value, cst.Name) and arg.value.value == "False"
+            for site in sites
+            for arg in site.args
+        )
+        if len(sites) < 2 or not evaluated or any(isinstance(n, cst.Yield) for n in walk(builder)):
+            return
+        lines = ", ".join(str(self.input_position(site)[0]) for site in sites)
+        self.warn(
+            loader.call,
+            "DP029",
+            f"{name}() builds this loader at {len(sites)} calls (lines {lines}) and no loop "
+            "over what it returns was followed: the loaders of every call are sharded as "
+            "training loaders; where a call's are evaluated, each rank goes through its own "
+            "share, and its figures and the files it names by position are this rank's",
+        )
 
     def _plan_handed_epochs(
         self, loader: Loader, failures: list[tuple[cst.CSTNode, str]]

@@ -22,6 +22,13 @@ rank's batch.
   wrapped model's output: under DDP both are this rank's share of DataParallel's batch (the
   data pass shards a training loader; a batch kept whole is cut at the model's call).
 
+`N` may also be the size of a parameter of the function the division is in (not its
+`self`): FDU-VTS/crowd-count@3022ad0 crowdcount/utils/loss.py (stop 59, v1-A), `AVGLoss.
+__call__(self, output, ground_truth)` returns `loss / (2 * batch)` with `batch =
+len(output)`, the object handed to the training function of another module that calls it
+with the wrapped model's output: the printed loss doubled under torchrun and no warning said
+why. The callers are not followed, so that is said (DP126), never rewritten.
+
 Rewritten where every rank reaches the division as often (count_means' proof): `N` becomes
 `ddp_global_count(N)` (templates/helpers/global_count.py.j2), the ranks' sizes summed, the
 global batch's: each rank's loss is its share's mean over the whole batch's size and DDP's
@@ -40,7 +47,7 @@ from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.names import DATALOADER
-from dp2ddp.transforms._support.nodes import nodes_of
+from dp2ddp.transforms._support.nodes import method_class, nodes_of
 from dp2ddp.transforms.analysis.held_objects import held
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven
 from dp2ddp.transforms.hazards.masked_means import _MEAN_CLASSES
@@ -92,6 +99,9 @@ class SizeMeans:
         self._module = module
         self._given: BatchGiven | None = None
         self._built: frozenset[int] | None = None
+        #: The parameters the size under check comes from (`_share`): a caller's value.
+        self._handed: list[str] = []
+        self._function: cst.FunctionDef | None = None
 
     def check(
         self,
@@ -106,6 +116,7 @@ class SizeMeans:
         a size of this rank's batch; one reaching the loss is rewritten where every rank
         reaches it as often (`owner.totals`), else said (DP126)."""
         numerator, count = parts
+        self._handed, self._function = [], function
         if not (self._size(count, assigned, 0) and self._mean(numerator, assigned, 0)):
             return False
         if not owner._reaches(node, reaching) or under_grad_off(
@@ -113,6 +124,17 @@ class SizeMeans:
         ):
             return True
         division, shown = self.t.code(node).strip().splitlines()[0][:80], self.t.code(count)
+        if self._handed:
+            self.t.warn(
+                count,
+                "DP126",
+                f"{division}: a mean over the batch divided by {shown}, the size of "
+                f"`{self._handed[0]}`, which a caller hands in: where a caller hands this "
+                "rank's share (the wrapped model's output, a batch of a sharded loader), each "
+                "gradient is WORLD_SIZE times DataParallel's. Not rewritten: the callers were "
+                "not followed",
+            )
+            return True
         if owner._unreached(node, function) is None:
             owner.totals.add(node)
             self.t.state.helpers.add("global_count")
@@ -188,6 +210,12 @@ class SizeMeans:
         if isinstance(node, cst.Name):
             bound = assigned.get(node.value, [])
             return bool(bound) and all(self._size(v, assigned, depth + 1) for v in bound)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+            # `2 * batch`: a constant factor keeps the size this rank's share
+            return any(
+                isinstance(a, (cst.Integer, cst.Float)) and self._size(b, assigned, depth + 1)
+                for a, b in ((node.left, node.right), (node.right, node.left))
+            )
         if isinstance(node, cst.Subscript) and len(node.slice) == 1:
             index = node.slice[0].slice
             value = node.value
@@ -220,15 +248,36 @@ class SizeMeans:
                 return self._size(node.func.value, assigned, depth + 1)
         return False
 
+    def _own_parameter(self, node: cst.CSTNode) -> bool:
+        """`node` is a parameter of the function the division is in, not its `self`: what
+        a caller of that function hands in."""
+        function = self._function
+        if function is None or not isinstance(node, cst.Param):
+            return False
+        params = [*function.params.posonly_params, *function.params.params]
+        params += [*function.params.kwonly_params]
+        if method_class(function, self.t) is not None and params and params[0] is node:
+            return False
+        return any(p is node for p in params)
+
     def _share(self, value: cst.BaseExpression) -> bool:
         """`value` comes only from an element of a DataLoader's iteration or from the wrapped
-        model's output: this rank's share of DataParallel's batch under DDP."""
+        model's output: this rank's share of DataParallel's batch under DDP. A parameter no
+        call of the module passes (a loss object's `__call__(self, output, target)` handed
+        the model's output in another module) may be that share: kept in `_handed`, said."""
         if self._given is None:
             self._given = BatchGiven(view(self._module), self.t.qualified_names)
         given = self._given
         found = False
+        handed: list[str] = []
         for origin in origins(given.flow, value, given._given):
             if origin.selects or origin.kind == "constant":
+                continue
+            if origin.kind == "parameter" and isinstance(origin.node, (cst.Param, cst.Name)):
+                if not self._own_parameter(origin.node):  # the object's state, or a closure's
+                    return False
+                assert isinstance(origin.node, cst.Param)
+                handed.append(origin.node.name.value)
                 continue
             if origin.kind != "call" or not isinstance(origin.node, cst.Call):
                 return False
@@ -237,6 +286,9 @@ class SizeMeans:
                 found = True
                 continue
             return False
+        if handed:  # a caller's value among the sources: not proved, said
+            self._handed.extend(handed)
+            return True
         return found
 
 

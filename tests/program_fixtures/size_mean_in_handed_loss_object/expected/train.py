@@ -1,0 +1,15 @@
+import torch
+import torch.nn as nn
+from torch.utils.data import TensorDataset
+
+from _dp2ddp import ddp_print, ddp_setup
+from engine import fit
+from losses import HalvedMeanLoss
+
+ddp_setup()
+
+
+torch.manual_seed(0)
+data = TensorDataset(torch.randn(16, 6), torch.randn(16, 1))
+model = fit(nn.Linear(6, 1), data, HalvedMeanLoss())
+ddp_print("weights %.4f" % model.module.weight.pow(2).sum().item())
