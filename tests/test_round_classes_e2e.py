@@ -1305,6 +1305,13 @@ Stop 58 (helper s2), round 10's v1-C (Debatrix/AquulaCam@28b2f97 util.py's LoadC
   states in a list filled by appends, one per column chunk, a dim=1 wrap: each appended state
   split along dim 1 where it is appended, the original's weights (before: the empty list was
   split, the states kept the global width, the first step raised on both ranks).
+
+Stop 59 (helper v3), round 12:
+- model_wrap_s59_v3_guarded_unwrap_pairs_wrap (v3-A, G-U-N/PyCIL@87cc411): a learner wraps
+  its network under a GPU-count guard for one task and unwraps it under the same guard
+  after; between tasks it calls the network's own methods. Both guards go, the calls stay
+  bare: the original's weights (before: `self.net.module.copy()` after the unwrap,
+  AttributeError on both ranks after the first task).
 """
 
 from __future__ import annotations
@@ -1907,6 +1914,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 58 v2-B: the original's weights (the base split the empty list of hidden states:
     # "Expected hidden size (1, 1, 8), got [1, 2, 8]" at the first step, both ranks)
     "batches_appended_hidden_states": ("final [-1.340227, 2.494229",),
+    # stop 59 v3-A: the original's weights (the base: AttributeError at `self.net.module`)
+    "model_wrap_s59_v3_guarded_unwrap_pairs_wrap": ("weights -2.0944", "old -2.2223"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
