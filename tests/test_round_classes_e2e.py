@@ -1332,6 +1332,12 @@ Stop 59 (helper s2):
 - model_wrap_s59_s2_batch_scaled_by_device_count (found on tomodrgn after the above): a
   GPU-count guard's `args.batch_size *= torch.cuda.device_count()` stays under the guard with
   its messages: the original's steps (before: run always, batch 0 on CPU, one sample a step).
+Stop 59 (helper v3), round 12:
+- model_wrap_s59_v3_guarded_unwrap_pairs_wrap (v3-A, G-U-N/PyCIL@87cc411): a learner wraps
+  its network under a GPU-count guard for one task and unwraps it under the same guard
+  after; between tasks it calls the network's own methods. Both guards go, the calls stay
+  bare: the original's weights (before: `self.net.module.copy()` after the unwrap,
+  AttributeError on both ranks after the first task).
 """
 
 from __future__ import annotations
@@ -1965,6 +1971,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 59 s2 (tomodrgn's guard): the original's steps and weights (the base scaled the
     # batch by device_count() always: 0 on CPU, one sample a step, `steps 16`)
     "model_wrap_s59_s2_batch_scaled_by_device_count": ("steps 4", "weights 0.0870"),
+    # stop 59 v3-A: the original's weights (the base: AttributeError at `self.net.module`)
+    "model_wrap_s59_v3_guarded_unwrap_pairs_wrap": ("weights -2.0944", "old -2.2223"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

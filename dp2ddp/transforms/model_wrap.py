@@ -48,7 +48,6 @@ from dp2ddp.transforms._support.nodes import (
     unmoved,
     wrap_target,
 )
-from dp2ddp.transforms.analysis.device_lists import device_list_reads
 from dp2ddp.transforms.analysis.device_terms import (
     counts_devices,
     drop_device_terms,
@@ -292,7 +291,7 @@ class WrapModelInDDP(MigrationTransform):
     def _check_device_list(self, call: cst.Call) -> None:
         """DP045: `device_ids=self.gpus`, a list the caller gives, still read elsewhere
         (`len(self.gpus)`, `self.gpus[0]`): analysis/device_lists.py."""
-        found = device_list_reads(call, self._is_dp_call, self)
+        found = self._own_calls.device_list_reads(call)
         if found is None:
             return
         spelled, reads = found
@@ -467,6 +466,7 @@ class WrapModelInDDP(MigrationTransform):
         if isinstance(self.parent(original_node), cst.If):
             return updated_node  # an elif: judged with the head of its chain
         unwrapped = self._branches.unwrap_branch(original_node, updated_node)
+        unwrapped = unwrapped or self._own_calls.unguard(original_node, updated_node)
         if unwrapped is not None:
             return unwrapped
         test = self.code(original_node.test)

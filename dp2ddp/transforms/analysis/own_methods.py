@@ -31,6 +31,7 @@ import libcst as cst
 from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import NO_GRAD, walk
 from dp2ddp.transforms.analysis.bare_modules import empty_classes
+from dp2ddp.transforms.analysis.device_lists import device_list_reads
 from dp2ddp.transforms.analysis.device_terms import drop_device_terms, is_device_term
 from dp2ddp.transforms.analysis.layer_methods import held_runs, layer_methods, quiet_through_held
 
@@ -74,6 +75,53 @@ def guard_wrapped_names(
                 if any(is_wrap(n) for n in walk(assign.value)):
                     names.add(code(assign.targets[0].target))
     return frozenset(names)
+
+
+def guard_unwraps(
+    module: cst.Module, wrapped: frozenset[str], code: Callable[[cst.CSTNode], str]
+) -> Iterator[tuple[cst.If, frozenset[str]]]:
+    """Each `if <device terms only>: T = T.module` (no else, nothing else in its body) with
+    T in `wrapped` (guard_wrapped_names), and the names it unwraps.
+
+    The guard pairs the wrap's: the original wrapped and unwrapped T together, so wherever
+    the guard was false T was never wrapped, and after the unwrap it was bare on every path
+    (G-U-N/PyCIL@87cc411, stop 59 v3-A: each learner's `incremental_train` wraps
+    `self._network` under `if len(self._multiple_gpus) > 1:` and takes the wrapper off under
+    the same test after training; `after_task` then calls `self._network.copy()`). The wrap
+    pass drops the wrap's guard, so it drops this one too (every process unwraps, as every
+    process wrapped), and T's own methods are then called on the bare model as the
+    original called them: not rewritten through `.module`."""
+    for node in walk(module):
+        if not isinstance(node, cst.If) or node.orelse is not None:
+            continue
+        if not isinstance(node.body, cst.IndentedBlock) or not node.body.body:
+            continue
+        test = code(node.test)
+        if not is_device_term(test) or drop_device_terms(node.test, []) is not True:
+            continue
+        names: set[str] = set()
+        for stmt in node.body.body:
+            name = _unwrap_of(stmt, code)
+            if name is None or name not in wrapped:
+                break
+            names.add(name)
+        else:
+            yield node, frozenset(names)
+
+
+def _unwrap_of(stmt: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> str | None:
+    """`T = T.module` -> "T" (as written); anything else -> None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    assign = stmt.body[0]
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    value = assign.value
+    target = code(assign.targets[0].target)
+    if isinstance(value, cst.Attribute) and value.attr.value == "module":
+        if code(value.value) == target:
+            return target
+    return None
 
 
 def own_method_calls(
@@ -124,10 +172,15 @@ class OwnMethodCalls:
         self.t = t
         self._is_wrap = is_wrap
         self._unwrapped: set[cst.Call] = set()
+        #: The `if <device guard>: T = T.module` statements that go (guard_unwraps), by id.
+        self._unwrap_guards: set[int] = set()
 
     def plan(self, module: cst.Module) -> None:
         t = self.t
         names = guard_wrapped_names(module, self._is_wrap, t.code)
+        for guard, unwrapped in guard_unwraps(module, names, t.code):
+            self._unwrap_guards.add(id(guard))
+            names -= unwrapped  # bare again after the unwrap, as in the original
         if not names:
             return
         methods = model_methods(t)
@@ -152,6 +205,43 @@ class OwnMethodCalls:
                 f"{held}.{method}() called on {held}.module: the original reached it unwrapped "
                 "(its wrap was under a device guard), and the wrapper has no such method",
             )
+
+    def unguard(
+        self, original: cst.If, updated: cst.If
+    ) -> cst.FlattenSentinel[cst.BaseStatement] | None:
+        """`if <device guard>: T = T.module` -> `T = T.module`: the guard of the wrap it
+        pairs is gone, so every process unwraps (guard_unwraps)."""
+        if id(original) not in self._unwrap_guards or not isinstance(
+            updated.body, cst.IndentedBlock
+        ):
+            return None
+        body = list(updated.body.body)
+        body[0] = body[0].with_changes(leading_lines=[*updated.leading_lines])
+        self.t.record(
+            original,
+            f"removed the guard `if {self.t.code(original.test)}` of the unwrap: it paired the "
+            "wrap's, which DDP always makes, so every process takes the wrapper off",
+        )
+        return cst.FlattenSentinel(body)
+
+    def device_list_reads(self, call: cst.Call) -> tuple[str, list[cst.CSTNode]] | None:
+        """DP045's reads of a wrap's device list (analysis/device_lists.py) less those in
+        the condition of an unwrap whose guard goes with the wrap's (unguard): no process
+        reads them any more."""
+        found = device_list_reads(call, self._is_wrap, self.t)
+        if found is None:
+            return None
+        spelled, reads = found
+        kept = [read for read in reads if not self._in_unwrap_guard(read)]
+        return (spelled, kept) if kept else None
+
+    def _in_unwrap_guard(self, node: cst.CSTNode) -> bool:
+        child, parent = node, self.t.parent(node)
+        while parent is not None:
+            if isinstance(parent, cst.If) and child is parent.test:
+                return id(parent) in self._unwrap_guards
+            child, parent = parent, self.t.parent(parent)
+        return False
 
     def _holds_wrap(self, call: cst.Call, handed: set[tuple[str, str]]) -> bool:
         """The `T` of `T.m(...)` is the wrap: no enclosing function has a parameter named T,
