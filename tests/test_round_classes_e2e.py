@@ -1338,6 +1338,11 @@ Stop 59 (helper v3), round 12:
   after; between tasks it calls the network's own methods. Both guards go, the calls stay
   bare: the original's weights (before: `self.net.module.copy()` after the unwrap,
   AttributeError on both ranks after the first task).
+- batches_s59_evaluation_in_epoch_loop_whole (stop 59 lead, round 12 v2-B,
+  eeyhsong/EEG-Conformer@9ae149b): a whole test set evaluated in the epoch loop after
+  `model.eval()`, its arrays returned with the training arrays by one method: not split,
+  the original's test losses and weights (before: the four arrays split together as a
+  sampled batch, rows 16 and 6: ValueError on both ranks).
 """
 
 from __future__ import annotations
@@ -1973,6 +1978,11 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s59_s2_batch_scaled_by_device_count": ("steps 4", "weights 0.0870"),
     # stop 59 v3-A: the original's weights (the base: AttributeError at `self.net.module`)
     "model_wrap_s59_v3_guarded_unwrap_pairs_wrap": ("weights -2.0944", "old -2.2223"),
+    "batches_s59_evaluation_in_epoch_loop_whole": (
+        "epoch 0 test loss 1.3791",
+        "epoch 1 test loss 1.4027",
+        "weights -1.3634",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

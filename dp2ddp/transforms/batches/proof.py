@@ -122,6 +122,8 @@ class BatchProof(TrainingLoops):
             if any(a in self._warned for a in (loop, *self._ancestors_to(loop, module))):
                 continue  # DP037 said it
             flow = flow or view(module)
+            if self._evaluated(flow, call, loop):
+                continue  # every rank computes the whole batch's outputs, as DataParallel did
             if any(self._is_loader(u) for u in self._loop_sources(loop)) or fed_share_loop(
                 self, loop
             ):

@@ -86,6 +86,28 @@ class TrainingLoops(DrawnBatches):
                 return ancestor
         return None
 
+    def _evaluated(self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While) -> bool:
+        """`call` is an evaluation inside a training loop: the model it calls was last put
+        in eval mode before it in the loop's body (`self.model.eval()`, no `.train()`
+        between) and what it returns reaches no backward of the loop. DataParallel's
+        scatter and gather gave the whole batch's outputs, as a whole forward on each rank
+        does: nothing to split (eeyhsong/EEG-Conformer@9ae149b, stop 59 v2-B: the test set
+        passed whole once per epoch was split as a sampled batch, with the training
+        arrays bound beside it, which the loader already shards; every rank raised)."""
+        receiver = self.code(call.func)
+        mode = None
+        for node in walk(loop.body):
+            if node is call:
+                break
+            if (
+                isinstance(node, cst.Call)
+                and isinstance(node.func, cst.Attribute)
+                and node.func.attr.value in ("eval", "train")
+                and self.code(node.func.value) == receiver
+            ):
+                mode = node.func.attr.value
+        return mode == "eval" and not self._backpropagated(flow, call, loop)
+
     def _backpropagated(self, flow: DefUse, site: cst.Call, loop: cst.For | cst.While) -> bool:
         """What `site` returns reaches a `.backward()` in `loop`: the backward is called on
         it in its statement (`lm_loss(m, x, y).backward()`), or on a name its statement
