@@ -99,6 +99,8 @@ def guard_unwraps(
         test = code(node.test)
         if not is_device_term(test) or drop_device_terms(node.test, []) is not True:
             continue
+        if "isinstance(" in test:
+            continue  # `if isinstance(T, nn.DataParallel):` stays, made DDP's by the wrap pass
         names: set[str] = set()
         for stmt in node.body.body:
             name = _unwrap_of(stmt, code)
