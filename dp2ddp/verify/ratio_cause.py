@@ -180,8 +180,7 @@ def ranks_apart(
         )
     found = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] in APART_CODES]
     if found:
-        shown = "; ".join(f"{m[1]}:{m[2]} {m[3]} {_short(m[4])}" for m in found[:3])
-        shown += f"; and {len(found) - 3} more" if len(found) > 3 else ""
+        shown = _coded_places(found)
         codes = ", ".join(dict.fromkeys(m[3] for m in found))
         return Cause(
             "ranks_out_of_sync",
@@ -191,8 +190,7 @@ def ranks_apart(
         )
     placed = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] not in _NOT_CAUSES]
     if placed:  # none of them says how ranks go apart; each is a place migrate left unproved
-        shown = "; ".join(f"{m[1]}:{m[2]} {m[3]} {_short(m[4])}" for m in placed[:3])
-        shown += f"; and {len(placed) - 3} more" if len(placed) > 3 else ""
+        shown = _coded_places(placed)
         return Cause(
             "ranks_out_of_sync",
             "DDP ranks hold different parameters",
@@ -261,3 +259,9 @@ def warned_causes(warnings: tuple[str, ...], detail: str) -> Cause | None:
 def _short(message: str, limit: int = 90) -> str:
     message = " ".join(message.split())
     return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
+def _coded_places(found: list[re.Match[str]]) -> str:
+    """The first three warnings as `path:line CODE text`, and how many more."""
+    shown = "; ".join(f"{m[1]}:{m[2]} {m[3]} {_short(m[4])}" for m in found[:3])
+    return shown + (f"; and {len(found) - 3} more" if len(found) > 3 else "")

@@ -51,13 +51,7 @@ def permuted_rows(
     helper of the module: `mixup_data(x, y)`), or its own sources are (CutMix's store
     `x[:, a:b] = x[perm, a:b]`, whose value the walk left for the store's target)."""
     origins = list(found)
-    data: set[int] = set()
-    for origin in origins:
-        after = False
-        for step in origin.path:
-            after = after or cut(defs, step)
-            if after:
-                data.add(id(step.node))
+    data = _after_cuts(defs, origins, cut)
     permuted: list[tuple[cst.Subscript, cst.Call]] = []
     for origin in origins:
         drawn = origin.node
@@ -263,13 +257,7 @@ def shifted_rows(
     `point_mixup`, `(i + 1) % B`). As for a drawn order, a plain reorder in place (`x =
     x.flip(0)`) pairs nothing and is not said."""
     origins = list(found)
-    data: set[int] = set()
-    for origin in origins:
-        after = False
-        for step in origin.path:
-            after = after or cut(defs, step)
-            if after:
-                data.add(id(step.node))
+    data = _after_cuts(defs, origins, cut)
     places: list[cst.BaseExpression] = []
     for origin in origins:
         for step in origin.path:
@@ -401,3 +389,18 @@ def _appended_paths(
             for origin in origins(defs, call.args[0].value):
                 nodes |= {id(s.node) for s in origin.path} | {id(origin.node)}
     return nodes
+
+
+def _after_cuts(
+    defs: DefUse, origins: list[Origin], cut: Callable[[DefUse, Step], bool]
+) -> set[int]:
+    """The ids of the path nodes from the first step that takes a batch out of data on:
+    values that come from such a batch."""
+    data: set[int] = set()
+    for origin in origins:
+        after = False
+        for step in origin.path:
+            after = after or cut(defs, step)
+            if after:
+                data.add(id(step.node))
+    return data

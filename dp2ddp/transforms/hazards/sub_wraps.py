@@ -137,11 +137,7 @@ def _places(
     for function in nodes_of(module, cst.FunctionDef) if module_wraps else ():
         nodes = list(walk(function.body, skip_scopes=True))
         yield from _replicas(function, nodes, lambda c: code_of(c.func) in module_wraps, 0)
-    parts_of = PartWraps(
-        transform.state.facts.models,
-        lambda: transform.state.text or module.code,
-        transform.qualified_names,
-    )
+    parts_of = _part_wraps(module, transform)
     if not parts_of.any():
         return
     parts = {
@@ -280,11 +276,7 @@ def _holders_beside_parts(
     the migration turns the inner wrap into a DDP, which averages the gradients of the
     wrapped part only, and the holder's own parameters train apart on each rank (helper
     s1's left class of stop 58, its `Pipeline` beside `Twin`)."""
-    parts_of = PartWraps(
-        transform.state.facts.models,
-        lambda: transform.state.text or module.code,
-        transform.qualified_names,
-    )
+    parts_of = _part_wraps(module, transform)
     if not parts_of.any():
         return
     for cls in nodes_of(module, cst.ClassDef):
@@ -441,3 +433,12 @@ def _replica(expr: cst.BaseExpression) -> cst.BaseExpression | None:
         if isinstance(first, cst.Index) and code_of(first.value) == "None":
             return inner.value
     return None
+
+
+def _part_wraps(module: cst.Module, transform: MigrationTransform) -> PartWraps:
+    """The program's partly wrapped classes, as this module's pass reads them."""
+    return PartWraps(
+        transform.state.facts.models,
+        lambda: transform.state.text or module.code,
+        transform.qualified_names,
+    )
