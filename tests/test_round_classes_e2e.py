@@ -1343,6 +1343,12 @@ Stop 59 (helper v3), round 12:
   `model.eval()`, its arrays returned with the training arrays by one method: not split,
   the original's test losses and weights (before: the four arrays split together as a
   sampled batch, rows 16 and 6: ValueError on both ranks).
+
+Stop 60 (lead):
+- batches_s60_train_false_evaluation_whole: the same evaluation call after
+  `model.train(False)` (torch's own `eval()`), training after `train(mode=True)`: not split,
+  the original's figures (before: `train(False)` read as training mode, the four arrays
+  split as a sampled batch: ValueError on both ranks).
 """
 
 from __future__ import annotations
@@ -1979,6 +1985,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 59 v3-A: the original's weights (the base: AttributeError at `self.net.module`)
     "model_wrap_s59_v3_guarded_unwrap_pairs_wrap": ("weights -2.0944", "old -2.2223"),
     "batches_s59_evaluation_in_epoch_loop_whole": (
+        "epoch 0 test loss 1.3791",
+        "epoch 1 test loss 1.4027",
+        "weights -1.3634",
+    ),
+    # stop 60 lead: the same class, the mode set by train(False) / train(mode=True)
+    "batches_s60_train_false_evaluation_whole": (
         "epoch 0 test loss 1.3791",
         "epoch 1 test loss 1.4027",
         "weights -1.3634",

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import NO_GRAD
+from dp2ddp.transforms._support.nodes import NO_GRAD, is_false
 
 #: `set_grad_enabled` under every spelling torch exports it (off with a literal False).
 GRAD_SWITCH: frozenset[str] = frozenset(
@@ -84,3 +84,22 @@ def under_grad_off(node: cst.CSTNode, parent: Parent, matches: Matches | None = 
             return False
         current = parent(current)
     return False
+
+
+def module_mode(call: cst.Call) -> str | None:
+    """The mode a module's `.eval()` / `.train(...)` call puts it in: `train(False)` and
+    `train(mode=False)` are `eval()` (torch defines `eval` so), `train()` and `train(True)`
+    train; a mode given by a value the call does not spell is not known (None), and nothing
+    is proved from it. The one reading for the passes that ask which mode a model call runs
+    in (data.evaluation's evaluation loops, batches.training_loops' evaluation calls)."""
+    assert isinstance(call.func, cst.Attribute)
+    if call.func.attr.value == "eval":
+        return "eval"
+    if not call.args:
+        return "train"
+    given = call.args[0].value
+    if is_false(given):
+        return "eval"
+    if isinstance(given, cst.Name) and given.value == "True":
+        return "train"
+    return None

@@ -16,6 +16,7 @@ from weakref import WeakKeyDictionary
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Function, origins
+from dp2ddp.transforms._support.grad_mode import module_mode
 from dp2ddp.transforms._support.nodes import NO_GRAD, target_names, walk
 from dp2ddp.transforms.analysis.training import (
     function_trains,
@@ -105,7 +106,7 @@ class TrainingLoops(DrawnBatches):
                 and node.func.attr.value in ("eval", "train")
                 and self.code(node.func.value) == receiver
             ):
-                mode = node.func.attr.value
+                mode = module_mode(node)
         return mode == "eval" and not self._backpropagated(flow, call, loop)
 
     def _backpropagated(self, flow: DefUse, site: cst.Call, loop: cst.For | cst.While) -> bool:

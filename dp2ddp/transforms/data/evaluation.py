@@ -5,13 +5,12 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.grad_mode import under_grad_off
+from dp2ddp.transforms._support.grad_mode import module_mode, under_grad_off
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
     call_named,
     enclosing_class,
     enclosing_function,
-    is_false,
     method_class,
     name_of,
     reduces_counters,
@@ -672,7 +671,7 @@ class LoaderEvaluation(ShowingCalls):
             node = self.parent(node)
         if isinstance(node, cst.FunctionDef):
             line = self.get_metadata(PositionProvider, loop).start.line
-            mode = "train"
+            mode: str | None = "train"
             for call in walk(node.body, skip_scopes=True):
                 if (
                     isinstance(call, cst.Call)
@@ -680,11 +679,6 @@ class LoaderEvaluation(ShowingCalls):
                     and call.func.attr.value in ("eval", "train")
                     and self.get_metadata(PositionProvider, call).start.line < line
                 ):
-                    off = (
-                        call.func.attr.value == "train"
-                        and bool(call.args)
-                        and is_false(call.args[0].value)
-                    )
-                    mode = "eval" if call.func.attr.value == "eval" or off else "train"
+                    mode = module_mode(call)
             return mode == "eval" and not trains_after_eval(self, loop)
         return False
