@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 import pytest
@@ -29,6 +30,28 @@ def pytest_configure(config: pytest.Config) -> None:
     worker ran them alone while the other had finished (docs/testing.md, "Suite time")."""
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile`, with the files whose verify pairs share one launch
+    (tests/shared_verify.py, `PAIRS_ACROSS_FILES = True`) handed out as one unit: one worker
+    runs them one after another, and their shared fixture's launch once (stop 60)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from functools import cache
+
+    from shared_verify import shares_a_launch
+    from xdist.scheduler import LoadFileScheduling
+
+    shared = cache(shares_a_launch)
+
+    class SharedLaunchScheduling(LoadFileScheduling):  # type: ignore[misc]  # untyped base
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "<verify pairs across files>" if shared(config.rootpath / path) else path
+
+    return SharedLaunchScheduling(config, log)
 
 
 @pytest.hookimpl(trylast=True)

@@ -2279,6 +2279,7 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> Launch:
 
 
 SAID = "test_a_said_difference_is_named_in_verifys_verdict"
+SAID_FIGURE = "test_a_said_figure_is_named_in_verifys_notes"
 #: Said cases whose migrated run fails (a rank raises: that is their verdict). A failed
 #: migrated pair ends the shared launch and the pairs after it run again in the next
 #: (tests/shared_verify.py), so these go last: a case missing here costs a launch, not a
@@ -2306,26 +2307,31 @@ def _as_train_py(folder: Path, case: str) -> Path:
 def verified(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Shared]:
-    """The verify runs (not --to-end) of this file's selected tests in one original process
+    """The verify runs of this file's selected tests in one original process
     and one launch (tests/shared_verify.py), each migrated by verify in a copy of its
     project: the original as train.py in a folder of its own, the runs started there, as
     each test's own run did in its tmp_path (stop 57: 35 verify runs, each an original
     process and a launch, became one; a pair whose migrated run fails ends that launch, and
     the pairs after it run in the next: FAILS_IN_MIGRATED_RUN's pairs therefore run last,
-    stop 58)."""
+    stop 58). Since stop 60 the --to-end runs too: eight verify runs of their own became
+    pairs (verify_pairs runs a --to-end pair's scripts to their end)."""
     stage = tmp_path_factory.mktemp("verified_programs")
 
     def program(test: str, case: str, **options: object) -> Pair:
         folder = stage / test / case
         return Pair(test, _as_train_py(folder, case), options={"cwd": folder, **options})
 
-    said = {  # the selected cases of test_a_said_difference_is_named_in_verifys_verdict
-        item.callspec.params["case"]  # type: ignore[attr-defined]
-        for item in request.session.items
-        if getattr(item, "originalname", "") == SAID
-        and getattr(item, "module", None) is request.module
-    }
+    def selected(test: str) -> set[str]:  # the selected cases of a parametrized test
+        return {
+            item.callspec.params["case"]  # type: ignore[attr-defined]
+            for item in request.session.items
+            if getattr(item, "originalname", "") == test
+            and getattr(item, "module", None) is request.module
+        }
+
+    said = selected(SAID)
     last = [case for case in FAILS_IN_MIGRATED_RUN if case in said]
+    to_end = {"to_end": True}  # stop 60: --to-end runs are pairs too (one launch, not eight)
     pairs = {
         **{case: program(SAID, case) for case in sorted(said - set(last))},
         "noise_handed_loader": Pair(
@@ -2342,6 +2348,21 @@ def verified(
         ),
         "no_rank_wrapped": program(
             "test_no_rank_wrapped_is_verifys_cause", "model_wrap_s53_v4_flag_guard_loop"
+        ),
+        **{
+            f"figure_{case}": program(SAID_FIGURE, case, **to_end)
+            for case in sorted(selected(SAID_FIGURE))
+        },
+        "padded_figure": program(
+            "test_a_figure_padded_to_its_width_is_printed_not_missing",
+            "data_s51_v3_index_added_centres",
+            **to_end,
+        ),
+        "three_steps_scope": program(
+            "test_a_verdict_from_three_steps_says_it_covers_three",
+            "data_s52_s4_centres_read_after_the_compared_steps",
+            steps=3,
+            **to_end,
         ),
         **{case: program(SAID, case) for case in last},  # each ends its launch: after the rest
     }
@@ -2775,23 +2796,14 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
     ],
 )
 def test_a_said_figure_is_named_in_verifys_notes(
-    tmp_path: Path, case: str, code: str, shown: str
+    verified: dict[str, Shared], case: str, code: str, shown: str
 ) -> None:
     """A figure of rank 0's share printed at the end (the updates equal, so verify says
     EQUIVALENT and reads the printed figure as information only): run to the end, the
     migration prints another figure than the original's, and the notes name the warning
-    that says so (before: no DP030 among the notes, the difference unsaid)."""
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    script = tmp_path / "train.py"
-    program = TESTS / "program_fixtures" / case / "input"  # stop 53 w1: a program's too
-    if program.is_dir():
-        shutil.copytree(program, tmp_path, dirs_exist_ok=True)
-    else:
-        script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
-    report = verify(
-        VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True)
-    )
+    that says so (before: no DP030 among the notes, the difference unsaid). A program
+    fixture's input too (stop 53 w1); a --to-end pair of `verified` (stop 60)."""
+    report = report_of(verified, f"figure_{case}")
     assert any(f" {code} " in note for note in report.notes), report.notes
     assert any(shown in result for result in report.to_end.values()), report.to_end
 
@@ -2822,8 +2834,10 @@ def test_a_library_objects_save_on_every_rank_is_named_in_verifys_notes(
     object of a library class dp2ddp does not know (the stand-in tests/e2e_stop45_m/
     volumeio.py, which appends its RANK) runs on every rank. Run to the end, both ranks
     write each sample file, and the notes name DP078 (before: no warning, `--check` 0, the
-    difference unsaid). A verify launch of its own: the difference is in the files each
-    rank writes, which verify's to-end record sees, not in the updates."""
+    difference unsaid). The difference is in the files each rank writes, which verify's
+    to-end record sees, not in the updates. A verify launch of its own, not a pair of
+    `verified`: its stand-ins must be on PYTHONPATH, which a pair cannot set for itself
+    alone (the shared runs take one environment)."""
     stand_ins = [str(TESTS / "e2e_stop45_m"), os.environ.get("PYTHONPATH", "")]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, stand_ins)))
     case = "rank_zero_s50_v4_library_class_save"
@@ -2857,41 +2871,25 @@ def test_a_sample_grid_saved_by_rank_0_holds_every_ranks_rows(launch: Launch) ->
     assert (folder / "recons-2.png").read_text() == "rows 8 sum 43.289\n"
 
 
-def test_a_figure_padded_to_its_width_is_printed_not_missing(tmp_path: Path) -> None:
+def test_a_figure_padded_to_its_width_is_printed_not_missing(verified: dict[str, Shared]) -> None:
     """data_s51_v3_index_added_centres under `verify --to-end` (stop 51 v3, yxgeee/MMT@057e1ea's
     `'  top-{:<4}{:12.1%}'` and idstcv/KDA@0f509e6's `{:6.2f}` meters): rank 0 prints the
     original's lines with its own centres, whose values pad the tensor's columns otherwise;
     the output check pairs them (ok) and the figures check shows the other numbers (before:
     "rank 0 did not print 3 of them", and a likely cause "rank 0 does not print what the
     original printed")."""
-    case = "data_s51_v3_index_added_centres"
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    script = tmp_path / "train.py"
-    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
-    report = verify(
-        VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True)
-    )
+    report = report_of(verified, "padded_figure")
     assert report.to_end.get("output", "").startswith("ok"), report.to_end
     assert report.to_end.get("figures", "").startswith("information only"), report.to_end
 
 
 # stop 52 s4: verify's texts say what was measured
-def test_a_verdict_from_three_steps_says_it_covers_three(tmp_path: Path) -> None:
+def test_a_verdict_from_three_steps_says_it_covers_three(verified: dict[str, Shared]) -> None:
     """data_s52_s4_centres_read_after_the_compared_steps under `verify --steps 3 --to-end`
     (idstcv/KDA@0f509e6's centres, stop 51 v3): three equal steps, a difference from step 4.
     The verdict says it covers the first three steps only and that the final parameters are
     beyond the tolerance (before: "EQUIVALENT", the final distance "information only")."""
-    case = "data_s52_s4_centres_read_after_the_compared_steps"
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    script = tmp_path / "train.py"
-    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
-    report = verify(
-        VerifyConfig(
-            script, None, steps=3, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True
-        )
-    )
+    report = report_of(verified, "three_steps_scope")
     assert report.exit_code == 0 and report.steps_compared == 3, report
     assert "the original's 6 later steps were not compared step by step" in report.scope
     assert "beyond rtol" in report.scope and "may begin after step 3" in report.scope

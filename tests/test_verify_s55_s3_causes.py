@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from shared_verify import Pair, Shared, report_of, run_pairs
+from shared_verify import Pair, Shared, report_of, run_pairs_across_files
 
 from dp2ddp.verify.fed import FedBatches, InputSpan
 from dp2ddp.verify.ratio_cause import ranks_apart
@@ -37,6 +37,7 @@ from dp2ddp.verify.report import VerifyReport
 CASES = Path(__file__).parent / "verify_cases_s55"
 
 SAMPLED = "test_sampling_between_steps_is_no_training_input"
+PAIRS_ACROSS_FILES = True  # tests/shared_verify.py: one launch with the other such files
 PAIRS: dict[str, Pair] = {
     "sampled": Pair(SAMPLED, CASES / "sampled_between_steps_dp.py"),
     "sampled_no_dropout": Pair(
@@ -67,8 +68,9 @@ PAIRS: dict[str, Pair] = {
 def shared(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Shared]:
-    """The selected tests' pairs, run in one original process and one launch."""
-    return run_pairs(request, tmp_path_factory.mktemp("pairs"), PAIRS, timeout=400.0)
+    """The selected tests' pairs, run in one original process and one launch with the
+    other files' that set PAIRS_ACROSS_FILES (stop 60: one launch for five files)."""
+    return run_pairs_across_files(request, tmp_path_factory, timeout=400.0)
 
 
 def _texts(report: VerifyReport) -> str:
