@@ -2307,31 +2307,26 @@ def _as_train_py(folder: Path, case: str) -> Path:
 def verified(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Shared]:
-    """The verify runs of this file's selected tests in one original process
+    """The verify runs (not --to-end) of this file's selected tests in one original process
     and one launch (tests/shared_verify.py), each migrated by verify in a copy of its
     project: the original as train.py in a folder of its own, the runs started there, as
     each test's own run did in its tmp_path (stop 57: 35 verify runs, each an original
     process and a launch, became one; a pair whose migrated run fails ends that launch, and
     the pairs after it run in the next: FAILS_IN_MIGRATED_RUN's pairs therefore run last,
-    stop 58). Since stop 60 the --to-end runs too: eight verify runs of their own became
-    pairs (verify_pairs runs a --to-end pair's scripts to their end)."""
+    stop 58)."""
     stage = tmp_path_factory.mktemp("verified_programs")
 
     def program(test: str, case: str, **options: object) -> Pair:
         folder = stage / test / case
         return Pair(test, _as_train_py(folder, case), options={"cwd": folder, **options})
 
-    def selected(test: str) -> set[str]:  # the selected cases of a parametrized test
-        return {
-            item.callspec.params["case"]  # type: ignore[attr-defined]
-            for item in request.session.items
-            if getattr(item, "originalname", "") == test
-            and getattr(item, "module", None) is request.module
-        }
-
-    said = selected(SAID)
+    said = {  # the selected cases of test_a_said_difference_is_named_in_verifys_verdict
+        item.callspec.params["case"]  # type: ignore[attr-defined]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == SAID
+        and getattr(item, "module", None) is request.module
+    }
     last = [case for case in FAILS_IN_MIGRATED_RUN if case in said]
-    to_end = {"to_end": True}  # stop 60: --to-end runs are pairs too (one launch, not eight)
     pairs = {
         **{case: program(SAID, case) for case in sorted(said - set(last))},
         "noise_handed_loader": Pair(
@@ -2349,24 +2344,51 @@ def verified(
         "no_rank_wrapped": program(
             "test_no_rank_wrapped_is_verifys_cause", "model_wrap_s53_v4_flag_guard_loop"
         ),
-        **{
-            f"figure_{case}": program(SAID_FIGURE, case, **to_end)
-            for case in sorted(selected(SAID_FIGURE))
-        },
-        "padded_figure": program(
-            "test_a_figure_padded_to_its_width_is_printed_not_missing",
-            "data_s51_v3_index_added_centres",
-            **to_end,
-        ),
-        "three_steps_scope": program(
-            "test_a_verdict_from_three_steps_says_it_covers_three",
-            "data_s52_s4_centres_read_after_the_compared_steps",
-            steps=3,
-            **to_end,
-        ),
         **{case: program(SAID, case) for case in last},  # each ends its launch: after the rest
     }
     return run_pairs(request, tmp_path_factory.mktemp("verified"), pairs)
+
+
+def _program_pair(stage: Path, test: str, case: str, **options: object) -> Pair:
+    folder = stage / test / case
+    return Pair(test, _as_train_py(folder, case), options={"cwd": folder, **options})
+
+
+@pytest.fixture(scope="module")
+def verified_to_end(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Shared]:
+    """The `verify --to-end` runs of this file's selected tests, as `verified`'s pairs (stop
+    60: eight verify runs of their own, each an original process and a launch, became one).
+    A fixture apart from `verified`: that one's setup is the file's longest item already
+    (409 CPU s at stop 60's base, past pytest-timeout's 1,800 s under a load of 30)."""
+    stage = tmp_path_factory.mktemp("to_end_programs")
+    figures = {
+        item.callspec.params["case"]  # type: ignore[attr-defined]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == SAID_FIGURE
+        and getattr(item, "module", None) is request.module
+    }
+    pairs = {
+        **{
+            f"figure_{c}": _program_pair(stage, SAID_FIGURE, c, to_end=True)
+            for c in sorted(figures)
+        },
+        "padded_figure": _program_pair(
+            stage,
+            "test_a_figure_padded_to_its_width_is_printed_not_missing",
+            "data_s51_v3_index_added_centres",
+            to_end=True,
+        ),
+        "three_steps_scope": _program_pair(
+            stage,
+            "test_a_verdict_from_three_steps_says_it_covers_three",
+            "data_s52_s4_centres_read_after_the_compared_steps",
+            steps=3,
+            to_end=True,
+        ),
+    }
+    return run_pairs(request, tmp_path_factory.mktemp("verified_to_end"), pairs)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -2796,14 +2818,14 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
     ],
 )
 def test_a_said_figure_is_named_in_verifys_notes(
-    verified: dict[str, Shared], case: str, code: str, shown: str
+    verified_to_end: dict[str, Shared], case: str, code: str, shown: str
 ) -> None:
     """A figure of rank 0's share printed at the end (the updates equal, so verify says
     EQUIVALENT and reads the printed figure as information only): run to the end, the
     migration prints another figure than the original's, and the notes name the warning
     that says so (before: no DP030 among the notes, the difference unsaid). A program
-    fixture's input too (stop 53 w1); a --to-end pair of `verified` (stop 60)."""
-    report = report_of(verified, f"figure_{case}")
+    fixture's input too (stop 53 w1); a pair of `verified_to_end` (stop 60)."""
+    report = report_of(verified_to_end, f"figure_{case}")
     assert any(f" {code} " in note for note in report.notes), report.notes
     assert any(shown in result for result in report.to_end.values()), report.to_end
 
@@ -2836,7 +2858,7 @@ def test_a_library_objects_save_on_every_rank_is_named_in_verifys_notes(
     write each sample file, and the notes name DP078 (before: no warning, `--check` 0, the
     difference unsaid). The difference is in the files each rank writes, which verify's
     to-end record sees, not in the updates. A verify launch of its own, not a pair of
-    `verified`: its stand-ins must be on PYTHONPATH, which a pair cannot set for itself
+    `verified_to_end`: its stand-ins must be on PYTHONPATH, which a pair cannot set for itself
     alone (the shared runs take one environment)."""
     stand_ins = [str(TESTS / "e2e_stop45_m"), os.environ.get("PYTHONPATH", "")]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, stand_ins)))
@@ -2871,25 +2893,29 @@ def test_a_sample_grid_saved_by_rank_0_holds_every_ranks_rows(launch: Launch) ->
     assert (folder / "recons-2.png").read_text() == "rows 8 sum 43.289\n"
 
 
-def test_a_figure_padded_to_its_width_is_printed_not_missing(verified: dict[str, Shared]) -> None:
+def test_a_figure_padded_to_its_width_is_printed_not_missing(
+    verified_to_end: dict[str, Shared],
+) -> None:
     """data_s51_v3_index_added_centres under `verify --to-end` (stop 51 v3, yxgeee/MMT@057e1ea's
     `'  top-{:<4}{:12.1%}'` and idstcv/KDA@0f509e6's `{:6.2f}` meters): rank 0 prints the
     original's lines with its own centres, whose values pad the tensor's columns otherwise;
     the output check pairs them (ok) and the figures check shows the other numbers (before:
     "rank 0 did not print 3 of them", and a likely cause "rank 0 does not print what the
     original printed")."""
-    report = report_of(verified, "padded_figure")
+    report = report_of(verified_to_end, "padded_figure")
     assert report.to_end.get("output", "").startswith("ok"), report.to_end
     assert report.to_end.get("figures", "").startswith("information only"), report.to_end
 
 
 # stop 52 s4: verify's texts say what was measured
-def test_a_verdict_from_three_steps_says_it_covers_three(verified: dict[str, Shared]) -> None:
+def test_a_verdict_from_three_steps_says_it_covers_three(
+    verified_to_end: dict[str, Shared],
+) -> None:
     """data_s52_s4_centres_read_after_the_compared_steps under `verify --steps 3 --to-end`
     (idstcv/KDA@0f509e6's centres, stop 51 v3): three equal steps, a difference from step 4.
     The verdict says it covers the first three steps only and that the final parameters are
     beyond the tolerance (before: "EQUIVALENT", the final distance "information only")."""
-    report = report_of(verified, "three_steps_scope")
+    report = report_of(verified_to_end, "three_steps_scope")
     assert report.exit_code == 0 and report.steps_compared == 3, report
     assert "the original's 6 later steps were not compared step by step" in report.scope
     assert "beyond rtol" in report.scope and "may begin after step 3" in report.scope
