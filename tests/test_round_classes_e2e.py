@@ -2278,6 +2278,10 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> Launch:
     return Launch(out, scripts, migrations, proc.stdout + proc.stderr)
 
 
+#: tests/conftest.py: the tests taking these fixtures are an xdist unit apart from the rest of
+#: the file (stop 60: this file was the suite's longest unit; its verify pairs and its driver
+#: launch share no fixture, so the two workers can run them at once).
+UNIT_APART_FIXTURES = ("verified", "verified_to_end")
 SAID = "test_a_said_difference_is_named_in_verifys_verdict"
 SAID_FIGURE = "test_a_said_figure_is_named_in_verifys_notes"
 #: Said cases whose migrated run fails (a rank raises: that is their verdict). A failed
