@@ -6,9 +6,11 @@ name starts with the NAME of the transform its author tests (`data_`, `rank_zero
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 import pytest
@@ -29,6 +31,65 @@ def pytest_configure(config: pytest.Config) -> None:
     worker ran them alone while the other had finished (docs/testing.md, "Suite time")."""
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile`, with the files whose verify pairs share one launch
+    (tests/shared_verify.py, `PAIRS_ACROSS_FILES = True`) handed out as one unit: one worker
+    runs them one after another, and their shared fixture's launch once (stop 60)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from functools import cache
+
+    from shared_verify import shares_a_launch
+    from xdist.scheduler import LoadFileScheduling
+
+    shared = cache(shares_a_launch)
+    apart = cache(tests_of_a_unit_apart)
+
+    class SharedLaunchScheduling(LoadFileScheduling):  # type: ignore[misc]  # untyped base
+        def _split_scope(self, nodeid: str) -> str:
+            path, _, test = nodeid.partition("::")
+            if shared(config.rootpath / path):
+                return "<verify pairs across files>"
+            if test.split("[", 1)[0] in apart(config.rootpath / path):
+                return f"{path}::<{UNIT_APART}>"
+            return path
+
+    return SharedLaunchScheduling(config, log)
+
+
+#: A test file's module attribute naming its module fixtures whose tests are a unit apart.
+UNIT_APART = "UNIT_APART_FIXTURES"
+
+
+def tests_of_a_unit_apart(path: Path) -> frozenset[str]:
+    """The test functions of `path` that take a fixture its `UNIT_APART_FIXTURES` names (a
+    tuple of names): xdist hands them out as a unit of their own, so that a file's slow
+    fixtures that no test shares run on both workers (stop 60: test_round_classes_e2e's
+    verify pairs apart from its driver launch; that file alone was the suite's longest
+    unit). Read from the source (ast), before any import."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return frozenset()
+    if UNIT_APART not in text:
+        return frozenset()
+    body = ast.parse(text).body
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == UNIT_APART for target in node.targets
+        ):
+            names.update(ast.literal_eval(node.value))
+    return frozenset(
+        node.name
+        for node in body
+        if isinstance(node, ast.FunctionDef)
+        and node.name.startswith("test")
+        and names & {arg.arg for arg in node.args.args}
+    )
 
 
 @pytest.hookimpl(trylast=True)

@@ -20,9 +20,11 @@ original: the same program, the same relative paths, a project of that folder al
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -42,6 +44,9 @@ class Pair:
     script_args: tuple[str, ...] = ()
     #: VerifyConfig's other fields (`cwd`: where the runs start, else the pair's own folder)
     options: dict[str, Any] = field(default_factory=dict)
+    #: Its migrated run fails (a crash is its verdict), which ends a shared launch: run after
+    #: the pairs of every file that shares it (`run_pairs_across_files`), not before them.
+    ends_launch: bool = False
 
 
 #: The repository: a case under it is staged (above) before verify copies its project.
@@ -73,16 +78,85 @@ def staged(original: Path, stage: Path) -> Path:
     return stage / relative
 
 
+def _selected(session: pytest.Session, module: object) -> set[str]:
+    """The names of `module`'s test functions selected in this session."""
+    return {
+        getattr(item, "originalname", item.name)
+        for item in session.items
+        if getattr(item, "module", None) is module
+    }
+
+
 def run_pairs(
     request: pytest.FixtureRequest, root: Path, pairs: dict[str, Pair], timeout: float = 300.0
 ) -> dict[str, Shared]:
     """The reports of the pairs whose test is selected, each run in root/<key>."""
-    selected = {
-        getattr(item, "originalname", item.name)
-        for item in request.session.items
-        if getattr(item, "module", None) is request.module
-    }
-    keys = [key for key, pair in pairs.items() if pair.test in selected]
+    selected = _selected(request.session, request.module)
+    return _run_chosen(root, {k: p for k, p in pairs.items() if p.test in selected}, timeout)
+
+
+#: The module attribute of a file whose `PAIRS` share one launch with other such files.
+ACROSS_FILES = "PAIRS_ACROSS_FILES"
+_ACROSS_DONE = pytest.StashKey[dict[str, dict[str, Shared]]]()
+
+
+def run_pairs_across_files(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, timeout: float
+) -> dict[str, Shared]:
+    """This module's `PAIRS` reports, run with those of every file of the session that sets
+    `PAIRS_ACROSS_FILES = True` in one original process and one launch (stop 60: five small
+    files of one launch each, tests/test_verify_s55..s59). The first such module fixture
+    runs the selected pairs of all of them (those marked `ends_launch` last); the others
+    read their share. Under `-n 2 --dist loadfile` tests/conftest.py's scheduler sends
+    these files to one worker as one unit (`shares_a_launch`): a module fixture cannot span
+    files otherwise."""
+    done = request.config.stash.setdefault(_ACROSS_DONE, {})
+    name = request.module.__name__
+    if name not in done:
+        modules: list[ModuleType] = [
+            module
+            for module in dict.fromkeys(
+                getattr(item, "module", None) for item in request.session.items
+            )
+            if isinstance(module, ModuleType)
+            and getattr(module, ACROSS_FILES, False)
+            and module.__name__ not in done
+        ]
+        chosen: dict[str, Pair] = {}
+        for module in modules:
+            selected = _selected(request.session, module)
+            chosen.update(
+                (f"{module.__name__}.{key}", pair)
+                for key, pair in module.PAIRS.items()
+                if pair.test in selected
+            )
+        order = sorted(chosen, key=lambda key: chosen[key].ends_launch)  # stable
+        shared = _run_chosen(
+            tmp_path_factory.mktemp("pairs"), {key: chosen[key] for key in order}, timeout
+        )
+        for module in modules:
+            prefix = f"{module.__name__}."
+            done[module.__name__] = {
+                key[len(prefix) :]: report
+                for key, report in shared.items()
+                if key.startswith(prefix)
+            }
+    return done[name]
+
+
+def shares_a_launch(path: Path) -> bool:
+    """The test file sets `PAIRS_ACROSS_FILES = True` (read as text: the xdist scheduler
+    groups files before any is imported)."""
+    try:
+        text = path.read_text()
+    except OSError:
+        return False
+    return re.search(rf"^{ACROSS_FILES} = True\b", text, re.MULTILINE) is not None
+
+
+def _run_chosen(root: Path, pairs: dict[str, Pair], timeout: float) -> dict[str, Shared]:
+    """The reports of `pairs`, each run in root/<key>."""
+    keys = list(pairs)
     configs = []
     for key in keys:
         pair = pairs[key]

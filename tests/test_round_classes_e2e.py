@@ -2290,7 +2290,12 @@ def launch(tmp_path_factory: pytest.TempPathFactory) -> Launch:
     return Launch(out, scripts, migrations, proc.stdout + proc.stderr)
 
 
+#: tests/conftest.py: the tests taking these fixtures are an xdist unit apart from the rest of
+#: the file (stop 60: this file was the suite's longest unit; its verify pairs and its driver
+#: launch share no fixture, so the two workers can run them at once).
+UNIT_APART_FIXTURES = ("verified", "verified_to_end")
 SAID = "test_a_said_difference_is_named_in_verifys_verdict"
+SAID_FIGURE = "test_a_said_figure_is_named_in_verifys_notes"
 #: Said cases whose migrated run fails (a rank raises: that is their verdict). A failed
 #: migrated pair ends the shared launch and the pairs after it run again in the next
 #: (tests/shared_verify.py), so these go last: a case missing here costs a launch, not a
@@ -2358,6 +2363,48 @@ def verified(
         **{case: program(SAID, case) for case in last},  # each ends its launch: after the rest
     }
     return run_pairs(request, tmp_path_factory.mktemp("verified"), pairs)
+
+
+def _program_pair(stage: Path, test: str, case: str, **options: object) -> Pair:
+    folder = stage / test / case
+    return Pair(test, _as_train_py(folder, case), options={"cwd": folder, **options})
+
+
+@pytest.fixture(scope="module")
+def verified_to_end(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Shared]:
+    """The `verify --to-end` runs of this file's selected tests, as `verified`'s pairs (stop
+    60: eight verify runs of their own, each an original process and a launch, became one).
+    A fixture apart from `verified`: that one's setup is the file's longest item already
+    (409 CPU s at stop 60's base, past pytest-timeout's 1,800 s under a load of 30)."""
+    stage = tmp_path_factory.mktemp("to_end_programs")
+    figures = {
+        item.callspec.params["case"]  # type: ignore[attr-defined]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == SAID_FIGURE
+        and getattr(item, "module", None) is request.module
+    }
+    pairs = {
+        **{
+            f"figure_{c}": _program_pair(stage, SAID_FIGURE, c, to_end=True)
+            for c in sorted(figures)
+        },
+        "padded_figure": _program_pair(
+            stage,
+            "test_a_figure_padded_to_its_width_is_printed_not_missing",
+            "data_s51_v3_index_added_centres",
+            to_end=True,
+        ),
+        "three_steps_scope": _program_pair(
+            stage,
+            "test_a_verdict_from_three_steps_says_it_covers_three",
+            "data_s52_s4_centres_read_after_the_compared_steps",
+            steps=3,
+            to_end=True,
+        ),
+    }
+    return run_pairs(request, tmp_path_factory.mktemp("verified_to_end"), pairs)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -2787,23 +2834,14 @@ def test_stdlib_openers_write_once(launch: Launch) -> None:
     ],
 )
 def test_a_said_figure_is_named_in_verifys_notes(
-    tmp_path: Path, case: str, code: str, shown: str
+    verified_to_end: dict[str, Shared], case: str, code: str, shown: str
 ) -> None:
     """A figure of rank 0's share printed at the end (the updates equal, so verify says
     EQUIVALENT and reads the printed figure as information only): run to the end, the
     migration prints another figure than the original's, and the notes name the warning
-    that says so (before: no DP030 among the notes, the difference unsaid)."""
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    script = tmp_path / "train.py"
-    program = TESTS / "program_fixtures" / case / "input"  # stop 53 w1: a program's too
-    if program.is_dir():
-        shutil.copytree(program, tmp_path, dirs_exist_ok=True)
-    else:
-        script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
-    report = verify(
-        VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True)
-    )
+    that says so (before: no DP030 among the notes, the difference unsaid). A program
+    fixture's input too (stop 53 w1); a pair of `verified_to_end` (stop 60)."""
+    report = report_of(verified_to_end, f"figure_{case}")
     assert any(f" {code} " in note for note in report.notes), report.notes
     assert any(shown in result for result in report.to_end.values()), report.to_end
 
@@ -2834,8 +2872,10 @@ def test_a_library_objects_save_on_every_rank_is_named_in_verifys_notes(
     object of a library class dp2ddp does not know (the stand-in tests/e2e_stop45_m/
     volumeio.py, which appends its RANK) runs on every rank. Run to the end, both ranks
     write each sample file, and the notes name DP078 (before: no warning, `--check` 0, the
-    difference unsaid). A verify launch of its own: the difference is in the files each
-    rank writes, which verify's to-end record sees, not in the updates."""
+    difference unsaid). The difference is in the files each rank writes, which verify's
+    to-end record sees, not in the updates. A verify launch of its own, not a pair of
+    `verified_to_end`: its stand-ins must be on PYTHONPATH, which a pair cannot set for itself
+    alone (the shared runs take one environment)."""
     stand_ins = [str(TESTS / "e2e_stop45_m"), os.environ.get("PYTHONPATH", "")]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, stand_ins)))
     case = "rank_zero_s50_v4_library_class_save"
@@ -2869,41 +2909,29 @@ def test_a_sample_grid_saved_by_rank_0_holds_every_ranks_rows(launch: Launch) ->
     assert (folder / "recons-2.png").read_text() == "rows 8 sum 43.289\n"
 
 
-def test_a_figure_padded_to_its_width_is_printed_not_missing(tmp_path: Path) -> None:
+def test_a_figure_padded_to_its_width_is_printed_not_missing(
+    verified_to_end: dict[str, Shared],
+) -> None:
     """data_s51_v3_index_added_centres under `verify --to-end` (stop 51 v3, yxgeee/MMT@057e1ea's
     `'  top-{:<4}{:12.1%}'` and idstcv/KDA@0f509e6's `{:6.2f}` meters): rank 0 prints the
     original's lines with its own centres, whose values pad the tensor's columns otherwise;
     the output check pairs them (ok) and the figures check shows the other numbers (before:
     "rank 0 did not print 3 of them", and a likely cause "rank 0 does not print what the
     original printed")."""
-    case = "data_s51_v3_index_added_centres"
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    script = tmp_path / "train.py"
-    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
-    report = verify(
-        VerifyConfig(script, None, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True)
-    )
+    report = report_of(verified_to_end, "padded_figure")
     assert report.to_end.get("output", "").startswith("ok"), report.to_end
     assert report.to_end.get("figures", "").startswith("information only"), report.to_end
 
 
 # stop 52 s4: verify's texts say what was measured
-def test_a_verdict_from_three_steps_says_it_covers_three(tmp_path: Path) -> None:
+def test_a_verdict_from_three_steps_says_it_covers_three(
+    verified_to_end: dict[str, Shared],
+) -> None:
     """data_s52_s4_centres_read_after_the_compared_steps under `verify --steps 3 --to-end`
     (idstcv/KDA@0f509e6's centres, stop 51 v3): three equal steps, a difference from step 4.
     The verdict says it covers the first three steps only and that the final parameters are
     beyond the tolerance (before: "EQUIVALENT", the final distance "information only")."""
-    case = "data_s52_s4_centres_read_after_the_compared_steps"
-    temp_root = tmp_path / "verify"
-    temp_root.mkdir()
-    script = tmp_path / "train.py"
-    script.write_text((TESTS / "fixtures" / case / "input.py").read_text())
-    report = verify(
-        VerifyConfig(
-            script, None, steps=3, cwd=tmp_path, temp_root=temp_root, timeout=300.0, to_end=True
-        )
-    )
+    report = report_of(verified_to_end, "three_steps_scope")
     assert report.exit_code == 0 and report.steps_compared == 3, report
     assert "the original's 6 later steps were not compared step by step" in report.scope
     assert "beyond rtol" in report.scope and "may begin after step 3" in report.scope

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dp2ddp.verify import launch, pairs_runner, protocol
+from dp2ddp.verify import launch, pairs_runner, protocol, toend
 from dp2ddp.verify.pairs import _Pair, _result
 from dp2ddp.verify.session import Plan, Scripts
 
@@ -66,6 +66,24 @@ def test_a_failed_rank_fails_its_pair_as_torchrun_would(tmp_path: Path) -> None:
     original = launch.RunResult(launch.ORIGINAL, 1, 9.0)
     _exit(tmp_path, launch.ORIGINAL, 0, -9)
     assert _result(_pair(tmp_path), launch.ORIGINAL, PLAN, original).returncode == -9
+
+
+def test_a_to_end_pairs_exits_are_its_own(tmp_path: Path) -> None:
+    """--to-end (stop 60): saved records do not make the run complete (its exits are
+    checked, as in verify's own --to-end run), and its failed ranks' codes are read as
+    torchrun's summary gives them, after the shared launch's own summary (its ranks' exit 1
+    when they ended the launch)."""
+    for rank in (0, 1):
+        _stopped(tmp_path, launch.MIGRATED, rank)
+    _exit(tmp_path, launch.MIGRATED, 0, 0)
+    _exit(tmp_path, launch.MIGRATED, 1, -6)
+    whole = launch.RunResult(launch.MIGRATED, 1, 9.0, log_tail="  rank      : 1\n  exitcode  : 1\n")
+    result = _result(_pair(tmp_path), launch.MIGRATED, PLAN, whole, to_end=True)
+    assert not result.complete and not result.ok and result.returncode == 1
+    assert toend.torchrun_exit_codes(result.log_tail) == {1: -6}
+    _exit(tmp_path, launch.MIGRATED, 1, 0)
+    result = _result(_pair(tmp_path), launch.MIGRATED, PLAN, WHOLE, to_end=True)
+    assert result.ok and not result.complete and result.log_tail == ""
 
 
 def test_a_pair_past_its_timeout_is_timed_out(tmp_path: Path) -> None:

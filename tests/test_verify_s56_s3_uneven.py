@@ -15,13 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shared_verify import Pair, Shared, report_of, run_pairs
+from shared_verify import Pair, Shared, report_of, run_pairs_across_files
 
 from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.sharding import epoch_repeated
 
 CASES = Path(__file__).parent / "verify_cases"
 
+PAIRS_ACROSS_FILES = True  # tests/shared_verify.py: one launch with the other such files
 PAIRS: dict[str, Pair] = {
     "uneven_validation": Pair(
         "test_an_uneven_batch_beside_a_validation_sampler_is_named",
@@ -35,8 +36,9 @@ PAIRS: dict[str, Pair] = {
 def shared(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Shared]:
-    """The selected tests' pairs, run in one original process and one launch."""
-    return run_pairs(request, tmp_path_factory.mktemp("pairs"), PAIRS, timeout=400.0)
+    """The selected tests' pairs, run in one original process and one launch with the
+    other files' that set PAIRS_ACROSS_FILES (stop 60: one launch for five files)."""
+    return run_pairs_across_files(request, tmp_path_factory, timeout=400.0)
 
 
 @pytest.mark.e2e

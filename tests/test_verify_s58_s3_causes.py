@@ -20,13 +20,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from shared_verify import Pair, Shared, report_of, run_pairs
+from shared_verify import Pair, Shared, report_of, run_pairs_across_files
 
 from dp2ddp.verify.failures import plain_crash_note
 from dp2ddp.verify.ratio_cause import ranks_apart
 
 CASES = Path(__file__).parent / "verify_cases_s58"
 
+PAIRS_ACROSS_FILES = True  # tests/shared_verify.py: one launch with the other such files
 PAIRS: dict[str, Pair] = {
     "two_optimizers": Pair(
         "test_the_optimizer_that_diverged_first_is_named",
@@ -54,6 +55,7 @@ PAIRS: dict[str, Pair] = {
         "test_a_load_of_no_checkpoint_is_named_not_the_seeding",
         CASES / "not_a_checkpoint_dp.py",
         CASES / "not_a_checkpoint_dp.py",
+        ends_launch=True,
     ),
 }
 
@@ -62,8 +64,9 @@ PAIRS: dict[str, Pair] = {
 def shared(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Shared]:
-    """The selected tests' pairs, run in one original process and one launch."""
-    return run_pairs(request, tmp_path_factory.mktemp("pairs"), PAIRS, timeout=400.0)
+    """The selected tests' pairs, run in one original process and one launch with the
+    other files' that set PAIRS_ACROSS_FILES (stop 60: one launch for five files)."""
+    return run_pairs_across_files(request, tmp_path_factory, timeout=400.0)
 
 
 def _causes(report: object) -> str:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import torch
-from shared_verify import Pair, Shared, report_of, run_pairs
+from shared_verify import Pair, Shared, report_of, run_pairs_across_files
 
 from dp2ddp.verify import protocol
 from dp2ddp.verify.compare import ATOL_SHARE, compare_updates, rounding_note
@@ -34,6 +34,7 @@ from dp2ddp.verify.sharding import scatter_dim
 
 CASES = Path(__file__).parent / "verify_cases_s59"
 
+PAIRS_ACROSS_FILES = True  # tests/shared_verify.py: one launch with the other such files
 PAIRS: dict[str, Pair] = {
     "tiny_lr": Pair(
         "test_a_wrong_migration_under_a_tiny_learning_rate_differs",
@@ -62,8 +63,9 @@ PAIRS: dict[str, Pair] = {
 def shared(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Shared]:
-    """The selected tests' pairs, run in one original process and one launch."""
-    return run_pairs(request, tmp_path_factory.mktemp("pairs"), PAIRS, timeout=400.0)
+    """The selected tests' pairs, run in one original process and one launch with the
+    other files' that set PAIRS_ACROSS_FILES (stop 60: one launch for five files)."""
+    return run_pairs_across_files(request, tmp_path_factory, timeout=400.0)
 
 
 def _causes(report: object) -> str:

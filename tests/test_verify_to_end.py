@@ -1,11 +1,13 @@
 """`dp2ddp verify` beyond the first K steps, end to end under real torchrun (gloo on CPU).
 
-One launch per case: `--to-end` on a good migration and on one that prints and saves on every
-rank; a helper's PIL image saved by one rank; a rank-0-only barrier after training (a real
-hang, read from the ranks' stacks, and the gloo variant where the peer has exited); a project
-whose optimizer is re-created every epoch (verify copies the project, migrates the entry there
-and stops after K global steps); a run that goes NaN in both scripts; a migration without a
-sampler whose to-end checks are reported beside the failed step comparison.
+`--to-end` on a good migration and on one that prints and saves on every rank; a helper's PIL
+image saved by one rank; a rank-0-only barrier after training (a real hang, read from the
+ranks' stacks, and the gloo variant where the peer has exited); a project whose optimizer is
+re-created every epoch (verify copies the project, migrates the entry there and stops after K
+global steps); a run that goes NaN in both scripts; a migration without a sampler whose to-end
+checks are reported beside the failed step comparison. The runs are the pairs of one shared
+launch (`verified`), --to-end ones too since stop 60; the two barrier cases keep a launch
+each (a hang, a crash: they end a launch).
 """
 
 from __future__ import annotations
@@ -55,20 +57,30 @@ def _project(tmp_path: Path) -> Path:
 
 OPTIMIZER_PER_EPOCH = "test_an_optimizer_per_epoch_stops_after_k_global_steps"
 NAN = "test_both_runs_going_nan_is_not_comparable"
+GOOD_PROJECT = "test_to_end_passes_on_a_good_migration_of_a_project"
+PIL_IMAGE = "test_to_end_a_helpers_pil_image_is_saved_by_one_rank"
 
 
 @pytest.fixture(scope="module")
 def verified(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Shared]:
-    """The runs without --to-end, in one original process and one launch
-    (tests/shared_verify.py; stop 57: three verify runs became one): the points project's
-    two, each in a copy of its own, started there; the memory bank's, copied by verify."""
+    """The runs in one original process and one launch (tests/shared_verify.py; stop 57:
+    three verify runs became one; stop 60: the --to-end runs too, six more): the points
+    project's, each in a copy of its own, started there; the others in a folder of their
+    own. Kept as runs of their own: the barrier cases (a hang and a crash end a launch).
+    The restart case's scripts exit with their status, which ends the shared launch: last."""
     projects = tmp_path_factory.mktemp("projects")
+    to_end = {"to_end": True}
 
     def project(test: str, *args: str, **options: Any) -> Pair:
         copy = _project(projects / test)
         return Pair(test, copy / "train.py", None, args, {"cwd": copy, "timeout": 240.0, **options})
+
+    def helper_image() -> Pair:  # tests/program_fixtures/image_helper_save, copied
+        copy = projects / PIL_IMAGE
+        shutil.copytree(Path(__file__).parent / "program_fixtures/image_helper_save/input", copy)
+        return Pair(PIL_IMAGE, copy / "train.py", None, (), {"cwd": copy, **to_end, "steps": 2})
 
     pairs = {
         "optimizer_per_epoch": project(OPTIMIZER_PER_EPOCH, steps=8),
@@ -77,6 +89,31 @@ def verified(
             "test_a_memory_bank_apart_before_the_parameters_is_named",
             CASES / "memory_bank_dp.py",
             options={"steps": 3},
+        ),
+        "good_project": project(GOOD_PROJECT, "--epochs", "3", **to_end),
+        **({"pil_image": helper_image()} if _has_pil() else {}),
+        "every_rank": Pair(
+            "test_to_end_finds_output_and_files_written_by_every_rank",
+            ORIGINAL,
+            CASES / "mlp_ddp_every_rank.py",
+            options=to_end,
+        ),
+        "own_run_dir": Pair(
+            "test_to_end_finds_a_run_directory_per_rank_and_stdin_read_by_every_rank",
+            ORIGINAL,
+            CASES / "mlp_ddp_own_run_dir.py",
+            options=to_end,
+        ),
+        "no_sampler": Pair(
+            "test_to_end_is_reported_when_the_step_comparison_fails",
+            ORIGINAL,
+            CASES / "mlp_ddp_no_sampler.py",
+            options=to_end,
+        ),
+        "restart_exit": Pair(  # its exit(3) ends the launch: last
+            "test_a_status_the_script_chooses_is_compared_to_the_end",
+            CASES / "restart_exit_dp.py",
+            options=to_end,
         ),
     }
     return run_pairs(request, tmp_path_factory.mktemp("verified"), pairs, timeout=240.0)
@@ -92,14 +129,16 @@ def _keys(report: VerifyReport) -> list[str]:
     return [cause.key for cause in report.causes]
 
 
-def test_to_end_passes_on_a_good_migration_of_a_project(tmp_path: Path) -> None:
+def test_to_end_passes_on_a_good_migration_of_a_project(
+    tmp_path: Path, verified: dict[str, Shared]
+) -> None:
     """ENTRY alone: migrated in a copy of its project (relative data path, local module),
     both runs go to their end: exits, output once, checkpoint written once; the log file
     rank 1's handler opened (appending) and never wrote into is rank 0's alone (before:
     "NOT once: train.log by ranks 0, 1")."""
-    project = _project(tmp_path)
-    before = _tree(project)
-    report = _run(tmp_path, project / "train.py", None, "--epochs", "3", cwd=project, to_end=True)
+    report = report_of(verified, "good_project")
+    project = verified["good_project"].cwd
+    before = _tree(_project(tmp_path))  # the copy as it was before the runs
     assert report.exit_code == 0, report
     assert "temporary copy" in report.migrated
     assert report.steps_compared == 3
@@ -118,22 +157,28 @@ def test_to_end_passes_on_a_good_migration_of_a_project(tmp_path: Path) -> None:
     assert after == before
 
 
-def test_to_end_a_helpers_pil_image_is_saved_by_one_rank(tmp_path: Path) -> None:
+def _has_pil() -> bool:
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def test_to_end_a_helpers_pil_image_is_saved_by_one_rank(verified: dict[str, Shared]) -> None:
     """tests/program_fixtures/image_helper_save (knazeri/edge-connect@3142579's sample grids,
     `images = stitch_images(...)` returning a PIL image, `images.save(name)`): migrated, the
     grids are written by rank 0 alone (before: by every rank, "files NOT once")."""
     pytest.importorskip("PIL")
-    project = tmp_path / "project"
-    shutil.copytree(Path(__file__).parent / "program_fixtures/image_helper_save/input", project)
-    report = _run(tmp_path, project / "train.py", None, cwd=project, to_end=True, steps=2)
+    report = report_of(verified, "pil_image")
     assert report.to_end["exits"].startswith("ok: "), report
     assert report.to_end["files"] == (
         "ok: each written by one rank (samples/000.png, samples/001.png)"
     ), report
 
 
-def test_to_end_finds_output_and_files_written_by_every_rank(tmp_path: Path) -> None:
-    report = _run(tmp_path, ORIGINAL, CASES / "mlp_ddp_every_rank.py", to_end=True)
+def test_to_end_finds_output_and_files_written_by_every_rank(verified: dict[str, Shared]) -> None:
+    report = report_of(verified, "every_rank")
     assert report.exit_code == 1, report
     assert _keys(report) == ["written_per_rank", "duplicated_output"]
     assert report.causes[0].detail.endswith("mlp.pt by ranks 0, 1")
@@ -142,10 +187,10 @@ def test_to_end_finds_output_and_files_written_by_every_rank(tmp_path: Path) -> 
 
 
 def test_to_end_finds_a_run_directory_per_rank_and_stdin_read_by_every_rank(
-    tmp_path: Path,
+    verified: dict[str, Shared],
 ) -> None:
     """Issue 29: rank 1 made runs/exp_1, which rank 0 did not, and read stdin as well."""
-    report = _run(tmp_path, ORIGINAL, CASES / "mlp_ddp_own_run_dir.py", to_end=True)
+    report = report_of(verified, "own_run_dir")
     assert report.exit_code == 1, report
     assert _keys(report) == ["directory_per_rank", "stdin_per_rank"]
     # the runs' stdin is an empty pipe (launch._start): rank 1 read "" and made runs/exp_1.
@@ -222,9 +267,9 @@ def test_both_runs_going_nan_is_not_comparable(verified: dict[str, Shared]) -> N
     assert "learning rate" in report.causes[0].fix
 
 
-def test_to_end_is_reported_when_the_step_comparison_fails(tmp_path: Path) -> None:
+def test_to_end_is_reported_when_the_step_comparison_fails(verified: dict[str, Shared]) -> None:
     """No DistributedSampler: the steps differ, and the to-end checks are still run and shown."""
-    report = _run(tmp_path, ORIGINAL, CASES / "mlp_ddp_no_sampler.py", to_end=True)
+    report = report_of(verified, "no_sampler")
     assert report.exit_code == 1, report
     assert "sampler_missing" in _keys(report)
     assert list(report.to_end)[:5] == ["steps", "exits", "output", "figures", "files"], (
@@ -237,10 +282,10 @@ def test_to_end_is_reported_when_the_step_comparison_fails(tmp_path: Path) -> No
     assert report.to_end["files"].endswith("mlp.pt)")
 
 
-def test_a_status_the_script_chooses_is_compared_to_the_end(tmp_path: Path) -> None:
+def test_a_status_the_script_chooses_is_compared_to_the_end(verified: dict[str, Shared]) -> None:
     """`exit(3)` after training in the original and on the migrated ranks: compared to
     the end, the exits matching, not "original run crashed" (V1)."""
-    report = _run(tmp_path, CASES / "restart_exit_dp.py", None, to_end=True)
+    report = report_of(verified, "restart_exit")
     assert report.exit_code == 0, report
     assert not report.failures, report.failures
     assert "status their script chose, 3" in report.to_end["exits"], report.to_end

@@ -9,11 +9,15 @@ child forked per pair after the imports, so each starts from a fresh runner's st
 judges each pair from its own records as verify does (session.judge).
 
 For many small cases, such as a test suite's; POSIX only (fork). The pairs share one plan
-(world size, backend) and are not --to-end runs (their exits are checked per launch).
+(world size, backend). A --to-end pair runs its scripts to their end in its children; its
+exits are its children's (the pair's exit records, in torchrun's failure-summary form for the
+checks that read torchrun's), not the shared launch's, and the shared runs are left to end by
+themselves (no pair's records end a run early).
 A pair whose migrated run fails ends the launch (its peers could wait in a collective): every
-later pair is reported as not run (FAILED, "a run was cancelled"), never as passing. A pair
-past its timeout is ended and reported timed out (FAILED), without the stacks verify collects
-from a hung run of its own: a hang is verify's to diagnose, one pair per run.
+later pair is reported as not run (FAILED, "a run was cancelled"), never as passing; so does a
+--to-end pair whose scripts choose an exit status (`exit(3)`): run it last. A pair past its
+timeout is ended and reported timed out (FAILED), without the stacks verify collects from a
+hung run of its own: a hang is verify's to diagnose, one pair per run.
 """
 
 from __future__ import annotations
@@ -87,8 +91,22 @@ def _world(name: str, the_plan: Plan) -> int:
     return the_plan.nproc if name == launch.MIGRATED else 1
 
 
-def _result(pair: _Pair, name: str, the_plan: Plan, whole: launch.RunResult) -> launch.RunResult:
-    """The pair's share of the combined run `whole`, as run_all reports a run of its own."""
+def _torchrun_summary(exits: list[dict[str, object] | None]) -> str:
+    """The failed ranks' exit codes as torchrun's failure summary lists them (`rank : R`,
+    `exitcode : C`), read by the --to-end exit checks (toend.torchrun_exit_codes)."""
+    return "".join(
+        f"\n  rank      : {rank}\n  exitcode  : {e['code']}"
+        for rank, e in enumerate(exits)
+        if e is not None and e["code"] != 0
+    )
+
+
+def _result(
+    pair: _Pair, name: str, the_plan: Plan, whole: launch.RunResult, to_end: bool = False
+) -> launch.RunResult:
+    """The pair's share of the combined run `whole`, as run_all reports a run of its own.
+    `to_end`: as verify's own --to-end run, never complete by its records alone (its exits
+    are checked), and its failed ranks' codes its own, after the launch's log."""
     out = pair.workdir / name
     exits = []
     for rank in range(_world(name, the_plan)):
@@ -114,7 +132,9 @@ def _result(pair: _Pair, name: str, the_plan: Plan, whole: launch.RunResult) -> 
         whole.timed_out and None in exits
     )
     tail = whole.log_tail if failed or hung else ""
-    return launch.RunResult(name, code, seconds, hung, False, tail, complete)
+    if to_end and name == launch.MIGRATED and failed:  # later lines win in the reading
+        tail += _torchrun_summary(exits)
+    return launch.RunResult(name, code, seconds, hung, False, tail, complete and not to_end)
 
 
 def verify_pairs(configs: Sequence[VerifyConfig]) -> list[VerifyReport]:
@@ -122,8 +142,7 @@ def verify_pairs(configs: Sequence[VerifyConfig]) -> list[VerifyReport]:
     plans = {plan(config) for config in configs}
     if len(plans) != 1:
         raise VerifyError("verify_pairs: the pairs must share one world size and backend")
-    if any(config.to_end for config in configs):
-        raise VerifyError("verify_pairs: --to-end runs are verify's, one pair per run")
+    to_end = any(config.to_end for config in configs)
     the_plan = plans.pop()
     try:
         with ExitStack() as stack:
@@ -145,6 +164,8 @@ def verify_pairs(configs: Sequence[VerifyConfig]) -> list[VerifyReport]:
             combined = [_combined(0, pairs, batch), _combined(1, pairs, batch)]
 
             def complete(spec: launch.RunSpec) -> bool:
+                if to_end:  # every process must end by itself, as in verify's own run
+                    return False
                 return all(
                     saved(pair.workdir / spec.name / protocol.rank_dir_name(rank))
                     for pair in pairs
@@ -161,7 +182,10 @@ def verify_pairs(configs: Sequence[VerifyConfig]) -> list[VerifyReport]:
                     the_plan,
                     pair.scripts,
                     pair.workdir,
-                    {name: _result(pair, name, the_plan, whole) for name, whole in wholes.items()},
+                    {
+                        name: _result(pair, name, the_plan, whole, pair.config.to_end)
+                        for name, whole in wholes.items()
+                    },
                     {},
                 )
                 for pair in pairs
