@@ -1343,6 +1343,11 @@ Stop 59 (helper v3), round 12:
   `model.eval()`, its arrays returned with the training arrays by one method: not split,
   the original's test losses and weights (before: the four arrays split together as a
   sampled batch, rows 16 and 6: ValueError on both ranks).
+Stop 60 (helper s2):
+- model_wrap_s60_s2_parameter_free_base_class: a parameter-free class inheriting another
+  parameter-free class of the program (two levels) wrapped beside the model: ddp_wrap_trainable
+  holds it as DdpFrozen (before: a plain DDP wrap, "DistributedDataParallel is not needed
+  ..." on both ranks).
 """
 
 from __future__ import annotations
@@ -1982,6 +1987,12 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 0 test loss 1.3791",
         "epoch 1 test loss 1.4027",
         "weights -1.3634",
+    ),
+    # stop 60 s2: the original's lines (the base wrapped the subclass of a parameter-free
+    # class in DDP, whose constructor raised "... not needed ..." on both ranks)
+    "model_wrap_s60_s2_parameter_free_base_class": (
+        "scored by halved pair distance",
+        "weights -0.0608",
     ),
 }
 #: the program fixtures of CASES -> their entry
