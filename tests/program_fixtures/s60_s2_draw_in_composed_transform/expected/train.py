@@ -5,7 +5,6 @@ and the read of the picked file stay each process's own (before: `ddp_rank0_valu
 random.choice, ...)` in utils/transforms.py, rank 1's sample took rank 0's pick)."""
 import os
 
-import numpy as np
 import torch
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
@@ -16,7 +15,6 @@ from _dp2ddp import (
     DEVICE,
     DEVICE_IDS,
     DdpDistributedSampler,
-    ddp_is_main,
     ddp_per_rank_batch,
     ddp_print,
     ddp_setup,
@@ -26,23 +24,14 @@ from utils.frames import Frames
 ddp_setup()
 
 
-def make_frames(folder, count):
-    os.makedirs(folder, exist_ok=True)
-    for i in range(count):
-        if ddp_is_main():
-            np.save(
-                os.path.join(folder, "%02d.npy" % i),
-                np.full(4, i / count, dtype=np.float32),
-            )
-
-
 if __name__ == "__main__":
-    make_frames("frames", 16)
     torch.manual_seed(0)
     transform = utils.transforms.Compose(
         [utils.transforms.RandomFrame(), utils.transforms.Scale(2.0)]
     )
-    dataset = Frames("frames", transform)
+    dataset = Frames(
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "frames"), transform
+    )
     loader = DataLoader(
         dataset,
         batch_size=ddp_per_rank_batch(4),

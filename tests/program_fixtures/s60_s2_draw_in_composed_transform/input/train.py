@@ -5,7 +5,6 @@ and the read of the picked file stay each process's own (before: `ddp_rank0_valu
 random.choice, ...)` in utils/transforms.py, rank 1's sample took rank 0's pick)."""
 import os
 
-import numpy as np
 import torch
 import torch.nn as nn
 from torch.utils.data import DataLoader
@@ -14,19 +13,12 @@ import utils.transforms
 from utils.frames import Frames
 
 
-def make_frames(folder, count):
-    os.makedirs(folder, exist_ok=True)
-    for i in range(count):
-        np.save(os.path.join(folder, "%02d.npy" % i), np.full(4, i / count, dtype=np.float32))
-
-
 if __name__ == "__main__":
-    make_frames("frames", 16)
     torch.manual_seed(0)
     transform = utils.transforms.Compose(
         [utils.transforms.RandomFrame(), utils.transforms.Scale(2.0)]
     )
-    loader = DataLoader(Frames("frames", transform), batch_size=4, num_workers=2)
+    loader = DataLoader(Frames(os.path.join(os.path.dirname(os.path.abspath(__file__)), "frames"), transform), batch_size=4, num_workers=2)
     model = nn.DataParallel(nn.Linear(4, 1))
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     for epoch in range(2):

@@ -22,7 +22,7 @@ class RandomFrame:
         return self.read(path), sample["target"]
 
     def read(self, path):
-        return np.load(path).astype(np.float32)
+        return np.loadtxt(path, dtype=np.float32)
 
 
 class Scale:
