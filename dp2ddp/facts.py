@@ -152,9 +152,8 @@ class ProgramHints:
     #: computed from one of their objects decides the learning rate apart on each rank
     #: where the program does not seed that stream (rank_zero/run_dir.py, issue 29).
     per_rank_classes: frozenset[str] = frozenset()
-    #: Names of the program's functions whose every return is a PIL image
-    #: (`stitch_images`, "utils.stitch_images"): `images.save(path)` of their result writes
-    #: a file (rank_zero/facts.py).
+    #: Names of the program's functions whose every return is a PIL image (`stitch_images`,
+    #: "utils.stitch_images"): `images.save(path)` of their result writes a file (facts.py).
     image_makers: frozenset[str] = frozenset()
     #: "Class.method" of the program's methods that store what they are given in their
     #: object (a progress bar's `add`, a meter's `update`): an object fed a loop's figures
@@ -170,9 +169,8 @@ class ProgramHints:
     #: rank's read of that file (rank_zero/barriers.py, issue 29 item 2).
     file_written_by: frozenset[str] = frozenset()
     #: Names of the program's functions and methods that return a batch taken by `next()`
-    #: (`get_batch` of a loader class: `return next(self.iters[split])`): what a call of
-    #: one returns is this rank's part where the loader is sharded (analysis/per_rank.py,
-    #: rank_zero/loop_exits.py).
+    #: (`get_batch` of a loader class: `return next(self.iters[split])`): what one returns
+    #: is this rank's part where the loader is sharded (per_rank.py, loop_exits.py).
     batch_fetchers: frozenset[str] = frozenset()
     #: Attribute names the program's DataLoaders take their batch_size from
     #: (`batch_size=opt.batch_size` -> "batch_size"): a batch's size compared with such an
@@ -207,9 +205,8 @@ class ProgramHints:
     #: file_handers): a call of one after a rank-0 write of that path is a read of it, and
     #: only that (rank_zero/barriers.py, stop 52 w4).
     file_handed_by: frozenset[str] = frozenset()
-    #: Names of the program's top-level functions that return their first parameter moved
-    #: to a device or dtype (`move_data_to_device(x, device)`): what they return is the rows
-    #: they are given (analysis/device_moves.py; the batch proof, stop 52 w6).
+    #: Names of the program's top-level functions that return their first parameter moved to
+    #: a device or dtype (`move_data_to_device(x, device)`): the rows given (device_moves.py).
     device_moves: frozenset[str] = frozenset()
     #: "module.f" / "module.Class.f" of the functions and methods of the program's other
     #: modules whose every return is a set of strings (rank_zero/set_returns.py): the order
@@ -220,6 +217,9 @@ class ProgramHints:
     #: every call of another module hands a standard stream (`report(c, sys.stdout)`), `|o`
     #: where one hands anything else (rank_zero/handed_streams.py, stream_names.py).
     stream_parameters: frozenset[str] = frozenset()
+    #: Last names of the classes the program's modules build in the list a `Compose` is
+    #: handed: their `__call__` runs per sample (analysis/sample_code.py, stop 60).
+    composed_transforms: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

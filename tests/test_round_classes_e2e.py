@@ -1349,6 +1349,19 @@ Stop 60 (lead):
   `model.train(False)` (torch's own `eval()`), training after `train(mode=True)`: not split,
   the original's figures (before: `train(False)` read as training mode, the four arrays
   split as a sampled batch: ValueError on both ranks).
+Stop 60 (helper s2):
+- model_wrap_s60_s2_parameter_free_base_class: a parameter-free class inheriting another
+  parameter-free class of the program (two levels) wrapped beside the model: ddp_wrap_trainable
+  holds it as DdpFrozen (before: a plain DDP wrap, "DistributedDataParallel is not needed
+  ..." on both ranks).
+- rank_zero_s60_s2_per_sample_pick_in_transform (round 12 v4-C, hzxie/Pix2Vox@0596d5e's
+  RandomBackground): a transform class composed beside the Dataset picks one of a sample's
+  frame files by `random.choice` in the loader's two workers: each process's own pick, the
+  original's weights (before: `ddp_rank0_value(random.choice, ...)`, rank 1's samples read
+  rank 0's picks, weights -0.3326).
+- s60_s2_draw_in_composed_transform (program): the same with the transforms in one module,
+  the Dataset in another and the Compose in the entry, frame files shipped with it (before:
+  the same rewrite in utils/transforms.py, weights 0.2241 for the original's -0.3409).
 """
 
 from __future__ import annotations
@@ -1995,6 +2008,16 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 test loss 1.4027",
         "weights -1.3634",
     ),
+    # stop 60 s2: the original's lines (the base wrapped the subclass of a parameter-free
+    # class in DDP, whose constructor raised "... not needed ..." on both ranks)
+    "model_wrap_s60_s2_parameter_free_base_class": (
+        "scored by halved pair distance",
+        "weights -0.0608",
+    ),
+    # stop 60 s2 (round 12 v4-C): a per-sample pick in a composed transform, run in two
+    # loader workers, stays each process's: the original's weights (the base: -0.3326)
+    "rank_zero_s60_s2_per_sample_pick_in_transform": ("weights -0.3409",),
+    "s60_s2_draw_in_composed_transform": ("weights -0.3409",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2063,6 +2086,7 @@ PROGRAMS = {
     "data_s57_s2_draw_over_tuple_loader": "run.py",  # stop 57 s2
     "s57_v2_module_entry_root_package": "launch.py",  # stop 57 v2-C: runs -m app.train
     "s57_v2_handed_model_two_forwards": "main.py",  # stop 57 v2-A
+    "s60_s2_draw_in_composed_transform": "train.py",  # stop 60 s2 (round 12 v4-C)
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {

@@ -54,20 +54,63 @@ def bare_classes(import_name: str, source: str) -> frozenset[str]:
         return frozenset()
     prefix = f"{import_name}." if import_name else ""
     classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
-    return frozenset(prefix + node.name for node in classes if bare_class(node))
+    return frozenset(prefix + name for name in bare_class_names(classes))
 
 
 def bare_class(cls: ast.ClassDef) -> bool:
     """A class of nn.Module (or torch's loss bases) with a forward() whose methods build and
     store no layer or parameter on `self` (the module's docstring says how far it reads)."""
-    if not cls.bases or cls.keywords or any(last_name(b) not in BARE_BASES for b in cls.bases):
-        return False
-    if not any(isinstance(n, ast.FunctionDef) and n.name == "forward" for n in cls.body):
-        return False
+    return cls.name in bare_class_names([cls])
+
+
+def bare_class_names(classes: list[ast.ClassDef]) -> frozenset[str]:
+    """The names of `classes` (one module's top level) that may hold no parameter and have
+    a forward(), their own or a base's. A base may be nn.Module or torch's loss bases, or a
+    class of `classes` read the same way (stop 60: `class Scaled(PairDistance)` over a
+    parameter-free `PairDistance`: DDP's constructor raised on its wrap as on the base's):
+    what a base's methods store or call counts for the subclass, and the subclass's calls
+    of `self.<method>` may name the base's methods."""
+    methods_of: dict[str, frozenset[str]] = {}  # bare so far -> its methods, inherited too
+    changed = True
+    while changed:
+        changed = False
+        for cls in classes:
+            if cls.name in methods_of:
+                continue
+            inherited = _inherited_methods(cls, methods_of)
+            if inherited is None:
+                continue
+            own = frozenset(
+                n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            )
+            if _bare_body(cls, inherited | own):
+                methods_of[cls.name] = inherited | own
+                changed = True
+    return frozenset(name for name, methods in methods_of.items() if "forward" in methods)
+
+
+def _inherited_methods(
+    cls: ast.ClassDef, methods_of: dict[str, frozenset[str]]
+) -> frozenset[str] | None:
+    """The methods `cls` inherits from its program bases of `methods_of` (none from torch's
+    bare bases); None when a base is neither, or the class has keywords (a metaclass)."""
+    if not cls.bases or cls.keywords:
+        return None
+    inherited: frozenset[str] = frozenset()
+    for base in cls.bases:
+        if isinstance(base, ast.Name) and base.id != cls.name and base.id in methods_of:
+            inherited |= methods_of[base.id]
+        elif last_name(base) not in BARE_BASES:
+            return None
+    return inherited
+
+
+def _bare_body(cls: ast.ClassDef, methods: frozenset[str]) -> bool:
+    """`cls`'s own body builds and stores no layer or parameter on `self`, and calls nothing
+    stored on `self` but `methods` (its own and its bases')."""
     for statement in cls.body:
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and _builds(statement.value):
             return False  # a class attribute built by a call: a layer shared by the instances
-    methods = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for node in ast.walk(cls):
         if isinstance(node, ast.Call) and last_name(node.func) in REGISTERING:
             return False
@@ -106,11 +149,23 @@ def empty_classes(import_name: str, source: str) -> frozenset[str]:
     if not bare:
         return bare
     prefix = f"{import_name}." if import_name else ""
+    classes = {n.name: n for n in parse_python(source).body if isinstance(n, ast.ClassDef)}
     return frozenset(
-        prefix + node.name
-        for node in parse_python(source).body
-        if isinstance(node, ast.ClassDef) and prefix + node.name in bare and not _keeps(node)
+        prefix + name
+        for name, node in classes.items()
+        if prefix + name in bare and not any(_keeps(c) for c in _lineage(node, classes))
     )
+
+
+def _lineage(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[ast.ClassDef]:
+    """`cls` and its bases among `classes` (by bare name), transitively."""
+    found = [cls]
+    for each in found:
+        for base in each.bases:
+            parent = classes.get(base.id) if isinstance(base, ast.Name) else None
+            if parent is not None and all(parent is not f for f in found):
+                found.append(parent)
+    return found
 
 
 def _keeps(cls: ast.ClassDef) -> bool:

@@ -59,7 +59,7 @@ from dp2ddp.transforms.analysis import (
     module_parts,
     unproved_reach,
 )
-from dp2ddp.transforms.analysis.bare_modules import bare_class
+from dp2ddp.transforms.analysis.bare_modules import bare_class_names
 from dp2ddp.transforms.analysis.batch_pairs import forward_cuts, forward_pairs
 from dp2ddp.transforms.analysis.class_reach import NEVER_USED
 from dp2ddp.transforms.analysis.dropped_outputs import (
@@ -187,13 +187,14 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     local = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     prefix = f"{import_name}." if import_name else ""
+    bare = bare_class_names([n for n in tree.body if isinstance(n, ast.ClassDef)])
     found: dict[str, ClassFacts] = {}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             facts = _class_facts(node, imports, local, prefix, path, functions)
             pairs = forward_pairs(node, path, functions)
             cuts = forward_cuts(node, path)
-            if facts is None and (pairs or cuts or bare_class(node)):
+            if facts is None and (pairs or cuts or node.name in bare):
                 # No __init__ of its own (a loss class needs none): only what forward()
                 # compares is known of it, and it is all DP040 by use asks (stop 49 f1);
                 # and that it may hold no parameter, for its wrap (stop 58 s1, left).

@@ -9,13 +9,23 @@ this rank's shard. A value read there names this rank's data: a random nearby fr
 store's timeout where it draws more often than rank 0 did (rank_zero/run_dir.py skips such
 reads). Whether the ranks draw alike there is DP067's question (shared_draws).
 
+A transform class's `__call__` (or `forward`) is per-sample code too where an object of it
+is built in the list a `Compose` (torchvision's, the program's own, albumentations') is
+handed, in this module or another (ProgramHints.composed_transforms): the Dataset runs the
+composed transforms on each sample, in the loader's workers (stop 60, round 12 v4-C:
+hzxie/Pix2Vox@0596d5e's `RandomBackground.__call__` picking a background file by
+`random.choice` was made `ddp_rank0_value(random.choice, ...)`, rank 0's pick for rank 1's
+sample, a store key per call in each worker). Applied to a batch instead, the draw is still
+this rank's, for its own rows.
+
 A function also called outside per-sample code is not listed: its other calls may name a
 shared file, and the agreement rule keeps them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ast
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
@@ -30,12 +40,38 @@ _DATASET_BASES = frozenset(
 
 #: Methods a loader calls per sample or per pass.
 _PER_SAMPLE = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
+#: Calls handed a list of transform objects, each run on a sample in turn.
+_COMPOSERS = frozenset({"Compose", "RandomApply", "RandomChoice", "RandomOrder", "OneOf"})
+#: The methods a composed transform object runs.
+_TRANSFORM_METHODS = ("__call__", "forward")
+
+
+def composed_classes(tree: ast.Module) -> frozenset[str]:
+    """The (last) names of the classes whose objects a module builds in the list or tuple
+    it hands a `Compose` (`T.Compose([Crop(8), utils.transforms.RandomBackground(...)])`)."""
+    found: set[str] = set()
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call) or _last(call.func) not in _COMPOSERS or not call.args:
+            continue
+        listed = call.args[0]
+        if isinstance(listed, (ast.List, ast.Tuple)):
+            found.update(_last(e.func) for e in listed.elts if isinstance(e, ast.Call))
+    return frozenset(found - {""})
+
+
+def _last(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def per_sample_functions(
-    module: cst.Module, qualified_names: Callable[[cst.CSTNode], set[str]]
+    module: cst.Module,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    composed: frozenset[str] = frozenset(),
 ) -> frozenset[int]:
-    """ids of the FunctionDefs of `module` a loader runs per sample (see the docstring)."""
+    """ids of the FunctionDefs of `module` a loader runs per sample (see the docstring);
+    `composed`: the classes other modules compose as transforms (composed_classes)."""
     classes = nodes_of(module, cst.ClassDef)
     datasets: set[str] = set()
     changed = True
@@ -59,12 +95,19 @@ def per_sample_functions(
         for s in (module.body if isinstance(module, cst.Module) else [])
         if isinstance(s, cst.FunctionDef)
     }
+    composed = composed | _composed_here(module)
     todo: list[cst.FunctionDef] = []
     for cls in classes:
-        if cls.name.value not in datasets or not isinstance(cls.body, cst.IndentedBlock):
+        if not isinstance(cls.body, cst.IndentedBlock):
+            continue
+        if cls.name.value in datasets:
+            roots: Iterable[str] = _PER_SAMPLE
+        elif cls.name.value in composed:
+            roots = _TRANSFORM_METHODS
+        else:
             continue
         methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
-        todo += [methods[name] for name in _PER_SAMPLE if name in methods]
+        todo += [methods[name] for name in roots if name in methods]
         todo += _self_callees(cls, methods, todo)
     found: dict[int, cst.FunctionDef] = {}
     while todo:
@@ -95,6 +138,22 @@ def per_sample_functions(
             return frozenset(kept)
         for key in dropped:
             del kept[key]
+
+
+def _composed_here(module: cst.Module) -> frozenset[str]:
+    """composed_classes of `module` itself (a file migrated alone has no program hints)."""
+    found: set[str] = set()
+    for call in nodes_of(module, cst.Call):
+        if name_of(call.func) not in _COMPOSERS or not call.args:
+            continue
+        listed = call.args[0].value
+        if isinstance(listed, (cst.List, cst.Tuple)):
+            found.update(
+                name_of(e.value.func)
+                for e in listed.elements
+                if isinstance(e.value, cst.Call) and name_of(e.value.func)
+            )
+    return frozenset(found)
 
 
 def _self_callees(

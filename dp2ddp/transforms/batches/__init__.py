@@ -396,6 +396,8 @@ class ShardBatches(BatchSqueezes):
             used = {n.value for n in variables_under(loop.body)}
             if not target_names(batch) & used:
                 return False  # a step count, not a batch (`for step in bar:`)
+            if _stepped_only(loop, target_names(batch)):
+                return False  # `for opt in self.optimizer.values(): opt.step()` (stop 60)
             if self._models and not self._reaches_model(batch):
                 # a phase name (`for phase in ["train", "val"]:` selecting
                 # `loaders[phase]`), a key: no model is given it as data (the proof
@@ -667,3 +669,22 @@ class ShardBatches(BatchSqueezes):
         if statement is not updated_node:
             return statement
         return super().on_leave(original_node, updated_node)
+
+
+#: Methods of an optimizer or a learning-rate scheduler.
+_STEPPING = frozenset({"step", "zero_grad", "state_dict", "load_state_dict", "add_param_group"})
+
+
+def _stepped_only(loop: cst.For, names: set[str]) -> bool:
+    """Every read of the loop's target `names` in its body is the receiver of an optimizer's
+    or scheduler's method (`opt.step()`, `opt.zero_grad()`): an optimizer, no batch.
+    Round 12 v1-D (adntjr4/denoising_practice@b53363d): a loop over a dict of optimizers in
+    a module whose wraps are a dict's values was read as a loop over batches, and
+    `opt = ddp_shard_batch(opt)` inserted before `opt.step()`."""
+    reads = [n for n in walk(loop.body) if isinstance(n, cst.Name) and n.value in names]
+    receivers = {
+        id(n.value)
+        for n in walk(loop.body)
+        if isinstance(n, cst.Attribute) and n.attr.value in _STEPPING
+    }
+    return bool(reads) and all(id(n) in receivers for n in reads)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Origin, code
+from dp2ddp.flow import DefUse, Origin, code, origins
 from dp2ddp.transforms._support.nodes import target_names, walk
 from dp2ddp.transforms.batches.source_syntax import binding_of
 
@@ -60,6 +60,8 @@ def handed_on(flow: DefUse, assign: cst.Assign, models: set[str]) -> list[tuple[
             continue
         if receiver in names:  # a method of the part itself: `actions.unsqueeze(1)`
             continue
+        if _loss_object(flow, node.func):
+            continue  # `self.criterion(out, label)`: a loss writes nothing per sample
         given = [
             a.value.value
             for a in node.args
@@ -71,3 +73,17 @@ def handed_on(flow: DefUse, assign: cst.Assign, models: set[str]) -> list[tuple[
 
 
 _LIBRARIES = frozenset({"torch", "np", "numpy", "F", "nn", "math", "random"})
+
+
+def _loss_object(flow: DefUse, func: cst.BaseExpression) -> bool:
+    """`func` holds only loss objects (`self.criterion_cls = nn.CrossEntropyLoss()`, a class
+    of the program named `...Loss`): a call computes a loss, it stores nothing per sample
+    (round 12 v2-C, eeyhsong/EEG-Conformer@9ae149b: DP189 at `self.criterion_cls(outputs,
+    label)`)."""
+    found = [o for o in origins(flow, func) if not o.selects]
+    return bool(found) and all(
+        o.kind in ("call", "instance")
+        and isinstance(o.node, cst.Call)
+        and code(o.node.func).rsplit(".", 1)[-1].endswith("Loss")
+        for o in found
+    )

@@ -203,8 +203,31 @@ class CallFlow(MigrationTransform):
                 if isinstance(c.func, cst.Attribute)
                 and c.func.attr.value == name
                 and may_call(c, function, True)
+                and not self._held_other(c.func.value, owner)
             ]
         return self._calls_of(function)
+
+    def _held_other(self, receiver: cst.BaseExpression, owner: cst.ClassDef) -> bool:
+        """`receiver` is `self.x` of a class whose methods bind `self.x` only to calls
+        naming another class than `owner` (`self.model = nn.DataParallel(...)`): its
+        `.train()` is the model's, not `owner.train()` (eeyhsong/EEG-Conformer@9ae149b:
+        `self.model.train()` in the epoch loop was taken for a call of `ExP.train(self)`,
+        and the loader built before that loop for one built anew in it: DP011's text)."""
+        if not (
+            isinstance(receiver, cst.Attribute)
+            and isinstance(receiver.value, cst.Name)
+            and receiver.value.value == "self"
+        ):
+            return False
+        function = enclosing_function(receiver, self)
+        held = method_class(function, self) if function is not None else None
+        if held is None:
+            return False
+        values = self._attribute_values(held, self.code(receiver))
+        return bool(values) and all(
+            isinstance(v, cst.Call) and name_of(v.func) not in ("", owner.name.value)
+            for v in values
+        )
 
     def _calls_of(self, definition: cst.FunctionDef | cst.ClassDef) -> list[cst.Call]:
         """Calls of a def or class through the name it binds."""

@@ -463,7 +463,11 @@ class SecondBackwards:
             return flow.carries.get(node.value, frozenset())
         carried: frozenset[int] = frozenset()
         for child in children_of(node):
-            carried |= self._expression(child, flow)
+            forwards = self._expression(child, flow)  # its backwards counted all the same
+            if not isinstance(node, cst.Subscript) or child is node.value:
+                carried |= forwards  # rows picked by an index carry none of its graph
+        if isinstance(node, cst.Comparison):
+            return frozenset()  # a mask, no graph (`losses >= top`: an attack's best rows)
         return carried
 
     def _call(self, call: cst.Call, flow: _Flow) -> frozenset[int]:

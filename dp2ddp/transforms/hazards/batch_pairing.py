@@ -66,6 +66,7 @@ def batch_pairings(
     told: set[cst.CSTNode] = set()
     compares = bool(MAY_COMPARE.search(text))
     mixing = mixing_calls(defs, mixer) if mixer is not None else []
+    evaluated = evaluations(module, calls, code)
     for call in calls:
 
         def stop(c: cst.Call) -> bool:
@@ -80,7 +81,7 @@ def batch_pairings(
             # (`x, y_b = map(Variable, (x, y_b))`), so a target's `y[perm]` is not said to
             # reach the model
             for subscript, drawn in sorted(permuted, key=lambda p: position(p[0]))[:1]:
-                if subscript not in told:
+                if subscript not in told and id(call) not in evaluated:
                     told.add(subscript)
                     yield (
                         subscript,
@@ -156,6 +157,47 @@ def batch_pairings(
                         "their rows with each other, each rank pairs only its own share of "
                         "each batch, DataParallel paired the whole batch",
                     )
+
+
+def evaluations(
+    module: cst.Module, calls: list[cst.Call], code: Callable[[cst.CSTNode], str]
+) -> frozenset[int]:
+    """ids of the wrapped model's `calls` that evaluate: in their function, the latest of
+    `<model>.eval()` / `<model>.train()` before them is `.eval()`, and no `.backward()` of
+    the function reads a name their statement binds, or one bound from such a name after
+    it. The whole test set fed to the model in eval mode in the epoch loop
+    (eeyhsong/EEG-Conformer@9ae149b) is no batch whose rows a drawn order permutes: DP147
+    named that call, through a tuple returned with the training arrays (stop 60)."""
+    wanted = {id(c): code(c.func) for c in calls}
+    found: set[int] = set()
+    for scope in [module, *(n for n in walk(module) if isinstance(n, cst.FunctionDef))]:
+        body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+        mode: dict[str, str] = {}
+        carried: set[str] = set()
+        backward: list[cst.Call] = []
+        for node in walk(body, skip_scopes=True):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train"):
+                mode[code(func.value)] = func.attr.value
+            elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
+                backward.append(node)
+            elif id(node) in wanted and mode.get(wanted[id(node)]) == "eval":
+                found.add(id(node))
+        for statement in walk(body, skip_scopes=True):
+            if not isinstance(statement, cst.Assign):
+                continue
+            reads = {n.value for n in walk(statement.value) if isinstance(n, cst.Name)}
+            if any(id(n) in found for n in walk(statement.value)) or reads & carried:
+                for target in statement.targets:
+                    carried |= {n.value for n in walk(target.target) if isinstance(n, cst.Name)}
+        for call in backward:
+            if {n.value for n in walk(call) if isinstance(n, cst.Name)} & carried:
+                inside = {id(n) for n in walk(body, skip_scopes=True)}
+                found -= {i for i in found if i in inside}
+                break
+    return frozenset(found)
 
 
 def _other_element(

@@ -112,6 +112,13 @@ def _scaled(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [operands[0]] if isinstance(operands[1], (cst.Integer, cst.Float)) else []
 
 
+#: Methods of a wrapped model that give its weights, not a forward's output of the batch.
+_WEIGHT_READS = frozenset(
+    {"parameters", "named_parameters", "buffers", "named_buffers", "state_dict", "modules",
+     "named_modules", "children", "named_children"}
+)  # fmt: skip
+
+
 class BatchGiven:
     """Does a value come only from constants and what the batch gives (a wrapped model's
     output, a DataLoader's batches)? Over the module's def-use view; each wrapped-model
@@ -134,7 +141,28 @@ class BatchGiven:
         return known
 
     def _given(self, call: cst.Call) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and (
+            func.attr.value in _WEIGHT_READS or self._weight(func.value)
+        ):
+            return False  # `model.named_parameters()`, `p.abs()` of its weights: no batch
         return bool(self.qualified_names(call.func) & DATALOADER) or self._is_wrapped_call(call)
+
+    def _weight(self, node: cst.CSTNode) -> bool:
+        """`node` is a name every binding of which is a `for` over the model's weights
+        (`for n, p in model.named_parameters():`): a value computed from it is a weight
+        penalty (AWP's `param.abs().sum()`, round 12 v3-C), no batch, whatever the walk
+        finds behind the model (`nn.DataParallel(m).cuda()` read as a call of the wrap)."""
+        if not isinstance(node, cst.Name):
+            return False
+        bindings = self.flow.definitions(node)
+        return bool(bindings) and all(
+            d.kind == "for"
+            and isinstance(d.value, cst.Call)
+            and isinstance(d.value.func, cst.Attribute)
+            and d.value.func.attr.value in _WEIGHT_READS
+            for d in bindings
+        )
 
     def __call__(
         self, value: cst.BaseExpression, site: tuple[cst.Call, Function] | None = None
@@ -145,6 +173,8 @@ class BatchGiven:
         for origin in origins(self.flow, value, self._given):
             if origin.selects or origin.kind == "constant":
                 continue
+            if any(self._weight(step.node) for step in origin.path):
+                return False
             if origin.kind == "call" and isinstance(origin.node, cst.Call):
                 if self._given(origin.node):
                     given = True

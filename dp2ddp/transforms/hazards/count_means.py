@@ -145,7 +145,9 @@ class CountMeans:
         volume) is one sample's, the same under DDP, and no loss (stop 39, v4-A)."""
         if self._per_sample is None:
             assert self._module is not None
-            self._per_sample = per_sample_functions(self._module, self.t.qualified_names)
+            self._per_sample = per_sample_functions(
+                self._module, self.t.qualified_names, self.t.state.hints.composed_transforms
+            )
         return id(function) in self._per_sample
 
     def rewrite(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:

@@ -191,17 +191,20 @@ class LossChecks:
                 offending is not None
                 and (functional or offending[2] == "reduction='sum'")
                 and self.feeds_backward(node)
-                and not self._per_row(node)
+                and not self.per_row(node)
             ):
                 self.t.warn(*offending)
         loss = self.sum_losses.get(loss_key(node.func))
-        if loss is not None and self.feeds_backward(node) and not self._per_row(node):
+        if loss is not None and self.feeds_backward(node) and not self.per_row(node):
             self.t.warn(loss[0], "DP004", loss[1])
 
-    def _per_row(self, node: cst.Call) -> bool:
+    def per_row(self, node: cst.Call) -> bool:
         """A loss summed over its rows and divided by their count (per_row_sums.py): a
         mean, no DP004. Asked only of a call divided by something, the view built once."""
-        if self._module is None or not isinstance(self.t.parent(node), cst.BinaryOperation):
+        parent = self.t.parent(node)
+        if isinstance(parent, cst.Call) and parent.func is node:
+            node, parent = parent, self.t.parent(parent)  # `nn.MSELoss(reduction="sum")(a, b)`
+        if self._module is None or not isinstance(parent, cst.BinaryOperation):
             return False
         return divided_by_its_rows(node, view(self._module), self.t.parent)
 
@@ -530,8 +533,8 @@ class _LossConstructors(cst.CSTVisitor):
         key = loss_key(target) if target is not None else ""
         if key:
             self.checks.sum_losses[key] = (offending[0], offending[2])
-        else:
-            self.t.warn(*offending)
+        elif not (isinstance(parent, cst.Call) and self.checks.per_row(node)):
+            self.t.warn(*offending)  # not `nn.MSELoss(reduction="sum")(a, b) / n` of a's rows
 
 
 def _scaled_by_world_size(node: cst.BaseExpression) -> bool:

@@ -44,15 +44,26 @@ def divided_by_its_rows(
         and node.left is child
     ):
         return False
-    rows = _rows_of(node.right)
-    if rows is None:
-        return False
-    bound = {id(d.target) for d in flow.reaching(rows)}
-    return bool(bound) and bound <= _sources(call, flow)
+    counts: list[cst.BaseExpression] = [node.right]
+    if isinstance(node.right, cst.Name):  # `nB = output.data.size(0)` earlier (yolov3's)
+        bindings = flow.reaching(node.right)
+        if bindings and all(d.kind == "assign" and d.value is not None for d in bindings):
+            counts = [d.value for d in bindings if d.value is not None]
+    sources: set[int] | None = None
+    for count in counts:
+        rows = _rows_of(count)
+        if rows is None:
+            return False
+        bound = {id(d.target) for d in flow.reaching(rows)}
+        sources = _sources(call, flow) if sources is None else sources
+        if not bound or not bound <= sources:
+            return False
+    return True
 
 
 def _rows_of(expr: cst.BaseExpression) -> cst.Name | None:
-    """`t` of `t.size(0)`, `t.shape[0]`, `len(t)`; else None."""
+    """`t` of `t.size(0)`, `t.shape[0]`, `len(t)`, and of `t.data.size(0)`; else None."""
+    expr = _undata(expr)
     if isinstance(expr, cst.Call):
         func, args = expr.func, expr.args
         if isinstance(func, cst.Name) and func.value == "len" and len(args) == 1:
@@ -79,6 +90,19 @@ def _rows_of(expr: cst.BaseExpression) -> cst.Name | None:
         ):
             return value.value
     return None
+
+
+def _undata(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`t.size(0)` for `t.data.size(0)`, `t.shape[0]` for `t.data.shape[0]`: the same rows."""
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        inner = expr.func.value
+        if isinstance(inner, cst.Attribute) and inner.attr.value == "data":
+            return expr.with_changes(func=expr.func.with_changes(value=inner.value))
+    if isinstance(expr, cst.Subscript) and isinstance(expr.value, cst.Attribute):
+        inner = expr.value.value
+        if isinstance(inner, cst.Attribute) and inner.attr.value == "data":
+            return expr.with_changes(value=expr.value.with_changes(value=inner.value))
+    return expr
 
 
 def _zero(expr: cst.BaseExpression) -> bool:

@@ -53,6 +53,7 @@ from dp2ddp.transforms.analysis.loader_builds import loader_calls
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
 from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
 from dp2ddp.transforms.analysis.printing import Printing, printer_names, printing_functions
+from dp2ddp.transforms.analysis.sample_code import composed_classes
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.rank_zero.handed_streams import program_streams, stream_writers
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
@@ -166,6 +167,7 @@ def program_hints(
         _through_reexports(set(program_set_returns(modules, [n.set_returns for n in names])), names)
     )
     streams = program_streams(modules, [n.stream_writers for n in names])
+    composed = frozenset().union(*(n.composed for n in names))
     every = program_constructions(
         [
             (
@@ -228,6 +230,7 @@ def program_hints(
                 device_moves=moves,
                 set_returns=sets,
                 stream_parameters=streams.get(module.name, frozenset()),
+                composed_transforms=composed,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -262,6 +265,7 @@ def program_hints(
             device_moves=moves,
             set_returns=sets,
             stream_parameters=streams.get(module.name, frozenset()),
+            composed_transforms=composed,
         )
     return hints
 
@@ -420,6 +424,8 @@ class ModuleNames:
     stream_writers: frozenset[str] = frozenset()
     #: Its top-level functions handing a parameter on to a function (path_sinks.file_calls).
     file_forwards: frozenset[str] = frozenset()
+    #: The classes it builds in a Compose's list (sample_code.composed_classes).
+    composed: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -466,6 +472,7 @@ class ModuleNames:
             set_returns(tree),
             stream_writers(tree),
             forwards,
+            composed_classes(tree),
         )
 
 

@@ -121,7 +121,9 @@ class RunDirValues(CallRule):
         """The path of a directory made on every rank (a SummaryWriter's log directory), of
         a file every rank reads or opens as its log, or of a file rank 0 writes."""
         sinks: list[Sink] = []
-        per_sample = per_sample_functions(module, self.t.qualified_names)
+        per_sample = per_sample_functions(
+            module, self.t.qualified_names, self.t.state.hints.composed_transforms
+        )
         for call in nodes_of(module, cst.Call):
             if any(arg.star for arg in call.args):
                 continue

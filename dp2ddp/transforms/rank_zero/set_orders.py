@@ -130,7 +130,10 @@ class SetOrders(CallRule):
                 self._maybe(node, calls, kind)
                 continue
             if per_sample is None:
-                per_sample = per_sample_functions(module, self.t.qualified_names)
+                hints = self.t.state.hints
+                per_sample = per_sample_functions(
+                    module, self.t.qualified_names, hints.composed_transforms
+                )
             why = self._not_every_rank(node, per_sample) if kind == "str" else ""
             if kind == "str" and not why:
                 self.shared.add(id(node))
