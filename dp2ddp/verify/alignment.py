@@ -91,7 +91,7 @@ def install(recorder: Recorder, seed: int, scale_batch: int) -> None:
     _patch_random_sampler(recorder, seed)
     _patch_distributed_sampler(recorder, seed)
     _patch_data_loader(recorder, scale_batch, seed)
-    _patch_fetch(seed)
+    _patch_fetch(recorder, seed)
 
 
 #: Samples read to fingerprint a loader's dataset.
@@ -414,12 +414,22 @@ def _first(getitems: Callable[[list[Any]], list[Any]], index: object) -> Any:
     return getitems([index])[0]
 
 
-def _patch_fetch(seed: int) -> None:
+def _patch_fetch(recorder: Recorder, seed: int) -> None:
     fetcher = _fetch._MapDatasetFetcher
     native = fetcher.fetch
 
     @functools.wraps(native)
     def fetch(self: Any, possibly_batched_index: Any) -> Any:
+        """The native fetch, the recorder told that samples are being read (a shared-draws
+        block entered now gives a rank rank 0's values for its own samples)."""
+        recorder.watch_shared_draws()
+        recorder.reading_samples += 1
+        try:
+            return seeded_fetch(self, possibly_batched_index)
+        finally:
+            recorder.reading_samples -= 1
+
+    def seeded_fetch(self: Any, possibly_batched_index: Any) -> Any:
         """The native fetch (torch 2.x), each sample under its own seed. A dataset's own
         batched `__getitems__` (not a Subset's) keeps its native read, draws and all."""
         dataset = self.dataset

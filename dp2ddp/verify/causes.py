@@ -56,9 +56,11 @@ from dp2ddp.verify.draw_cause import (
     permuted_batch,
     random_in_forward,
     recurrent,
+    shared_reads,
 )
 from dp2ddp.verify.hand_made import differs_fix, hand_made, overlap_fix, undivided_fix
 from dp2ddp.verify.hand_made import same_data as same_data_by_hand
+from dp2ddp.verify.in_place import moved_in_place
 from dp2ddp.verify.ratio_cause import (
     ranks_apart,
     said_at,
@@ -180,7 +182,8 @@ def diagnose(ev: Evidence) -> list[Cause]:
                 "Compare the two scripts' loss, optimizer and data pipeline by hand.",
             )
         )
-    return causes
+    moved = moved_in_place(ev)  # after the earlier steps' causes: a consequence (v3-D)
+    return causes + ([moved] if moved else [])
 
 
 def _gradient_evidence(numerics: Numerics) -> str:
@@ -246,7 +249,7 @@ def _structure(ev: Evidence) -> list[Cause]:
                 "Build the same model and optimizers in the migration.",
             )
         )
-    if not ev.numerics.initial_equal:
+    if not ev.numerics.initial_equal and moved_in_place(ev) is None:
         causes.append(
             Cause(
                 "initial_weights",
@@ -460,6 +463,8 @@ def _changed_inputs(ev: Evidence) -> list[Cause]:
         f"the original's {first.original}), but from step {changed.step} the model was not "
         "fed the loaded samples: the script changes each batch after loading"
     )
+    if shared := shared_reads(ev):
+        return [shared]
     if _rng_in_loop(ev):
         return [_random_in_loop(ev, evidence)]
     return [

@@ -8,11 +8,13 @@ passes for a parameter when
 The last term is the parameter's own rounding: an update is the difference of two stored
 floats, so it cannot be more exact than the parameter's last bit. RMS rather than the worst
 element: one element whose gradient is ~0 may flip sign under another summation order.
-The absolute term `a` is atol, but at most ATOL_SHARE of the step's largest update (rms,
-the original's): what training changed is compared relative to its own size. A fixed
-1e-8 passed every update of andy-yun/pytorch-0.4-yolov3@7928dc9, whose learning rate moves
-its weights by under 1e-8 a step (stop 58, v1): a migration that trained differently would
-have read EQUIVALENT.
+The absolute term `a` is atol, but at most ATOL_SHARE of the parameter's own update (rms,
+the larger of the two runs'): what training changed is compared relative to its own size.
+A fixed 1e-8 passed every update of andy-yun/pytorch-0.4-yolov3@7928dc9, whose learning
+rate moves its weights by under 1e-8 a step (stop 58, v1): a migration that trained
+differently would have read EQUIVALENT. Capped by the step's largest update instead (stop
+59), a small tensor beside large ones (a parameter group of a small learning rate, a scale)
+still passed a halved update on atol (stop 60): each tensor is judged against its own.
 
 An update below RESOLUTION_UNITS units of its parameter's last place (rms) in both runs is
 below float resolution: the rounding term is then at least half of it, so a difference of
@@ -80,6 +82,9 @@ class StepDiff:
     noise: bool = False
     #: below float resolution in both runs (RESOLUTION_UNITS): judged on its gradients
     unresolved: bool = False
+    #: failed only on its own absolute term, within the step's (a small update beside large
+    #: ones): judged on its gradients (`_on_own_size`)
+    small: bool = False
 
 
 @dataclass(frozen=True)
@@ -219,6 +224,7 @@ def compare_updates(
             index + 1, orig_t, mig_t, index, names, shapes, rtol, absolute, result.structure
         )
         step_diffs = [_on_gradients(d, agree) if d.unresolved else d for d in step_diffs]
+        step_diffs = [_on_own_size(d, orig_t, mig_t, index, agree) for d in step_diffs]
         own_step = ev_o.get("optimizer_step", index + 1)
         same_hyper = ev_o["hyper"] == ev_m["hyper"] and isinstance(own_step, int)
         bound = adaptive_bound(ev_o, own_step) if same_hyper else None
@@ -277,6 +283,25 @@ def _on_gradients(diff: StepDiff, agree: dict[str, bool]) -> StepDiff:
     if diff.key not in agree:
         return diff
     return dataclasses.replace(diff, passed=agree[diff.key])
+
+
+def _on_own_size(
+    diff: StepDiff, orig_t: Tensors, mig_t: Tensors, index: int, agree: dict[str, bool]
+) -> StepDiff:
+    """An update that failed only on its own absolute term (within the step's, ATOL_SHARE of
+    the step's largest update), judged on its gradients: they agree within rtol, or differ
+    by no more than float rounding of the step's largest gradient (_ROUNDING_LEVEL eps of
+    its rms: a sum whose terms cancel keeps that much of their size, whatever its own):
+    passed; else failed, the tensor named. Without gradients: passed, as on the step's term."""
+    if not diff.small or diff.passed:
+        return diff
+    if diff.key not in agree or agree[diff.key]:
+        return dataclasses.replace(diff, passed=True)
+    g_o, g_m = orig_t.grads[index][diff.key], mig_t.grads[index][diff.key]
+    largest = max((_rms_of(g) for g in orig_t.grads[index].values()), default=0.0)
+    error = _rms(arrays.distance(g_o.values, g_m.values), len(g_o.values))
+    level = _ROUNDING_LEVEL * orig_t.eps.get(diff.key, 0.0) * largest
+    return dataclasses.replace(diff, passed=error <= level)
 
 
 def sgd_bound(event: dict[str, Any], steps: int) -> float | None:
@@ -493,13 +518,15 @@ def _step_diffs(
         err = _rms(arrays.distance(u_o.values, u_m.values), size)
         ref = _rms(arrays.norm(u_o.values), size)
         unit = orig_t.eps.get(key, 0.0) * param_rms.get(key, 0.0)  # the last place (rms)
-        tol = atol + rtol * ref + 2 * unit
+        own = _rms(arrays.norm(u_m.values), size)
+        tol = min(atol, ATOL_SHARE * max(ref, own)) + rtol * ref + 2 * unit
+        small = tol < err <= atol + rtol * ref + 2 * unit
         rel = err / ref if ref > 0 else (0.0 if err == 0 else math.inf)
         max_abs = arrays.max_abs_diff(u_o.values, u_m.values)
-        below = max(ref, _rms(arrays.norm(u_m.values), size)) < RESOLUTION_UNITS * unit
+        below = max(ref, own) < RESOLUTION_UNITS * unit
         diffs.append(
             StepDiff(step, key, names.get(key, key), tuple(shapes.get(key, u_o.shape)),
-                     rel, max_abs, err <= tol, unresolved=below)
+                     rel, max_abs, err <= tol, unresolved=below, small=small)
         )  # fmt: skip
     return diffs
 

@@ -20,10 +20,13 @@ broadcast", hid that (a broadcast order still pairs within each share; stop 51 s
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dp2ddp.verify.ratio_cause import warned
+from dp2ddp.verify.reach import Reached
 from dp2ddp.verify.report import Cause
+from dp2ddp.verify.scan import draws_in
 
 if TYPE_CHECKING:
     from dp2ddp.verify.causes import Evidence
@@ -112,4 +115,51 @@ def permuted_batch(ev: Evidence, evidence: str, drawn: str) -> Cause | None:
         "Do what DP147 at that line says: accept per-rank mixing and seed each rank's draws "
         "differently (verify then cannot show equivalence for this loop), or gather the "
         "global batch before mixing so that rows pair across all of it.",
+    )
+
+
+def shared_reads(ev: Evidence) -> Cause | None:
+    """A rank entered the migration's `with ddp_same_random():` while its DataLoader read
+    samples (recorder.shared_reads): the block gives every rank the generators' states rank
+    0 had at its own n-th block, so each rank draws rank 0's values (noise, a crop) for its
+    own n-th sample, where DataParallel's one process drew every sample's own. Named with
+    the block's place and the draws of its function in the original (found at the same
+    path under the original's working folder). adntjr4/denoising_practice@b53363d: noise
+    added per sample in a helper its `__init__` calls too, the block put around it; verify
+    said "no known cause" (stop 59 v1-C). None where no rank entered one in a read."""
+    places: dict[str, list[int]] = {}
+    for run in ev.migrated:
+        for place in run.data.get("shared_reads", {}) if run.rank else ():
+            places.setdefault(str(place), []).append(run.rank)
+    if not places:
+        return None
+    first, changed = ev.sharding.steps[0], ev.sharding.changed_inputs[0]
+    evidence = (
+        f"the DataLoader batches were split right ({'+'.join(map(str, first.per_rank))} of "
+        f"the original's {first.original}), but from step {changed.step} the model inputs "
+        f"were not the original's ({changed.missing} of its {changed.original} missing)"
+    )
+    cwd = Path(Reached(ev.original).cwd)
+    told = []
+    for place, ranks in list(places.items())[:3]:
+        where, _, function = place.partition(" ")
+        path = where.rpartition(":")[0]
+        drawn = draws_in(cwd / path, function) if function else []
+        told.append(
+            f"`with ddp_same_random():` at {where} (in {function}, the migration's; rank"
+            f"{'s' if len(ranks) > 1 else ''} {', '.join(map(str, sorted(set(ranks))))})"
+            + (f" around the draws of {path} line {', '.join(drawn[:4])}" if drawn else "")
+        )
+    return Cause(
+        "shared_sample_draws",
+        "a dataset's per-sample draws are rank 0's on every rank",
+        f"{evidence}; the ranks read their samples through {'; '.join(told)}: there each "
+        "rank draws the values rank 0 draws for its own n-th sample, so the ranks' samples share "
+        "their random values (noise, crops) where DataParallel's one process drew each "
+        "sample's own; verify seeds every sample's read alike in both runs, so only a rank "
+        "whose draws are rank 0's differs",
+        "Leave the draws a dataset makes per sample (its `__getitem__` and what it calls) to "
+        "each process: `with ddp_same_random():` is for what decides which samples a "
+        "dataset holds (its `__init__`); where one helper draws for both, share only the "
+        "call made while the dataset is built.",
     )

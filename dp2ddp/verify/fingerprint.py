@@ -145,6 +145,7 @@ def install(recorder: Recorder) -> None:
                         else None,
                     )
                     recorder.forward_batch = tensor.size(0) if tensor.dim() else None
+                    recorder.forward_columns = tensor.size(1) if tensor.dim() > 1 else None
                 else:
                     recorder.note_unsampled(self)
                 before = recorder.forward_began()
@@ -160,7 +161,7 @@ def install(recorder: Recorder) -> None:
             return native_call(self, *args, **kwargs)
         finally:
             _Depth.value -= 1
-            recorder.forward_batch = None
+            recorder.forward_batch = recorder.forward_columns = None
 
     torch.nn.Module.__call__ = __call__  # type: ignore[method-assign]
 

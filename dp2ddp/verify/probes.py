@@ -80,14 +80,15 @@ def install(
     F.instance_norm = _instance_norm_probe(recorder, F.instance_norm, norm_chunks)
 
 
-def _alignable(recorder: Recorder, x: torch.Tensor, chunks: int) -> bool:
-    """A dropout input whose dim 0 is the batch being trained on, split evenly in `chunks`:
-    each rank then draws the mask of exactly one chunk, of the same shape."""
-    if not recorder.recording or x.dim() == 0 or x.device.type != "cpu":
+def _alignable(recorder: Recorder, x: torch.Tensor, chunks: int, dim: int = 0) -> bool:
+    """A dropout input whose dim `dim` (DataParallel's: 1 for a sequence-first model) is the
+    batch being trained on, split evenly in `chunks`: each rank then draws the mask of
+    exactly one chunk, of the same shape."""
+    if not recorder.recording or x.dim() <= dim or x.device.type != "cpu":
         return False
-    n = x.size(0)
-    batch = recorder.forward_batch
-    loaded = recorder.loaded_batch
+    n = x.size(dim)
+    batch = recorder.forward_batch if dim == 0 else recorder.forward_columns
+    loaded = recorder.loaded_batch if dim == 0 else None
     if batch is None or n != batch or (loaded is not None and loaded != batch):
         return False
     return n >= chunks and n % chunks == 0
@@ -116,25 +117,28 @@ def _dropout_probe(
             return x
         if chunks < 1 or not recorder.recording:
             return native(*args, **kwargs)
-        if not _alignable(recorder, x, 1 if recorder.replica is not None else chunks):
+        rank = recorder.rank if recorder.replica is None else recorder.replica
+        whole = chunks > 1 and recorder.replica is None  # the original's whole batch
+        dim = recorder.scatter_dim() if whole else 0
+        if not _alignable(recorder, x, chunks if whole else 1, dim):
             if keep:
                 return native(*args, **kwargs)
             window.dropout_off += 1
             return x
         window.dropout_aligned += 1
         seed = recorder.options.seed
-        if chunks == 1 or recorder.replica is not None:  # a rank; the original's replica r
-            rank = recorder.rank if recorder.replica is None else recorder.replica
+        if not whole:  # a rank; the original's replica r
             return _draw_seeded(native, bound, _drawn(window, rank, x, p, seed))
-        # The original: chunk r's mask as rank r draws it.
+        # The original: chunk r's mask as rank r draws it, chunks along DataParallel's dim
+        # (neural-complexity's time-major batch was cut along dim 0: stop 59 s3, left 2).
         inplace = bool(bound.arguments.get("inplace"))
         if "inplace" in bound.arguments:
             bound.arguments["inplace"] = False
         outputs = []
-        for rank, piece in enumerate(torch.chunk(x, chunks, 0)):
+        for rank, piece in enumerate(torch.chunk(x, chunks, dim)):
             bound.arguments["input"] = piece
             outputs.append(_draw_seeded(native, bound, _drawn(window, rank, piece, p, seed)))
-        result = torch.cat(outputs, 0)
+        result = torch.cat(outputs, dim)
         return x.copy_(result) if inplace else result
 
     return dropout

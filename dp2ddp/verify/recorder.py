@@ -138,16 +138,22 @@ def python_rng_digest() -> str:
 _HELPER_MODULES = ("_dp2ddp", "__main__")
 
 
-def _program_line() -> str:
+def _program_line(with_function: bool = False) -> str:
     """`path:line` of the program's innermost frame on the stack (its `optimizer.step()`):
-    a cause then names the step it means (HSR's discriminator step, stop 57 v1-G)."""
+    a cause then names the step it means (HSR's discriminator step, stop 57 v1-G). With
+    `with_function`, `path:line function`, the path relative to the working folder where it
+    lies there (the migrated run's is verify's copy: the same relative path as the user's)."""
     from dp2ddp.verify.reach import own_file  # the runner's side; reach imports no recorder
 
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.realpath(frame.f_code.co_filename)
-        if own_file(path):
+        if own_file(path) and not with_function:
             return f"{path}:{frame.f_lineno}"
+        if own_file(path) and os.path.basename(path) != "_dp2ddp.py":
+            here = os.path.realpath(os.getcwd())
+            shown = os.path.relpath(path, here) if path.startswith(here + os.sep) else path
+            return f"{shown}:{frame.f_lineno} {frame.f_code.co_name}"
         frame = frame.f_back  # type: ignore[assignment]
     return ""
 
@@ -226,9 +232,24 @@ class Recorder:
         #: the last batch a DataLoader yielded (probes: is a dropout input batch-first?)
         self.forward_batch: int | None = None
         self.loaded_batch: int | None = None
+        #: dim 1 of that forward's first tensor; and the `dim` of each `DataParallel(...)` the
+        #: original's text writes (scan.wrap_dims), for a wrap the run does not build
+        self.forward_columns: int | None = None
+        self.written_dims: frozenset[int] = frozenset()
         self.fed = FedBatches()  # the window's loaded batches, and which fed an update
         #: the original: the DataParallel replica whose chunk the forward now runs (replicas)
         self.replica: int | None = None
+        #: DataLoader sample reads now running (alignment's fetch), and the places (`path:line
+        #: function`) of the migration's `with ddp_same_random():` blocks entered in them:
+        #: there a rank draws rank 0's values for its own samples (stop 59 v1-C)
+        self.reading_samples = 0
+        self.shared_reads: dict[str, int] = {}
+        #: id(parameter) -> (it, its digest) at the first recorded step; and the parameters
+        #: first stepped later that had changed since then, outside any optimizer (an
+        #: adversarial weight perturbation: stop 59 v3-D), key -> [the step that met them,
+        #: their digest at step 1] (the runs held the same values then where these agree)
+        self._first_prints: dict[int, tuple[torch.Tensor, str]] = {}
+        self.moved_before_first: dict[str, tuple[int, str]] = {}
 
     # -- wiring ------------------------------------------------------------------------------
     def install(self) -> None:
@@ -260,6 +281,15 @@ class Recorder:
             }
         )
         return len(self.wrappers) - 1
+
+    def scatter_dim(self) -> int:
+        """The dim DataParallel splits the batch along (as sharding.scatter_dim): 1 where
+        every DataParallel built says dim=1, or, where none was built (a wrap under a GPU
+        count, false on CPU), where every one written says so; else 0."""
+        built = [w.get("dim") for w in self.wrapper_info if w.get("class") == "DataParallel"]
+        if not built:
+            return 1 if self.written_dims == {1} else 0
+        return 1 if all(dim == 1 for dim in built) else 0
 
     def model_ordinal(self, module: torch.nn.Module) -> int:
         """Number of a model fed by the script, in the order of first training forward."""
@@ -332,7 +362,7 @@ class Recorder:
     def forward_began(self) -> str:
         """The RNG digest before a training forward; a change since the last mark was drawn
         outside the forwards (the loop's own draws: causes._rng_in_loop)."""
-        self._watch_shared_draws()
+        self.watch_shared_draws()
         now = rng_digest()
         if self._rng_mark is not None and now != self._rng_mark:
             self.current.rng_outside = True
@@ -344,7 +374,7 @@ class Recorder:
         self._rng_mark = rng_digest()
         self._python_mark = python_rng_digest()
 
-    def _watch_shared_draws(self) -> None:
+    def watch_shared_draws(self) -> None:
         """Draws in the migration's `with ddp_same_random():` blocks (ddp_draw_share's) are
         rank 0's, the original's: excused (the mark moves past them) where nothing else
         drew since the mark. ModernTCN's masks, `ddp_draw_share(lambda: torch.rand(...))`,
@@ -362,6 +392,9 @@ class Recorder:
         def __enter__(this: Any) -> Any:
             if not getattr(block, "depth", 1):
                 clean.append(self._rng_mark is not None and rng_digest() == self._rng_mark)
+                if self.reading_samples:
+                    place = _program_line(with_function=True)
+                    self.shared_reads[place] = self.shared_reads.get(place, 0) + 1
             return enter(this)
 
         def __exit__(this: Any, *exc: Any) -> Any:
@@ -457,17 +490,28 @@ class Recorder:
             hook()
         index, first = self._index(opt)
         params = self._params(opt)
+        if not self.events and not self._first_prints:
+            self._first_prints = {
+                id(p): (p, tensor_digest(p))
+                for ref in [*self.models, *self.wrappers, *self.unsampled]
+                if isinstance(model := ref(), torch.nn.Module)
+                for p in model.parameters()
+            }
         if first or any(key not in self.names for key, _ in params):
             known = self._param_names()
             for key, p in params:
                 if key in self.names:
                     continue
+                then = self._first_prints.get(id(p))
+                if self.events and then is not None and then[0] is p:
+                    if tensor_digest(p) != then[1]:  # changed in place since step 1
+                        self.moved_before_first[key] = (len(self.events) + 1, then[1])
                 self.names[key] = known.get(id(p), key)
                 self.shapes[key] = list(p.shape)
                 self.dtypes[key] = str(p.dtype).removeprefix("torch.")
                 if self.keep_tensors:
                     self.init[key] = p.detach().cpu().clone()
-        self._watch_shared_draws()
+        self.watch_shared_draws()
         if self._rng_mark is not None and not self.current.loader_started:
             self.current.rng_consumed = self.current.rng_outside or rng_digest() != self._rng_mark
         elif self._rng_mark is not None and (
@@ -594,6 +638,8 @@ class Recorder:
             "writes": self.writes.outputs() if self.writes is not None else [],
             "directories": self.writes.made_directories() if self.writes is not None else [],
             "stdin_reads": self.writes.stdin_reads if self.writes is not None else 0,
+            "shared_reads": self.shared_reads,
+            "moved_before_first": self.moved_before_first,
             **(self.reach.record() if self.reach is not None else {}),
         }
         _write_json(self.outdir / protocol.RECORD, record)

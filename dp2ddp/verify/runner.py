@@ -90,6 +90,10 @@ def main(argv: list[str] | None = None) -> None:
     from dp2ddp.verify.recorder import HarnessFailure, Recorder
 
     recorder = Recorder(options, rank, world, outdir)
+    if options.dropout_chunks > 1:  # the original: a dim=1 wrap it may not build (probes)
+        from dp2ddp.verify.scan import wrap_dims
+
+        recorder.written_dims = wrap_dims(Path(script).read_text("utf-8-sig", "replace"))
     alignment.deterministic_kernels()
     alignment.install(recorder, options.seed, options.scale_batch)
     probes.install(

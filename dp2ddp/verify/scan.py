@@ -213,6 +213,23 @@ def wrap_dims(source: str) -> frozenset[int]:
     return frozenset(dims)
 
 
+def draws_in(path: Path, function: str) -> list[str]:
+    """`line (call)` of each draw from a global generator in the functions named `function`
+    of the file at `path` (a dataset's per-sample draws: draw_cause.shared_reads); empty
+    where the file cannot be read or parsed."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8-sig"))
+    except (OSError, SyntaxError, ValueError, RecursionError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == function:
+            for call in ast.walk(node):
+                if isinstance(call, ast.Call) and _is_random_call(name := _dotted(call.func)):
+                    found.append((call.lineno, name))
+    return [f"{line} ({name})" for line, name in sorted(set(found))]
+
+
 def lines(findings: list[Finding], kind: str, limit: int = 3) -> str:
     """'line 12 (nn.Dropout), line 30 (F.dropout)' for the findings of one kind."""
     hits = [f for f in findings if f.kind == kind]

@@ -304,6 +304,8 @@ def check_sharding(
             if not result.shrunk:
                 result.changed_inputs = bad
                 result.steps, result.source, bad = result.loader, "DataLoader batches", []
+    if not bad and models == [LOADER] and len(ranks) > 1:
+        result.changed_inputs = _fed_apart(original, ranks, min(steps, len(original.windows)), dim)
     if not bad:
         result.status = OK
     elif len(ranks) > 1 and all(s.identical for s in bad):
@@ -313,6 +315,30 @@ def check_sharding(
     else:
         result.status = MISMATCH
     return result
+
+
+def _fed_apart(
+    original: RankRecord, ranks: list[RankRecord], steps: int, dim: int
+) -> list[StepShards]:
+    """The DataLoader batches split right, the models fed none of the loaded tensors as such
+    (a noisy copy of a clean image both runs read): the steps at which the ranks' model
+    inputs, as many as the original's, are not its samples. A dataset whose per-sample read
+    drew rank 0's values on every rank (the migration's `ddp_same_random` reached from
+    `__getitem__`, denoising_practice: stop 59 v1-C) fed rank 1 other noisy images than
+    the original's, and verify said "no known cause"."""
+    names = {m for i in range(steps) for m in _window(original, i).get("inputs", {})}
+    apart = []
+    for index in range(steps):
+        for model in sorted(names):
+            step = _step(
+                index + 1,
+                model,
+                _inputs(original, index, model, None, dim),
+                [_inputs(r, index, model, None, dim) for r in ranks],
+            )
+            if not step.ok and sum(step.per_rank) == step.original:
+                apart.append(step)
+    return apart
 
 
 def _shrunk(

@@ -71,6 +71,22 @@ PER_SAMPLE = frozenset({"__getitem__", "__getitems__", "__len__", "__iter__", "_
 _MODULES = frozenset({"torch", "np", "numpy", "random", "os", "sys", "math", "logging"})
 
 
+def _self_reached(methods: dict[str, cst.FunctionDef], start: list[str]) -> set[str]:
+    """The methods `start` names and those they call through `self.`, transitively (not
+    `__init__`)."""
+    todo, done = list(start), set()
+    while todo:
+        name = todo.pop()
+        if name in done or name not in methods or name == "__init__":
+            continue
+        done.add(name)
+        for node in walk(methods[name].body, skip_scopes=True):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                if code_of(node.func.value) == "self":
+                    todo.append(node.func.attr.value)
+    return done
+
+
 def found_statements(found: list[tuple[cst.Call, cst.CSTNode | None]]) -> list[cst.CSTNode]:
     return [s for _, s in found if s is not None]
 
@@ -264,6 +280,7 @@ class DatasetDrawFinder:
         methods = {s.name.value: s for s in cls.body.body if isinstance(s, cst.FunctionDef)}
         if not self._position_state(cls, methods):
             self._per_sample(cls, methods)
+        per_sample = _self_reached(methods, [n for n in PER_SAMPLE if n in methods])
         todo = ["__init__"]
         done: set[str] = set()
         while todo:
@@ -283,8 +300,24 @@ class DatasetDrawFinder:
                     and isinstance(func.value, cst.Name)
                     and func.value.value == "self"
                 ):
-                    todo.append(func.attr.value)
+                    called = func.attr.value
+                    if called in per_sample and self._draws_in(methods, called):
+                        # the helper runs per sample too: its draws shared there would give
+                        # every rank rank 0's values for its own samples (adntjr4/
+                        # denoising_practice's noise, stop 59 v1-C); the call that builds
+                        # the dataset is shared instead
+                        self._add(node)
+                        continue
+                    todo.append(called)
                 self._check_call(node)
+
+    def _draws_in(self, methods: dict[str, cst.FunctionDef], name: str) -> bool:
+        """The method `name`, or a method of the class it calls, draws."""
+        return any(
+            isinstance(node, cst.Call) and self._is_draw(node)
+            for method in _self_reached(methods, [name])
+            for node in walk(methods[method].body, skip_scopes=True)
+        )
 
     def _position_state(self, cls: cst.ClassDef, methods: dict[str, cst.FunctionDef]) -> bool:
         """DP093 at state a per-sample method (PER_SAMPLE) advances under a condition on its
