@@ -97,6 +97,13 @@ def is_self_attribute(node: ast.AST, me: str) -> bool:
     )
 
 
+def plain_class(cls: ast.ClassDef) -> bool:
+    """A class with no base but `object` and no metaclass: no nn.Module, so its forward()
+    is no model's (a trainer's `forward()` running the epochs: gjy3035/C-3-Framework@f8e21fa
+    trainer.py, taken for the wrapped model's at stop 60, v2-B)."""
+    return not cls.keywords and all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases)
+
+
 def last_name(node: ast.AST) -> str:
     """The name a `Name` or `Attribute` ends with (`x.y.name` -> "name"); "" otherwise."""
     if isinstance(node, ast.Name):

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from dp2ddp.transforms._support import ast_nodes
-from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
+from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python, plain_class
 from dp2ddp.transforms.analysis import (
     fixed_entries,
     grad_paths,
@@ -190,8 +190,9 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
     bare = bare_class_names([n for n in tree.body if isinstance(n, ast.ClassDef)])
     found: dict[str, ClassFacts] = {}
     for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            facts = _class_facts(node, imports, local, prefix, path, functions)
+        if isinstance(node, ast.ClassDef):  # a plain class is no module: its pairs only
+            plain = plain_class(node)
+            facts = None if plain else _class_facts(node, imports, local, prefix, path, functions)
             pairs = forward_pairs(node, path, functions)
             cuts = forward_cuts(node, path)
             if facts is None and (pairs or cuts or node.name in bare):

@@ -14,6 +14,7 @@ from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
     assigned_value,
     derived_names,
+    enclosing_function,
     iterated,
     module_of,
     name_of,
@@ -212,7 +213,68 @@ def helper_batch_names(t: ShardDataLoaders, loop: cst.For | cst.While) -> frozen
                 _returns_batch_figure(f) for f in t._called_functions(node.value)
             ):
                 found |= {n.value for tg in node.targets for n in variables_under(tg.target)}
-    return frozenset(found)
+    return frozenset(found | _stored_by_step_methods(t, loop, found))
+
+
+def _stored_by_step_methods(
+    t: ShardDataLoaders, loop: cst.For | cst.While, taken: set[str]
+) -> set[str]:
+    """The loop's own instance (`self`) where the loop, in a method, hands its batch to a
+    method of its class that stores what it computes from it in an attribute: a trainer's
+    `self._parse_data(inputs)` setting `self.data = imgs.cuda()`, its `self._forward()` then
+    `self.loss = self.criterion(self.model(self.data), ...)`, and the loop feeding
+    `losses.update(self.loss.item())` (daizuozhuo/batch-dropblock-network@21c99ab
+    trainers/trainer.py, class v2-A of stop 60: the epoch's running loss, rank 0's share,
+    was printed with no DP030). An attribute stored in the loop itself already makes `self`
+    one of the names bound from the batches (derived_names reads `self.loss = ...` as a
+    store to `self`); a store in a called method is read as the same store."""
+    function = enclosing_function(loop, t)
+    if function is None or not function.params.params:
+        return set()
+    me = function.params.params[0].name.value
+    derived = batch_derived(loop, frozenset(taken))
+    if me in derived:
+        return set()
+    for node in walk(loop.body, skip_scopes=True):
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(t.parent(node), cst.Expr)
+            and isinstance(node.func, cst.Attribute)
+            and isinstance(node.func.value, cst.Name)
+            and node.func.value.value == me
+            and any(_stores_from_arguments(m, node, derived) for m in t._called_functions(node))
+        ):
+            return {me}
+    return set()
+
+
+def _stores_from_arguments(method: cst.FunctionDef, call: cst.Call, derived: set[str]) -> bool:
+    """`method`, called as `call` with arguments read from `derived`, assigns an attribute
+    of its instance (`self.data = x.cuda()`) a value computed from those parameters."""
+    params = [p.name.value for p in method.params.params]
+    if len(params) < 2:
+        return False
+    own, rest = params[0], params[1:]
+    seed: set[str] = set()
+    for index, arg in enumerate(call.args):
+        if not any(n.value in derived for n in variables_under(arg.value)) or arg.star:
+            continue
+        if arg.keyword is not None:
+            seed.add(arg.keyword.value)
+        elif index < len(rest):
+            seed.add(rest[index])
+    inner = derived_names(method.body, seed) if seed else set()
+    return any(
+        isinstance(node, cst.Assign)
+        and any(
+            isinstance(tg.target, cst.Attribute)
+            and isinstance(tg.target.value, cst.Name)
+            and tg.target.value.value == own
+            for tg in node.targets
+        )
+        and any(n.value in inner for n in variables_under(node.value))
+        for node in walk(method.body, skip_scopes=True)
+    )
 
 
 def _returns_batch_figure(function: cst.FunctionDef) -> bool:

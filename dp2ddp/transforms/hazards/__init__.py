@@ -653,8 +653,8 @@ class FlagHazards(MigrationTransform):
                     "of the batch)",
                 )
             return
-        if node.name.value != "forward":
-            return
+        if node.name.value != "forward" or all(name_of(b.value) == "object" for b in cls.bases):
+            return  # the bases: a plain class (ast_nodes.plain_class) has no model's forward()
         mutations = SelfMutations(node.params.params[0].name.value)
         read_tree(node.body, mutations)
         for where, what in mutations.found:
