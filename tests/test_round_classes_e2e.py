@@ -2782,6 +2782,9 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 58 v1-A: class centres changed at the batch's labels and read back by the
         # next step's loss in the same pass (GuYuc/WS-DAN.PyTorch@8777912)
         ("data_s58_v1a_centres_read_in_pass", "DP028"),
+        # stop 60 v1-A: the log of an averaging loss's value, an RMSE's root of a loss
+        # object's (julian-parker/DAFX22_FNO@27c7caa); the base said nothing
+        ("hazards_s60_v1_log_of_averaging_loss", "DP059"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

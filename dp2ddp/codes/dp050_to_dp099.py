@@ -125,8 +125,10 @@ LATER: Final[dict[str, tuple[str, str]]] = {
     "DP059": (
         "the loss uses a statistic over the batch",
         "A mean over the batch dimension or every element (`p.mean(0)`, a relativistic GAN's "
-        "`bce(real - torch.mean(fake), ones)`) goes through a non-linear function (a log, an "
-        "entropy helper, a loss) before the loss. DataParallel gathered the model's outputs and "
+        "`bce(real - torch.mean(fake), ones)`, an averaging loss's value: "
+        "`torch.log10(F.mse_loss(p, y))`, an RMSE's `torch.sqrt(criterion(p, y))`) goes "
+        "through a non-linear function (a log, a root, an entropy helper, a loss) before the "
+        "loss. DataParallel gathered the model's outputs and "
         "computed it over the whole batch; under DDP each rank computes it over its own "
         "share, so the loss is a different function of the samples and `dp2ddp verify` "
         "reports NOT EQUIVALENT. A plain mean of per-sample losses is not affected (DDP "

@@ -205,6 +205,29 @@ def _mean_loss_object(node: cst.Call, names: _Names) -> bool:
     return True
 
 
+def averaging_loss(
+    call: cst.Call, names: _Names, mean_objects: MeanLossObjects | None = None
+) -> bool:
+    """`call` is a loss of torch.nn averaging over every element, the batch's included:
+    a `torch.nn.functional` loss with no reduction but the mean (`F.mse_loss(p, y)`), or
+    a call of what holds a torch.nn loss object built so (MeanLossObjects). Its value is
+    a mean over the samples, as `x.mean()` is: DP059 when a non-linear call encloses it
+    (`torch.log10(F.mse_loss(p, y))`, an RMSE's `torch.sqrt(criterion(p, y))`)."""
+    if mean_objects is not None and mean_objects(call.func):
+        return True
+    if not names(call.func) & _MEAN_LOSSES:
+        return False
+    if sum(a.keyword is None for a in call.args) > 3:
+        return False  # a legacy size_average/reduce/reduction given by position
+    for arg in call.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if arg.star or keyword == "reduction" and not _literal(arg.value, "mean"):
+            return False
+        if keyword in ("size_average", "reduce") and not _literal(arg.value, True, None):
+            return False
+    return True
+
+
 def masked_selection(
     call: cst.Call,
     assigned: _Assigned,

@@ -25,6 +25,7 @@ from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import code_of, wrap_target
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.hazards.masked_means import MeanLossObjects, averaging_loss
 
 #: Tensor reductions: over a dimension given as `dim`/`axis` (or the first argument of the
 #: method, the second of the torch function), else over every element.
@@ -101,9 +102,12 @@ def batch_means(
     nonlinear: bool,
     depth: int,
     memo: Means | None = None,
+    mean_objects: MeanLossObjects | None = None,
 ) -> list[cst.Call]:
     """The means over dim 0 or every element in `node` (names followed) that a non-linear
-    call encloses.
+    call encloses, an averaging loss's value among them (masked_means.averaging_loss:
+    `torch.log10(F.mse_loss(p, y))`, DAFX22_FNO's loss, round 13 v1-A; `mean_objects`
+    tells which callees hold a torch.nn loss object averaging so).
 
     Each (node, nonlinear, depth) is searched once (`memo`): a name read many times, bound
     to expressions reading other such names, was followed once per path, a number of
@@ -115,7 +119,9 @@ def batch_means(
     key = (id(node), nonlinear, depth)
     known = memo.get(key)
     if known is None:
-        known = memo[key] = _batch_means_of(node, assigned, transform, nonlinear, depth, memo)
+        known = memo[key] = _batch_means_of(
+            node, assigned, transform, nonlinear, depth, (memo, mean_objects)
+        )
     return known
 
 
@@ -125,15 +131,20 @@ def _batch_means_of(
     transform: MigrationTransform,
     nonlinear: bool,
     depth: int,
-    memo: Means,
+    search: tuple[Means, MeanLossObjects | None],
 ) -> list[cst.Call]:
-    """_batch_means of one node, its parts searched through `memo`."""
+    """_batch_means of one node, its parts searched through the search's memo."""
+    memo, objects = search
+
+    def means(inner: cst.CSTNode, under: bool, level: int) -> list[cst.Call]:
+        return batch_means(inner, assigned, transform, under, level, memo, objects)
+
     if isinstance(node, cst.Name):
         return list(
             dict.fromkeys(
                 found
                 for bound in assigned.get(node.value, [])
-                for found in batch_means(bound, assigned, transform, nonlinear, depth + 1, memo)
+                for found in means(bound, nonlinear, depth + 1)
             )
         )
     found: list[cst.Call] = []
@@ -141,21 +152,22 @@ def _batch_means_of(
         reduced = reduction(node, transform)
         if nonlinear and reduced is not None and reduced[0] in MEANS and _over_batch(reduced[1]):
             found.append(node)
+        elif nonlinear and averaging_loss(node, transform.qualified_names, objects):
+            found.append(node)
         func = node.func
         short = func.attr.value if isinstance(func, cst.Attribute) else ""
         names = {n.rsplit(".", 1)[-1] for n in transform.qualified_names(func)}
         linear = short in LINEAR if short else bool(names) and names <= LINEAR
         if isinstance(func, cst.Attribute) and not linear:
             # `mean_p.log()`: the receiver is what the non-linear method applies to.
-            found += batch_means(func.value, assigned, transform, True, depth, memo)
+            found += means(func.value, True, depth)
         elif isinstance(func, cst.Attribute):
-            found += batch_means(func.value, assigned, transform, nonlinear, depth, memo)
+            found += means(func.value, nonlinear, depth)
         for arg in node.args:
-            inner = nonlinear or not linear
-            found += batch_means(arg.value, assigned, transform, inner, depth, memo)
+            found += means(arg.value, nonlinear or not linear, depth)
         return list(dict.fromkeys(found))
     for child in node.children:
-        found += batch_means(child, assigned, transform, nonlinear, depth, memo)
+        found += means(child, nonlinear, depth)
     return list(dict.fromkeys(found))
 
 
@@ -228,6 +240,11 @@ def alike_operand(
 ) -> bool:
     """The tensor the mean over dim 0 `mean` reduces holds the same values on every rank
     (see the module docstring): no rank's share of the batch."""
+    if reduction(mean, transform) is None:  # an averaging loss: its input and target
+        operands = [a.value for a in mean.args if a.keyword is None][:2]
+        return bool(operands) and all(
+            _alike(operand, mean, assigned, transform, alike, 0) for operand in operands
+        )
     operand = receiver(mean, transform)
     return operand is not None and _alike(operand, mean, assigned, transform, alike, 0)
 
