@@ -2699,6 +2699,12 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 58 v1-A: class centres changed at the batch's labels and read back by the
         # next step's loss in the same pass (GuYuc/WS-DAN.PyTorch@8777912)
         ("data_s58_v1a_centres_read_in_pass", "DP028"),
+        # stop 60 v4-B: the random start of an attack module of another module, its forward
+        # run by the training loop's call (hendrycks/ss-ood@8051356; the base: nothing said)
+        ("s60_v4b_attack_module_elsewhere", "DP006"),
+        # stop 60 v4-C: draws of a function and a lambda the training loop defines
+        # (megvii-model/SinglePathOneShot@36eed6c; the base: nothing said)
+        ("hazards_s60_v4c_draw_in_local_function", "DP006"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(
