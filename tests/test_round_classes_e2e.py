@@ -2785,6 +2785,12 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 60 v1-A: the log of an averaging loss's value, an RMSE's root of a loss
         # object's (julian-parker/DAFX22_FNO@27c7caa); the base said nothing
         ("hazards_s60_v1_log_of_averaging_loss", "DP059"),
+        # stop 60 v4-B: the random start of an attack module of another module, its forward
+        # run by the training loop's call (hendrycks/ss-ood@8051356; the base: nothing said)
+        ("s60_v4b_attack_module_elsewhere", "DP006"),
+        # stop 60 v4-C: draws of a function and a lambda the training loop defines
+        # (megvii-model/SinglePathOneShot@36eed6c; the base: nothing said)
+        ("hazards_s60_v4c_draw_in_local_function", "DP006"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

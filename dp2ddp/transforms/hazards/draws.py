@@ -33,8 +33,9 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
-from dp2ddp.transforms._support.names import INPLACE_RANDOM_FILLS
+from dp2ddp.transforms._support.names import DATAPARALLEL, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, parsed_or_none, walk
+from dp2ddp.transforms.analysis.local_functions import local_functions
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
@@ -123,7 +124,7 @@ def handed_generators(flow: DefUse | None, call: cst.Call) -> str | None:
 
 
 def none_guard(
-    function: cst.FunctionDef, node: cst.CSTNode, parent: Parent
+    function: cst.FunctionDef | cst.Lambda, node: cst.CSTNode, parent: Parent
 ) -> tuple[int, str] | None:
     """(position, name) of the parameter of `function` whose `if <name> is None:` body holds
     `node` (the parameter's default None: the caller may pass none); None otherwise."""
@@ -210,6 +211,11 @@ class HelperDraws:
         #: the last part of every method here and of every drawing one elsewhere: a call
         #: `obj.name(...)` / `obj(...)` is followed to the class of `obj` only for these
         self._method_names = {k.rpartition(".")[2] for k in (*self._functions, *self._imported)}
+        #: functions and lambdas bound to a name inside a function or method here, by the
+        #: qualified name a call of them resolves to (`train.<locals>.pick`): stop 60, v4-C
+        self._locals = local_functions(module)
+        #: classes of this module whose instances DataParallel wraps (_wrapped_classes)
+        self._wrapped: set[str] | None = None
         self._found: dict[str, Draw | None] = {}
         self._training_loops: dict[int, bool] = {}
         #: per-step methods of the module's iterator classes (`__next__`, `__iter__`)
@@ -328,11 +334,11 @@ class HelperDraws:
         own methods are not followed from here: the dataset draws' finder, which also asks
         this, follows a Dataset's `self._pairs()` itself)."""
         name = func.attr.value if isinstance(func, cst.Attribute) else "__call__"
-        if name not in self._method_names and "__call__" not in self._method_names:
+        if name not in self._method_names and not {"__call__", "forward"} & self._method_names:
             return set()  # no class of the program has a method that could run here
         flow = view(self._module)
         if not isinstance(func, cst.Attribute):
-            return self._held(flow, func, "__call__")
+            return self._forwards(self._held(flow, func, "__call__"))
         receiver = func.value
         function = flow.function_around(func)
         owner = function.owner if function is not None else None
@@ -345,7 +351,39 @@ class HelperDraws:
         for definition in flow.attribute_definitions(owner, name):
             if definition.value is not None:
                 found |= self._held(flow, definition.value, "__call__")
+        return self._forwards(found)
+
+    def _forwards(self, calls: set[str]) -> set[str]:
+        """`calls` (`Class.__call__` of the instances a call may run) with `Class.forward`
+        where the class defines no `__call__` of its own: a torch module the loop calls
+        runs its forward (stop 60, v4-B, hendrycks/ss-ood@8051356 adversarial/train.py:
+        `adversary(net, bx, by, ...)`, a PGD attack module whose forward draws the random
+        start `torch.zeros_like(adv_bx).uniform_(-eps, eps)` for the rows this rank holds;
+        every rank drew the same values, silently). Not for a class whose instance
+        DataParallel wraps here: its forward ran per replica under DataParallel too."""
+        found = set(calls)
+        for name in calls:
+            cls = name.removesuffix(".__call__")
+            if (
+                name not in self._functions
+                and name not in self._imported
+                and cls not in self._wrapped_classes()
+            ):
+                found.add(f"{cls}.forward")
         return found
+
+    def _wrapped_classes(self) -> set[str]:
+        """The classes whose instances a DataParallel call of this module wraps (found as
+        _held finds an instance's class), computed once."""
+        if self._wrapped is None:
+            flow = view(self._module)
+            self._wrapped = {
+                held.removesuffix(".__call__")
+                for call in nodes_of(self._module, cst.Call)
+                if call.args and self._qualified_names(call.func) & DATAPARALLEL
+                for held in self._held(flow, call.args[0].value, "__call__")
+            }
+        return self._wrapped
 
     def _held(self, flow: DefUse, value: cst.BaseExpression, method: str) -> set[str]:
         """`Class.method` for each program class `value` may hold an instance of: built
@@ -459,9 +497,13 @@ class HelperDraws:
         complete = not seen
         seen.add(name)
         draw = guarded = None
-        function = self._functions[name]
-        owner = name.rpartition(".")[0]
-        for node in self._calls(function.body):
+        function: cst.FunctionDef | cst.Lambda
+        if name in self._locals:
+            function, owner = self._locals[name], ""
+        else:
+            function, owner = self._functions[name], name.rpartition(".")[0]
+        shown = name.rpartition("<locals>.")[2]  # a local function by its own name
+        for node in self._calls(function if isinstance(function, cst.Lambda) else function.body):
             names = self._names(node.func)
             func = node.func
             if (
@@ -474,20 +516,20 @@ class HelperDraws:
             found = None
             if names & RANDOM_DRAWS and not _own_generator(node):
                 found = Draw(
-                    name, code_of(node.func), self._position(node)[0], stream=stream_of(names)
+                    shown, code_of(node.func), self._position(node)[0], stream=stream_of(names)
                 )
             elif fresh_fill(node):
-                found = Draw(name, code_of(node.func), self._position(node)[0], stream="torch")
+                found = Draw(shown, code_of(node.func), self._position(node)[0], stream="torch")
             elif built := self._generator_draw(node):
                 found = Draw(
-                    name,
+                    shown,
                     code_of(node.func),
                     self._position(node)[0],
                     source=code_of(built),
                     handed=handed_generators(view(self._module), node),
                 )
             elif (inner := self._call_draw(node, names, seen)) is not None:
-                found = replace(inner, helper=name, when_none=None)
+                found = replace(inner, helper=shown, when_none=None)
             if found is None:
                 continue
             when = none_guard(function, node, self._parent)
@@ -496,7 +538,8 @@ class HelperDraws:
                 break
             guarded = guarded or replace(found, when_none=when)
         draw = draw or guarded
-        if draw is not None:  # its own mixing only, not a callee's (whose parameters differ)
+        if draw is not None and isinstance(function, cst.FunctionDef):
+            # its own mixing only, not a callee's (whose parameters differ)
             mixes, fixed = self._mixes(function, bool(owner))
             if (mixes, fixed) != (draw.mixes, draw.pairs_fixed):
                 draw = replace(draw, mixes=mixes, pairs_fixed=fixed)
@@ -531,7 +574,7 @@ class HelperDraws:
 
     def _callee_draw(self, names: set[str], seen: set[str]) -> Draw | None:
         for callee in sorted(names):
-            if callee in self._functions:
+            if callee in self._functions or callee in self._locals:
                 draw = self._first_draw(callee, seen)
             else:
                 draw = self._imported.get(callee)
