@@ -1362,6 +1362,18 @@ Stop 60 (helper s2):
 - s60_s2_draw_in_composed_transform (program): the same with the transforms in one module,
   the Dataset in another and the Compose in the entry, frame files shipped with it (before:
   the same rewrite in utils/transforms.py, weights 0.2241 for the original's -0.3409).
+Stop 60 (helper v3), round 13:
+- hazards_s60_v3_token_count_with_dtype (v3-A, contemn1/title_tagger@6b009e7): a per-token
+  loss summed and divided by its count of non-padding tokens taken with a dtype,
+  `torch.sum(loss != 0, dtype=torch.float)`, in the loop and in a helper that scales the
+  loss in place by a constant: both counts become the whole batch's (ddp_count_share), the
+  original's weights (before: not seen as a count, each rank divided by its own part's
+  count, no warning).
+- model_wrap_s60_v3_wrap_in_else_of_device_test (v3-B, the same repository): the wrap on
+  the else side of a conditional expression whose test asks only about GPUs, `m.cuda() if
+  torch.cuda.device_count() == 1 else DataParallel(m.cuda())`: the else side stays, every
+  process wraps (before: the test kept, no warning; a process seeing fewer GPUs than the
+  test asks for trained its share alone).
 """
 
 from __future__ import annotations
@@ -2018,6 +2030,13 @@ CASES: dict[str, tuple[str, ...]] = {
     # loader workers, stays each process's: the original's weights (the base: -0.3326)
     "rank_zero_s60_s2_per_sample_pick_in_transform": ("weights -0.3409",),
     "s60_s2_draw_in_composed_transform": ("weights -0.3409",),
+    # stop 60 v3-A: the original's weights (the base divided by each rank's own count of
+    # tokens, `torch.sum(mask, dtype=...)` unseen as a count: `weights 2.3843`, no warning)
+    "hazards_s60_v3_token_count_with_dtype": ("weights 2.3770",),
+    # stop 60 v3-B: the original's weights (the base kept `if torch.cuda.device_count() < 2`
+    # around the plain model: no DDP on CPU, each rank trained its half alone, `weights
+    # 5.8122`, no warning)
+    "model_wrap_s60_v3_wrap_in_else_of_device_test": ("weights 6.2986",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -680,7 +680,7 @@ class WrapModelInDDP(MigrationTransform):
         if chosen is not None:
             return chosen
         if not self._is_dp_call(unmoved(original_node.body)):  # `DP(m).cuda() if ...` too
-            return updated_node
+            return self._branches.wrap_in_else(original_node, updated_node)
         test = self.code(original_node.test)
         dropped: list[str] = []
         kept = drop_device_terms(updated_node.test, dropped) if is_device_term(test) else None

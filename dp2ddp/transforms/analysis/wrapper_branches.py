@@ -19,7 +19,8 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import nodes_of, wrap_target
+from dp2ddp.transforms._support.nodes import nodes_of, unmoved, wrap_target
+from dp2ddp.transforms.analysis.device_terms import drop_device_terms
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -59,6 +60,21 @@ class WrapperBranches:
         )
         chosen = updated.body if side == "body" else updated.orelse
         return chosen.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+    def wrap_in_else(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+        """`m.cuda() if torch.cuda.device_count() == 1 else DataParallel(m.cuda())`
+        (contemn1/title_tagger@6b009e7, stop 60 v3-B): the wrap on the else side of a test
+        of devices only. Every process wraps now, so the else side stays: with the test
+        kept, a process that sees one GPU (one a process, or one a node) trained its share
+        alone, unsaid. A test with other terms stays, DP012. Not that shape: `updated`."""
+        if not self._is_wrap(unmoved(original.orelse)):
+            return updated
+        test, dropped = self.t.code(original.test), list[str]()
+        if self._is_guard(test) and drop_device_terms(updated.test, dropped) is True:
+            self.t.record(original, f"removed the guard `if {test}` of the wrap in its else")
+            return updated.orelse.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+        self.t.warn(original, "DP012", f"if {test} (the wrap in its else)")
+        return updated
 
     def unwrap_branch(
         self, original: cst.If, updated: cst.If

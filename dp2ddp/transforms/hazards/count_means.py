@@ -95,9 +95,11 @@ def _method(call: cst.Call) -> str:
     return call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
 
 
-def _no_dims(call: cst.Call) -> bool:
-    """A total: no positional argument, no `dim=`/`axis=` (`m.sum(1)` counts per row)."""
-    return not any(a.keyword is None or a.keyword.value in ("dim", "axis") for a in call.args)
+def _no_dims(call: cst.Call, tensors: int = 0) -> bool:
+    """A total: `tensors` arguments by position (`m.sum()` none, `torch.sum(m)` one), no
+    `dim=`/`axis=` (`m.sum(1)` counts per row); a dtype keeps it one (stop 60 v3-A)."""
+    dims = any(a.keyword is not None and a.keyword.value in ("dim", "axis") for a in call.args)
+    return not dims and sum(a.keyword is None for a in call.args) == tensors
 
 
 class CountMeans:
@@ -464,7 +466,7 @@ class CountMeans:
             receiver = node.func.value
             return self._mask(receiver, assigned, depth + 1) or self._partial(receiver, assigned, 0)
         if names & {"torch.sum", "torch.count_nonzero"}:
-            return len(node.args) == 1 and (
+            return _no_dims(node, 1) and (
                 self._mask(args[0], assigned, depth + 1) or self._partial(args[0], assigned, 0)
             )
         if method in _COUNT_KEEPS:
