@@ -326,6 +326,10 @@ class FactorySites:
         value = loader.call.args[index].value if index is not None else None
         if not isinstance(value, cst.Name):
             return
+        for site in sites:
+            outer = enclosing_function(site, self.t)
+            if outer is not None and (self._hands_back(outer, site) or self._returned(site)):
+                return  # its loader leaves through another return: used elsewhere (DP084)
         kinds = [_literal_argument(site, function, value.value) for site in sites]
         if None in kinds or True not in kinds or False not in kinds:
             return
@@ -333,6 +337,15 @@ class FactorySites:
         self._factories[loader.call] = _Factory(function, ordered)
         self._functions.add(function)
         self._evaluation_calls.update(ordered)
+
+    def _returned(self, call: cst.Call) -> bool:
+        """`call` is part of what a `return` statement returns (`return f(...), g(...)`)."""
+        node = self.t.parent(call)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(node, cst.Return):
+                return True
+            node = self.t.parent(node)
+        return False
 
     def classified(self, call: cst.Call) -> bool:
         """The loader `call` builds is a factory's whose calls were told apart: training
