@@ -1374,6 +1374,22 @@ Stop 60 (helper v3), round 13:
   torch.cuda.device_count() == 1 else DataParallel(m.cuda())`: the else side stays, every
   process wraps (before: the test kept, no warning; a process seeing fewer GPUs than the
   test asks for trained its share alone).
+Stop 60 (helper s1):
+- s60_s1_logger_through_namespace_relative_import (round 12 v1-E,
+  adntjr4/denoising_practice@b53363d): a trainer in a package imports the program's own
+  logger by `from ..util.logger import Logger`, its folder holding no __init__.py (a
+  namespace package): the logger module is part of the program, its prints and its log file
+  rank 0's (before: the import was not followed, the module left as written, both ranks
+  printed and appended each line to log.log, 6 lines for 3).
+- model_wrap_s60_s1_methods_through_forwarding_wrap (stop 59 s2's tomodrgn remainder): a
+  VAE trained through `model.encode(x)` and `model.decode(z)` on a forwarding DataParallel
+  subclass, not under a device guard: DP190 at both calls, with the text of a forwarding
+  wrap (before: the class rebased on DDP and nothing said; each rank trains apart).
+- loader_builder_calls_unfollowed (round 12 v1-B, the same repository's
+  `_set_dataloader(cfg, batch_size, shuffle, num_workers)`): one builder of a dict of
+  loaders, no loop over them followed, its calls passing `shuffle` True (training) and False
+  (validation): the validation loader built whole (ddp_shard=False), every rank validates
+  all 4 samples (before: DP029, each rank validated 2).
 """
 
 from __future__ import annotations
@@ -2037,6 +2053,23 @@ CASES: dict[str, tuple[str, ...]] = {
     # around the plain model: no DDP on CPU, each rank trained its half alone, `weights
     # 5.8122`, no warning)
     "model_wrap_s60_v3_wrap_in_else_of_device_test": ("weights 6.2986",),
+    # stop 60 s1 (round 12 v1-E): the logger of a namespace folder reached by a relative
+    # import prints on rank 0 and writes log.log once (WRITTEN, RANK0_ONLY; the base left
+    # the module as written: both ranks printed and log.log held 6 lines)
+    "s60_s1_logger_through_namespace_relative_import": ("epoch 1 done", "weights -0.0199"),
+    # stop 60 s1 (stop 59 s2's tomodrgn remainder): `model.encode(x)`/`model.decode(z)`
+    # through a forwarding subclass run outside DDP's forward: the run ends with rank 0's
+    # own parameters (rank 1 ends at -1.6521; the original -1.4639), as the two
+    # `# dp2ddp: DP190` markers say (the base: no warning)
+    "model_wrap_s60_s1_methods_through_forwarding_wrap": ("weights -1.2703",),
+    # stop 60 s1 (round 12 v1-B): the builder's validation call (`shuffle` False) builds
+    # its loader whole: every rank validates all 4 samples (the original: `over 4`; the
+    # base sharded it, DP029, and printed `over 2`). The figures differ from the
+    # original's 1.8301 / 2.0146 by the training order the sampler draws
+    "loader_builder_calls_unfollowed": (
+        "epoch 0 val 1.8224 over 4",
+        "epoch 1 val 1.9007 over 4",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2106,9 +2139,12 @@ PROGRAMS = {
     "s57_v2_module_entry_root_package": "launch.py",  # stop 57 v2-C: runs -m app.train
     "s57_v2_handed_model_two_forwards": "main.py",  # stop 57 v2-A
     "s60_s2_draw_in_composed_transform": "train.py",  # stop 60 s2 (round 12 v4-C)
+    "s60_s1_logger_through_namespace_relative_import": "train.py",  # stop 60 s1 (v1-E)
+    "loader_builder_calls_unfollowed": "train.py",  # stop 60 s1 (v1-B)
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
+    "s60_s1_logger_through_namespace_relative_import": "weights",  # stop 60 s1 (v1-E)
     "model_wrap_s59_s2_passthrough_subclass_own_method": "latent",  # stop 59 s2 (v3-E)
     "rank_zero_s57_v3_print_tuple_statement": "Validation",  # stop 57 v3-C
     "data_figures_mean_list_gathered": "mse",
@@ -2249,6 +2285,8 @@ WRITTEN = {
     "s53_s1_report_to_handed_stream": {"summary.txt": 1},
     # stop 54 s3: the summary a method wrote to the file the entry opened, once
     "s54_s3_stream_handed_to_method": {"summary.txt": 1},
+    # stop 60 s1 (v1-E): the logger's 3 lines once (the base: both ranks appended, 6)
+    "s60_s1_logger_through_namespace_relative_import": {"log.log": 3},
 }
 #: e2e_cases scripts migrated here with inline helpers (their original runs in this process)
 MIGRATED = {

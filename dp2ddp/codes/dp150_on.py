@@ -207,7 +207,8 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "`# noqa: DP189`.",
     ),
     "DP190": (
-        "a layer-running method of the model's own class called on a guard-held wrap",
+        "a layer-running method of the model's own class called on its wrap, not through "
+        "the wrap's forward",
         "The original wrapped the model only under a device guard (`if torch.cuda."
         "device_count() > 1:`) and calls a method of the model's own class on it "
         "(`model.embed(x)`); DataParallel has no such method, so the original ran that line "
@@ -219,7 +220,18 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "`model.module` they would run past DDP's forward, whose hooks average their "
         "gradients over the ranks. Call it through the wrapper's forward (a `mode=` "
         "argument of forward()), or on `model.module` where no gradient of it is used "
-        "(under `torch.no_grad()`), then silence the warning with `# noqa: DP190`.",
+        "(under `torch.no_grad()`), then silence the warning with `# noqa: DP190`. "
+        "The same call on a wrap by the program's own forwarding DataParallel subclass "
+        "(one whose `__getattr__` hands unknown attributes to the wrapped module, rebased on "
+        "DDP by the migration), guarded or not, raises nothing: the wrapper hands "
+        "`model.encode(x)` to the module, as DataParallel's did, which ran it on one device "
+        "over the whole batch. Under DDP each rank runs it on its own share outside DDP's "
+        "forward, whose hooks alone average the gradients over the ranks: each rank trains "
+        "its own parameters and they drift apart, with no error (bpowell122/tomodrgn@"
+        "e19eae9's `model.encode(...)`/`model.decode(...)` through its "
+        "DataParallelPassthrough). Route the calls through one forward (a forward() that "
+        "calls encode() and decode() and returns what the loss needs), then silence the "
+        "warning.",
     ),
     "DP193": (
         "an experiment framework's run folder made on every rank",

@@ -237,7 +237,16 @@ class Resolver:
                 for part in node.module.split("."):
                     hit = self.submodule(folder, package, part)
                     if hit is None:
-                        return
+                        # A folder without __init__.py is a namespace package, as for an
+                        # absolute import (`_under`): `from ..util.logger import Logger` in
+                        # src/trainer/ with src/util/ holding no __init__.py
+                        # (adntjr4/denoising_practice@b53363d, stop 59 v1-E: the logger
+                        # module was left out of the program and wrote on every rank).
+                        space = os.path.join(folder, part)
+                        if not os.path.isdir(space):
+                            return
+                        folder, package = space, f"{package}.{part}" if package else part
+                        continue
                     yield hit
                     if not hit[0].endswith("__init__.py"):
                         return

@@ -19,6 +19,13 @@ same module the wrapper holds). A method that runs the layers (ModelClass.runs) 
 so only inside `with torch.no_grad():` (no gradient of it to average); elsewhere, called
 through `.module` it would run them past DDP's forward, whose hooks average the gradients
 over the ranks: said (DP190), not rewritten.
+
+A wrap by the program's own forwarding DataParallel subclass (_support/forwarding_classes.py,
+rebased on DDP) answers such a call through its `__getattr__`, guarded or not, under DDP as
+under DataParallel: no AttributeError, but a layer-running method so called still runs
+outside DDP's forward, so no gradient of it is averaged and the ranks train apart
+(bpowell122/tomodrgn@e19eae9, stop 59 s2's remainder): said (DP190, its own text), a method
+running no layer left as written.
 """
 
 from __future__ import annotations
@@ -183,30 +190,64 @@ class OwnMethodCalls:
         for guard, unwrapped in guard_unwraps(module, names, t.code):
             self._unwrap_guards.add(id(guard))
             names -= unwrapped  # bare again after the unwrap, as in the original
-        if not names:
+        forwarded = self._forwarding_wrapped(module)
+        if not names and not forwarded:
             return
         methods = model_methods(t)
-        handed = _handed_places(module, names)
+        held_names = names | frozenset(forwarded)
+        handed = _handed_places(module, held_names)
         flow = view(module)
-        for call, method, running in own_method_calls(module, names, methods, t.code):
+        for call, method, running in own_method_calls(module, held_names, methods, t.code):
             if not self._holds_wrap(call, handed) or self._before_the_wrap(flow, call):
                 continue
             held = t.code(call.func.value)  # type: ignore[attr-defined]
             if running and not self._without_gradients(call):
-                t.warn(
-                    call,
-                    "DP190",
-                    f"`{t.code(call).strip()[:60]}` calls {method}() of "
-                    f"{', '.join(running)}, which runs its layers, on {held}, wrapped only "
-                    "under a device guard: the original ran it unwrapped",
-                )
+                shown = f"`{t.code(call).strip()[:60]}` calls {method}() of {', '.join(running)}"
+                if held in forwarded:
+                    detail = (
+                        f"{shown}, which runs its layers, through {held}, a wrap by "
+                        f"{forwarded[held]}, whose __getattr__ hands the call to the wrapped "
+                        "module: it runs outside DDP's forward, whose hooks alone average "
+                        "the gradients over the ranks, so each rank trains on its own share "
+                        "and the ranks' parameters drift apart (DataParallel ran it on one "
+                        f"device, over the whole batch); route the calls through one forward "
+                        f"(a forward() that calls {method}())"
+                    )
+                else:
+                    detail = (
+                        f"{shown}, which runs its layers, on {held}, wrapped only under a "
+                        "device guard: the original ran it unwrapped"
+                    )
+                t.warn(call, "DP190", detail)
                 continue
+            if held not in names:
+                continue  # the forwarding class answers it on the wrapped module, as before
             self._unwrapped.add(call)
             t.record(
                 call,
                 f"{held}.{method}() called on {held}.module: the original reached it unwrapped "
                 "(its wrap was under a device guard), and the wrapper has no such method",
             )
+
+    def _forwarding_wrapped(self, module: cst.Module) -> dict[str, str]:
+        """The names (as written: `model`, `self.model`) bound anywhere in the module to a
+        wrap by a forwarding DataParallel subclass (_support/forwarding_classes.py), with
+        the class as called. Such a wrapper answers the model's own methods through its
+        `__getattr__` (bpowell122/tomodrgn@e19eae9: `model.encode(x)`, `model.decode(z)`
+        in training, never the wrapper's forward), under DDP as under DataParallel."""
+        classes = frozenset(self.t.state.facts.reexports.forwarding)
+        if not classes:
+            return {}
+        found: dict[str, str] = {}
+        for node in walk(module):
+            if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+                continue
+            for part in walk(node.value):
+                if not isinstance(part, cst.Call) or not self._is_wrap(part):
+                    continue
+                if self.t.qualified_names(part.func) & classes:
+                    found[self.t.code(node.targets[0].target)] = self.t.code(part.func)
+        return found
 
     def unguard(
         self, original: cst.If, updated: cst.If

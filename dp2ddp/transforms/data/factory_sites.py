@@ -253,7 +253,11 @@ class FactorySites:
         self.split_shards(self.t._shards, self.t._sampler_sharded)
         for loader in loaders.values():
             function = enclosing_function(loader.call, self.t)
-            if function is None or loader.own is not None or not self._returns(function, loader):
+            if function is None or loader.own is not None:
+                continue
+            if not self._returns(function, loader) and (
+                loader.loops or not self._returns_holder(function, loader)
+            ):
                 continue
             if "batch_sampler" in loader.args or any(
                 isinstance(p, cst.Param) and p.name.value == FLAG for p in walk(function.params)
@@ -273,6 +277,10 @@ class FactorySites:
                 chain.append((outer, sites[0]))
                 sites = self.t._callers(outer)
             if len(sites) < 2:
+                continue
+            if not loader.loops:
+                if not chain:
+                    self._split_by_shuffle(loader, function, sites)
                 continue
             found = {site: Loader(site, {}, *self.t._binding(site), None) for site in sites}
             evaluation: set[cst.Call] = set()
@@ -301,6 +309,62 @@ class FactorySites:
             for outer, site in chain:
                 self._functions.add(outer)
                 self._forwarding.add(site)
+
+    def _split_by_shuffle(
+        self, loader: Loader, function: cst.FunctionDef, sites: list[cst.Call]
+    ) -> None:
+        """No loop over the factory's loader was followed (its loaders kept in a dict on
+        `self`, read in another module: adntjr4/denoising_practice@b53363d's
+        `_set_dataloader(cfg, batch_size, shuffle, num_workers)`, stop 59 v1-B), but the
+        calls tell the kinds apart: the factory hands one of its parameters to the
+        DataLoader's `shuffle=`, and every call gives it a literal, True at some calls and
+        False at others. A False call builds an evaluation loader (DataParallel's
+        validation and test loaders, read in order): built whole (ddp_shard=False, DP015),
+        the True calls' sharded. Before, every call's loaders were sharded (DP029), the
+        validation figures and the images named by position each rank's own."""
+        index = loader.args.get("shuffle")
+        value = loader.call.args[index].value if index is not None else None
+        if not isinstance(value, cst.Name):
+            return
+        for site in sites:
+            outer = enclosing_function(site, self.t)
+            if outer is not None and (self._hands_back(outer, site) or self._returned(site)):
+                return  # its loader leaves through another return: used elsewhere (DP084)
+        kinds = [_literal_argument(site, function, value.value) for site in sites]
+        if None in kinds or True not in kinds or False not in kinds:
+            return
+        ordered = [site for site, kind in zip(sites, kinds, strict=True) if kind is False]
+        self._factories[loader.call] = _Factory(function, ordered)
+        self._functions.add(function)
+        self._evaluation_calls.update(ordered)
+
+    def _returned(self, call: cst.Call) -> bool:
+        """`call` is part of what a `return` statement returns (`return f(...), g(...)`)."""
+        node = self.t.parent(call)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            if isinstance(node, cst.Return):
+                return True
+            node = self.t.parent(node)
+        return False
+
+    def classified(self, call: cst.Call) -> bool:
+        """The loader `call` builds is a factory's whose calls were told apart: training
+        calls sharded, evaluation calls whole (no DP029 for it)."""
+        return call in self._factories
+
+    def _returns_holder(self, function: cst.FunctionDef, loader: Loader) -> bool:
+        """The factory stores the loader in an item of a name it returns (`loaders[key] =
+        DataLoader(...)`, then `return loaders`)."""
+        binding = loader.binding
+        if not isinstance(binding, cst.Subscript) or not isinstance(binding.value, cst.Name):
+            return False
+        held = binding.value.value
+        return any(
+            isinstance(node, cst.Return)
+            and isinstance(node.value, cst.Name)
+            and node.value.value == held
+            for node in walk(function.body, skip_scopes=True)
+        )
 
     def split_shards(
         self, shards: dict[cst.Call, ShardEdit], loaders: dict[cst.Call, Loader]
@@ -492,3 +556,25 @@ def marks_evaluation(call: cst.Call) -> bool:
             if value.value == "False" and TRAIN_NAME.search(keyword.value):
                 return True
     return False
+
+
+def _literal_argument(site: cst.Call, function: cst.FunctionDef, param: str) -> bool | None:
+    """The literal True or False `site` (a call of `function`, as `f(...)` or `self.f(...)`)
+    binds to the parameter `param`, by position, keyword or the default; None when it is
+    anything else or cannot be told (a `*args`/`**kwargs` at the call)."""
+    params = list(function.params.params)
+    if params and params[0].name.value in ("self", "cls") and isinstance(site.func, cst.Attribute):
+        params = params[1:]
+    names = [p.name.value for p in params]
+    if param not in names or any(arg.star for arg in site.args):
+        return None
+    position = names.index(param)
+    value: cst.BaseExpression | None = params[position].default
+    for index, arg in enumerate(site.args):
+        if (arg.keyword is None and index == position) or (
+            arg.keyword is not None and arg.keyword.value == param
+        ):
+            value = arg.value
+    if isinstance(value, cst.Name) and value.value in ("True", "False"):
+        return value.value == "True"
+    return None

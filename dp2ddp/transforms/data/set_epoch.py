@@ -10,6 +10,7 @@ each pass by itself (DP011 says so, for review).
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -29,9 +30,14 @@ from dp2ddp.transforms.data.plan import (
     Loader,
 )
 
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data.factory_sites import FactorySites
+
 
 class LoaderSetEpoch(LoaderBatchSize):
     """Where `sampler.set_epoch(epoch)` goes."""
+
+    _factory_sites: FactorySites
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
@@ -95,7 +101,7 @@ class LoaderSetEpoch(LoaderBatchSize):
             )
         for node, detail in failures:
             self.warn(node, "DP011", f"{detail}; {advances}")
-        if not loader.loops and not found:
+        if not loader.loops and not found and not self._factory_sites.classified(loader.call):
             self._warn_unfollowed_builder(loader)
         return not failures
 

@@ -3,7 +3,10 @@
 adntjr4/denoising_practice@b53363d src/trainer/basic_trainer.py (stop 59, v1-B): the
 loaders come back in a dict kept on `self`, training draws them with `next()` of iterators
 kept in another dict, and validation iterates them in a subclass of another module: no loop
-over the builder's loader is followed, so every call's loaders are sharded (DP029 says so).
+over the builder's loader is followed. The calls tell the kinds apart (stop 60 s1): the
+builder hands its `shuffle` parameter to the DataLoader, the training call passes True, the
+validation call False: the validation loader is built whole (ddp_shard=False, DP015), the
+training one sharded (before: every call's loaders sharded, DP029).
 """
 
 import math

@@ -1,0 +1,3 @@
+from trainer import Trainer
+
+Trainer((16, 4)).train()
