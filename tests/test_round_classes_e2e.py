@@ -1349,6 +1349,10 @@ Stop 60 (lead):
   `model.train(False)` (torch's own `eval()`), training after `train(mode=True)`: not split,
   the original's figures (before: `train(False)` read as training mode, the four arrays
   split as a sampled batch: ValueError on both ranks).
+- batches_s60_sampled_transitions_cut_by_rows (round 13 v1-B,
+  ItsNotSoftware/utt-ai-arena@0c99953): a replay memory's `random.sample` list of transition
+  tuples cut by its own length: the original's weights (before: each tuple's fields cut,
+  RuntimeError on both ranks).
 Stop 60 (helper s2):
 - model_wrap_s60_s2_parameter_free_base_class: a parameter-free class inheriting another
   parameter-free class of the program (two levels) wrapped beside the model: ddp_wrap_trainable
@@ -2030,6 +2034,8 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 test loss 1.4027",
         "weights -1.3634",
     ),
+    # stop 60 lead, round 13 v1-B: the original's weights (the base: a shape error)
+    "batches_s60_sampled_transitions_cut_by_rows": ("weights 2.7336",),
     # stop 60 lead: the same class, the mode set by train(False) / train(mode=True)
     "batches_s60_train_false_evaluation_whole": (
         "epoch 0 test loss 1.3791",

@@ -31,6 +31,8 @@ SHARD = "ddp_shard_batch"
 ROUNDS = "ddp_rank_batches"
 PER_RANK = "ddp_per_rank_batch"
 SAME_RANDOM = "ddp_same_random"
+#: draws of k items of a sequence: a list of samples (`batch = random.sample(memory, k)`)
+_SAMPLE_DRAWS = frozenset({"random.sample", "random.choices"})
 
 
 class BatchLoops(LoaderEvaluation):
@@ -390,8 +392,38 @@ class BatchLoops(LoaderEvaluation):
                 # `xs, ys = X[a:b], Y[a:b]`: each a slice of samples (lists too), each cut
                 # by its own rows; the pair's tuple form passes tensor-less lists whole
                 return [self._split_statement(name, True) for name in names]
-        rows = not self._dim and isinstance(target, cst.Name) and _outer_slice(value)
+        rows = (
+            not self._dim
+            and isinstance(target, cst.Name)
+            and (_outer_slice(value) or self._drawn_samples(value))
+        )
         return [self._split_statement(target, rows), *after]
+
+    def _drawn_samples(self, value: cst.BaseExpression) -> bool:
+        """`batch = random.sample(memory, k)`, or a call of this module's function or
+        method whose every return is one (`replay.sample(k)` returning `random.sample(
+        self.buf, k)`): a list whose items are the samples (a replay memory's transition
+        tuples), cut by its own length as the tensors stacked from it later were by
+        DataParallel. Without `rows` the helper took the list for fields and cut each
+        transition's tuple, so each rank's states and actions came from different fields
+        (stop 60, v1-B, ItsNotSoftware/utt-ai-arena@0c99953: IndexError / TypeError on the
+        ranks at the first step, no warning); transitions of equal-sized tensors would
+        have been cut silently."""
+        if not isinstance(value, cst.Call):
+            return False
+        if self.qualified_names(value.func) & _SAMPLE_DRAWS:
+            return True
+        if self._module is None:
+            return False
+        called = view(self._module).callees(value)
+        return bool(called) and all(
+            function.returns
+            and all(
+                isinstance(r, cst.Call) and bool(self.qualified_names(r.func) & _SAMPLE_DRAWS)
+                for r in function.returns
+            )
+            for function in called
+        )
 
     def _split_places(self) -> list[tuple[cst.For | cst.While, set[str]]]:
         """Each loop whose batch a split of this pass binds, with the names the split
