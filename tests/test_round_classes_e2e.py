@@ -1353,6 +1353,10 @@ Stop 60 (lead):
   ItsNotSoftware/utt-ai-arena@0c99953): a replay memory's `random.sample` list of transition
   tuples cut by its own length: the original's weights (before: each tuple's fields cut,
   RuntimeError on both ranks).
+- batches_s60_size_read_beside_batch_not_split (round 13 v1-D, julian-parker/DAFX22_FNO@
+  27c7caa): a number read off a whole array's size handed to the model beside the loader's
+  batch stays as written, as DataParallel replicated it: the original's weights (before:
+  `ddp_shard_batch(outputs.shape[1])`, the same figures: the helper passed the int through).
 Stop 60 (helper s2):
 - model_wrap_s60_s2_parameter_free_base_class: a parameter-free class inheriting another
   parameter-free class of the program (two levels) wrapped beside the model: ddp_wrap_trainable
@@ -2036,6 +2040,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 60 lead, round 13 v1-B: the original's weights (the base: a shape error)
     "batches_s60_sampled_transitions_cut_by_rows": ("weights 2.7336",),
+    # stop 60 lead, round 13 v1-D: the original's weights (the base's golden differs)
+    "batches_s60_size_read_beside_batch_not_split": ("weights -1.2042",),
     # stop 60 lead: the same class, the mode set by train(False) / train(mode=True)
     "batches_s60_train_false_evaluation_whole": (
         "epoch 0 test loss 1.3791",

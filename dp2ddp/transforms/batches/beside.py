@@ -16,6 +16,7 @@ from dp2ddp.transforms.batches.field_lists import (
     moved_elements,
     whole_batch,
 )
+from dp2ddp.transforms.batches.source_syntax import size_read
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.batches.proof import BatchProof
@@ -41,7 +42,7 @@ def prove_beside_loader(
         return proof.code(other.func) in wrapped
 
     split = False
-    for value in (a.value for a in call.args):
+    for value in (a.value for a in call.args if not size_read(a.value)):
         found = origins(flow, value, stop)
         # cut or shaped by the loader's batch (`noise[: real.size(0)]`): already sized
         # by this rank's part, and the same rows on every rank; a split would halve it

@@ -63,7 +63,12 @@ from dp2ddp.transforms.batches.loops import (
 from dp2ddp.transforms.batches.numbers import held_alike
 from dp2ddp.transforms.batches.replicated import replicated
 from dp2ddp.transforms.batches.sampled_parts import handed_on, sampled_tuple
-from dp2ddp.transforms.batches.source_syntax import binding_of, constant_sizes, filled_later
+from dp2ddp.transforms.batches.source_syntax import (
+    binding_of,
+    constant_sizes,
+    filled_later,
+    size_read,
+)
 from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
 from dp2ddp.transforms.batches.training_loops import TrainingLoops
@@ -163,7 +168,7 @@ class BatchProof(TrainingLoops):
         def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
             return calls_model(other, wrapped)
 
-        for value in (a.value for a in call.args):
+        for value in (a.value for a in call.args if not size_read(a.value)):
             found = origins(flow, value, stop)
             sliced += found
             # selected by an index each rank takes its own of (`for i in

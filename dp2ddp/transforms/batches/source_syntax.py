@@ -41,3 +41,24 @@ def binding_of(flow: DefUse, name: cst.Name) -> cst.CSTNode | None:
         if not isinstance(ancestor, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
             return None
     return None
+
+
+def size_read(value: cst.BaseExpression) -> bool:
+    """A number read off a size (`outputs.shape[1]`, `x.size(1)`, `len(xs)`, `x.ndim`,
+    `x.numel()`) handed to the wrapped model beside its batch: DataParallel's scatter gave
+    every replica such a number as it was (only tensors are cut), so it is no data to
+    split (round 13 v1-D, julian-parker/DAFX22_FNO@27c7caa: `num_time_steps=
+    ddp_shard_batch(training_output.shape[1])`, an int passed through unchanged)."""
+    if isinstance(value, cst.Subscript):
+        value = value.value
+    if isinstance(value, cst.Attribute):
+        return value.attr.value in ("shape", "ndim")
+    if not isinstance(value, cst.Call):
+        return False
+    if isinstance(value.func, cst.Name):
+        return value.func.value == "len"
+    return isinstance(value.func, cst.Attribute) and value.func.attr.value in (
+        "size",
+        "dim",
+        "numel",
+    )

@@ -137,17 +137,49 @@ class LoaderSetEpoch(LoaderBatchSize):
             for site in sites
             for arg in site.args
         )
-        if len(sites) < 2 or not evaluated or any(isinstance(n, cst.Yield) for n in walk(builder)):
+        # a call in a loop handing on the flag the builder passes as `shuffle=` (`for
+        # mode, train_flag in zip(modes, [True, False, False])`: VIPL-SLP/VAC_CSLR@71f3e03,
+        # round 13 v3-C): as many calls as the loop makes, the flag telling them apart
+        flag = self._shuffle_parameter(loader.call, builder)
+        looped = [site for site in sites if flag is not None and self._called_in_loop(site)]
+        several = len(sites) >= 2 or bool(looped)
+        if not several or not (evaluated or looped):
+            return
+        if any(isinstance(n, cst.Yield) for n in walk(builder)):
             return
         lines = ", ".join(str(self.input_position(site)[0]) for site in sites)
+        calls = f"{len(sites)} calls (lines {lines})"
+        if looped:
+            where = f"line {lines}" if len(sites) == 1 else f"lines {lines}"
+            calls = f"each call of a loop ({where}), `shuffle={flag}` telling them apart,"
         self.warn(
             loader.call,
             "DP029",
-            f"{name}() builds this loader at {len(sites)} calls (lines {lines}) and no loop "
-            "over what it returns was followed: the loaders of every call are sharded as "
-            "training loaders; where a call's are evaluated, each rank goes through its own "
-            "share, and its figures and the files it names by position are this rank's",
+            f"{name}() builds this loader at {calls} and no loop over what it returns was "
+            "followed: the loaders of every call are sharded as training loaders; where a "
+            "call's are evaluated, each rank goes through its own share, and its figures "
+            "and the files it names by position are this rank's",
         )
+
+    @staticmethod
+    def _shuffle_parameter(call: cst.Call, builder: cst.FunctionDef) -> str | None:
+        """The builder's parameter the loader takes as `shuffle=` (`shuffle=train_flag`)."""
+        params = {p.name.value for p in builder.params.params}
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "shuffle":
+                value = arg.value
+                if isinstance(value, cst.Name) and value.value in params:
+                    return value.value
+        return None
+
+    def _called_in_loop(self, node: cst.CSTNode) -> bool:
+        """`node` runs in a `for`/`while` of its function (or of the module's top level)."""
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+            if isinstance(current, (cst.For, cst.While)):
+                return True
+            current = self.parent(current)
+        return False
 
     def _plan_handed_epochs(
         self, loader: Loader, failures: list[tuple[cst.CSTNode, str]]
