@@ -168,9 +168,14 @@ def evaluations(
     it. The whole test set fed to the model in eval mode in the epoch loop
     (eeyhsong/EEG-Conformer@9ae149b) is no batch whose rows a drawn order permutes: DP147
     named that call, through a tuple returned with the training arrays (stop 60)."""
+    if not calls:
+        return frozenset()
     wanted = {id(c): code(c.func) for c in calls}
     found: set[int] = set()
-    for scope in [module, *(n for n in walk(module) if isinstance(n, cst.FunctionDef))]:
+    # only the functions holding a wanted call can find one (each reads its own scope)
+    flow = view(module)
+    holders = {id(a): a for c in calls for a in flow.ancestors(c) if isinstance(a, cst.FunctionDef)}
+    for scope in [module, *holders.values()]:
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         mode: dict[str, str] = {}
         carried: set[str] = set()

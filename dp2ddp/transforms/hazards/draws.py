@@ -212,8 +212,9 @@ class HelperDraws:
         #: `obj.name(...)` / `obj(...)` is followed to the class of `obj` only for these
         self._method_names = {k.rpartition(".")[2] for k in (*self._functions, *self._imported)}
         #: functions and lambdas bound to a name inside a function or method here, by the
-        #: qualified name a call of them resolves to (`train.<locals>.pick`): stop 60, v4-C
-        self._locals = local_functions(module)
+        #: qualified name a call of them resolves to (`train.<locals>.pick`): stop 60, v4-C;
+        #: read on the first lookup (`_locals`), not for a module whose calls never ask
+        self._locals_found: dict[str, cst.FunctionDef | cst.Lambda] | None = None
         #: classes of this module whose instances DataParallel wraps (_wrapped_classes)
         self._wrapped: set[str] | None = None
         self._found: dict[str, Draw | None] = {}
@@ -485,6 +486,12 @@ class HelperDraws:
                     return True
             parent = self._parent(parent)
         return False
+
+    @property
+    def _locals(self) -> dict[str, cst.FunctionDef | cst.Lambda]:
+        if self._locals_found is None:
+            self._locals_found = local_functions(self._module)
+        return self._locals_found
 
     def _first_draw(self, name: str, seen: set[str]) -> Draw | None:
         """`name`'s first draw, directly or through the helpers it calls (`seen`: the
