@@ -33,6 +33,8 @@ REDUCTIONS = frozenset(
     "sum mean nansum nanmean std var prod logsumexp amax amin max min norm median".split()
 )
 #: Calls that keep a batch statistic linear (or only reshape it): not what DP059 is about.
+#: the wraps a value may be handed to: no function of the values they are given
+_WRAPS = frozenset({"DataParallel", "DistributedDataParallel"})
 LINEAR = frozenset(
     "sum mean nansum nanmean view reshape squeeze unsqueeze flatten to float double half "
     "clone contiguous detach cpu cuda type type_as view_as reshape_as stack cat".split()
@@ -158,6 +160,9 @@ def _batch_means_of(
         short = func.attr.value if isinstance(func, cst.Attribute) else ""
         names = {n.rsplit(".", 1)[-1] for n in transform.qualified_names(func)}
         linear = short in LINEAR if short else bool(names) and names <= LINEAR
+        # a wrap is no function of the values (`nn.DataParallel(loss_value)`, a tensor
+        # handed to the wrap: model_wrap_s55_v4_tensor_wrapped_loss)
+        linear = linear or bool(names & _WRAPS)
         if isinstance(func, cst.Attribute) and not linear:
             # `mean_p.log()`: the receiver is what the non-linear method applies to.
             found += means(func.value, True, depth)
