@@ -16,6 +16,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import view
+from dp2ddp.flow.children import parent_map
 
 
 def local_functions(module: cst.Module) -> dict[str, cst.FunctionDef | cst.Lambda]:
@@ -33,7 +34,14 @@ def local_functions(module: cst.Module) -> dict[str, cst.FunctionDef | cst.Lambd
     the module's body or a method written directly in the body of one of its classes (the
     module itself for the own-name case); one inside a lambda's or a nested class's scope
     is not. The view lists functions in source order, an outer one before those inside
-    it: a later one of the same name wins, as a call at the end would find it."""
+    it: a later one of the same name wins, as a call at the end would find it.
+
+    A module with none (every def a function of its body or a method of one of its
+    classes, no lambda assigned) answers from the parent map its pass built, without a
+    view: most modules of a program (a model's, read for its draws before its own
+    migration) have none, and the view would be built for them only here."""
+    if not _may_have_locals(module):
+        return {}
     flow = view(module)
     prefixes: dict[cst.CSTNode, str] = {}  # a function whose locals are named: their prefix
     found: dict[str, cst.FunctionDef | cst.Lambda] = {}
@@ -67,3 +75,25 @@ def local_functions(module: cst.Module) -> dict[str, cst.FunctionDef | cst.Lambd
         if isinstance(node, cst.FunctionDef):
             prefixes[node] = f"{name}.<locals>."
     return found
+
+
+def _may_have_locals(module: cst.Module) -> bool:
+    """Some def of `module` is not a function of its body nor a method written directly in
+    one of its classes' bodies, or some assignment binds a lambda: read off the parent map
+    the passes' metadata built for the tree (flow.children.parent_map), by exact types."""
+    parents = parent_map(module)
+    if parents is None:  # a node object occurs twice: the view's own walk decides
+        return True
+    for node, parent in parents.items():
+        kind = type(node)
+        if kind is cst.FunctionDef:
+            if parent is module:
+                continue
+            if type(parent) is cst.IndentedBlock:
+                owner = parents.get(parent)
+                if type(owner) is cst.ClassDef and parents.get(owner) is module:
+                    continue
+            return True
+        if kind is cst.Lambda and type(parent) is cst.Assign:
+            return True
+    return False
