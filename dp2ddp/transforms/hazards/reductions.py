@@ -138,22 +138,15 @@ def _batch_means_of(
     depth: int,
     search: tuple[Means, MeanLossObjects | None],
 ) -> list[cst.Call]:
-    """_batch_means of one node, its parts searched through the search's memo."""
+    """_batch_means of one node, its parts searched through the search's memo (called
+    directly, no closure a node; a list of one or none is unique as it is)."""
     memo, objects = search
-
-    def means(inner: cst.CSTNode, under: bool, level: int) -> list[cst.Call]:
-        return batch_means(inner, assigned, transform, under, level, memo, objects)
-
+    found: list[cst.Call] = []
     # exact types (leaf classes of libcst): no ABC instance check a node
     if type(node) is cst.Name:
-        return list(
-            dict.fromkeys(
-                found
-                for bound in assigned.get(node.value, [])
-                for found in means(bound, nonlinear, depth + 1)
-            )
-        )
-    found: list[cst.Call] = []
+        for bound in assigned.get(node.value, ()):
+            found += batch_means(bound, assigned, transform, nonlinear, depth + 1, memo, objects)
+        return list(dict.fromkeys(found)) if found[1:] else found
     if type(node) is cst.Call:
         reduced = reduction(node, transform)
         if nonlinear and reduced is not None and reduced[0] in MEANS and _over_batch(reduced[1]):
@@ -170,17 +163,17 @@ def _batch_means_of(
         # a wrap is no function of the values (`nn.DataParallel(loss_value)`, a tensor
         # handed to the wrap: model_wrap_s55_v4_tensor_wrapped_loss)
         linear = linear or bool(names & _WRAPS)
-        if held is not None and not linear:
-            # `mean_p.log()`: the receiver is what the non-linear method applies to.
-            found += means(held, True, depth)
-        elif held is not None:
-            found += means(held, nonlinear, depth)
+        if held is not None:
+            # `mean_p.log()`: the receiver is what a non-linear method applies to.
+            under = True if not linear else nonlinear
+            found += batch_means(held, assigned, transform, under, depth, memo, objects)
         for arg in node.args:
-            found += means(arg.value, nonlinear or not linear, depth)
-        return list(dict.fromkeys(found))
-    for child in children_of(node):  # libcst's `children` without its visitor
-        found += means(child, nonlinear, depth)
-    return list(dict.fromkeys(found))
+            under = nonlinear or not linear
+            found += batch_means(arg.value, assigned, transform, under, depth, memo, objects)
+    else:
+        for child in children_of(node):  # libcst's `children` without its visitor
+            found += batch_means(child, assigned, transform, nonlinear, depth, memo, objects)
+    return list(dict.fromkeys(found)) if found[1:] else found
 
 
 def _over_batch(dims: tuple[int, ...] | None) -> bool:
