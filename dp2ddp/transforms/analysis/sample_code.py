@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 
 import libcst as cst
 
+from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, walk
 
 #: The bases that make a class a map-style or iterable Dataset.
@@ -48,10 +49,21 @@ _TRANSFORM_METHODS = ("__call__", "forward")
 
 def composed_classes(tree: ast.Module) -> frozenset[str]:
     """The (last) names of the classes whose objects a module builds in the list or tuple
-    it hands a `Compose` (`T.Compose([Crop(8), utils.transforms.RandomBackground(...)])`)."""
+    it hands a `Compose` (`T.Compose([Crop(8), utils.transforms.RandomBackground(...)])`).
+    Read off the module's one listing (ast_nodes.listed, kept per tree for the program's
+    facts), calls by exact type: stop 60's `ast.walk` walked every module again."""
     found: set[str] = set()
-    for call in ast.walk(tree):
-        if not isinstance(call, ast.Call) or _last(call.func) not in _COMPOSERS or not call.args:
+    for call in ast_nodes.listed(tree):
+        if type(call) is not ast.Call or not call.args:
+            continue
+        func = call.func  # _last's reading, by exact types: no call for each call
+        if type(func) is ast.Name:
+            name = func.id
+        elif type(func) is ast.Attribute:
+            name = func.attr
+        else:
+            continue
+        if name not in _COMPOSERS:
             continue
         listed = call.args[0]
         if isinstance(listed, (ast.List, ast.Tuple)):

@@ -43,6 +43,16 @@ def binding_of(flow: DefUse, name: cst.Name) -> cst.CSTNode | None:
     return None
 
 
+#: What reads a size or a count off a tensor, an array or a list: the builtin `len(xs)`,
+#: the methods `x.size(1)`, `x.dim()`, `x.numel()`, the attributes `x.shape[1]`, `x.ndim`.
+#: The one home of these names for size_read (a number handed to the model beside its
+#: batch) and stepped.NUMBERS (a call whose result is a number, not a batch): before stop 61
+#: each listed its own.
+SIZE_BUILTIN = "len"
+SIZE_METHODS = frozenset({"size", "dim", "numel"})
+SIZE_ATTRIBUTES = frozenset({"shape", "ndim"})
+
+
 def size_read(value: cst.BaseExpression) -> bool:
     """A number read off a size (`outputs.shape[1]`, `x.size(1)`, `len(xs)`, `x.ndim`,
     `x.numel()`) handed to the wrapped model beside its batch: DataParallel's scatter gave
@@ -52,13 +62,9 @@ def size_read(value: cst.BaseExpression) -> bool:
     if isinstance(value, cst.Subscript):
         value = value.value
     if isinstance(value, cst.Attribute):
-        return value.attr.value in ("shape", "ndim")
+        return value.attr.value in SIZE_ATTRIBUTES
     if not isinstance(value, cst.Call):
         return False
     if isinstance(value.func, cst.Name):
-        return value.func.value == "len"
-    return isinstance(value.func, cst.Attribute) and value.func.attr.value in (
-        "size",
-        "dim",
-        "numel",
-    )
+        return value.func.value == SIZE_BUILTIN
+    return isinstance(value.func, cst.Attribute) and value.func.attr.value in SIZE_METHODS

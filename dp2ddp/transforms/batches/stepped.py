@@ -18,10 +18,12 @@ import libcst as cst
 from dp2ddp.flow.defuse import DefUse
 from dp2ddp.flow.origins import Origin
 from dp2ddp.transforms._support.nodes import name_of
-from dp2ddp.transforms.batches.source_syntax import binding_of
+from dp2ddp.transforms.batches.source_syntax import SIZE_BUILTIN, SIZE_METHODS, binding_of
 
-#: Builtins and library calls whose result is a number or a size, not a batch.
-NUMBERS = frozenset({"len", "min", "max", "int", "float", "size", "range", "item", "numel"})
+#: Builtins and library calls whose result is a number or a size, not a batch: the calls
+#: that read a size (source_syntax's, the one home: `len`, `size`, `dim`, `numel`; `dim`
+#: since stop 61) and those that make or convert a number.
+NUMBERS = frozenset({SIZE_BUILTIN, *SIZE_METHODS, "min", "max", "int", "float", "range", "item"})
 
 
 def held_whole(origin: Origin) -> bool:

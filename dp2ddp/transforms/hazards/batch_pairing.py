@@ -29,6 +29,7 @@ import libcst as cst
 
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, Origin, Step, origins, view
+from dp2ddp.transforms._support.grad_mode import module_mode
 from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.hazards.pairs import MAY_COMPARE, compares_samples
 from dp2ddp.transforms.hazards.permuted_rows import (
@@ -163,9 +164,11 @@ def evaluations(
     module: cst.Module, calls: list[cst.Call], code: Callable[[cst.CSTNode], str]
 ) -> frozenset[int]:
     """ids of the wrapped model's `calls` that evaluate: in their function, the latest of
-    `<model>.eval()` / `<model>.train()` before them is `.eval()`, and no `.backward()` of
-    the function reads a name their statement binds, or one bound from such a name after
-    it. The whole test set fed to the model in eval mode in the epoch loop
+    `<model>.eval()` / `<model>.train(...)` before them puts the model in eval mode
+    (grad_mode.module_mode, the passes' one reading: `train(False)` is `eval()`; before
+    stop 61 this loop read it as training, and DP147 named such an evaluation call), and
+    no `.backward()` of the function reads a name their statement binds, or one bound from
+    such a name after it. The whole test set fed to the model in eval mode in the epoch loop
     (eeyhsong/EEG-Conformer@9ae149b) is no batch whose rows a drawn order permutes: DP147
     named that call, through a tuple returned with the training arrays (stop 60)."""
     if not calls:
@@ -177,7 +180,7 @@ def evaluations(
     holders = {id(a): a for c in calls for a in flow.ancestors(c) if isinstance(a, cst.FunctionDef)}
     for scope in [module, *holders.values()]:
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
-        mode: dict[str, str] = {}
+        mode: dict[str, str | None] = {}
         carried: set[str] = set()
         backward: list[cst.Call] = []
         for node in walk(body, skip_scopes=True):
@@ -185,7 +188,7 @@ def evaluations(
                 continue
             func = node.func
             if isinstance(func, cst.Attribute) and func.attr.value in ("eval", "train"):
-                mode[code(func.value)] = func.attr.value
+                mode[code(func.value)] = module_mode(node)  # train(False) is eval()
             elif isinstance(func, cst.Attribute) and func.attr.value == "backward":
                 backward.append(node)
             elif id(node) in wanted and mode.get(wanted[id(node)]) == "eval":

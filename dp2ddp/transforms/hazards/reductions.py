@@ -22,6 +22,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import code_of, wrap_target
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
@@ -41,6 +42,8 @@ LINEAR = frozenset(
 )
 MEANS = frozenset({"mean", "nanmean"})
 SUMS = frozenset({"sum", "nansum", "logsumexp"})
+#: The scopes batch_means does not enter (exact types: each a leaf class of libcst).
+_SCOPES = frozenset({cst.Lambda, cst.FunctionDef, cst.ClassDef})
 
 
 def reduction(
@@ -115,7 +118,7 @@ def batch_means(
     to expressions reading other such names, was followed once per path, a number of
     calls that grows as the reads multiply level after level (P2333/Bag-of-Tricks-for-AT's
     train_cifar.py: 617,549 calls for 52 searches, a tenth of its migration)."""
-    if depth > 6 or isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+    if depth > 6 or type(node) in _SCOPES:
         return []
     memo = {} if memo is None else memo
     key = (id(node), nonlinear, depth)
@@ -135,45 +138,42 @@ def _batch_means_of(
     depth: int,
     search: tuple[Means, MeanLossObjects | None],
 ) -> list[cst.Call]:
-    """_batch_means of one node, its parts searched through the search's memo."""
+    """_batch_means of one node, its parts searched through the search's memo (called
+    directly, no closure a node; a list of one or none is unique as it is)."""
     memo, objects = search
-
-    def means(inner: cst.CSTNode, under: bool, level: int) -> list[cst.Call]:
-        return batch_means(inner, assigned, transform, under, level, memo, objects)
-
-    if isinstance(node, cst.Name):
-        return list(
-            dict.fromkeys(
-                found
-                for bound in assigned.get(node.value, [])
-                for found in means(bound, nonlinear, depth + 1)
-            )
-        )
     found: list[cst.Call] = []
-    if isinstance(node, cst.Call):
+    # exact types (leaf classes of libcst): no ABC instance check a node
+    if type(node) is cst.Name:
+        for bound in assigned.get(node.value, ()):
+            found += batch_means(bound, assigned, transform, nonlinear, depth + 1, memo, objects)
+        return list(dict.fromkeys(found)) if found[1:] else found
+    if type(node) is cst.Call:
         reduced = reduction(node, transform)
         if nonlinear and reduced is not None and reduced[0] in MEANS and _over_batch(reduced[1]):
             found.append(node)
         elif nonlinear and averaging_loss(node, transform.qualified_names, objects):
             found.append(node)
         func = node.func
-        short = func.attr.value if isinstance(func, cst.Attribute) else ""
+        held: cst.BaseExpression | None = None  # the receiver of a method
+        short = ""
+        if type(func) is cst.Attribute:
+            held, short = func.value, func.attr.value
         names = {n.rsplit(".", 1)[-1] for n in transform.qualified_names(func)}
         linear = short in LINEAR if short else bool(names) and names <= LINEAR
         # a wrap is no function of the values (`nn.DataParallel(loss_value)`, a tensor
         # handed to the wrap: model_wrap_s55_v4_tensor_wrapped_loss)
         linear = linear or bool(names & _WRAPS)
-        if isinstance(func, cst.Attribute) and not linear:
-            # `mean_p.log()`: the receiver is what the non-linear method applies to.
-            found += means(func.value, True, depth)
-        elif isinstance(func, cst.Attribute):
-            found += means(func.value, nonlinear, depth)
+        if held is not None:
+            # `mean_p.log()`: the receiver is what a non-linear method applies to.
+            under = True if not linear else nonlinear
+            found += batch_means(held, assigned, transform, under, depth, memo, objects)
         for arg in node.args:
-            found += means(arg.value, nonlinear or not linear, depth)
-        return list(dict.fromkeys(found))
-    for child in node.children:
-        found += means(child, nonlinear, depth)
-    return list(dict.fromkeys(found))
+            under = nonlinear or not linear
+            found += batch_means(arg.value, assigned, transform, under, depth, memo, objects)
+    else:
+        for child in children_of(node):  # libcst's `children` without its visitor
+            found += batch_means(child, assigned, transform, nonlinear, depth, memo, objects)
+    return list(dict.fromkeys(found)) if found[1:] else found
 
 
 def _over_batch(dims: tuple[int, ...] | None) -> bool:
