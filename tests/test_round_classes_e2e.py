@@ -1370,6 +1370,11 @@ Stop 60 (helper s2):
 - s60_s2_draw_in_composed_transform (program): the same with the transforms in one module,
   the Dataset in another and the Compose in the entry, frame files shipped with it (before:
   the same rewrite in utils/transforms.py, weights 0.2241 for the original's -0.3409).
+Stop 61 (helper s2):
+- model_wrap_s61_s2_module_dict_read_at_one_key (issue 28 item 5, DP041 through containers):
+  a ModuleDict of literal keys whose forward() reads one key: find_unused_parameters=True,
+  the original's weights (before: no DP041, "Expected to have finished reduction" at the
+  second step on both ranks).
 Stop 60 (helper v3), round 13:
 - hazards_s60_v3_token_count_with_dtype (v3-A, contemn1/title_tagger@6b009e7): a per-token
   loss summed and divided by its count of non-padding tokens taken with a dtype,
@@ -2058,6 +2063,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # loader workers, stays each process's: the original's weights (the base: -0.3326)
     "rank_zero_s60_s2_per_sample_pick_in_transform": ("weights -0.3409",),
     "s60_s2_draw_in_composed_transform": ("weights -0.3409",),
+    # stop 61 s2: a ModuleDict read at one literal key: find_unused_parameters=True, the
+    # original's weights (the base: the reducer's error at step 2 on both ranks)
+    "model_wrap_s61_s2_module_dict_read_at_one_key": ("weights -1.2016",),
     # stop 60 v3-A: the original's weights (the base divided by each rank's own count of
     # tokens, `torch.sum(mask, dtype=...)` unseen as a count: `weights 2.3843`, no warning)
     "hazards_s60_v3_token_count_with_dtype": ("weights 2.3770",),

@@ -269,7 +269,7 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "wrapper, then silence the warning with `# noqa: DP197`.",
     ),
     "DP200": (
-        "a memory filled and sampled by each rank on its own while the program trains",
+        "a memory each rank fills or samples on its own while the program trains",
         "A container the program fills while it trains (`memory.push(state, action, "
         "reward, next_state, done)` after an environment's `step()`, `buffer.append(...)`) "
         "and samples training batches from (`memory.sample(n)`, `random.sample(memory, n)`, "
@@ -279,9 +279,12 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "`random.random()`) and fills its own memory, so the indices a rank samples pick "
         "other transitions on each rank and the update averages several actors' data, where "
         "the original learned from one. dp2ddp does not prove the filling alike on every "
-        "rank. Gather the experience on one rank and broadcast the sampled batch (or give "
-        "each rank's environment and draws the same seed and no clock, so every memory is "
-        "the same), or keep the per-rank actors on purpose (more experience per step); "
-        "then silence the warning with `# noqa: DP200`.",
+        "rank. Where the migration runs the filling in `with ddp_same_random():` (its draws "
+        "decide what the model trains on), every rank fills the memory alike with rank 0's "
+        "draws and only the sampling is each rank's own, as the text then says. Gather the "
+        "experience on one rank and broadcast the sampled batch (or give each rank's "
+        "environment and draws the same seed and no clock, so every memory is the same), or "
+        "keep the per-rank actors on purpose (more experience per step); then silence the "
+        "warning with `# noqa: DP200`.",
     ),
 }

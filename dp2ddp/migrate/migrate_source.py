@@ -25,6 +25,7 @@ from dp2ddp.transforms._support.libcst_private import printed
 from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import texts_remembered
 from dp2ddp.transforms._support.runtime import helper_closure, helpers_defining, render_module
+from dp2ddp.transforms.hazards.replay_memories import shared_fill
 
 
 def migrate_source(
@@ -120,6 +121,13 @@ def _migrated(
             break  # every later pass only acts on DataParallel uses
     changes = [c for c in changes if not c.description.startswith(tuple(state.withdrawn))]
     warnings = [d for d in warnings if not _scale_withdrawn(d, state.withdrawn)]
+    if state.shared_spans:  # a memory filled in the migration's ddp_same_random block
+        warnings = [
+            dataclasses.replace(d, message=shared_fill(d.message, state.shared_spans))
+            if d.code == "DP200"
+            else d
+            for d in warnings
+        ]
     if state.skip or not state.has_dataparallel:
         # Nothing was migrated: keep the input byte for byte, report only why.
         code = source

@@ -135,6 +135,7 @@ class ProgramTeller(LoaderTeller):
             from dp2ddp.transforms.analysis.bare_modules import bare_classes, empty_classes
             from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
             from dp2ddp.transforms.analysis.layer_methods import (
+                forwardless_modules,
                 held_runs,
                 layer_methods,
                 quiet_through_held,
@@ -147,6 +148,7 @@ class ProgramTeller(LoaderTeller):
             bare: set[str] = set()
             empty: set[str] = set()
             methods: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+            forwardless: set[str] = set()
             held: dict[str, dict[str, frozenset[str]]] = {}
             reaches: list[tuple[str, class_reach.ModuleReach]] = []
             for each in self.program.modules:
@@ -156,6 +158,18 @@ class ProgramTeller(LoaderTeller):
                 )
                 classes.update(read)
                 paths.update(dict.fromkeys(read, each.path))
+                # a module's classes trained through their own methods alone, with no
+                # forward() (layer_methods.py): their methods are classified all the same
+                methods.update(
+                    self.project.remembered(
+                        ("layer_methods", each.real, each.name),
+                        partial(layer_methods, each.name, each.source.text),
+                    )
+                )
+                forwardless |= self.project.remembered(
+                    ("forwardless_modules", each.real, each.name),
+                    partial(forwardless_modules, each.name, each.source.text),
+                )
                 if read:
                     bare |= self.project.remembered(
                         ("bare_classes", each.real, each.name),
@@ -164,12 +178,6 @@ class ProgramTeller(LoaderTeller):
                     empty |= self.project.remembered(
                         ("empty_classes", each.real, each.name),
                         partial(empty_classes, each.name, each.source.text),
-                    )
-                    methods.update(
-                        self.project.remembered(
-                            ("layer_methods", each.real, each.name),
-                            partial(layer_methods, each.name, each.source.text),
-                        )
                     )
                     held.update(
                         self.project.remembered(
@@ -213,6 +221,13 @@ class ProgramTeller(LoaderTeller):
                     part_wraps.get(n, ""),
                 )  # fmt: skip
                 for n, use in self._models.items()
+            )
+            # ... the classes with no forward() whose methods run layers (DP190 names a
+            # call of one on a wrap): no model facts of theirs, never built for DP041
+            self._model_classes += tuple(
+                ModelClass(n, built=False, runs=tuple(sorted(runs)), quiet=tuple(sorted(quiet)))
+                for n, (runs, quiet) in sorted(methods.items())
+                if n in forwardless and n not in self._models and runs
             )
             # ... and under each name a package re-exports one by (a class imported from
             # its package is the same class: reexports.package_aliases, stop 56 v4-A)

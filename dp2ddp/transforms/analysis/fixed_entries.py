@@ -1,4 +1,6 @@
-"""A container of layers whose forward() reads only some of its entries, at literal indices.
+"""A container of layers whose forward() reads only some of its entries, at literal indices
+(or, for a ModuleDict of literal keys, at literal keys: `self.heads["a"]` beside an unread
+"b", stop 61 s2).
 
 `self.f = nn.ModuleList([PiecewiseLin(16) for _ in range(16)])` in `__init__`, and forward()
 (with the methods it calls on `self`) reading only `self.f[0]` ... `self.f[7]`
@@ -39,26 +41,30 @@ def unread_entries(
     found: list[tuple[str, str, int]] = []
     reached_ids = {id(n) for f in reached for n in ast_nodes.walk(f)}
     for attribute, (length, line) in lengths.items():
-        read: set[int] = set()
+        keys: list[int | str] = list(range(length)) if isinstance(length, int) else list(length)
+        read: set[int | str] = set()
         seen_in_reached = False
         for method in methods:
             if method is init or not method.args.args:
                 continue
             indices = _literal_reads(method, method.args.args[0].arg, attribute)
             if indices is None:
-                read = set(range(length))  # another use: not judged here
+                read = set(keys)  # another use: not judged here
                 break
             for node, index in indices:
-                read.add(index % length if -length <= index < length else index)
+                if isinstance(index, int) and isinstance(length, int):
+                    index = index % length if -length <= index < length else index
+                read.add(index)
                 seen_in_reached = seen_in_reached or id(node) in reached_ids
-        unread = sorted(set(range(length)) - read)
+        unread = [k for k in keys if k not in read]
         if seen_in_reached and unread:
-            used = ", ".join(str(i) for i in sorted(read & set(range(length))))
+            used = ", ".join(repr(k) if isinstance(k, str) else str(k) for k in keys if k in read)
+            what = "indices" if isinstance(length, int) else "keys"
             found.append(
                 (
                     attribute,
-                    f"reads {{attr}}, {length} entries built at line {line}, only at the "
-                    f"literal indices {used}: the others get no gradient",
+                    f"reads {{attr}}, {len(keys)} entries built at line {line}, only at the "
+                    f"literal {what} {used}: the others get no gradient",
                     line,
                 )
             )
@@ -67,10 +73,11 @@ def unread_entries(
 
 def _lengths(
     init: ast.FunctionDef | ast.AsyncFunctionDef, me: str, registered: set[str]
-) -> dict[str, tuple[int, int]]:
-    """attribute -> (length, line) of each registered ModuleList of known length `__init__`
-    builds once and never grows."""
-    built: dict[str, tuple[int, int] | None] = {}
+) -> dict[str, tuple[int | tuple[str, ...], int]]:
+    """attribute -> (length, line) of each registered ModuleList of known length, or (keys,
+    line) of each ModuleDict of literal string keys, `__init__` builds once and never
+    grows."""
+    built: dict[str, tuple[int | tuple[str, ...], int] | None] = {}
     for node in ast_nodes.walk(init):
         if isinstance(node, ast.Assign):
             for target in node.targets:
@@ -91,15 +98,21 @@ def _lengths(
     return {a: v for a, v in built.items() if v is not None and a in registered}
 
 
-def _length(value: ast.expr) -> int | None:
-    """The number of entries of `ModuleList([a, b])` / `ModuleList([X() for _ in range(n)])`."""
+def _length(value: ast.expr) -> int | tuple[str, ...] | None:
+    """The number of entries of `ModuleList([a, b])` / `ModuleList([X() for _ in range(n)])`;
+    the keys of `ModuleDict({"a": ..., "b": ...})` (string literals, no `**`)."""
     if not (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords):
         return None
     func = value.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    arg = value.args[0]
+    if name == "ModuleDict" and isinstance(arg, ast.Dict):
+        keys = [k.value if isinstance(k, ast.Constant) else None for k in arg.keys]
+        if keys and all(isinstance(k, str) for k in keys) and len(set(keys)) == len(keys):
+            return tuple(k for k in keys if isinstance(k, str))
+        return None
     if name != "ModuleList":
         return None
-    arg = value.args[0]
     if isinstance(arg, ast.List) and not any(isinstance(e, ast.Starred) for e in arg.elts):
         return len(arg.elts)
     if isinstance(arg, (ast.ListComp, ast.GeneratorExp)) and len(arg.generators) == 1:
@@ -120,11 +133,11 @@ def _length(value: ast.expr) -> int | None:
 
 def _literal_reads(
     method: ast.FunctionDef | ast.AsyncFunctionDef, me: str, attribute: str
-) -> list[tuple[ast.AST, int]] | None:
-    """Each `self.<attribute>[<int literal>]` in `method` with its index; None where the
-    method mentions `self.<attribute>` in any other way."""
+) -> list[tuple[ast.AST, int | str]] | None:
+    """Each `self.<attribute>[<int literal>]` (`[<str literal>]`) in `method` with its
+    index; None where the method mentions `self.<attribute>` in any other way."""
     parents = {c: n for n in ast_nodes.walk(method) for c in ast.iter_child_nodes(n)}
-    reads: list[tuple[ast.AST, int]] = []
+    reads: list[tuple[ast.AST, int | str]] = []
     for node in ast_nodes.walk(method):
         if not (
             isinstance(node, ast.Attribute)
@@ -140,9 +153,10 @@ def _literal_reads(
     return reads
 
 
-def _int(index: ast.expr) -> int | None:
-    if isinstance(index, ast.Constant) and type(index.value) is int:
-        return index.value
+def _int(index: ast.expr) -> int | str | None:
+    if isinstance(index, ast.Constant) and isinstance(index.value, (int, str)):
+        if not isinstance(index.value, bool):
+            return index.value
     if (
         isinstance(index, ast.UnaryOp)
         and isinstance(index.op, ast.USub)

@@ -42,10 +42,14 @@ _NO_LAYER = frozenset(
 def layer_methods(
     import_name: str, source: str
 ) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
-    """Per class that defines forward() (by qualified name: `import_name.Class`, the bare
-    name when `import_name` is empty): (its methods that run its layers, those proved to
-    run none); forward() and dunder methods in neither."""
-    if "forward" not in source:
+    """Per class that defines forward(), or subclasses nn.Module without one (by qualified
+    name: `import_name.Class`, the bare name when `import_name` is empty): (its methods
+    that run its layers, those proved to run none); forward() and dunder methods in
+    neither. A module trained only through its own methods (`model.encode(x)`,
+    `model.decode(z)`; bpowell122/tomodrgn@e19eae9's TiltSeriesHetOnlyVAE defines no
+    forward()) runs its layers there all the same: DP190 names such a call on its wrap
+    (stop 60 s1's leftover: not classified, not named)."""
+    if "forward" not in source and "Module" not in source:
         return {}
     try:
         tree = parse_python(source)
@@ -60,7 +64,7 @@ def layer_methods(
                 for n in node.body
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             }
-            if "forward" in methods:
+            if "forward" in methods or _module_subclass(node):
                 classes[node.name] = methods
     # A method of a submodule (`self.layer_dict[k].restore_backup_stats()`) runs no layer
     # where every model class of the module defining that name runs none in it (stop 57
@@ -81,6 +85,37 @@ def layer_methods(
         judged = {m for m in methods if m != "forward" and not m.startswith("__")}
         found[prefix + name] = (frozenset(judged & runs), frozenset(judged - runs))
     return found
+
+
+def forwardless_modules(import_name: str, source: str) -> frozenset[str]:
+    """The classes of `layer_methods` that subclass nn.Module and define no forward(), by
+    qualified name: the program's model facts name them only for their methods."""
+    if "Module" not in source:
+        return frozenset()
+    try:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset()
+    prefix = f"{import_name}." if import_name else ""
+    return frozenset(
+        prefix + node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and _module_subclass(node)
+        and not any(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == "forward"
+            for n in node.body
+        )
+    )
+
+
+def _module_subclass(node: ast.ClassDef) -> bool:
+    """`class X(nn.Module)` / `(torch.nn.Module)` / `(Module)`: an nn.Module by its base."""
+    return any(
+        (isinstance(b, ast.Attribute) and b.attr == "Module")
+        or (isinstance(b, ast.Name) and b.id == "Module")
+        for b in node.bases
+    )
 
 
 def held_runs(

@@ -9,7 +9,17 @@ Proved over the class's own text: its only base is nn.Module; nothing in it regi
 parameter or submodule by a call (`register_parameter`, `add_module`, `setattr`, …); and every
 other value it stores on `self` (or in its class body) builds no module: literals, option
 reads (`args.n_iters`, an attribute of a name other than `self`), and calls of builtins,
-`torch.device`, `open`, or a class of the same module that is no nn.Module (`Logger`)."""
+`torch.device`, `open`, or a class of the same module that is no nn.Module (`Logger`).
+
+Also (round 13 v2-C, gjy3035/C-3-Framework@f8e21fa `CrowdCounter`: `self.CCN =
+DataParallel(net)` beside `self.loss_mse_fn = nn.MSELoss().cuda()`, and `forward()` storing
+`self.loss_mse = self.build_loss(density_map.squeeze(), gt_map.squeeze())`): a torch.nn
+loss built in `__init__` (`nn.MSELoss()`, moved by `.cuda()`/`.to()`; torch.nn's losses hold
+no parameter, AdaptiveLogSoftmaxWithLoss aside), and a value a method other than `__init__`
+computes (`_Computed`): made only of calls of the wrapped attribute, of such a loss, of the
+class's own methods whose every return is so made, and of methods of the method's
+parameters and of locals so bound (`density_map = self.CCN(img)`, `gt_map.squeeze()`): a
+tensor, no module."""
 
 from __future__ import annotations
 
@@ -19,7 +29,7 @@ from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.analysis.bare_modules import PLAIN_CALLS, REGISTERING
 
 #: Calls beside the builtins whose value holds no parameter.
-_PLAIN = PLAIN_CALLS | {"device", "open", "print", "join", "format"}
+_PLAIN = PLAIN_CALLS | {"device", "open", "print", "join", "format", "cuda", "cpu", "to"}
 
 
 def other_attributes(owner: cst.ClassDef, target: str, module: cst.Module) -> list[str] | None:
@@ -33,6 +43,7 @@ def other_attributes(owner: cst.ClassDef, target: str, module: cst.Module) -> li
         if isinstance(s, cst.ClassDef) and all(name_of(b.value) == "object" for b in s.bases)
     }
     found: list[str] = []
+    computed = _Computed(owner, target)
     for node in walk(owner):
         if isinstance(node, cst.Call) and name_of(node.func) in REGISTERING:
             return None
@@ -45,7 +56,11 @@ def other_attributes(owner: cst.ClassDef, target: str, module: cst.Module) -> li
                 in_body = isinstance(stored, cst.Name) and _class_level(owner, node)
                 if name == target or (name is None and not in_body):
                     continue
-                if node.value is None or not _builds_nothing(node.value, plain):
+                if node.value is None or not (
+                    _builds_nothing(node.value, plain)
+                    or name in computed.losses
+                    or computed.value(node, node.value)
+                ):
                     return None
                 if name and name not in found:
                     found.append(name)
@@ -84,6 +99,105 @@ def _builds_nothing(value: cst.BaseExpression, plain: set[str]) -> bool:
         if isinstance(node, (cst.Lambda, cst.Yield, cst.Await)):
             return False
     return True
+
+
+def _torch_loss(call: cst.Call) -> bool:
+    """`nn.MSELoss(...)` / `torch.nn.MSELoss(...)`: a loss of torch.nn, no parameter (not a
+    program's own `CenterLoss`, which may hold one)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or not func.attr.value.endswith("Loss"):
+        return False
+    if func.attr.value == "AdaptiveLogSoftmaxWithLoss":
+        return False
+    owner = func.value
+    if isinstance(owner, cst.Name):
+        return owner.value == "nn"
+    return (
+        isinstance(owner, cst.Attribute)
+        and owner.attr.value == "nn"
+        and isinstance(owner.value, cst.Name)
+        and owner.value.value == "torch"
+    )
+
+
+class _Computed:
+    """Values a module's methods compute from its wrapped attribute and its torch.nn losses
+    (see the module's docstring): tensors, which no store registers as a parameter."""
+
+    def __init__(self, owner: cst.ClassDef, target: str) -> None:
+        body = owner.body.body if isinstance(owner.body, cst.IndentedBlock) else ()
+        self.methods = {s.name.value: s for s in body if isinstance(s, cst.FunctionDef)}
+        self.target = target
+        self.losses: set[str] = set()
+        init = self.methods.get("__init__")
+        for node in walk(init) if init is not None else ():
+            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                name = _self_attribute(node.targets[0].target)
+                calls = [c for c in walk(node.value) if isinstance(c, cst.Call)]
+                if name and calls and any(_torch_loss(c) for c in calls):
+                    if all(_torch_loss(c) or name_of(c.func) in _PLAIN for c in calls):
+                        self.losses.add(name)
+        self._seen: set[str] = set()
+
+    def value(self, store: cst.CSTNode, value: cst.BaseExpression) -> bool:
+        """`value`, stored by `store` in a method other than `__init__`, is computed."""
+        method = self._method_of(store)
+        if method is None or method.name.value == "__init__":
+            return False
+        return self._made(value, method)
+
+    def _method_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        return next((m for m in self.methods.values() if any(n is node for n in walk(m))), None)
+
+    def _made(self, value: cst.BaseExpression, method: cst.FunctionDef, depth: int = 2) -> bool:
+        params = {p.name.value for p in method.params.params} - {"self"}
+        for node in walk(value):
+            if isinstance(node, (cst.Lambda, cst.Yield, cst.Await)):
+                return False
+            if isinstance(node, cst.Call) and not self._call(node, method, params, depth):
+                return False
+        return True
+
+    def _call(self, call: cst.Call, method: cst.FunctionDef, params: set[str], depth: int) -> bool:
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return name_of(func) in PLAIN_CALLS
+        receiver = func.value
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            attribute = f"self.{func.attr.value}"
+            if attribute == self.target or attribute in self.losses:
+                return True
+            return depth > 0 and self._returns(func.attr.value, depth - 1)
+        root = _root(receiver)
+        if root == "self":
+            return False
+        if root in params:
+            return True
+        return depth > 0 and self._local(root, method, depth - 1)
+
+    def _returns(self, name: str, depth: int) -> bool:
+        method = self.methods.get(name)
+        if method is None or name in self._seen or name == "__init__":
+            return False
+        self._seen.add(name)
+        try:
+            returns = [n for n in walk(method) if isinstance(n, cst.Return)]
+            return bool(returns) and all(
+                r.value is not None and self._made(r.value, method, depth) for r in returns
+            )
+        finally:
+            self._seen.discard(name)
+
+    def _local(self, name: str, method: cst.FunctionDef, depth: int) -> bool:
+        values = [
+            n.value
+            for n in walk(method)
+            if isinstance(n, cst.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0].target, cst.Name)
+            and n.targets[0].target.value == name
+        ]
+        return bool(values) and all(self._made(v, method, depth) for v in values)
 
 
 def _root(node: cst.BaseExpression) -> str:

@@ -232,9 +232,40 @@ class LoaderSetEpoch(LoaderBatchSize):
         its own loader, called each epoch). Each round builds a new sampler, whose first
         pass would be epoch 0 again."""
         for loop, _ in self._loops_around(call, None, (), 0):
-            if isinstance(loop, (cst.For, cst.While)):
+            if isinstance(loop, (cst.For, cst.While)) and not self._one_per_item(loop, call):
                 return loop
         return None
+
+    def _one_per_item(self, loop: cst.For | cst.While, call: cst.Call) -> bool:
+        """A `for` over items that are not counted (`for mode, flag in [("train", True),
+        ("dev", False)]`, a dict's items; not `range(...)`) whose statement building the
+        loader, or calling the function that builds it, reads the loop's target
+        (`self.loaders[mode] = self.build_loader(sets[mode], flag)`): each item gets a
+        loader of its own, built once, none built anew (stop 60's leftover, VIPL-SLP/
+        VAC_CSLR@71f3e03's `load_data()`: DP011 said the train loader was "built anew in the
+        loop" over the modes, and its sampler took the dev loader's epochs as its own)."""
+        if not isinstance(loop, cst.For) or (
+            isinstance(loop.iter, cst.Call) and name_of(loop.iter.func) == "range"
+        ):
+            return False
+        targets = {n.value for n in walk(loop.target) if isinstance(n, cst.Name)}
+        builder = enclosing_function(call, self)
+        site: cst.CSTNode | None = call if inside(call, loop, self) else None
+        if site is None and builder is not None:
+            site = next(
+                (
+                    c
+                    for c in walk(loop.body)
+                    if isinstance(c, cst.Call) and name_of(c.func) == builder.name.value
+                ),
+                None,
+            )
+        statement = site
+        while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
+            statement = self.parent(statement)
+        if statement is None or not inside(statement, loop, self):
+            return False
+        return any(isinstance(n, cst.Name) and n.value in targets for n in walk(statement))
 
     def rebuilt_key(self, loader: Loader) -> str | None:
         """DdpDistributedSampler's `rebuilt` ("file:line"), whose samplers count the

@@ -28,6 +28,7 @@ from dp2ddp.flow import Function, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.grad_mode import grad_off, under_grad_off
 from dp2ddp.transforms._support.names import SCALED_LOSS
+from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
@@ -93,6 +94,42 @@ def sum_through(
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return sum_through(node.expression, assigned, summed, factor, depth + 1)
     return isinstance(node, cst.Call) and summed(node, assigned, depth)
+
+
+#: Attributes that name a model's weights: a gradient with respect to one is a parameter's.
+_WEIGHTS = frozenset({"parameters", "named_parameters", "weight", "bias", "state_dict"})
+
+
+def _input_arguments(grad: cst.Call, function: cst.FunctionDef) -> bool:
+    """`torch.autograd.grad(loss, inputs, ...)`: no `create_graph=True` (a gradient that is
+    backpropagated again scales with the loss), and `inputs` names no weight, through one
+    level of the function's plain bindings of its names (`adv_bx = bx.detach()`)."""
+    for arg in grad.args:
+        if arg.keyword is not None and arg.keyword.value == "create_graph":
+            if not (isinstance(arg.value, cst.Name) and arg.value.value == "False"):
+                return False
+    inputs = [a.value for a in grad.args[1:2] if a.keyword is None]
+    inputs += [a.value for a in grad.args if a.keyword is not None and a.keyword.value == "inputs"]
+    if len(inputs) != 1:
+        return False
+    names = {n.value for n in walk(inputs[0]) if isinstance(n, cst.Name)}
+    values: list[cst.CSTNode] = [inputs[0]]
+    for node in walk(function):
+        if isinstance(node, cst.Assign) and any(
+            isinstance(t.target, cst.Name) and t.target.value in names for t in node.targets
+        ):
+            values.append(node.value)
+        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            values += [node.value] if node.target.value in names else []
+        elif isinstance(node, (cst.For, cst.CompFor)) and any(
+            isinstance(n, cst.Name) and n.value in names for n in walk(node.target)
+        ):
+            return False  # `for p in model.parameters()`
+    return not any(
+        isinstance(n, cst.Attribute) and n.attr.value in _WEIGHTS
+        for value in values
+        for n in walk(value)
+    )
 
 
 def _any_factor(node: cst.BaseExpression) -> bool:
@@ -217,10 +254,56 @@ class LossChecks:
         self._no_grad.pop()
 
     def feeds_backward(self, call: cst.Call) -> bool:
-        """The loss value may reach backward(): gradients on, not `.item()`, not evaluation."""
+        """The loss value may reach backward(): gradients on, not `.item()`, not evaluation,
+        not only differentiated with respect to an input (_input_gradient_only)."""
         parent = self.t.parent(call)
         itemized = isinstance(parent, cst.Attribute) and parent.attr.value in ("item", "tolist")
-        return self._trains[-1] and not any(self._no_grad) and not itemized
+        if not self._trains[-1] or any(self._no_grad) or itemized:
+            return False
+        return not self._input_gradient_only(call)
+
+    def _input_gradient_only(self, call: cst.Call) -> bool:
+        """The summed loss is bound to a name whose every read in its function is
+        `torch.autograd.grad(name, inputs)` with inputs no parameter and no
+        `create_graph=True`, or `.item()`: a gradient with respect to the input (a PGD
+        attack's `grad = torch.autograd.grad(loss, adv_bx)[0]`, then `.sign()`). Each
+        row's gradient is its own row's under DataParallel as under DDP, and no parameter
+        gradient is scaled (hendrycks/ss-ood@8051356 attacks.py, round 13 v4-D: DP004 x3)."""
+        node: cst.CSTNode = call
+        parent = self.t.parent(node)
+        while isinstance(parent, (cst.BinaryOperation, cst.UnaryOperation)):
+            node, parent = parent, self.t.parent(parent)
+        if isinstance(parent, cst.Call) and parent.func is node:  # `nn.X(reduction=..)(a, b)`
+            node, parent = parent, self.t.parent(parent)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+        elif isinstance(parent, cst.AugAssign):
+            target = parent.target
+        else:
+            return False
+        function = enclosing_function(call, self.t)
+        if not isinstance(target, cst.Name) or function is None:
+            return False
+        name, differentiated = target.value, False
+        for use in (n for n in walk(function) if isinstance(n, cst.Name) and n.value == name):
+            up = self.t.parent(use)
+            if isinstance(up, cst.AssignTarget) or (isinstance(up, cst.AugAssign)):
+                continue  # a binding (`loss += ...` adds a summed term, seen at its call)
+            if isinstance(up, cst.Attribute) and up.attr is use:
+                continue  # `self.loss`: another value
+            if isinstance(up, cst.Attribute) and up.value is use:
+                if up.attr.value in ("item", "tolist"):
+                    continue
+                return False
+            grad = self.t.parent(up) if isinstance(up, cst.Arg) else None
+            if not (isinstance(grad, cst.Call) and up is grad.args[0] and up.keyword is None):
+                return False
+            if "torch.autograd.grad" not in self.t.qualified_names(grad.func):
+                return False
+            if not _input_arguments(grad, function):
+                return False
+            differentiated = True
+        return differentiated
 
     def sum_reduction(self, node: cst.Call) -> tuple[cst.Arg, str, str] | None:
         """(argument, code, detail) when a torch.nn loss call reduces with a sum."""

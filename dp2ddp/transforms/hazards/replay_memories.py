@@ -17,6 +17,7 @@ attempted: each such memory is said (DP200), never silently kept per rank.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 
 import libcst as cst
@@ -82,6 +83,34 @@ def per_rank_memories(
         yield call, "DP200", detail
 
 
+#: DP200's detail, as per_rank_memories writes it: the fill's line, and what follows it.
+_FILLED = re.compile(
+    r"filled while the program trains at line (\d+) (\(`[^`]*`\)) and sampled at line (\d+) "
+    r"(\(`[^`]*`\)): each rank fills and samples its own copy, with what its own "
+    r"environments and draws gave it"
+)
+
+
+def shared_fill(message: str, spans: list[tuple[int, int]]) -> str:
+    """DP200's text where the migration put the fill in `with ddp_same_random():` (the
+    shared_draws pass: the episode's draws decide what the model trains on; `spans`, the
+    user's lines of the statements it wrapped, MigrationState.shared_spans): every rank
+    fills the memory alike, with rank 0's draws; only the sampling is each rank's own
+    (round 13 v1-C, ItsNotSoftware/utt-ai-arena@0c99953: the text said each rank fills
+    its own copy)."""
+    found = _FILLED.search(message)
+    if found is None or not any(a <= int(found.group(1)) <= b for a, b in spans):
+        return message
+    line, fill, at, draw = found.groups()
+    text = (
+        f"filled at line {line} {fill} alike on every rank (the migration runs it in `with "
+        f"ddp_same_random():`, rank 0's draws) and sampled at line {at} {draw} by each rank "
+        "with its own draws, outside the block: each rank cuts its share of the batch from "
+        "another sample of the memory"
+    )
+    return message[: found.start()] + text + message[found.end() :]
+
+
 def _training_calls(
     module: cst.Module, qualified_names: Callable[[cst.CSTNode], set[str]]
 ) -> list[cst.Call]:
@@ -97,21 +126,64 @@ def _training_calls(
         return functions.get(name_of(call.func), [])
 
     found: list[cst.Call] = []
-    todo = [f for group in functions.values() for f in group if function_trains(f, qualified_names)]
+    training: list[cst.For | cst.While] = []
+    quiet: list[cst.For | cst.While] = []
+    todo: list[cst.FunctionDef] = []
     for loop in nodes_of(module, (cst.For, cst.While)):
         if trains_through(loop, qualified_names, runs):
+            training.append(loop)
             found += calls_under(loop.body, skip_scopes=True)
             todo += [f for call in calls_under(loop.body, skip_scopes=True) for f in runs(call)]
+        else:
+            quiet.append(loop)
     seen: set[int] = set()
-    while todo:
-        function = todo.pop()
-        if id(function) in seen:
-            continue
-        seen.add(id(function))
-        own = calls_under(function.body, skip_scopes=True)
-        found += own
-        todo += [f for call in own for f in runs(call)]
+
+    def follow(own: list[cst.Call]) -> None:
+        found.extend(own)
+        todo.extend(f for call in own for f in runs(call))
+        while todo:
+            function = todo.pop()
+            if id(function) not in seen:
+                seen.add(id(function))
+                calls = calls_under(function.body, skip_scopes=True)
+                found.extend(calls)
+                todo.extend(f for call in calls for f in runs(call))
+
+    follow([])  # the functions the training loops run: every call of theirs, each time
+    for group in functions.values():
+        for function in group:
+            if id(function) in seen or not function_trains(function, qualified_names):
+                continue
+            seen.add(id(function))
+            follow(_while_training(function, training, quiet))
     return found
+
+
+def _while_training(
+    function: cst.FunctionDef,
+    training: list[cst.For | cst.While],
+    quiet: list[cst.For | cst.While],
+) -> list[cst.Call]:
+    """The calls of a function that trains itself that run while it trains: not those of
+    its loops that train nothing (a memory filled before training: `for i in range(16):
+    memory.push(...)`, stop 60's leftover), nor, where the training runs in a loop of its
+    own, the calls before that loop (the driver's set-up). A step helper training without a
+    loop of its own runs each call at every step."""
+    own = calls_under(function.body, skip_scopes=True)
+    inside = {id(loop) for loop in nodes_of(function.body, (cst.For, cst.While), skip_scopes=True)}
+    set_up = {
+        id(call)
+        for loop in quiet
+        if id(loop) in inside
+        for call in calls_under(loop.body, skip_scopes=True)
+    }
+    mine = [loop for loop in training if id(loop) in inside]
+    if mine:
+        first = calls_under(mine[0].body, skip_scopes=True)
+        start = next((i for i, c in enumerate(own) if first and c is first[0]), len(own))
+        set_up |= {id(c) for c in own[:start]}
+    looped = {id(c) for loop in mine for c in calls_under(loop.body, skip_scopes=True)}
+    return [c for c in own if id(c) in looped or id(c) not in set_up]
 
 
 def _sampled(call: cst.Call, qualified_names: Callable[[cst.CSTNode], set[str]]) -> str | None:

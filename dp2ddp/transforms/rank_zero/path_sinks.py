@@ -88,7 +88,12 @@ def file_calls(
       file there (`sed_eval.io.load_event_list(prediction_csv_path)` in qiuqiangkong/
       sound_event_detection_dcase2017_task4@823af88 utils/utilities.py:
       official_evaluate(), called right after write_submission() wrote that path on rank
-      0; stop 52 w4).
+      0; stop 52 w4). Not a function of the module itself, which reads what its own
+      entries say (the forwards join them): C-3-Framework's `update_model(..., log_file)`
+      handing the log to its `logger_txt`, which only appends, was taken for a read of the
+      log, and every rank-0 append through it for a write read by every rank (a false
+      DP054 at each call, or a needless barrier; gjy3035/C-3-Framework@f8e21fa, round 13
+      v2-C).
     - file_forwards: `name:position:parameter<callee@slot` for each top-level function
       handing its parameter (or a path under it) on to a function called by name
       (`callee`) at a position or keyword (`slot`): path_chains.py makes `name` a reader
@@ -150,6 +155,13 @@ def _file_calls(
     looks into the top-level classes' `__init__` too (`CachedSet(CACHE)`); the others and
     the forwards into the top-level functions alone."""
     constants = _string_constants(tree)
+    # the module's own functions and classes: a call of one hands its argument to no
+    # library (its reads are its own entries, joined by the forwards: path_chains.py)
+    own = {
+        s.name
+        for s in tree.body
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
     found: list[set[str]] = [set() for _ in kinds]
     forwards: set[str] = set()
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int]] = []
@@ -182,7 +194,10 @@ def _file_calls(
                 forwards.update(_forwards(call, entries_at))
             if not call.args:
                 continue
+            mine = isinstance(call.func, ast.Name) and call.func.id in own
             for path_of, entries in applied:
+                if mine and path_of is _handed_at:
+                    continue
                 first = path_of(call, called)
                 if first is None:
                     continue

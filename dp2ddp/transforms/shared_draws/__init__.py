@@ -49,6 +49,7 @@ from typing import cast
 
 import libcst as cst
 from libcst.codemod import CodemodContext
+from libcst.metadata import PositionProvider
 
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, view
@@ -558,11 +559,21 @@ class ShareDatasetDraws(WholeReads):
         for old, new in zip(original, updated, strict=True):
             if old in self._wrap:
                 group.append(new)
+                self._shared_span(old)
             else:
                 close()
                 body.append(new)
         close()
         return body
+
+    def _shared_span(self, statement: cst.CSTNode) -> None:
+        """The user's lines of a statement put in the block (MigrationState.shared_spans)."""
+        try:
+            where = self.get_metadata(PositionProvider, statement)
+        except KeyError:
+            return
+        line_map = self.state.line_map
+        self.state.shared_spans.append((line_map(where.start.line), line_map(where.end.line)))
 
 
 class _ReadDraws(ShareDatasetDraws):

@@ -42,12 +42,7 @@ class BaseTrainer:
                     ),
                     shuffle=None if ddp_shard else shuffle,
                     sampler=(
-                        DdpDistributedSampler(
-                            data,
-                            shuffle=shuffle,
-                            advance_epoch=True,
-                            rebuilt="base_trainer.py:27",
-                        )
+                        DdpDistributedSampler(data, shuffle=shuffle, advance_epoch=True)
                         if ddp_shard
                         else None
                     ),

@@ -34,10 +34,7 @@ class BaseTrainer:
                     data,
                     batch_size=ddp_per_rank_batch(batch_size),
                     sampler=DdpDistributedSampler(
-                        data,
-                        shuffle=shuffle,
-                        advance_epoch=True,
-                        rebuilt="base_trainer.py:22",
+                        data, shuffle=shuffle, advance_epoch=True
                     ),
                 )
         return loaders
