@@ -1403,6 +1403,18 @@ Stop 60 (helper s1):
   loaders, no loop over them followed, its calls passing `shuffle` True (training) and False
   (validation): the validation loader built whole (ddp_shard=False), every rank validates
   all 4 samples (before: DP029, each rank validated 2).
+Stop 61 (helper v3), round 14:
+- devices_s61_v3_module_own_cuda_wraps (v3-A, GT-RIPL/Continual-Learning-Benchmark@d78b997):
+  an nn.Module agent whose own `cuda()` moves its model and wraps it in DataParallel, called
+  as `self.cuda()`: the call stays, its migrated body wraps in DDP, the original's weights
+  (before: torch's `self.to(DEVICE)`, the wrap never ran, each rank trained its half alone).
+- rank_zero_s61_v3_print_alias (v3-B, the same repository): `self.log = print if ... else
+  lambda *args: None` and `say = print`: their calls print on rank 0 only (before: every
+  rank printed each line).
+- model_wrap_s61_v3_method_bound_onto_model (v3-C, the same repository): a head replaced by a
+  ModuleDict and `model.logits = MethodType(new_logits, model)` after the model is built, a
+  step's loss reading one task's head: find_unused_parameters=True with DP041, the
+  original's weights (before: "Expected to have finished reduction" at step 2).
 """
 
 from __future__ import annotations
@@ -2090,6 +2102,14 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 0 val 1.8224 over 4",
         "epoch 1 val 1.9007 over 4",
     ),
+    # stop 61 v3-A: the original's weights (the base made `self.cuda()` torch's
+    # `self.to(DEVICE)`: the wrap in the agent's own cuda() never ran, `weights 5.8122`)
+    "devices_s61_v3_module_own_cuda_wraps": ("weights 6.2986",),
+    # stop 61 v3-B: `self.log(...)` and `say(...)` once, on rank 0 (the base: on both ranks)
+    "rank_zero_s61_v3_print_alias": ("training", "Epoch:0", "Epoch:1", "weights 6.2986"),
+    # stop 61 v3-C: the original's weights (the base: no find_unused_parameters, "Expected
+    # to have finished reduction" at the second step on both ranks)
+    "model_wrap_s61_v3_method_bound_onto_model": ("weights 6.1560",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2165,6 +2185,7 @@ PROGRAMS = {
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
     "s60_s1_logger_through_namespace_relative_import": "weights",  # stop 60 s1 (v1-E)
+    "rank_zero_s61_v3_print_alias": "Epoch",  # stop 61 v3-B
     "model_wrap_s59_s2_passthrough_subclass_own_method": "latent",  # stop 59 s2 (v3-E)
     "rank_zero_s57_v3_print_tuple_statement": "Validation",  # stop 57 v3-C
     "data_figures_mean_list_gathered": "mse",

@@ -35,6 +35,21 @@ _SET_DEVICE = frozenset({"torch.cuda.set_device"})
 _CUDA_DEVICE_CONTEXT = frozenset({"torch.cuda.device"})
 
 
+def _own_tensor_device(call: cst.Call) -> bool:
+    """`torch.cuda.device(x.get_device())`: the GPU a tensor of this process is on, under
+    DDP this process's own (chenxin061/pdarts@b880e87 operations.py's padding, a false
+    DP018 of stop 61's round), not an index pinned. (`x.device` may be a setting's.)"""
+    if len(call.args) != 1 or call.args[0].keyword is not None:
+        return False
+    arg = call.args[0].value
+    return (
+        isinstance(arg, cst.Call)
+        and not arg.args
+        and isinstance(arg.func, cst.Attribute)
+        and arg.func.attr.value == "get_device"
+    )
+
+
 def _is_cuda_string(node: cst.BaseExpression) -> bool:
     return (isinstance(node, cst.SimpleString) and bool(_CUDA_STRING.match(node.value))) or (
         _run_time_index(node)
@@ -217,7 +232,10 @@ class PinDevices(MigrationTransform):
                 )
             return updated_node
         if self.matches(func, _CUDA_DEVICE_CONTEXT):
-            self.warn(original_node, "DP018", self.code(original_node))
+            if _own_tensor_device(original_node):
+                self.record(original_node, f"{self.code(original_node)} kept: a tensor's device")
+            else:
+                self.warn(original_node, "DP018", self.code(original_node))
             return updated_node
         if isinstance(func, cst.Attribute) and isinstance(updated_node.func, cst.Attribute):
             if func.attr.value == "cuda" and not self.qualified_names(func) & {"torch.cuda"}:

@@ -12,10 +12,15 @@ A module of the program counts too ("module", no class) when it defines a top-le
 function `cuda` ("to the GPU if there is one"): `utils.cuda(x)` calls it, whichever import
 binds `utils`.
 
-A class counts when it defines `cuda` in its own body and each base is `object` or such a
-class of the same module (an nn.Module subclass, or a base of another module, may bring a
-`cuda()` that is torch's). Found with `ast` for the program's modules (ProgramHints.
-own_device: "module.Class") and with libcst for the module being migrated.
+A class counts when it defines `cuda` in its own body, whatever its bases: a call on its
+objects runs that method first. An nn.Module subclass's own `cuda()` counts too (GT-RIPL/
+Continual-Learning-Benchmark@d78b997's agent `NormalNN(nn.Module)`, whose `cuda()` moved the
+model and wrapped it in DataParallel: rewritten to torch's `self.to(DEVICE)`, the migrated
+wrap inside was never run, and the ranks trained apart, silently; stop 61 v3-A). A class
+without one counts when each base is `object` or such a class of the same module (an
+nn.Module subclass, or a base of another module, may bring a `cuda()` that is torch's).
+Found with `ast` for the program's modules (ProgramHints.own_device: "module.Class") and
+with libcst for the module being migrated.
 """
 
 from __future__ import annotations
@@ -27,15 +32,15 @@ import libcst as cst
 
 def _closure(classes: dict[str, tuple[set[str], list[str]]]) -> set[str]:
     """The classes (name -> (its methods, its bases' names)) that count: a `cuda` of their
-    own, or none and an own-device base; every base `object` or counted."""
-    found: set[str] = set()
+    own (any bases), or none and an own-device base, every base `object` or counted."""
+    found = {name for name, (methods, _) in classes.items() if "cuda" in methods}
     changed = True
     while changed:
         changed = False
-        for name, (methods, bases) in classes.items():
+        for name, (_, bases) in classes.items():
             if name in found or not all(b == "object" or b in found for b in bases):
                 continue
-            if "cuda" in methods or any(b in found for b in bases):
+            if any(b in found for b in bases):
                 found.add(name)
                 changed = True
     return found

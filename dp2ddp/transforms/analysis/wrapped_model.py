@@ -29,6 +29,7 @@ from dp2ddp.transforms.analysis.kept_outputs import Kept, kept_outputs, model_ca
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.outside_reads import outside_reads, program_functions, said_reads
 from dp2ddp.transforms.analysis.own_models import own_model_classes
+from dp2ddp.transforms.analysis.patched_methods import patched_method
 from dp2ddp.transforms.analysis.repeated_forwards import (
     BACKWARD_INSIDE,
     forwards_before_backward,
@@ -56,8 +57,7 @@ class UnusedParameters:
         self._several: dict[str, str] = {}
         #: Those that may hold no parameter (analysis/bare_modules.py).
         self._bare: frozenset[str] = frozenset()
-        #: Classes the program never builds (analysis/class_reach.py): no candidate for a
-        #: model whose class is not known statically.
+        #: Classes the program never builds (class_reach.py): no candidate for an unknown class.
         self._unbuilt: frozenset[str] = frozenset()
         #: The last why() came from the program's reading of the outputs (never DP096).
         self._caller = False
@@ -94,15 +94,15 @@ class UnusedParameters:
         analysis/partial_forward.py does; torch's and other libraries' are not; a model
         whose class is not known statically (built by a factory, a class picked by a
         computed name) is judged by the classes the program builds (analysis/class_reach.py):
-        any such class counts. A class whose forward() uses every layer can still leave some
-        without a gradient where the program calls the wrapped model (`target`, as spelled)
-        and drops an output only those layers feed (`out, stop = model(x)`, `stop` unread).
-        """
-        self.flag, self.code = "find_unused_parameters", "DP041"
-        self._caller = False
+        any such class counts; a function bound onto the object (patched_methods.py) too. A
+        class whose forward() uses every layer can still leave some without a gradient where
+        the program calls the wrapped model (`target`, as spelled) and drops an output only
+        those layers feed (`out, stop = model(x)`, `stop` unread)."""
+        self.flag, self.code, self._caller = "find_unused_parameters", "DP041", False
         if module is None:
             return ""
-        why = self._class_why(module, target)
+        at_line = lambda node: self.t.state.line_map(self.t._position(node)[0])  # noqa: E731
+        why = self._class_why(module, target) or patched_method(self.module, module, at_line)
         if not why:
             return self._toggled(module)
         if self._caller:

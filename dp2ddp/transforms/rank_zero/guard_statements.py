@@ -44,6 +44,7 @@ from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_
 from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK
 from dp2ddp.transforms.rank_zero.library_prints import report_model, unwrapped_at
 from dp2ddp.transforms.rank_zero.object_saves import library_class, returned_by, saved_path
+from dp2ddp.transforms.rank_zero.print_aliases import print_alias
 from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -124,7 +125,7 @@ class StatementGuards(Rule):
             return None
         func = small.value.func
         names = self.t.qualified_names(func)
-        if names & PRINT:
+        if names & PRINT or print_alias(self.t, func):  # `self.log = print` (print_aliases)
             return "print"
         model = report_model(self.t, small.value)
         if model is not None:  # torchsummary's summary(model, ...): a forward, then a print
