@@ -1398,6 +1398,13 @@ Stop 60 (helper s1):
   loaders, no loop over them followed, its calls passing `shuffle` True (training) and False
   (validation): the validation loader built whole (ddp_shard=False), every rank validates
   all 4 samples (before: DP029, each rank validated 2).
+Stop 61 (helper v2), round 14:
+- devices_s61_v2_own_device_name (program fixture; v2-A,
+  JojoFisherman/Neural-Machine-Translation-with-Attention@bd34650): the program's own device
+  named as the setup's, `DEVICE = torch.device("cuda:0" if ... else "cpu")`, at module level
+  and in a function of another module: the statement dropped, DEVICE the setup's; the
+  original's error and weights (before: `DEVICE = DEVICE`, NameError at import on both
+  ranks with DP014 at module level; in a function UnboundLocalError, no warning).
 """
 
 from __future__ import annotations
@@ -2082,10 +2089,13 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 0 val 1.8224 over 4",
         "epoch 1 val 1.9007 over 4",
     ),
+    # stop 61 v2-A: the original's figures (the base: NameError at import on both ranks)
+    "devices_s61_v2_own_device_name": ("error 1.9001", "weights 6.2986"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "set_epoch_handed_loader": "main.py",
+    "devices_s61_v2_own_device_name": "train.py",  # stop 61 v2
     "s57_v1_star_import_makes_folder": "train.py",  # stop 57 v1-B
     "s58_s2_stamp_read_by_config_key": "train.py",  # stop 58 s2 (v1-C)
     "batches_s56_s1_helper_batch_picks_files": "train.py",  # stop 56 s1
