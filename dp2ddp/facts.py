@@ -468,9 +468,7 @@ class ModelClass:
     #: caller keeping part of them may starve layers (analysis/kept_outputs.py).
     several: str = ""
     bare: bool = False  #: it may hold no parameter (bare_modules.py): wrap decided at run time
-    #: The program may build it (analysis/class_reach.py): only such a class stands for a
-    #: model whose class is not known statically (DP041's fallback).
-    built: bool = True
+    built: bool = True  #: the program may build it (class_reach.py; DP041's fallback)
     #: Its methods (not forward()) that run its layers, and those proved to run none
     #: (analysis/layer_methods.py): one of the first called through a wrapped model's
     #: `.module` in a step that backpropagates runs them past DDP (DP108).
@@ -478,6 +476,7 @@ class ModelClass:
     quiet: tuple[str, ...] = ()
     cuts: tuple[str, ...] = ()  #: rows cut by a held batch size (batch_pairs.forward_cuts, DP064)
     part_wrap: str = ""  #: its own or a built class's DataParallel submodule (part_wraps.py)
+    draws: tuple[str, ...] = ()  #: methods drawing new weights (weight_draws.py, reinit.py)
 
 
 @dataclass(frozen=True)

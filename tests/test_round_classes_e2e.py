@@ -1415,6 +1415,19 @@ Stop 61 (helper v3), round 14:
   ModuleDict and `model.logits = MethodType(new_logits, model)` after the model is built, a
   step's loss reading one task's head: find_unused_parameters=True with DP041, the
   original's weights (before: "Expected to have finished reduction" at step 2).
+Stop 61 (helper v2), round 14:
+- devices_s61_v2_own_device_name (program fixture; v2-A,
+  JojoFisherman/Neural-Machine-Translation-with-Attention@bd34650): the program's own device
+  named as the setup's, `DEVICE = torch.device("cuda:0" if ... else "cpu")`, at module level
+  and in a function of another module: the statement dropped, DEVICE the setup's; the
+  original's error and weights (before: `DEVICE = DEVICE`, NameError at import on both
+  ranks with DP014 at module level; in a function UnboundLocalError, no warning).
+- model_wrap_s61_v2_init_method_redraws_after_wrap (program fixture; v2-D, the same
+  repository): `model.module.init_weight()` after the wrap, a method of the program's model
+  class drawing new weights through its submodule's method in another module (nn.init
+  over a generator of the LSTM's weights), in a program that seeds nothing:
+  ddp_broadcast_module(model) after it, both ranks end with the same weights (before: no
+  broadcast, no warning; each rank trained from its own draw, the ranks apart to the end).
 """
 
 from __future__ import annotations
@@ -2110,10 +2123,16 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 61 v3-C: the original's weights (the base: no find_unused_parameters, "Expected
     # to have finished reduction" at the second step on both ranks)
     "model_wrap_s61_v3_method_bound_onto_model": ("weights 6.1560",),
+    # stop 61 v2-A: the original's figures (the base: NameError at import on both ranks)
+    "devices_s61_v2_own_device_name": ("error 1.9001", "weights 6.2986"),
+    # stop 61 v2-D: unseeded; the ranks' weights are compared (E2E_DIGEST) below
+    "model_wrap_s61_v2_init_method_redraws_after_wrap": ("parameters 8",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "set_epoch_handed_loader": "main.py",
+    "devices_s61_v2_own_device_name": "train.py",  # stop 61 v2
+    "model_wrap_s61_v2_init_method_redraws_after_wrap": "train.py",  # stop 61 v2
     "s57_v1_star_import_makes_folder": "train.py",  # stop 57 v1-B
     "s58_s2_stamp_read_by_config_key": "train.py",  # stop 58 s2 (v1-C)
     "batches_s56_s1_helper_batch_picks_files": "train.py",  # stop 56 s1
@@ -2779,6 +2798,15 @@ def test_head_beside_a_wrap_built_elsewhere_stays_alike(launch: Launch, case: st
     (under a condition on the parsed command line): both ranks end with the same head."""
     first, second = (launch.status(case, rank)["digest"] for rank in (0, 1))
     assert first and first == second, (first, second)
+
+
+def test_weights_redrawn_by_a_model_method_after_the_wrap_are_rank_0s(launch: Launch) -> None:
+    """model_wrap_s61_v2_init_method_redraws_after_wrap: the unseeded program draws each
+    rank's weights in `model.module.init_weight()` after the wrap; broadcast, both ranks end
+    with one model (the base: the ranks' weights apart to the end, no warning)."""
+    case = "model_wrap_s61_v2_init_method_redraws_after_wrap"
+    first, second = (launch.status(case, rank)["digest"] for rank in (0, 1))
+    assert len(first) == 8 and first == second, (first, second)
 
 
 def test_a_student_rebound_to_itself_is_synced(launch: Launch) -> None:

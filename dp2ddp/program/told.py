@@ -142,6 +142,7 @@ class ProgramTeller(LoaderTeller):
             )
             from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
+            from dp2ddp.transforms.analysis.weight_draws import drawing_methods, weight_draw_calls
 
             classes: dict[str, ClassFacts] = {}
             paths: dict[str, str] = {}
@@ -150,6 +151,7 @@ class ProgramTeller(LoaderTeller):
             methods: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
             forwardless: set[str] = set()
             held: dict[str, dict[str, frozenset[str]]] = {}
+            redraws: dict[str, dict[str, tuple[bool, frozenset[str], frozenset[str]]]] = {}
             reaches: list[tuple[str, class_reach.ModuleReach]] = []
             for each in self.program.modules:
                 key = ("model_classes", each.real, each.name)
@@ -185,6 +187,12 @@ class ProgramTeller(LoaderTeller):
                             partial(held_runs, each.name, each.source.text, each.is_package),
                         )
                     )
+                    redraws.update(
+                        self.project.remembered(
+                            ("weight_draws", each.real, each.name),
+                            partial(weight_draw_calls, each.name, each.source.text),
+                        )
+                    )
                 key = ("class_reach", each.real, each.name)
                 reaches.append((each.name, self.project.remembered(key, partial(_reach, each))))
             # A method calling only attributes that hold parameterless classes runs none.
@@ -204,6 +212,7 @@ class ProgramTeller(LoaderTeller):
                 name: (partial_uses[name].describe() if name in partial_uses else "")
                 for name in classes
             }
+            drawing = drawing_methods(redraws)
             # Shared by every module's facts (see draws).
             self._model_classes = tuple(
                 ModelClass(
@@ -219,6 +228,7 @@ class ProgramTeller(LoaderTeller):
                     tuple(sorted(methods.get(n, ((), ()))[1])),
                     classes[n].cuts,
                     part_wraps.get(n, ""),
+                    tuple(sorted(drawing.get(n, ()))),
                 )  # fmt: skip
                 for n, use in self._models.items()
             )

@@ -17,7 +17,9 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.flow.bindings import bindings
-from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.flow.defuse import view
+from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
+from dp2ddp.transforms._support.names import SETUP_NAMES
 from dp2ddp.transforms._support.nodes import (
     call_named,
     enclosing_class,
@@ -28,6 +30,11 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.analysis.device_methods import local_device_classes
 
+#: A line binding a name the setup binds to itself (`DEVICE = DEVICE`).
+_SELF_BOUND = re.compile(
+    r"^[ \t]*(" + "|".join(sorted(SETUP_NAMES)) + r")[ \t]*(?::[^=\n]*)?=[ \t]*\1[ \t]*(?:#.*)?$",
+    re.MULTILINE,
+)
 _CUDA_STRING = re.compile(r"""^[rRuU]?(['"])cuda(:\d+)?\1$""")
 _DEVICE_KEYWORDS = frozenset({"device", "map_location"})
 _TORCH_DEVICE = frozenset({"torch.device"})
@@ -103,6 +110,12 @@ class PinDevices(MigrationTransform):
     NAME = "devices"
     DESCRIPTION = "Resolve cuda devices to this process's DEVICE (cuda:LOCAL_RANK or the CPU)."
     TRIGGERS = ("cuda",)
+
+    @classmethod
+    def triggered(cls, code: str, state: MigrationState) -> bool:
+        """Also a module that binds a setup name to itself (`DEVICE = DEVICE` a function
+        kept, leave_SimpleStatementLine's DP014): a second run still says it."""
+        return super().triggered(code, state) or _SELF_BOUND.search(code) is not None
 
     def _is_cuda_choice(self, node: cst.BaseExpression) -> bool:
         """`"cuda" if <cond> else "cpu"` (either order)."""
@@ -323,6 +336,59 @@ class PinDevices(MigrationTransform):
                 args[index] = args[index].with_changes(value=_device())
                 changed = True
         return updated.with_changes(args=args) if changed else updated
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+        """The program's own name for the device, spelt as the setup's (`DEVICE =
+        torch.device("cuda:0" if ... else "cpu")`), became `DEVICE = DEVICE`: at module
+        level the generated module's DEVICE is then not imported (the module binds the name
+        itself: NameError at import), inside a function the name is local and read before
+        it is bound (UnboundLocalError). Where that statement is the name's only binding in
+        its scope, the statement goes and the name reads the setup's DEVICE, which is what
+        the migration made its value; else the binding stays and DP014 says so (at module
+        level process_group says it of every binding of a setup name)."""
+        if len(updated_node.body) != 1 or len(original_node.body) != 1:
+            return updated_node
+        before, after = original_node.body[0], updated_node.body[0]
+        if (
+            not isinstance(before, cst.Assign | cst.AnnAssign)
+            or not isinstance(after, cst.Assign | cst.AnnAssign)
+            or before.value is None
+            or after.value is None
+        ):
+            return updated_node
+        targets = (
+            [t.target for t in before.targets]
+            if isinstance(before, cst.Assign)
+            else [before.target]
+        )
+        name = targets[0] if len(targets) == 1 else None
+        if not (
+            isinstance(name, cst.Name)
+            and name.value in SETUP_NAMES
+            and m.matches(after.value, m.Name(name.value))
+        ):
+            return updated_node
+        tree = view(self._module)
+        if len(tree.definitions(name)) != 1 or m.matches(before.value, m.Name(name.value)):
+            if enclosing_function(original_node, self) is not None:
+                self.warn(
+                    name,
+                    "DP014",
+                    f"{name.value} (a local binding that reads the setup's {name.value}: "
+                    "read before it is bound)",
+                )
+            return updated_node
+        self.record(
+            original_node,
+            f"{self.code(before.value)} was the program's own {name.value}: the statement "
+            f"dropped, {name.value} is the setup's (the process's device)",
+        )
+        block = tree.parent(original_node)
+        if isinstance(block, cst.IndentedBlock) and len(block.body) == 1:
+            return updated_node.with_changes(body=[cst.Pass()])
+        return cst.RemoveFromParent()
 
     def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign:
         """A device string assigned to anything stays a string; only its index changes.

@@ -68,7 +68,7 @@ class InsertProcessGroup(MigrationTransform):
             for module, name in _HELPER_FROM_IMPORTS.get(helper, ()):
                 AddImportsVisitor.add_needed_import(self.context, module, name)
 
-        self._check_collisions(original_node)
+        self._check_collisions(original_node, updated_node)
         script = (self.context.filename or "train.py").replace("\\", "/").rsplit("/", 1)[-1]
         header = render_statements("ddp_header.py.j2", helpers=list(closure), script=script)
         at = after_imports(body)
@@ -105,7 +105,7 @@ class InsertProcessGroup(MigrationTransform):
         does: importing it must not start a process group)."""
         from dp2ddp.transforms._support.runtime import used_exports
 
-        self._check_collisions(original)
+        self._check_collisions(original, updated)
         body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = list(updated.body)
         early = _first_import_of(body, self.state.facts.group_at_import, helpers)
         if role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body) and early:
@@ -203,8 +203,14 @@ class InsertProcessGroup(MigrationTransform):
             )
             return
 
-    def _check_collisions(self, module: cst.Module) -> None:
+    def _check_collisions(self, module: cst.Module, migrated: cst.Module) -> None:
+        """DP014 for the module's own top-level binding of a name the setup binds; not for
+        one the migration dropped (devices: `DEVICE = DEVICE`, the program's DEVICE now the
+        setup's), which `migrated` no longer binds."""
         from dp2ddp.transforms._support.names import SETUP_NAMES
+        from dp2ddp.transforms._support.runtime import top_level_bindings
+
+        still = top_level_bindings(migrated)
 
         for stmt in module.body:
             targets: list[cst.BaseExpression] = []
@@ -217,7 +223,11 @@ class InsertProcessGroup(MigrationTransform):
             elif isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith("ddp_"):
                 self.warn(stmt, "DP014", stmt.name.value)
             for target in targets:
-                if isinstance(target, cst.Name) and target.value in SETUP_NAMES:
+                if (
+                    isinstance(target, cst.Name)
+                    and target.value in SETUP_NAMES
+                    and target.value in still
+                ):
                     self.warn(target, "DP014", target.value)
 
 

@@ -281,7 +281,7 @@ def used_exports(module: cst.Module) -> list[str]:
     """Generated-module names `module` uses but does not bind at its top level, sorted."""
     exported = exported_names()
     used = {n.value for n in _names(module) if n.value in exported}
-    return sorted(used - _top_level_bindings(module))
+    return sorted(used - top_level_bindings(module))
 
 
 def _names(node: cst.CSTNode) -> Iterable[cst.Name]:
@@ -305,7 +305,7 @@ def _names(node: cst.CSTNode) -> Iterable[cst.Name]:
 NAME_WALK_KINDS = (cst.Name, cst.Import, cst.ImportFrom, cst.Attribute, cst.Arg)
 
 
-def _top_level_bindings(module: cst.Module) -> set[str]:
+def top_level_bindings(module: cst.Module) -> set[str]:
     bound: set[str] = set()
     for stmt in module.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):

@@ -27,9 +27,17 @@ from collections.abc import Set
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms.analysis.layer_names import module_imports
 
-#: The last attribute of a call reached from `self` that runs no layer: a container's or a
-#: tensor's own method, and nn.Module's that compute nothing of the forward.
+#: The last attribute of a call reached from `self` that runs no layer: a container's, a
+#: tensor's or a string's own method, and nn.Module's that compute nothing of the forward.
+#: A string's: `if self.rnn_type.lower() == "gru":` in an `init_hidden` that builds zeros
+#: (JojoFisherman/Neural-Machine-Translation-with-Attention@bd34650's Encoder, stop 61 v2-B:
+#: `model.module.init_hidden(n)` in the loop got DP108, "those layers' gradients are not
+#: averaged", of a method that runs none); only names no layer of a model is likely to
+#: have (not `split`, `encode`, `format`).
 _NO_LAYER = frozenset(
+    "lower upper strip lstrip rstrip startswith endswith casefold capitalize isdigit isalpha "
+    "isalnum isspace islower isupper ".split()
+) | frozenset(
     "items keys values get pop append extend insert update copy index count size dim numel "
     "item tolist detach clone cpu cuda to float double half long int bool type view reshape "
     "unsqueeze squeeze expand repeat permute transpose contiguous fill_ zero_ normal_ uniform_ "

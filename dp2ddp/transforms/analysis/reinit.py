@@ -13,6 +13,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.names import DDP_WRAPS, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms.analysis.weight_draws import drawing_methods, weight_draw_calls
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -29,6 +30,7 @@ class ReinitBroadcasts:
         #: Re-initialisations in place of a wrapped model (`model.apply(weights_init)`):
         #: the updated call -> (the original call, the wrap target it re-initialises).
         self._reinits: dict[cst.Call, tuple[cst.Call, str]] = {}
+        self._draws: frozenset[str] | None = None
 
     def note(self, original: cst.Call, updated: cst.Call) -> None:
         """A call the pass left: kept when it re-initialises a wrapped model."""
@@ -45,9 +47,27 @@ class ReinitBroadcasts:
             func.attr.value in _REINIT_METHODS or func.attr.value in INPLACE_RANDOM_FILLS
         ):
             return self._wrapped_root(self.t.code(func.value))
+        if isinstance(func, cst.Attribute) and func.attr.value in self._drawing():
+            # `T.module.init_weight()`: a method of the program's model class that draws
+            # new weights (analysis/weight_draws.py; stop 61 v2-D)
+            receiver = self.t.code(func.value)
+            owner = receiver.removesuffix(".module")
+            return owner if owner in self.t.state.wrapped else None
         if call.args and any(n.startswith("torch.nn.init.") for n in self.t.qualified_names(func)):
             return self._wrapped_root(self.t.code(call.args[0].value))
         return None
+
+    def _drawing(self) -> frozenset[str]:
+        """The names of the model classes' methods that draw new weights: the program's
+        (ModelClass.draws), or this file's own for a single file."""
+        if self._draws is None:
+            models = self.t.state.facts.models
+            if models:
+                self._draws = frozenset(m for c in models for m in c.draws)
+            else:
+                read = weight_draw_calls("", self.t.state.text or "")
+                self._draws = frozenset().union(*drawing_methods(read).values())
+        return self._draws
 
     def _wrapped_root(self, code: str) -> str | None:
         wrapped = self.t.state.wrapped

@@ -79,6 +79,8 @@ from dp2ddp.transforms.batches.loops import (
     _plain_target,
     _slices_with,
     _values,
+    cuts_with,
+    straight_statements,
 )
 from dp2ddp.transforms.batches.returned_wraps import headed_outputs, returned_wraps
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
@@ -437,11 +439,11 @@ class ShardBatches(BatchSqueezes):
         iterable = self.code(self._batch_source(loop.iter))
         producers: list[tuple[cst.SimpleStatementLine, cst.Assign]] = []
         selectors: list[cst.Assign] = []
-        body = loop.body.body if isinstance(loop.body, cst.IndentedBlock) else []
-        for statement in body:
-            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-                continue
+        for statement, nested in straight_statements(loop.body):
             assign = statement.body[0]
+            cut = isinstance(assign, cst.Assign) and cuts_with(assign.value, counters)
+            if len(statement.body) != 1 or nested and not cut:
+                continue  # in a block: only a cut (`next(it)` there is the proof's)
             if isinstance(assign, cst.Assign) and self._produces(assign.value, counters):
                 if self._selects_only(assign, loop):
                     selectors.append(assign)

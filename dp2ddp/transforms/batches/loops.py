@@ -548,3 +548,37 @@ def _values(
     producers: list[tuple[cst.SimpleStatementLine, cst.Assign]], produced: set[int]
 ) -> list[cst.BaseExpression]:
     return [assign.value for _, assign in producers if id(assign.value) in produced]
+
+
+def straight_statements(block: cst.BaseSuite) -> list[tuple[cst.SimpleStatementLine, bool]]:
+    """The simple statements of a loop's body that run once per pass, each with whether it
+    sits in a block: the body's own, and those of the `if`/`else`, `try`/`except`/`else`/
+    `finally` and `with` blocks in it (not of an inner loop, function or class). A batch
+    cut in a `try:` with a fallback cut in its `except:` (123sherlocklee/Generative-BiLSTM@
+    4341d29's train.py, stop 61 v2-C) is a batch cut per pass as much as one cut in the
+    body itself; read only from the body, both were "sliced inside an expression", DP037,
+    every rank training on every batch."""
+    found: list[tuple[cst.SimpleStatementLine, bool]] = []
+    top = list(block.body) if isinstance(block, cst.IndentedBlock) else []
+    todo: list[tuple[cst.CSTNode, bool]] = [(node, False) for node in top]
+    while todo:
+        node, nested = todo.pop(0)
+        inner: list[cst.CSTNode] = []
+        if isinstance(node, cst.SimpleStatementLine):
+            found.append((node, nested))
+        elif isinstance(node, cst.If | cst.Else | cst.With | cst.ExceptHandler | cst.Finally):
+            if isinstance(node.body, cst.IndentedBlock):
+                inner += node.body.body
+            if isinstance(node, cst.If) and node.orelse is not None:
+                inner.append(node.orelse)
+        elif isinstance(node, cst.Try):
+            inner += [*node.body.body, *node.handlers]
+            inner += [p for p in (node.orelse, node.finalbody) if p is not None]
+        todo[0:0] = [(n, True) for n in inner]
+    return found
+
+
+def cuts_with(value: cst.BaseExpression, counters: set[str]) -> bool:
+    """`value` (or an element of its tuple) slices with a loop counter: `X[i:i + bs]`."""
+    parts = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+    return any(isinstance(p, cst.Subscript) and _slices_with(p, counters) for p in parts)

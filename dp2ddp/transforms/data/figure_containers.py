@@ -63,15 +63,21 @@ def container_updates(
             if any(n.value in derived for a in call.args for n in variables_under(a.value)):
                 container, held = members[call.func.value.value]
                 found |= {container, *held}
-    return found | _indexed_updates(loop, batch, initial) | _element_names(root, found)
+    return found | _indexed_updates(loop, batch, initial, root) | _element_names(root, found)
 
 
-def _indexed_updates(loop: cst.For | cst.While, batch: set[str], initial: InitialValue) -> set[str]:
+def _indexed_updates(
+    loop: cst.For | cst.While, batch: set[str], initial: InitialValue, root: cst.CSTNode
+) -> set[str]:
     """Containers of averaging objects `loop` feeds through an index with figures of its
     batches (`meters[k].update(loss[k].item())`, `meters["loss"].update(...)`), with the
     names they hold; containers of lists appended to through a key (`stats["tr_loss"]
-    .append(loss)`)."""
+    .append(loss)`), built of empty lists or given this key's empty list outside the loop
+    (`history["tr_loss"] = []` before it, `history = {}` at module level:
+    123sherlocklee/Generative-BiLSTM@4341d29's train.py, stop 61 v2-E, the epoch's mean of
+    rank 0's losses printed with no DP030)."""
     found: set[str] = set()
+    inside = {id(n) for n in walk(loop)}
     for call in walk(loop.body, skip_scopes=True):
         if not (
             isinstance(call, cst.Call)
@@ -83,13 +89,29 @@ def _indexed_updates(loop: cst.For | cst.While, batch: set[str], initial: Initia
         container = call.func.value.value.value
         value = initial(loop, container)
         held = container_members(value)
-        if held is None and call.func.attr.value in ("append", "extend") and _of_lists(value):
-            held = set()
+        if call.func.attr.value in ("append", "extend") and held is None:
+            if _of_lists(value) or _keyed_list(root, call.func.value, inside):
+                held = set()
         if held is not None and any(
             n.value in batch for a in call.args for n in variables_under(a.value)
         ):
             found |= {container, *held}
     return found
+
+
+def _keyed_list(root: cst.CSTNode, item: cst.Subscript, inside: set[int]) -> bool:
+    """`item` (`history["tr_loss"]`) is bound to an empty list outside the loop (`inside`:
+    its nodes' ids) in the function `root`."""
+    for node in walk(root, skip_scopes=True):
+        if (
+            isinstance(node, cst.Assign)
+            and id(node) not in inside
+            and isinstance(node.value, cst.List)
+            and not node.value.elements
+            and any(t.target.deep_equals(item) for t in node.targets)
+        ):
+            return True
+    return False
 
 
 def _of_lists(value: cst.BaseExpression | None) -> bool:
