@@ -30,7 +30,7 @@ block). Each rule's module says what it does and why:
 - map_location.py: torch.load onto this process's DEVICE (DP019);
 - loop_exits.py: DP032, a training loop left on a rank-local condition; DP075, an
   optimizer step taken on one;
-- quiet_logging.py: log records below WARNING dropped off rank 0 by ddp_setup().
+- quiet_logging.py: log records below WARNING dropped off rank 0 by the setup block, at import.
 
 The call rules are asked in that order (run_dir first: its clock reads are known by node);
 the first that claims a call rewrites it.
