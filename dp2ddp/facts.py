@@ -95,7 +95,7 @@ class ProgramHints:
         written.
     imported: the module is one the program imports, so its `if __name__ == "__main__":`
         block never runs in this program: it is left as written too.
-    logs: some module of the program imports `logging`, so ddp_setup() quiets it off
+    logs: some module of the program imports `logging`, so the setup block quiets it off
         rank 0 (rank_zero/quiet_logging.py), also when the entry itself does not log.
     script: the module is one the program imports and also a script of its own whose
         `__main__` block wraps a model (arcface-pytorch's test.py, imported by train.py
@@ -627,16 +627,16 @@ class ProgramFacts:
     #: told (a single file: the pass reads its own).
     untouched_toggles: tuple[tuple[int, str], ...] | None = None
     #: The program modules (import names) whose import runs code the migration made need
-    #: the process group (a module-level loader's DistributedSampler, a wrap at module level),
-    #: themselves or through a program module they import (program/migrate.py
-    #: _group_at_import): the entry calls ddp_setup() before its first import of one
-    #: (transforms/process_group.py). Empty for a single file and a library.
+    #: the process group (a module-level DistributedSampler, a wrap), themselves or through
+    #: a program module they import (program/migrate.py _group_at_import): the entry calls
+    #: ddp_setup() before its first import of one. Empty for a single file and a library.
     group_at_import: tuple[str, ...] = ()
     #: The names of the program modules' functions and classes whose call runs code the
     #: migration made need the process group (program/migrate.py _group_at_import): the
-    #: entry's import-time code calling one gets ddp_setup() after its imports, not in
-    #: main(). Empty for a single file and a library.
+    #: entry's import-time code calling one gets ddp_setup() after its imports, not in main().
     group_calls: tuple[str, ...] = ()
+    #: The program modules whose import runs calls (program/import_reach.run_at_import).
+    run_at_import: tuple[str, ...] = ()
     #: The program's argparse options and whether any module names LOCAL_RANK
     #: (transforms/analysis/command_line.py), for DP003's way out where the option is
     #: parsed in another module than the DDP path's (told also to the module whose DDP path

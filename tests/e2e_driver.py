@@ -32,9 +32,17 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+#: logging.FileHandler's constructor before any script ran (ddp_quiet_logging patches it).
+_FILE_HANDLER_INIT = logging.FileHandler.__init__
+
 
 def _reset_logging() -> None:
-    """Drop handlers a script installed (basicConfig) so the next script can install its own."""
+    """Drop handlers a script installed (basicConfig) so the next script can install its own,
+    and undo a migrated script's ddp_quiet_logging() (logging.disable and the FileHandler
+    patch, process-wide): each script's rank 1 logs as its own migration makes it (stop 61:
+    a script quieting nothing itself passed on the quieting of the one before it)."""
+    logging.disable(logging.NOTSET)
+    logging.FileHandler.__init__ = _FILE_HANDLER_INIT  # type: ignore[method-assign]
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)

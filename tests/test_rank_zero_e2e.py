@@ -41,7 +41,7 @@ pytestmark = pytest.mark.e2e
 CASES = Path(__file__).resolve().parent / "e2e_rank_zero"
 DRIVER = Path(__file__).resolve().parent / "e2e_driver.py"
 #: log_in_main_argument runs first: the driver runs the scripts in one process, and a
-#: script's ddp_setup() quiets rank 1's logging for those after it (logging.disable).
+#: script's setup block quiets rank 1's logging for those after it (logging.disable).
 NAMES = (
     "log_in_main_argument",
     "mkdir_race",

@@ -1428,6 +1428,23 @@ Stop 61 (helper v2), round 14:
   over a generator of the LSTM's weights), in a program that seeds nothing:
   ddp_broadcast_module(model) after it, both ranks end with the same weights (before: no
   broadcast, no warning; each rank trained from its own draw, the ranks apart to the end).
+Stop 61 (helper s1), rank agreement before the process group (round 13's silent leftovers):
+- rank_zero_s61_s1_log_method_handed_at_import (round 13 v4-A, khanrc/pt.darts@48e7137): a
+  logger with a FileHandler built at module level and `config.print_params(logger.info)`
+  there, before ddp_setup() in main(): the setup block drops rank 1's log records at
+  import, run/train.log holds the 5 lines once (before: in ddp_setup(), too late, 9); the
+  same method's default `prtf=print` is ddp_print, rank 1 prints no parameter (before: it
+  printed the block too).
+- s61_s1_log_method_handed_in_imported_module: the same in a module the entry imports
+  first: ddp_setup() (and the helpers' import) before that import (before: 9 lines).
+- s61_s1_frames_written_then_listed_elsewhere (stop 60 s2's leftover): frames saved on rank
+  0 by the entry, listed by another module's Dataset in `__init__`: a ddp_barrier() after
+  the write loop, every rank lists 16 frames (before: none; with rank 0's saves slower,
+  rank 1 listed a partial folder and the run crashed, "Connection closed by peer").
+- s61_s1_clock_run_name_copied_by_trainer (round 13 v2-E, gjy3035/C-3-Framework@f8e21fa):
+  a config module's clock-named run, copied into a trainer's attributes and handed to the
+  function making the run folder: rank 0's reading, one run folder (before: `runs 2`,
+  rank 1's own microsecond named a second, empty folder).
 """
 
 from __future__ import annotations
@@ -2107,6 +2124,14 @@ CASES: dict[str, tuple[str, ...]] = {
     # own parameters (rank 1 ends at -1.6521; the original -1.4639), as the two
     # `# dp2ddp: DP190` markers say (the base: no warning)
     "model_wrap_s60_s1_methods_through_forwarding_wrap": ("weights -1.2703",),
+    # stop 61 s1 (round 13 v4-A): the parameters logged at import once (WRITTEN; the
+    # base: rank 1's records too, run/train.log 9 lines for 5)
+    "rank_zero_s61_s1_log_method_handed_at_import": ("config ready", "weights -0.0809"),
+    "s61_s1_log_method_handed_in_imported_module": ("weights -0.0809",),
+    # stop 61 s1 (stop 60 s2's leftover): every rank lists the 16 frames rank 0 saved
+    "s61_s1_frames_written_then_listed_elsewhere": ("frames 16", "weights 3.5789"),
+    # stop 61 s1 (round 13 v2-E): one run folder (the base: `runs 2`)
+    "s61_s1_clock_run_name_copied_by_trainer": ("runs 1", "weights -0.5717"),
     # stop 60 s1 (round 12 v1-B): the builder's validation call (`shuffle` False) builds
     # its loader whole: every rank validates all 4 samples (the original: `over 4`; the
     # base sharded it, DP029, and printed `over 2`). The figures differ from the
@@ -2200,11 +2225,16 @@ PROGRAMS = {
     "s60_s2_draw_in_composed_transform": "train.py",  # stop 60 s2 (round 12 v4-C)
     "s60_s1_logger_through_namespace_relative_import": "train.py",  # stop 60 s1 (v1-E)
     "loader_builder_calls_unfollowed": "train.py",  # stop 60 s1 (v1-B)
+    "s61_s1_log_method_handed_in_imported_module": "train.py",  # stop 61 s1 (v4-A)
+    "s61_s1_frames_written_then_listed_elsewhere": "train.py",  # stop 61 s1
+    "s61_s1_clock_run_name_copied_by_trainer": "train.py",  # stop 61 s1 (v2-E)
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
     "s60_s1_logger_through_namespace_relative_import": "weights",  # stop 60 s1 (v1-E)
     "rank_zero_s61_v3_print_alias": "Epoch",  # stop 61 v3-B
+    # stop 61 s1: `prtf=print` handed as a default is ddp_print (the base: rank 1 printed)
+    "rank_zero_s61_s1_log_method_handed_at_import": "Parameters",
     "model_wrap_s59_s2_passthrough_subclass_own_method": "latent",  # stop 59 s2 (v3-E)
     "rank_zero_s57_v3_print_tuple_statement": "Validation",  # stop 57 v3-C
     "data_figures_mean_list_gathered": "mse",
@@ -2347,6 +2377,9 @@ WRITTEN = {
     "s54_s3_stream_handed_to_method": {"summary.txt": 1},
     # stop 60 s1 (v1-E): the logger's 3 lines once (the base: both ranks appended, 6)
     "s60_s1_logger_through_namespace_relative_import": {"log.log": 3},
+    # stop 61 s1 (v4-A): the parameters block and the start line once (the base: 9)
+    "rank_zero_s61_s1_log_method_handed_at_import": {"run/train.log": 5},
+    "s61_s1_log_method_handed_in_imported_module": {"run/train.log": 5},
 }
 #: e2e_cases scripts migrated here with inline helpers (their original runs in this process)
 MIGRATED = {

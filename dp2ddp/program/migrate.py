@@ -44,6 +44,7 @@ from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
 from dp2ddp.program.feeds import epochs_set, loader_feeds
 from dp2ddp.program.helpers_home import package_home, path_root
+from dp2ddp.program.import_reach import run_at_import
 from dp2ddp.program.loader_subclasses import (
     ClassBases,
     class_bases,
@@ -463,10 +464,10 @@ def _entry(
     entry_facts = told.facts(program.entry, "entry" if multi else None, exported)
     calls = _group_calls(program.libraries, done) if multi else frozenset()
     needing = _group_at_import(program.libraries, done, calls) if multi else ()
-    if needing or calls:
-        entry_facts = replace(
-            entry_facts, group_at_import=needing, group_calls=tuple(sorted(calls))
-        )
+    running = run_at_import(program)
+    if needing or calls or running:
+        entry_facts = replace(entry_facts, group_at_import=needing, run_at_import=running)
+        entry_facts = replace(entry_facts, group_calls=tuple(sorted(calls)))
     return _module(program.entry, entry_facts, gate, project)
 
 

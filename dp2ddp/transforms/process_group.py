@@ -107,7 +107,11 @@ class InsertProcessGroup(MigrationTransform):
 
         self._check_collisions(original, updated)
         body: list[cst.SimpleStatementLine | cst.BaseCompoundStatement] = list(updated.body)
-        early = _first_import_of(body, self.state.facts.group_at_import, helpers)
+        facts = self.state.facts
+        # A module whose import runs code that may log, where the program logs: the setup
+        # block's ddp_quiet_logging() runs before it (when the helpers are imported, stop 61)
+        logged = facts.run_at_import if self.state.hints.logs else ()
+        early = _first_import_of(body, (*facts.group_at_import, *logged), helpers)
         if role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body) and early:
             index, module = early
             statements: list[cst.BaseStatement] = [
@@ -117,10 +121,13 @@ class InsertProcessGroup(MigrationTransform):
             statements[0] = statements[0].with_changes(leading_lines=body[index].leading_lines)
             body[index] = body[index].with_changes(leading_lines=())
             body[index:index] = statements  # type: ignore[assignment]
+            why = "needs the process group"
+            if module not in facts.group_at_import:
+                why = "may log: importing the helpers drops the records of ranks other than 0"
             self.record(
                 original,
                 f"ddp_setup() runs at import time of the entry, before its import of {module}: "
-                "importing it runs code that needs the process group",
+                f"importing it runs code that {why}",
             )
         elif role == "entry" and not any(_calls(s, SETUP_FUNCTION) for s in body):
             main_index = _main_function(body)
@@ -358,6 +365,16 @@ def _first_import_of(
                 if name in wanted:
                     return index, name
     return None
+
+
+def _imports_from(statement: cst.CSTNode, module: str) -> bool:
+    """A top-level `from <module> import ...` statement."""
+    return isinstance(statement, cst.SimpleStatementLine) and any(
+        isinstance(s, cst.ImportFrom)
+        and s.module is not None
+        and get_full_name_for_node(s.module) == module
+        for s in statement.body
+    )
 
 
 def _imported_modules(small: cst.BaseSmallStatement) -> list[str]:

@@ -30,7 +30,7 @@ block). Each rule's module says what it does and why:
 - map_location.py: torch.load onto this process's DEVICE (DP019);
 - loop_exits.py: DP032, a training loop left on a rank-local condition; DP075, an
   optimizer step taken on one;
-- quiet_logging.py: log records below WARNING dropped off rank 0 by ddp_setup().
+- quiet_logging.py: log records below WARNING dropped off rank 0 by the setup block, at import.
 
 The call rules are asked in that order (run_dir first: its clock reads are known by node);
 the first that claims a call rewrites it.
@@ -45,7 +45,11 @@ from dp2ddp.transforms.rank_zero.barriers import Barriers
 from dp2ddp.transforms.rank_zero.downloads import Downloads
 from dp2ddp.transforms.rank_zero.facts import RankZeroFacts
 from dp2ddp.transforms.rank_zero.file_writes import FileWrites
-from dp2ddp.transforms.rank_zero.guard_statements import StatementGuards
+from dp2ddp.transforms.rank_zero.guard_statements import (
+    PRINT_FUNCTION,
+    PRINT_HELPER,
+    StatementGuards,
+)
 from dp2ddp.transforms.rank_zero.loop_exits import LoopExits
 from dp2ddp.transforms.rank_zero.map_location import CheckpointLoads
 from dp2ddp.transforms.rank_zero.mkdir import Directories
@@ -128,7 +132,26 @@ class RankZeroOnly(MigrationTransform):
         return self.run_dir.leave_attribute(original_node, updated_node)
 
     def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        return self.set_orders.leave_arg(original_node, updated_node)
+        updated_node = self.set_orders.leave_arg(original_node, updated_node)
+        value = self._handed_print(original_node.value)
+        return updated_node if value is None else updated_node.with_changes(value=value)
+
+    def leave_Param(self, original_node: cst.Param, updated_node: cst.Param) -> cst.Param:
+        default = self._handed_print(original_node.default)
+        return updated_node if default is None else updated_node.with_changes(default=default)
+
+    def _handed_print(self, node: cst.BaseExpression | None) -> cst.Name | None:
+        """`print` handed as a value (a parameter's default, `def print_params(self,
+        prtf=print)`; an argument, `show(print)`): what calls it prints on every rank, where
+        the guards see no print (khanrc/pt.darts@48e7137 config.py, stop 61). `ddp_print`
+        prints on rank 0, with the same arguments: None where `node` is no such value."""
+        if not isinstance(node, cst.Name) or node.value != "print":
+            return None
+        if "builtins.print" not in self.qualified_names(node) or self.facts.in_except(node):
+            return None
+        self.state.helpers.add(PRINT_HELPER)
+        self.record(node, "print handed as a value: ddp_print, which prints on rank 0")
+        return cst.Name(PRINT_FUNCTION)
 
     def leave_CompFor(self, original_node: cst.CompFor, updated_node: cst.CompFor) -> cst.CompFor:
         return self.set_orders.leave_comp_for(original_node, updated_node)

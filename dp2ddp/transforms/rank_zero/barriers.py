@@ -32,7 +32,9 @@ Any other file (issue 29): a file this pass sends to rank 0 (open(path, "w"), np
 `.to_csv`, `path.write_text`, pickle/json/yaml into such an open) whose path, as written, is
 also read by every rank (open(path), np.load, pd.read_csv, `path.read_text()`) in this
 module, in the same function or another, or by a call of another module's function that reads
-a file at its parameter (`utils.load_cache(CACHE)`: ProgramHints.file_read_by), gets a
+a file at its parameter (`utils.load_cache(CACHE)`: ProgramHints.file_read_by; at or under
+it, or lists it, for every file written within that folder: `Frames(ROOT)` listing ROOT in
+`__init__`, file_paths.folders_elsewhere, stop 61), gets a
 `ddp_barrier()` after the write where every rank arrives, as a checkpoint does; so does a
 call of another module's function that writes one (`prep.build_cache(CACHE)`, at a parameter
 or a fixed path: ProgramHints.file_written_by), the barrier after the call. A
@@ -69,6 +71,7 @@ from dp2ddp.transforms.rank_zero.file_paths import (
     called_names,
     file_kinds,
     file_path,
+    folders_elsewhere,
     library_read,
     path_argument,
     read_elsewhere,
@@ -203,6 +206,9 @@ class Barriers(Rule):
             listed = listing(call, self.t)  # its folder's form (path_forms.py)
             if listed is not None:
                 listings.append((call, *listed))
+            for folder in folders_elsewhere(call, self.t, self.t.state.hints.file_read_by):
+                listings.append((call, *folder))  # another module's reader (stop 61)
+                listed = listed or folder
             if read is not None or listed is not None:
                 self._file_reads.add(id(call))
         self._own_functions = {node.name.value for node in nodes_of(module, cst.FunctionDef)}

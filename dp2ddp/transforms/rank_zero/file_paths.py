@@ -231,6 +231,26 @@ def arguments_elsewhere(
     return found
 
 
+def folders_elsewhere(
+    call: cst.Call, t: RankZeroOnly, readers: frozenset[str]
+) -> list[tuple[str, str]]:
+    """(the folder's form, the extension read there or "") for each argument of a call of
+    another module's function or class that reads a file at or under its parameter, or
+    lists it (`readers`: ProgramHints.file_read_by; `Frames(ROOT)` whose `__init__` runs
+    `os.listdir(root)`): a file written within that folder may be what it reads, as for a
+    listing in this module (path_forms.listing). Stop 61: the entry wrote the frames on
+    rank 0 and another module's Dataset listed the folder with no barrier between; rank 1
+    listed it half-written."""
+    kinds = file_kinds(call, t, readers)
+    wanted = next(iter(kinds)).lstrip(".") if len(kinds) == 1 else ""
+    found: list[tuple[str, str]] = []
+    for passed in arguments_elsewhere(call, t, readers):
+        form = path_form(passed, t, bare=True) if isinstance(passed, cst.BaseExpression) else None
+        if form is not None and "*" not in form:
+            found.append((form, wanted))
+    return found
+
+
 def file_kinds(call: cst.Call, t: RankZeroOnly, functions: frozenset[str]) -> set[str]:
     """The kinds of file (`.png`: path_sinks.extension) a call of another module's function
     (`functions`: ProgramHints.file_read_by, file_written_by) reads or writes under the

@@ -24,7 +24,7 @@
   arguments are then evaluated on every rank, as the original program evaluated them.
 - A group of standard-library log calls below WARNING (`logger.info(...)` of a module
   logger from `logging.getLogger`, `logging.debug(...)`) inside a function needs no guard
-  where ddp_setup() quiets logging (quiet_logging.py drops those records off rank 0): it
+  where the setup block quiets logging (quiet_logging.py drops those records off rank 0): it
   stays as written, one edit less for a reviewer to read. Elsewhere (module level, which
   may run before ddp_setup(); a logger that is a parameter or an attribute, which may be
   another library's) it is guarded.

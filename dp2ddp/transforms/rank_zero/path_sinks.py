@@ -32,6 +32,12 @@ ChexnetTrainer.py:104: `train(..., launchTimestamp, ...)` saves `'m-' + launchTi
 '.pth.tar'`; `test(pathModel, ...)` loads `pathModel`), is named to the program's other
 modules, so a module handing it a clock stamp (Main.py:23-57: `timestampLaunch =
 time.strftime(...)`) makes that read rank 0's value (run_dir.py), as for a path of its own.
+
+Attributes reach those sinks through other attributes too (attribute_flows, named_through):
+an attribute copied into one a path is made from (`self.exp_name = cfg.EXP_NAME`), or handed
+to a parameter a path is made from (`logger(self.exp_path, self.exp_name)`), names a path
+itself, so the config module assigning `__C.EXP_NAME` from the clock at import makes that
+reading rank 0's (ddp_rank0_value needs no process group: round 13 v2-E, stop 61).
 """
 
 from __future__ import annotations
@@ -540,3 +546,66 @@ def _holders(walked: list[ast.AST], params: set[str]) -> dict[str, set[str]]:
                 holders.setdefault(target, set()).update(held)
                 changed = True
     return holders
+
+
+def attribute_flows(tree: ast.Module) -> frozenset[str]:
+    """How the module hands attribute values on, for path_attributes across attributes:
+    `a<b` for each store `x.a = <value reading .b>` (`self.exp_name = cfg.EXP_NAME`), and
+    `f@slot<b` for each argument reading `.b` handed to a function called by name at a
+    position or keyword (`logger(self.exp_path, self.exp_name)`: `logger@1<exp_name`). An
+    attribute a path is made from names a path in every value it is copied from, and so
+    does one handed to a parameter a path is made from (path_parameters): named_through."""
+    found: set[str] = set()
+    for node in ast_nodes.listed(tree):
+        if isinstance(node, ast.Assign):
+            targets = [t.attr for t in node.targets if isinstance(t, ast.Attribute)]
+            found.update(f"{a}<{b}" for a in targets for b in _read_attributes(node.value))
+        elif isinstance(node, ast.Call):
+            func = node.func
+            callee = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            slots = [(str(i), a) for i, a in enumerate(node.args)]
+            slots += [(k.arg, k.value) for k in node.keywords if k.arg is not None]
+            for slot, value in slots if callee else ():
+                found.update(f"{callee}@{slot}<{b}" for b in _read_attributes(value))
+    return frozenset(found)
+
+
+def _read_attributes(value: ast.expr) -> set[str]:
+    """The attribute names a value reads (not a called method's)."""
+    called = {id(n.func) for n in ast_nodes.walk(value) if isinstance(n, ast.Call)}
+    return {
+        n.attr
+        for n in ast_nodes.walk(value)
+        if isinstance(n, ast.Attribute) and id(n) not in called and isinstance(n.ctx, ast.Load)
+    }
+
+
+def named_through(
+    named: frozenset[str], flows: frozenset[str], parameters: frozenset[str]
+) -> frozenset[str]:
+    """`named` (path_attributes of the program) with every attribute whose value reaches
+    one of them, or a parameter of `parameters` (`name:position:parameter`), through the
+    program's attribute_flows: gjy3035/C-3-Framework@f8e21fa's config module names the run
+    `__C.EXP_NAME = now + ...` from `time.strftime(...)`, its trainer copies it (`self.
+    exp_name = cfg.EXP_NAME`) and hands it to `logger(self.exp_path, self.exp_name, ...)`,
+    which makes the run folder from its parameters: EXP_NAME names a path, and its clock
+    read is rank 0's (round 13 v2-E, stop 61; before: each rank's own minute)."""
+    slots = set()
+    for entry in parameters:
+        name, position, parameter = entry.split(":", 2)
+        slots |= {f"{name}@{position}", f"{name}@{parameter}"}
+    copied: dict[str, set[str]] = {}
+    found = set(named)
+    for flow in flows:
+        target, _, source = flow.partition("<")
+        if target in slots:
+            found.add(source)
+        elif "@" not in target:
+            copied.setdefault(target, set()).add(source)
+    todo = list(found)
+    while todo:
+        for source in copied.get(todo.pop(), ()):
+            if source not in found:
+                found.add(source)
+                todo.append(source)
+    return frozenset(found)

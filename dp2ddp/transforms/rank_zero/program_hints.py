@@ -59,7 +59,9 @@ from dp2ddp.transforms.rank_zero.handed_streams import program_streams, stream_w
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
 from dp2ddp.transforms.rank_zero.path_chains import chained
 from dp2ddp.transforms.rank_zero.path_sinks import (
+    attribute_flows,
     file_calls,
+    named_through,
     path_attributes,
     path_parameters,
 )
@@ -155,7 +157,11 @@ def program_hints(
     handers = _by_module(chained([n.file_handers for n in names], forwards))
     writers = _by_module(chained([n.file_writers for n in names], forwards))
     handed = _by_module([n.path_parameters for n in names])
-    path_named = frozenset().union(*(n.path_attributes for n in names))
+    path_named = named_through(
+        frozenset().union(*(n.path_attributes for n in names)),
+        frozenset().union(*(n.attribute_flows for n in names)),
+        frozenset().union(*(n.path_parameters for n in names)),
+    )
     own_device = frozenset().union(*(n.own_device for n in names))
     moves = program_moves([n.device_moves for n in names])
     drawing = frozenset().union(*(n.per_rank_classes for n in names))
@@ -426,6 +432,8 @@ class ModuleNames:
     file_forwards: frozenset[str] = frozenset()
     #: The classes it builds in a Compose's list (sample_code.composed_classes).
     composed: frozenset[str] = frozenset()
+    #: How it hands attribute values on (path_sinks.attribute_flows).
+    attribute_flows: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -473,6 +481,7 @@ class ModuleNames:
             stream_writers(tree),
             forwards,
             composed_classes(tree),
+            attribute_flows(tree),
         )
 
 

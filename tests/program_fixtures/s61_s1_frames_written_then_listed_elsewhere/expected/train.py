@@ -1,0 +1,60 @@
+"""Frames written by the entry, listed by another module's Dataset (stop 60 s2's leftover,
+found writing its Pix2Vox fixture): the entry saves each frame (made rank 0's) and
+`Frames(ROOT)` of utils/frames.py lists the folder in `__init__` on every rank. A class
+whose `__init__` reads or lists what it is handed is a reader of that folder, and a file
+written within it is what it may read: a ddp_barrier() after the write loop (before: none,
+no warning; rank 1 listed a folder rank 0 was still filling, trained on fewer frames and
+left rank 0 waiting at its next all-reduce, where rank 0's saves were slower)."""
+import os
+
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader
+
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    DdpDistributedSampler,
+    ddp_barrier,
+    ddp_is_main,
+    ddp_per_rank_batch,
+    ddp_setup,
+)
+from utils.frames import Frames
+
+ROOT = "frames"
+
+
+def main():
+    ddp_setup()
+    os.makedirs(ROOT, exist_ok=True)
+    rng = np.random.RandomState(0)
+    for i in range(16):
+        frame = rng.randn(4)
+        if ddp_is_main():
+            np.save(os.path.join(ROOT, "%02d.npy" % i), frame)
+    ddp_barrier()
+    torch.manual_seed(0)
+    dataset = Frames(ROOT)
+    loader = DataLoader(
+        dataset,
+        batch_size=ddp_per_rank_batch(4),
+        sampler=DdpDistributedSampler(dataset, shuffle=False),
+    )
+    model = DistributedDataParallel(nn.Linear(4, 1).to(DEVICE), device_ids=DEVICE_IDS)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(2):
+        for x, y in loader:
+            loss = (model(x).squeeze(1) - y).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    if ddp_is_main():
+        print("frames %d" % len(loader.dataset))
+        print("weights %.4f" % sum(p.sum().item() for p in model.parameters()))
+
+
+if __name__ == "__main__":
+    main()
