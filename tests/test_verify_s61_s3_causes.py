@@ -7,6 +7,10 @@
   warnings at lines the original did not reach are now read before any such claim, and an
   apart code among them is named, with where it stands. DP069 (an optimizer over a model no
   wrap holds: each rank trains its own copy) is one of the codes that say how ranks go apart.
+- The draws a `with ddp_same_random():` block surrounds are read in the file the migrated
+  run executed (its real path recorded with the place), so the block's line and the draws'
+  lines are one file's (stop 60 s3's left 2: the draws were read at the same relative path
+  under the original's folder).
 - A divergence from step 1 named after a batch mismatch at step 3
   (contemn1/title_tagger@6b009e7: the token count was the cause): a data fault measured at
   a later step than the first differing update is no cause of it. The causes are named from
@@ -19,12 +23,17 @@ rest are unit tests.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from shared_verify import Pair, Shared, report_of, run_pairs_across_files
 
+from dp2ddp.verify.draw_cause import shared_reads
 from dp2ddp.verify.first_step import before_mismatch, later, mismatch_step
 from dp2ddp.verify.ratio_cause import ranks_apart
+from dp2ddp.verify.reach import CWD
+from dp2ddp.verify.recorder import _program_line
+from dp2ddp.verify.records import RankRecord
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.sharding import MISMATCH, OK, Sharding, StepShards
 
@@ -120,3 +129,42 @@ def test_ranks_apart_reads_the_warnings_the_original_did_not_reach() -> None:
     assert "/p/main.py:26 at lines the original's run did not reach" in cause.detail
     other = ("/p/main.py:30:1: DP030 figure printed from a rank's shard",)
     assert "no warning" in ranks_apart(reached, "after step 1", None, other).detail
+
+
+def _record(rank: int, directory: Path, data: dict[str, object]) -> RankRecord:
+    return RankRecord(rank, directory, "done", dict(data), {}, "", "")
+
+
+def test_shared_draws_are_read_in_the_file_the_run_executed(tmp_path: Path) -> None:
+    """The `with ddp_same_random():` block's line and its function's draws come from one
+    file, the one the migrated run executed (recorded with the place), not the file at the
+    same relative path under the original's working folder. At the base the draws were the
+    original's (`ds.py line 3`) beside the migration's block line (stop 60 s3's left 2)."""
+    original, copy = tmp_path / "user", tmp_path / "copy"
+    original.mkdir()
+    copy.mkdir()
+    (original / "ds.py").write_text(
+        "import torch\ndef add_noise(x):\n    return x + torch.randn(3)\n"
+    )
+    (copy / "ds.py").write_text(
+        "import torch\n\nfrom _dp2ddp import ddp_same_random\n\n\ndef add_noise(x):\n"
+        "    with ddp_same_random():\n        return x + torch.randn(3)\n"
+    )
+    place = f"ds.py:7 add_noise\t{copy / 'ds.py'}"
+    steps = [_shards(1, True)]
+    ev = SimpleNamespace(
+        migrated=[_record(0, tmp_path, {}), _record(1, tmp_path, {"shared_reads": {place: 2}})],
+        original=_record(0, tmp_path, {CWD: str(original)}),
+        sharding=Sharding(OK, steps, "m", steps, [_shards(1, False)]),
+    )
+    cause = shared_reads(ev)  # type: ignore[arg-type]
+    assert cause is not None
+    assert "`with ddp_same_random():` at ds.py:7 (in add_noise" in cause.detail, cause.detail
+    assert "around the draws of ds.py line 8 (torch.randn)" in cause.detail, cause.detail
+
+
+def test_a_recorded_place_names_the_file_that_ran() -> None:
+    place = _program_line(with_function=True)
+    shown, _, ran = place.partition("\t")
+    assert shown.endswith(" test_a_recorded_place_names_the_file_that_ran"), place
+    assert Path(ran) == Path(__file__).resolve(), place
