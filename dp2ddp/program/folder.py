@@ -3,8 +3,9 @@
 A file named on the command line is an entry. In a folder, the entry scripts are the
 files with a `__main__` guard or top-level training code (a loop, a `with`, a call
 statement, or a DataParallel wrap at top level) that no other module of the folder
-imports; each is migrated with its program. A module shared by two programs is migrated
-once, the same way (the library role does not depend on the entry), so the result equals
+imports; each is migrated with its program, where it trains (plan.no_program: a data
+module's demo that reaches no wrap is migrated alone). A module shared by two programs is
+migrated once, the same way (the library role does not depend on the entry), so the result equals
 migrating the entries one by one. A module with DataParallel that no entry reaches is
 migrated as a library with a DP025 warning; every other file is migrated as a single file
 exactly as before (and never parsed when it cannot use DataParallel).
@@ -32,7 +33,8 @@ from dp2ddp.program.discovery import (
     in_skipped_dir,
 )
 from dp2ddp.program.dynamic_imports import DynamicImports
-from dp2ddp.program.migrate import ProgramPlan, plan_one
+from dp2ddp.program.migrate import plan_one
+from dp2ddp.program.plan import ProgramPlan
 from dp2ddp.program.project import Project
 from dp2ddp.result import FileOutcome
 from dp2ddp.transforms._support.identifiers import mentions
@@ -211,7 +213,7 @@ def _plan_folder(plan: ProgramPlan, targets: list[Target], project: Project) -> 
         if start.entry.real not in imported and start.entry.entry_script
     ]
     for path in entries:
-        plan_one(plan, path, project)
+        plan_one(plan, path, project, walked=True)
     planned = set(plan._planned)
     for target in targets:
         if target in single:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -41,7 +41,7 @@ from dp2ddp.migrate.markers import mark
 from dp2ddp.migrate.suppress import filter_diagnostics
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
-from dp2ddp.program.discovery import Program, ProgramModule, Stamp, discover_program
+from dp2ddp.program.discovery import Program, ProgramModule, discover_program
 from dp2ddp.program.feeds import epochs_set, loader_feeds
 from dp2ddp.program.helpers_home import package_home, path_root
 from dp2ddp.program.import_reach import run_at_import
@@ -52,6 +52,7 @@ from dp2ddp.program.loader_subclasses import (
     shuffled_subclass_calls,
 )
 from dp2ddp.program.padded_batches import padded_batch_notes
+from dp2ddp.program.plan import ProgramPlan, no_program
 from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.told import ProgramTeller
 from dp2ddp.program.unreached import dynamic_loader_notes, unreached_notes, unread_member_notes
@@ -65,49 +66,6 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from dp2ddp.transforms._support.runtime import Generated
-
-
-@dataclass
-class ProgramPlan:
-    """Outcomes in order (each program's modules, entry first, then its generated module),
-    the new bytes of each changed file, and the torchrun targets of migrated programs."""
-
-    outcomes: list[FileOutcome] = field(default_factory=list)
-    data: dict[str, bytes] = field(default_factory=dict)
-    stamps: dict[str, Stamp | None] = field(default_factory=dict)
-    launch: list[str] = field(default_factory=list)
-    #: The real path of each `launch` target's entry.
-    launch_entries: list[str] = field(default_factory=list)
-    #: DataParallel modules a DP094 program may import by a name known only at run time
-    #: (real path -> that program's launch target): the launch hint names the importer.
-    imported_by_name: dict[str, str] = field(default_factory=dict)
-    #: Programs whose migration touches more than the entry (use the generated module).
-    multi_module: int = 0
-    #: Outcome index of each file already planned, by real path.
-    _planned: dict[str, int] = field(default_factory=dict)
-
-    def launch_targets(self) -> list[str]:
-        """What follows `torchrun ...` for each migrated program, once each. A module that
-        a program imports by a name known only at run time (DP094) runs under that
-        program's entry, not as a script of its own, though its top-level code made it an
-        entry of its own here (Wave-U-Net's trainer before stop 40's change): the hint
-        names the importing entry, whose usual arguments give the name."""
-        targets = [
-            self.imported_by_name.get(real, target)
-            for target, real in zip(self.launch, self.launch_entries, strict=True)
-        ]
-        return list(dict.fromkeys(targets))
-
-    def changed_paths(self) -> list[str]:
-        return [o.path for o in self.outcomes if o.status == "migrated"]
-
-    def add(self, outcome: FileOutcome, data: bytes | None, real: str, stamp: Stamp | None) -> None:
-        """Add one file's outcome (and its new bytes, if it changed)."""
-        self._planned[real] = len(self.outcomes)
-        self.outcomes.append(outcome)
-        if data is not None:
-            self.data[outcome.path] = data
-            self.stamps[outcome.path] = stamp
 
 
 @dataclass(frozen=True)
@@ -132,6 +90,7 @@ def plan_one(
     *,
     orphan: bool = False,
     named: frozenset[str] | None = None,
+    walked: bool = False,
 ) -> Program | None:
     """Add the program of `entry` to `plan`; None when it failed (reported in the plan).
 
@@ -141,8 +100,12 @@ def plan_one(
     named: `entry` was named on the command line, with the files of `named` (real paths):
     DataParallel modules of its project that its program does not reach, other than those,
     are named (DP034; folder mode migrates them on its own).
+    walked: `entry` is a script the folder walk found (not named): a program only where it
+    trains (plan.no_program); else its file alone is migrated, as a single file.
     """
-    return call_deep(partial(_plan_one, plan, entry, project, orphan=orphan, named=named))
+    return call_deep(
+        partial(_plan_one, plan, entry, project, orphan=orphan, named=named, walked=walked)
+    )
 
 
 def _plan_one(
@@ -152,11 +115,17 @@ def _plan_one(
     *,
     orphan: bool,
     named: frozenset[str] | None,
+    walked: bool = False,
 ) -> Program | None:
     """plan_one, with room for deep syntax (migrate/deep.py)."""
     try:
         program = discover_program(entry, project.graph)
         gate = _gate(program, project)
+        if walked and no_program(program, gate):  # a demo, migrated alone (round 13 v3-D)
+            alone = program.entry
+            outcome, data = migrate_decoded(alone.path, alone.source, project.options)
+            plan.add(outcome, data, alone.real, alone.stamp)
+            return program
         migrated = _migrate(program, gate, project, orphan)
         if named is not None and (gate.has_dataparallel or program.dynamic_sites):
             migrated = _unreached(program, migrated, named, gate.has_dataparallel)

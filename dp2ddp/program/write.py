@@ -12,7 +12,7 @@ from dp2ddp.program.discovery import Stamp
 from dp2ddp.result import FileOutcome
 
 if TYPE_CHECKING:
-    from dp2ddp.program.migrate import ProgramPlan
+    from dp2ddp.program.plan import ProgramPlan
 
 
 def write_plan(plan: ProgramPlan) -> None:

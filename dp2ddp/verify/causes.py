@@ -43,6 +43,7 @@ only adds where to look):
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,6 +59,7 @@ from dp2ddp.verify.draw_cause import (
     recurrent,
     shared_reads,
 )
+from dp2ddp.verify.first_step import before_mismatch, gradient_evidence, later, mismatch_step
 from dp2ddp.verify.hand_made import differs_fix, hand_made, overlap_fix, undivided_fix
 from dp2ddp.verify.hand_made import same_data as same_data_by_hand
 from dp2ddp.verify.in_place import moved_in_place
@@ -97,6 +99,8 @@ class Evidence:
     freeze_batchnorm: bool = False
     #: `dp2ddp migrate`'s warnings (`path:line:col CODE message`) when verify migrated.
     migration_warnings: tuple[str, ...] = ()
+    #: Its warnings at lines the original's run did not reach (reach.py; ratio_cause).
+    unreached_warnings: tuple[str, ...] = ()
     #: The ranks built different datasets (datasets.dataset_mismatch), and where the
     #: migrated script draws what decides a dataset per process: (line, function).
     datasets_differ: str | None = None
@@ -125,6 +129,12 @@ class Evidence:
 
 
 def diagnose(ev: Evidence) -> list[Cause]:
+    first = ev.numerics.first_diverging_step
+    earlier = before_mismatch(ev.sharding, first)
+    if earlier is not None and first is not None:  # the first differing step leads (v3-E)
+        step = mismatch_step(ev.sharding) or first
+        head = diagnose(dataclasses.replace(ev, sharding=earlier))
+        return head + [later(c, step, first) for c in _data(ev)]
     causes: list[Cause] = []
     causes += _structure(ev)
     causes += _datasets(ev) or _data(ev)
@@ -136,7 +146,9 @@ def diagnose(ev: Evidence) -> list[Cause]:
             if isinstance(run.data.get("wrappers"), list)
             and not any(w.get("class") == "DistributedDataParallel" for w in run.data["wrappers"])
         ]
-        causes.append(ranks_apart(ev.migration_warnings, ev.sync_detail, unwrapped))
+        causes.append(
+            ranks_apart(ev.migration_warnings, ev.sync_detail, unwrapped, ev.unreached_warnings)
+        )
     if not ev.numerics.passed:
         causes += scale_causes(ev, causes)
     if not ev.numerics.passed and not ev.sharding.failed:
@@ -171,7 +183,7 @@ def diagnose(ev: Evidence) -> list[Cause]:
         detail = f"first diverging step {ev.numerics.first_diverging_step}"
         if worst:
             detail += f", worst parameter {worst[0].name} (relative error {worst[0].rel_error:.3g})"
-        detail += _gradient_evidence(ev.numerics)
+        detail += gradient_evidence(ev.numerics)
         named = warned_causes(ev.migration_warnings, detail) if not ev.sharding.failed else None
         causes.append(
             named
@@ -184,21 +196,6 @@ def diagnose(ev: Evidence) -> list[Cause]:
         )
     moved = moved_in_place(ev)  # after the earlier steps' causes: a consequence (v3-D)
     return causes + ([moved] if moved else [])
-
-
-def _gradient_evidence(numerics: Numerics) -> str:
-    """The first step whose gradients already differ, when it comes before the updates
-    differ: an Adam-like optimizer's first update is about lr * sign(g) and hides it."""
-    step = numerics.gradient_first_diverging_step
-    first = numerics.first_diverging_step
-    if step is None or first is None or step >= first or step > len(numerics.gradient_errors):
-        return ""
-    rel, name = numerics.gradient_errors[step - 1]
-    return (
-        f"; the gradients already differ at step {step} (relative error {rel:.3g} in {name}): "
-        "the difference is in what the optimizer receives (loss, model, data), not in the "
-        "optimizer, whose first update (about lr * sign(g) for Adam) hid it"
-    )
 
 
 def _pair_losses(ev: Evidence) -> Cause:

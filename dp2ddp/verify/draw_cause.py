@@ -123,8 +123,11 @@ def shared_reads(ev: Evidence) -> Cause | None:
     samples (recorder.shared_reads): the block gives every rank the generators' states rank
     0 had at its own n-th block, so each rank draws rank 0's values (noise, a crop) for its
     own n-th sample, where DataParallel's one process drew every sample's own. Named with
-    the block's place and the draws of its function in the original (found at the same
-    path under the original's working folder). adntjr4/denoising_practice@b53363d: noise
+    the block's place and the draws of its function, both read in the file the migrated run
+    executed (recorded with the place: the lines of one file; before stop 61 the draws were
+    read at the same relative path under the original's working folder, the original's
+    file and lines beside the migration's block line where verify migrated in a copy of
+    the project, stop 60 s3's left 2). adntjr4/denoising_practice@b53363d: noise
     added per sample in a helper its `__init__` calls too, the block put around it; verify
     said "no known cause" (stop 59 v1-C). None where no rank entered one in a read."""
     places: dict[str, list[int]] = {}
@@ -142,9 +145,10 @@ def shared_reads(ev: Evidence) -> Cause | None:
     cwd = Path(Reached(ev.original).cwd)
     told = []
     for place, ranks in list(places.items())[:3]:
-        where, _, function = place.partition(" ")
+        shown, _, ran = place.partition("\t")
+        where, _, function = shown.partition(" ")
         path = where.rpartition(":")[0]
-        drawn = draws_in(cwd / path, function) if function else []
+        drawn = draws_in(Path(ran) if ran else cwd / path, function) if function else []
         told.append(
             f"`with ddp_same_random():` at {where} (in {function}, the migration's; rank"
             f"{'s' if len(ranks) > 1 else ''} {', '.join(map(str, sorted(set(ranks))))})"

@@ -146,6 +146,7 @@ APART_CODES = (
     "DP042",
     "DP062",
     "DP068",
+    "DP069",
     "DP075",
     "DP089",
     "DP096",
@@ -156,7 +157,10 @@ APART_CODES = (
 
 
 def ranks_apart(
-    warnings: tuple[str, ...], detail: str, unwrapped: list[int] | None = None
+    warnings: tuple[str, ...],
+    detail: str,
+    unwrapped: list[int] | None = None,
+    unreached: tuple[str, ...] = (),
 ) -> Cause:
     """The ranks hold different parameters: the warnings of verify's own migration that say
     how that comes about, where there are some, else what to look at. raahii/infogan-pytorch
@@ -166,7 +170,15 @@ def ranks_apart(
     no DistributedDataParallel built. Nothing averaged their gradients, whatever a warning
     says of parameters a wrap holds (stop 53 v4-C, spacegoing/DARNN_Multi_GPU@7e60823: a
     wrap left under a GPU-count guard false on CPU was named "as dp2ddp migrate warned
-    (DP007)", a warning about an int counter in forward)."""
+    (DP007)", a warning about an int counter in forward).
+
+    `unreached`: the migration's warnings at lines the original's run did not reach. The
+    migrated run may reach them all the same: a partial wrap under a GPU count false on CPU
+    (`if len(gpu_list) > 1: model.conv2d = DataParallel(model.conv2d)`) never ran in the
+    original, and the migration wraps unconditionally (VIPL-SLP/VAC_CSLR@71f3e03: "no warning
+    of dp2ddp migrate says how they go apart" beside DP042, which says it; stop 60 v3-E).
+    Such a warning of a code that says how ranks go apart is named, with where it stands,
+    before any claim that none says it."""
     if unwrapped:
         ranks = ", ".join(map(str, unwrapped))
         return Cause(
@@ -179,13 +191,22 @@ def ranks_apart(
             "count, a flag: DP012) or did not rewrite, make every rank wrap, then verify again.",
         )
     found = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] in APART_CODES]
-    if found:
-        shown = _coded_places(found)
-        codes = ", ".join(dict.fromkeys(m[3] for m in found))
+    off_path = [m for m in (_WARNING.match(w) for w in unreached) if m and m[3] in APART_CODES]
+    if found or off_path:
+        shown = _coded_places(found + off_path)
+        codes = ", ".join(dict.fromkeys(m[3] for m in found + off_path))
+        where = (
+            f" ({', '.join(f'{m[1]}:{m[2]}' for m in off_path[:3])} at lines the original's "
+            "run did not reach: a wrap under a GPU count false here, say, which the "
+            "migration runs on every rank)"
+            if off_path
+            else ""
+        )
         return Cause(
             "ranks_out_of_sync",
             f"DDP ranks hold different parameters, as dp2ddp migrate warned ({codes})",
-            f"{detail}. The migration said where the ranks' parameters can go apart: {shown}",
+            f"{detail}. The migration said where the ranks' parameters can go apart{where}: "
+            f"{shown}",
             "Do what the warning at that line says (docs/warnings.md), then verify again.",
         )
     placed = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] not in _NOT_CAUSES]

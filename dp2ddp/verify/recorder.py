@@ -142,7 +142,9 @@ def _program_line(with_function: bool = False) -> str:
     """`path:line` of the program's innermost frame on the stack (its `optimizer.step()`):
     a cause then names the step it means (HSR's discriminator step, stop 57 v1-G). With
     `with_function`, `path:line function`, the path relative to the working folder where it
-    lies there (the migrated run's is verify's copy: the same relative path as the user's)."""
+    lies there (the migrated run's is verify's copy: the same relative path as the user's),
+    then a tab and the file's real path: the file this run executed, whose lines a cause
+    reads (draw_cause.shared_reads; stop 61)."""
     from dp2ddp.verify.reach import own_file  # the runner's side; reach imports no recorder
 
     frame = sys._getframe(1)
@@ -153,7 +155,7 @@ def _program_line(with_function: bool = False) -> str:
         if own_file(path) and os.path.basename(path) != "_dp2ddp.py":
             here = os.path.realpath(os.getcwd())
             shown = os.path.relpath(path, here) if path.startswith(here + os.sep) else path
-            return f"{shown}:{frame.f_lineno} {frame.f_code.co_name}"
+            return f"{shown}:{frame.f_lineno} {frame.f_code.co_name}\t{path}"
         frame = frame.f_back  # type: ignore[assignment]
     return ""
 

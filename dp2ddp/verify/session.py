@@ -505,6 +505,7 @@ def judge(
         no_dropout=config.no_dropout,
         freeze_batchnorm=config.freeze_batchnorm,
         migration_warnings=said,
+        unreached_warnings=tuple(w for w in scripts.warnings if w not in said),
         datasets_differ=datasets_differ,
         dataset_draws=tuple(unshared_draws(scripts.migrated_source)) if datasets_differ else (),
         pair_losses=reached.pair_losses(scan.pair_losses(config.original), said)
