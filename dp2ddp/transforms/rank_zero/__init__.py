@@ -46,6 +46,7 @@ from dp2ddp.transforms.rank_zero.downloads import Downloads
 from dp2ddp.transforms.rank_zero.facts import RankZeroFacts
 from dp2ddp.transforms.rank_zero.file_writes import FileWrites
 from dp2ddp.transforms.rank_zero.guard_statements import StatementGuards
+from dp2ddp.transforms.rank_zero.library_prints import TracedGraphs
 from dp2ddp.transforms.rank_zero.loop_exits import LoopExits
 from dp2ddp.transforms.rank_zero.map_location import CheckpointLoads
 from dp2ddp.transforms.rank_zero.mkdir import Directories
@@ -80,6 +81,7 @@ class RankZeroOnly(MigrationTransform):
             self.stdin,
             ProgressBars(self),
             CheckpointLoads(self),
+            TracedGraphs(self),
             Writers(self),
             WandbRuns(self),
             RunFrameworks(self),
