@@ -55,7 +55,7 @@ class SummaryWriter:
     def add_graph(self, model: Any, input_to_model: Any = None, **kwargs: Any) -> None:
         import torch
 
-        torch.jit.trace(model, input_to_model)
+        torch.jit.trace(model, input_to_model)  # type: ignore[no-untyped-call]
         self._event("graph")
 
     def __enter__(self) -> "SummaryWriter":
