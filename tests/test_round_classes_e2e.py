@@ -1445,6 +1445,16 @@ Stop 61 (helper s1), rank agreement before the process group (round 13's silent 
   a config module's clock-named run, copied into a trainer's attributes and handed to the
   function making the run folder: rank 0's reading, one run folder (before: `runs 2`,
   rank 1's own microsecond named a second, empty folder).
+Stop 61 (helper v4):
+- gradient_penalty_s61_v4_inner_loop_in_forward (v4-A, shirleyzhu233/PyTorch-MAML@eee3fe3):
+  a MAML inner loop, `autograd.grad(..., create_graph=True)` in a method the model's own
+  forward() reaches, one outer backward per forward: no DP023 (before: DP023 "double
+  backward through a DDP model", a false text failing `--check`); rank 0 prints the
+  original's weights after 3 second-order steps.
+- rank_zero_s61_v4_add_graph_of_wrap (v4-B, FFly/pytorch-cifar10-all-in-gpu@93d9401):
+  `writer.add_graph(model, x)` of the name the wrap rebinds, the model holding a buffer:
+  `add_graph(model.module, x)` on rank 0 (before: the DDP wrap traced on rank 0, "Tried to
+  trace <...ProcessGroup...> but it is not part of the active trace", both ranks down).
 """
 
 from __future__ import annotations
@@ -2152,6 +2162,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "devices_s61_v2_own_device_name": ("error 1.9001", "weights 6.2986"),
     # stop 61 v2-D: unseeded; the ranks' weights are compared (E2E_DIGEST) below
     "model_wrap_s61_v2_init_method_redraws_after_wrap": ("parameters 8",),
+    # stop 61 v4 (v4-A, PyTorch-MAML): the inner loop's second-order gradient inside the
+    # model's forward under DDP: the original's weights (the base said DP023 for nothing)
+    "gradient_penalty_s61_v4_inner_loop_in_forward": ("weight sum -0.348429",),
+    # stop 61 v4 (v4-B, pytorch-cifar10-all-in-gpu): the graph of the wrap's module, drawn
+    # on rank 0 (the base traced the DDP wrap: rank 0 raised, rank 1 lost its peer)
+    "rank_zero_s61_v4_add_graph_of_wrap": ("weights -0.0598",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

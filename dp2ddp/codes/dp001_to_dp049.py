@@ -206,7 +206,11 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "hooks) and, after its backward and before the optimizer step, all-reduce every "
         "`.grad` divided by WORLD_SIZE on every rank (what dp2ddp inserts); (3) run the "
         "penalty's forward and backward under `with model.no_sync():` and then all-reduce "
-        "every `.grad` divided by WORLD_SIZE before the optimizer step.",
+        "every `.grad` divided by WORLD_SIZE before the optimizer step. Not said where the "
+        "gradient is taken inside a model's own forward (a MAML inner loop: a method its "
+        "forward() reaches through `self.` calls, none backpropagating or calling a module "
+        "handed to it): autograd.grad fires no DDP hook, and the outer loss's one backward "
+        "per forward is what DDP expects (stop 61, shirleyzhu233/PyTorch-MAML).",
     ),
     "DP024": (
         "DataParallel wrap at import time of a library module",

@@ -49,6 +49,7 @@ from dp2ddp.transforms._support.nodes import (
     calls_model,
     enclosing_function,
     inside,
+    method_class,
     model_called,
     name_of,
     statement_header,
@@ -115,6 +116,8 @@ class RoutePenaltyAroundDDP(MigrationTransform):
         if plan is None:
             return  # rewritten by an earlier run
         if isinstance(plan, str):
+            if _inside_own_forward(self, node):
+                return  # proved: no second backward through any DDP forward
             self.warn(node, "DP023", f"{what}: not rewritten: {plan}")
             return
         self.state.helpers.add("average_gradients")
@@ -348,6 +351,46 @@ def _averages(statement: cst.CSTNode) -> bool:
         and isinstance(statement.body[0].value, cst.Call)
         and name_of(statement.body[0].value.func) == _HELPER
     )
+
+
+def _inside_own_forward(transform: MigrationTransform, grad: cst.Call) -> bool:
+    """`grad` is taken inside a module's own forward: in a method of its class that
+    forward() reaches through `self.<method>(...)` calls, none of those methods
+    backpropagates or calls a callable handed to it (a critic passed in), so the
+    differentiated output comes from the class's own layers. A MAML inner loop
+    (shirleyzhu233/PyTorch-MAML@eee3fe3, stop 61 v4-A): autograd.grad never accumulates
+    into `.grad`, so DDP's hooks do not fire there; the outer loss's one backward per DDP
+    forward then differentiates through it, as DataParallel's did."""
+    function = enclosing_function(grad, transform)
+    owner = method_class(function, transform) if function is not None else None
+    if function is None or owner is None or not isinstance(owner.body, cst.IndentedBlock):
+        return False
+    methods = {m.name.value: m for m in owner.body.body if isinstance(m, cst.FunctionDef)}
+    reached: set[str] = set()
+    todo = ["forward"]
+    while todo:
+        name = todo.pop()
+        if name in reached or name not in methods:
+            continue
+        reached.add(name)
+        method = methods[name]
+        handed = {p.name.value for p in method.params.params[1:]}
+        handed |= {p.name.value for p in method.params.kwonly_params}
+        for call in walk(method):
+            if not isinstance(call, cst.Call):
+                continue
+            func = call.func
+            if _is_backward(transform, call) is not None or (
+                isinstance(func, cst.Name) and func.value in handed
+            ):
+                return False
+            if (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == "self"
+            ):
+                todo.append(func.attr.value)
+    return function.name.value in reached
 
 
 def creates_graph(node: cst.Call) -> bool:

@@ -50,6 +50,7 @@ from dp2ddp.transforms.rank_zero.guard_statements import (
     PRINT_HELPER,
     StatementGuards,
 )
+from dp2ddp.transforms.rank_zero.library_prints import TracedGraphs
 from dp2ddp.transforms.rank_zero.loop_exits import LoopExits
 from dp2ddp.transforms.rank_zero.map_location import CheckpointLoads
 from dp2ddp.transforms.rank_zero.mkdir import Directories
@@ -84,6 +85,7 @@ class RankZeroOnly(MigrationTransform):
             self.stdin,
             ProgressBars(self),
             CheckpointLoads(self),
+            TracedGraphs(self),
             Writers(self),
             WandbRuns(self),
             RunFrameworks(self),

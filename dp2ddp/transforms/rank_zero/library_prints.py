@@ -8,7 +8,17 @@ wrap: a DDP forward on one rank alone broadcasts buffers and waits for the other
 and its reducer then expects a backward that never comes. So the call is guarded where the
 model is proved unwrapped there (the wrap's `.module`, a name the wrap was built from, or a
 name or attribute this function bound from a call that is not a wrap, with no wrap of it
-before the call); elsewhere it stays on every rank and is said (DP099)."""
+before the call); elsewhere it stays on every rank and is said (DP099).
+
+TensorBoard's `writer.add_graph(model, x)` traces the model's forward (torch.jit.trace).
+Handed the DDP wrap it fails on rank 0 ("Tried to trace <...ProcessGroup...> but it is not
+part of the active trace"), and rank 1 then loses its peer (FFly/pytorch-cifar10-all-in-gpu
+@93d9401, `model = torch.nn.DataParallel(model)` rebinding the name the graph is drawn
+from; stop 61 v4-B). Where the model argument is proved the wrap there (the nearest binding
+of that name or attribute before the call, looking outward through the blocks around it in
+its function, is a plain assignment of a wrap, and no block around the call binds it
+again), it becomes `model.module`: the graph of the model's own layers, what the original's
+one-device run drew, traced on rank 0 alone without any collective."""
 
 from __future__ import annotations
 
@@ -22,6 +32,7 @@ from dp2ddp.transforms._support.names import (
     WRAP_TRAINABLE,
 )
 from dp2ddp.transforms._support.nodes import enclosing_function
+from dp2ddp.transforms.rank_zero.rule import CallRule
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero import RankZeroOnly
@@ -127,3 +138,51 @@ def _is_wrap(value: cst.BaseExpression, t: RankZeroOnly) -> bool:
     if isinstance(value.func, cst.Name) and value.func.value == WRAP_TRAINABLE:
         return True
     return t.matches(value.func, DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL)
+
+
+class TracedGraphs(CallRule):
+    """`writer.add_graph(model, ...)` of the DDP wrap traces `model.module` (see above)."""
+
+    def leave_call(
+        self, original: cst.Call, updated: cst.Call, names: set[str]
+    ) -> cst.BaseExpression | None:
+        func = original.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "add_graph"):
+            return None
+        positional = [a for a in original.args if a.keyword is None and not a.star]
+        if not positional or not wrapped_at(self.t, original, positional[0].value):
+            return None
+        index = list(original.args).index(positional[0])
+        model = updated.args[index].value
+        args = list(updated.args)
+        args[index] = args[index].with_changes(
+            value=cst.Attribute(value=model, attr=cst.Name("module"))
+        )
+        self.t.record(
+            original,
+            f"add_graph() traces {self.t.code(positional[0].value)}.module: tracing the DDP "
+            "wrap fails (its process group is no part of the trace)",
+        )
+        return updated.with_changes(args=args)
+
+
+def wrapped_at(t: RankZeroOnly, call: cst.Call, model: cst.BaseExpression) -> bool:
+    """`model` is proved the DDP (or DataParallel) wrap where `call` runs."""
+    if not isinstance(model, (cst.Name, cst.Attribute)):
+        return False
+    key = t.code(model)
+    node: cst.CSTNode = call
+    while (parent := t.parent(node)) is not None:
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            body = list(parent.body)
+            at = next(i for i, s in enumerate(body) if s is node)
+            if _assigned(node, key, t):
+                return False  # bound again around the call: a loop may wrap it later
+            for earlier in reversed(body[:at]):
+                values = _assigned(earlier, key, t)
+                if values:
+                    return isinstance(earlier, cst.SimpleStatementLine) and _is_wrap(values[-1], t)
+        node = parent
+    return False

@@ -8,6 +8,8 @@ half a second late, so another rank's make lands inside rank 0's window: rank 0 
 with FileExistsError where that make does not wait for rank 0's, as it did 1 run in 4 of
 facebookresearch/fastMRI@16bfdd9's train_unet.py under torchrun x2 (a window of
 microseconds there). Every event appends a line to events.txt there, naming the rank.
+`add_graph(model, x)` traces the model as tensorboardX's does (torch.jit.trace; stop 61
+v4-B: tracing a DDP wrap fails), and the writer works as a context manager.
 """
 
 import os
@@ -49,6 +51,18 @@ class SummaryWriter:
 
     def add_scalar(self, tag: str, value: float, step: int | None = None) -> None:
         self._event(f"scalar {tag} {step}")
+
+    def add_graph(self, model: Any, input_to_model: Any = None, **kwargs: Any) -> None:
+        import torch
+
+        torch.jit.trace(model, input_to_model)  # type: ignore[no-untyped-call]
+        self._event("graph")
+
+    def __enter__(self) -> "SummaryWriter":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
 
     def close(self) -> None:
         self._event("closed")
