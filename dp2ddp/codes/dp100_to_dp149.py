@@ -414,6 +414,23 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "divide a masked sum by the whole batch's count of real elements (`all_reduce` the "
         "count); then silence the warning with `# noqa: DP127`.",
     ),
+    "DP128": (
+        "a graph traced from a model not proved unwrapped",
+        "TensorBoard's `writer.add_graph(model, x)` (tensorboardX's too) traces the model's "
+        "forward with torch.jit.trace. Handed the DDP wrap of a model holding buffers "
+        "(BatchNorm's running statistics), the trace fails on the rank that runs it: DDP's "
+        "forward broadcasts the buffers over the process group, which "
+        'is no part of the trace ("Tried to trace <...ProcessGroup...> but it is not part '
+        'of the active trace"), and the other ranks lose their peer '
+        "(FFly/pytorch-cifar10-all-in-gpu@93d9401, stop 61). dp2ddp traces `model.module` "
+        "where the argument is proved the wrap at the call (its nearest binding before the "
+        "call, in the blocks around it in the same function, a plain assignment of a wrap). "
+        "This warning means the argument is a name or attribute dp2ddp wrapped in DDP, "
+        "proved neither the wrap nor the unwrapped model there (bound in another method, as "
+        "`self.model` in `__init__`, or on one branch): nothing was rewritten. Pass the "
+        "wrap's `.module` (the model's own layers, the graph the original's one-device run "
+        "drew).",
+    ),
     "DP132": (
         "an image grid saved by rank 0 holds this rank's rows of the batch",
         "The training loop joins the step's batch and the wrapped model's output into an "

@@ -150,7 +150,22 @@ class TracedGraphs(CallRule):
         if not (isinstance(func, cst.Attribute) and func.attr.value == "add_graph"):
             return None
         positional = [a for a in original.args if a.keyword is None and not a.star]
-        if not positional or not wrapped_at(self.t, original, positional[0].value):
+        if not positional:
+            return None
+        if not wrapped_at(self.t, original, positional[0].value):
+            model = positional[0].value
+            text = self.t.code(model)
+            if text in self.t.state.wrapped and not unwrapped_at(
+                self.t, self.facts, original, model
+            ):
+                self.t.warn(
+                    original,
+                    "DP128",
+                    f"add_graph() traces {text}, which dp2ddp wraps in DDP, proved neither "
+                    "the wrap nor the unwrapped model there: tracing the DDP wrap of a model "
+                    "holding buffers fails (DDP's forward broadcasts them over its process "
+                    f"group, no part of the trace); pass {text}.module",
+                )
             return None
         index = list(original.args).index(positional[0])
         model = updated.args[index].value
