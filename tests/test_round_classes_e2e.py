@@ -1455,6 +1455,13 @@ Stop 61 (helper v4):
   `writer.add_graph(model, x)` of the name the wrap rebinds, the model holding a buffer:
   `add_graph(model.module, x)` on rank 0 (before: the DDP wrap traced on rank 0, "Tried to
   trace <...ProcessGroup...> but it is not part of the active trace", both ranks down).
+Stop 61 (helper v1), round 14:
+- hazards_s61_v1_unused_layer_under_flag (v1-A,
+  gcharvi31/Future-Frame-Prediction-and-Segmentation@b64a0c3 STConvLSTM.py:78-84): a
+  recurrent cell builds its normalisation layers under `if self.layer_norm:` and never
+  applies one of them: DP041, find_unused_parameters=True, the original's weights (before:
+  a layer built inside an `if` of `__init__` and never read was not judged, no DP041,
+  "Expected to have finished reduction" at step 2 on both ranks).
 """
 
 from __future__ import annotations
@@ -2129,6 +2136,10 @@ CASES: dict[str, tuple[str, ...]] = {
     # import prints on rank 0 and writes log.log once (WRITTEN, RANK0_ONLY; the base left
     # the module as written: both ranks printed and log.log held 6 lines)
     "s60_s1_logger_through_namespace_relative_import": ("epoch 1 done", "weights -0.0199"),
+    # stop 61 v1-A: a layer built under a constructor flag and never applied: DP041 and
+    # find_unused_parameters=True, the original's weights (the base: no DP041, both ranks
+    # raised "Expected to have finished reduction" at step 2)
+    "hazards_s61_v1_unused_layer_under_flag": ("weights 4.2097",),
     # stop 60 s1 (stop 59 s2's tomodrgn remainder): `model.encode(x)`/`model.decode(z)`
     # through a forwarding subclass run outside DDP's forward: the run ends with rank 0's
     # own parameters (rank 1 ends at -1.6521; the original -1.4639), as the two
@@ -2379,6 +2390,7 @@ RANK0_ONLY = {
     "rank_zero_s54_x5_archive_every_rank": "entries",  # stop 54 x5
     "rank_zero_s54_x5_copy_read_every_rank": "best",  # stop 54 x5
     "s54_x4_meter_class_other_module": "epoch",  # stop 54 x4
+    "hazards_s61_v1_unused_layer_under_flag": "weights",  # stop 61 v1
 }
 #: case -> {file it writes: the lines the original (one process) wrote there}
 WRITTEN = {

@@ -167,14 +167,23 @@ def counted_containers(
     }
     aliases: dict[str, str] = {}  # parameter -> count attribute
     for stmt in init.body:
-        if (
-            isinstance(stmt, ast.Assign)
-            and len(stmt.targets) == 1
-            and is_self_attribute(stmt.targets[0], me)
-            and isinstance(stmt.value, ast.Name)
-            and stmt.value.id not in rebound
-        ):
-            aliases[stmt.value.id] = stmt.targets[0].attr  # type: ignore[attr-defined]
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            continue
+        # `self.n = n`, or element by element `self.c, self.n = c, n` (swz30/MIRNet@6934e83
+        # networks/MIRNet_model.py:232, stop 61 v1-B)
+        target, value = stmt.targets[0], stmt.value
+        pairs: list[tuple[ast.expr, ast.expr]] = [(target, value)]
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple):
+            same = len(target.elts) == len(value.elts)
+            pairs = list(zip(target.elts, value.elts, strict=True)) if same else []
+        for stored, source in pairs:
+            if (
+                is_self_attribute(stored, me)
+                and isinstance(stored, ast.Attribute)
+                and isinstance(source, ast.Name)
+                and source.id not in rebound
+            ):
+                aliases[source.id] = stored.attr
     built: dict[str, str] = {}
     for stmt in init.body:
         if not (

@@ -345,13 +345,20 @@ def _class_facts(
         # Built only under a flag of __init__ (`if multi_scale: self.up2 = ...`): used under
         # the same flag is taken as used; picked by anything else, per call (`if scale ==
         # 2: return self.up2(x)`, nmhkahn/CARN-pytorch@40d3514 carn/model/ops.py:109), the
-        # others get no gradient in that step.
+        # others get no gradient in that step. One forward() never reads, nor another
+        # method, nor a holder (`if self.layer_norm:` building six BatchNorms, one never
+        # applied, gcharvi31/Future-Frame-Prediction-and-Segmentation@b64a0c3
+        # frame_pred/src/STConvLSTM.py:84, stop 61 v1-A), gets none in any step.
         by_flag = replace(uses.inner(), flags=True)
         _scan_function(forward, methods, by_flag, set(), False)
-        for attribute, (_line, holds) in flagged.items():
+        kept = layer_holders.holders(init, me).keys() | _read_outside(methods) | by_flag.always
+        for attribute, (line, holds) in flagged.items():
             if attribute in by_flag.sometimes and attribute not in by_flag.always:
                 how, where = by_flag.sometimes[attribute]
                 known += ((PartialUse(cls.name, attribute, how, where, path), holds),)
+            elif not by_flag.opaque and attribute not in kept | by_flag.sometimes.keys():
+                use = PartialUse(cls.name, attribute, NEVER_USED, line, path)
+                known += ((use, holds),)
     if not registered:
         return ClassFacts(known, tuple(children), None, dropped)
     if not uses.always and not uses.sometimes:
@@ -366,13 +373,7 @@ def _class_facts(
         # layer reached by name is missed, which can only report a dropped one for nothing.
         return ClassFacts(known, tuple(children), returned, dropped, own, (), frozenset(methods))
     apart = module_parts.taken_apart(cls.name, path, reached, registered, holders)
-    elsewhere = {
-        node.attr
-        for name, method in methods.items()
-        if name not in ("__init__", "forward")
-        for node in ast_nodes.walk(method)
-        if isinstance(node, ast.Attribute)
-    }
+    elsewhere = _read_outside(methods)
     partial: list[tuple[PartialUse, str]] = []
     judged: set[str] = set()
     for attribute, (line, holds) in registered.items():
@@ -407,6 +408,17 @@ def _class_facts(
     return ClassFacts(
         tuple(partial), tuple(children), returned, dropped, own, apart, frozenset(methods)
     )
+
+
+def _read_outside(methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> set[str]:
+    """The attribute names read by the class's methods other than `__init__` and forward()."""
+    return {
+        node.attr
+        for name, method in methods.items()
+        if name not in ("__init__", "forward")
+        for node in ast_nodes.walk(method)
+        if isinstance(node, ast.Attribute)
+    }
 
 
 def _built_under_flags(
