@@ -123,7 +123,9 @@ def _migrated(
     warnings = [d for d in warnings if not _scale_withdrawn(d, state.withdrawn)]
     if state.shared_spans:  # a memory filled in the migration's ddp_same_random block
         warnings = [
-            dataclasses.replace(d, message=shared_fill(d.message, state.shared_spans))
+            dataclasses.replace(
+                d, message=shared_fill(d.message, state.shared_spans, state.memory_fills)
+            )
             if d.code == "DP200"
             else d
             for d in warnings

@@ -99,10 +99,13 @@ class MigrationState:
     #: scattered): (line of the user's input, the call's function as written). DP006 there
     #: ("each rank draws its own") would be false; the result does not list it.
     alike_draws: set[tuple[int, str]] = field(default_factory=set)
-    #: The user's input lines (first, last) of each statement the shared_draws pass put in
-    #: `with ddp_same_random():`: a memory filled there is filled alike on every rank
-    #: (DP200's text, hazards/replay_memories.shared_fill).
-    shared_spans: list[tuple[int, int]] = field(default_factory=list)
+    #: The user's input lines (first, last, the line of the function holding it or 0) of
+    #: each statement the shared_draws pass put in `with ddp_same_random():`: a memory
+    #: filled there is filled alike on every rank (DP200's text, replay_memories.shared_fill).
+    shared_spans: list[tuple[int, int, int]] = field(default_factory=list)
+    #: DP200's fills: the user's line of each fill call -> the line of the function holding
+    #: it (0 at module level), to tell a fill in a function whose draws are shared.
+    memory_fills: dict[int, int] = field(default_factory=dict)
     #: Calls in a training loop of another module's function or method that draws from a
     #: process-wide stream (the hazards pass's DP006 through ProgramFacts.draws): (line of
     #: the user's input, the call's function as written). What one returns is made anew at

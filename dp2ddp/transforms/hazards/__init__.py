@@ -288,7 +288,9 @@ class FlagHazards(MigrationTransform):
         paired = batch_pairings(
             original_node, wrapped, text, self.code, self._position, self.qualified_names, own, mix
         )
-        memories = per_rank_memories(original_node, self.qualified_names, self._position)
+        memories = per_rank_memories(
+            original_node, self.qualified_names, self._position, self.state.memory_fills
+        )
         subs = unproved_pairs(original_node, wrapped, self, pairs_of)
         for at, code, detail in [*paired, *memories, *subs]:
             self.warn(at, code, detail)

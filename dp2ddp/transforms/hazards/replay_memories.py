@@ -49,10 +49,12 @@ def per_rank_memories(
     module: cst.Module,
     qualified_names: Callable[[cst.CSTNode], set[str]],
     position: Callable[[cst.CSTNode], tuple[int, int]],
+    fills: dict[int, int] | None = None,
 ) -> Iterator[tuple[cst.CSTNode, str, str]]:
     """Each draw from a container the program fills in a loop (the module docstring), with
     DP200 and a detail naming the fill's line and the draw's; nothing in a module that
-    runs no backward pass or optimizer step."""
+    runs no backward pass or optimizer step. `fills` gets each named fill's line -> the
+    line of the function holding it (MigrationState.memory_fills, for shared_fill)."""
     calls = list(nodes_of(module, cst.Call))
     if not any(trains_call(call, qualified_names) for call in calls):
         return
@@ -65,15 +67,20 @@ def per_rank_memories(
             sampled.setdefault(key, call)
     if not sampled:
         return
-    fills: dict[str, cst.Call] = {}
+    fills_of: dict[str, cst.Call] = {}
     for call in _training_calls(module, qualified_names):
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value in FILL_METHODS and call.args:
-            fills.setdefault(code_of(func.value), call)
+            fills_of.setdefault(code_of(func.value), call)
     for key, call in sampled.items():
-        if key not in fills:
+        if key not in fills_of:
             continue
-        fill = fills[key]
+        fill = fills_of[key]
+        if fills is not None:
+            owner = next(
+                (f for f in reversed(nodes_of(module, cst.FunctionDef)) if _holds(f, fill)), None
+            )
+            fills[position(fill)[0]] = position(owner)[0] if owner is not None else 0
         detail = (
             f"`{key}` is filled while the program trains at line {position(fill)[0]} "
             f"(`{code_of(fill.func)}(...)`) and sampled at line {position(call)[0]} "
@@ -91,7 +98,11 @@ _FILLED = re.compile(
 )
 
 
-def shared_fill(message: str, spans: list[tuple[int, int]]) -> str:
+def _holds(function: cst.FunctionDef, node: cst.CSTNode) -> bool:
+    return any(n is node for n in calls_under(function.body, skip_scopes=True))
+
+
+def shared_fill(message: str, spans: list[tuple[int, int, int]], fills: dict[int, int]) -> str:
     """DP200's text where the migration put the fill in `with ddp_same_random():` (the
     shared_draws pass: the episode's draws decide what the model trains on; `spans`, the
     user's lines of the statements it wrapped, MigrationState.shared_spans): every rank
@@ -99,14 +110,26 @@ def shared_fill(message: str, spans: list[tuple[int, int]]) -> str:
     (round 13 v1-C, ItsNotSoftware/utt-ai-arena@0c99953: the text said each rank fills
     its own copy)."""
     found = _FILLED.search(message)
-    if found is None or not any(a <= int(found.group(1)) <= b for a, b in spans):
+    if found is None:
         return message
     line, fill, at, draw = found.groups()
+    owner = fills.get(int(line), -1)
+    if any(a <= int(line) <= b for a, b, _ in spans):
+        filled = (
+            f"filled at line {line} {fill} alike on every rank (the migration runs it in "
+            "`with ddp_same_random():`, rank 0's draws)"
+        )
+    elif owner > 0 and any(o == owner for _, _, o in spans):
+        first = min(a for a, _, o in spans if o == owner)
+        filled = (
+            f"filled at line {line} {fill} from what the function's `with ddp_same_random():` "
+            f"block at line {first} draws (rank 0's draws on every rank)"
+        )
+    else:
+        return message
     text = (
-        f"filled at line {line} {fill} alike on every rank (the migration runs it in `with "
-        f"ddp_same_random():`, rank 0's draws) and sampled at line {at} {draw} by each rank "
-        "with its own draws, outside the block: each rank cuts its share of the batch from "
-        "another sample of the memory"
+        f"{filled} and sampled at line {at} {draw} by each rank with its own draws, outside "
+        "the block: each rank cuts its share of the batch from another sample of the memory"
     )
     return message[: found.start()] + text + message[found.end() :]
 

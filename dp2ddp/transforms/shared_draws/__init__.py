@@ -59,6 +59,7 @@ from dp2ddp.transforms._support.nodes import (
     call_named,
     calls_model,
     code_of,
+    enclosing_function,
     nodes_of,
     parsed_or_none,
     walk,
@@ -573,7 +574,11 @@ class ShareDatasetDraws(WholeReads):
         except KeyError:
             return
         line_map = self.state.line_map
-        self.state.shared_spans.append((line_map(where.start.line), line_map(where.end.line)))
+        function = enclosing_function(statement, self)
+        owner = line_map(self._position(function)[0]) if function is not None else 0
+        self.state.shared_spans.append(
+            (line_map(where.start.line), line_map(where.end.line), owner)
+        )
 
 
 class _ReadDraws(ShareDatasetDraws):
