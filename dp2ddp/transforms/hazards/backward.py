@@ -462,11 +462,13 @@ class SecondBackwards:
         if isinstance(node, cst.Name):
             return flow.carries.get(node.value, frozenset())
         carried: frozenset[int] = frozenset()
+        # rows picked by an index carry none of its graph (exact types, once a node)
+        picked = node.value if type(node) is cst.Subscript else None
         for child in children_of(node):
             forwards = self._expression(child, flow)  # its backwards counted all the same
-            if not isinstance(node, cst.Subscript) or child is node.value:
-                carried |= forwards  # rows picked by an index carry none of its graph
-        if isinstance(node, cst.Comparison):
+            if picked is None or child is picked:
+                carried |= forwards
+        if type(node) is cst.Comparison:
             return frozenset()  # a mask, no graph (`losses >= top`: an attack's best rows)
         return carried
 
