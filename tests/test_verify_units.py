@@ -1589,6 +1589,71 @@ def test_a_datasets_own_generators_are_seeded_per_sample(tmp_path: Path) -> None
     )
 
 
+_INDEX_BLIND_PROBE = """
+import sys
+from pathlib import Path
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
+from dp2ddp.verify import alignment, protocol
+from dp2ddp.verify.recorder import Recorder
+
+options = protocol.RunnerOptions(out=sys.argv[1], steps=1, seed=7, file_attr="x.py")
+recorder = Recorder(options, 0, 1, Path(sys.argv[1]))
+alignment.install(recorder, seed=7, scale_batch=1)
+
+
+class Episodes(Dataset):  # its index unread: each read draws an episode
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return torch.from_numpy(np.random.rand(3)).float(), 1
+
+
+class Labelled(Dataset):  # a draw, but the label is the index's
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return torch.from_numpy(np.random.rand(3)).float(), i
+
+
+def rank_batches(data):
+    ranks = []
+    for rank in range(2):
+        np.random.seed(0)  # the program seeds every rank alike
+        sampler = DistributedSampler(data, num_replicas=2, rank=rank, shuffle=False)
+        ranks.append([b[0].tolist() for b in DataLoader(data, batch_size=2, sampler=sampler)])
+    return ranks
+
+
+episodes, labelled = rank_batches(Episodes()), rank_batches(Labelled())
+blind = {entry["dataset_class"]: entry["index_blind"] for entry in recorder.loaders}
+assert blind == {"Episodes": True, "Labelled": False}, blind
+assert episodes[0] == episodes[1], episodes  # native draws: alike on ranks seeded alike
+assert labelled[0] != labelled[1], labelled  # seeded per index, as before
+print("ok")
+"""
+
+
+def test_a_dataset_drawing_whatever_its_index_keeps_its_native_draws(tmp_path: Path) -> None:
+    """Runs in a child (the alignment patches torch for the whole process). A dataset whose
+    `__getitem__` draws an episode from numpy whatever the index (a few-shot sampler,
+    shirleyzhu233/PyTorch-MAML@eee3fe3) was read under each index's seeds: every index its
+    own episode, so verify said EQUIVALENT, "ranks fed disjoint samples (2+2)", where the real
+    ranks, seeded alike, drew the same episodes (DP067, true). Such a dataset is measured
+    index-blind and keeps its native draws; one whose sample also holds its index (a label)
+    stays seeded per index."""
+    result = subprocess.run(
+        [sys.executable, "-c", _INDEX_BLIND_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.stdout.strip() == "ok", result.stderr
+
+
 def _loader_record(**fields: Any) -> dict[str, Any]:
     return {"sampler": "RandomSampler", "dataset_class": "Masked", "own_rngs": [],
             "reproducible": True, "batched_read": False, **fields}  # fmt: skip

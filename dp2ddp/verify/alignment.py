@@ -45,6 +45,7 @@ from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
 _BATCH_ATTR = "_dp2ddp_verify_batch"
 _EPOCH_ATTR = "_dp2ddp_verify_epoch"
 _ORDINAL_ATTR = "_dp2ddp_verify_sampler"
+_INDEX_BLIND_ATTR = "_dp2ddp_verify_index_blind"
 #: How many of a rank's indices a DistributedSampler's record keeps (the compared steps read
 #: the first few batches).
 RECORDED_INDICES = 4096
@@ -156,6 +157,49 @@ def dataset_digest(dataset: Any, seed: int) -> tuple[str | None, bool | None]:
         return None, None
 
 
+def index_blind(dataset: Any, seed: int) -> bool:
+    """Whether the dataset's samples are its own draws, not its indices': index `n // 2`
+    read under index 0's seeds gives index 0's sample, and index 0 read under index `n // 2`'s
+    seeds another one (a few-shot dataset whose `__getitem__` draws an episode from numpy
+    whatever the index: shirleyzhu233/PyTorch-MAML@eee3fe3). Read under its index's seeds,
+    such a dataset gave each index a sample of its own, which the real run does not: there
+    each process draws from its own streams, alike on every rank seeded alike (DP067), and
+    verify said EQUIVALENT, "ranks fed disjoint samples", for ranks that train on the same
+    episodes. Its reads keep their native draws (`_patch_fetch`): verify sees what the ranks
+    really read. The whole sample is compared (a label read off the index is an index's)."""
+    try:
+        n = len(dataset)
+        if n < 2 or not hasattr(dataset, "__getitem__"):
+            return False
+        other = n // 2
+        here = _whole_digest(_load_seeded(dataset, 0, seed))
+        there = _whole_digest(_read_seeded(lambda: dataset[other], 0, seed, dataset))
+        redrawn = _whole_digest(_read_seeded(lambda: dataset[0], other, seed, dataset))
+    except Exception:  # noqa: BLE001  (the script's own dataset: any failure means "unknown")
+        return False
+    return here is not None and there == here and redrawn != here
+
+
+def _whole_digest(sample: Any) -> str | None:
+    """A hash of every tensor, array and number in a sample (tuples, lists and dicts
+    followed); None where it holds no tensor."""
+    h = hashlib.blake2b(digest_size=8)
+    tensors = 0
+    pending = [sample]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item[key] for key in sorted(item, key=repr))
+        elif isinstance(item, (list, tuple)):
+            pending.extend(reversed(item))
+        elif isinstance(item, torch.Tensor) or type(item).__name__ == "ndarray":
+            h.update(tensor_digest(torch.as_tensor(item)).encode())
+            tensors += 1
+        else:
+            h.update(repr(item).encode())
+    return h.hexdigest() if tensors else None
+
+
 def _patch_random_sampler(recorder: Recorder, seed: int) -> None:
     native: Callable[[RandomSampler], Iterator[int]] = RandomSampler.__iter__
 
@@ -253,6 +297,12 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
         if isinstance(self.sampler, DistributedSampler) and self.batch_size:
             setattr(self.sampler, _BATCH_ATTR, self.batch_size)
         digest, reproducible = dataset_digest(self.dataset, seed)
+        blind = index_blind(self.dataset, seed)
+        if blind:
+            try:
+                setattr(self.dataset, _INDEX_BLIND_ATTR, True)
+            except (AttributeError, TypeError):
+                blind = False  # cannot be marked: its reads stay seeded, as before
         recorder.loaders.append(
             {
                 "batch_size": self.batch_size,
@@ -261,6 +311,7 @@ def _patch_data_loader(recorder: Recorder, scale_batch: int, seed: int) -> None:
                 "scaled": scaled,
                 "dataset": digest,
                 "reproducible": reproducible,
+                "index_blind": blind,
                 "dataset_class": type(self.dataset).__name__,
                 "own_rngs": [own.record() for own in own_rngs.find(self.dataset)],
                 "batched_read": _batched_read(self.dataset),
@@ -431,8 +482,11 @@ def _patch_fetch(recorder: Recorder, seed: int) -> None:
 
     def seeded_fetch(self: Any, possibly_batched_index: Any) -> Any:
         """The native fetch (torch 2.x), each sample under its own seed. A dataset's own
-        batched `__getitems__` (not a Subset's) keeps its native read, draws and all."""
+        batched `__getitems__` (not a Subset's) keeps its native read, draws and all, as
+        does a dataset whose samples are its own draws (`index_blind`)."""
         dataset = self.dataset
+        if getattr(dataset, _INDEX_BLIND_ATTR, False):
+            return native(self, possibly_batched_index)  # type: ignore[no-untyped-call]
         if not self.auto_collation:
             data = _load_seeded(dataset, possibly_batched_index, seed)
         elif not getattr(dataset, "__getitems__", None):

@@ -50,6 +50,13 @@ def not_comparable(original: RankRecord, split_right: bool = False) -> list[tupl
                 "from something verify cannot seed (a generator it did not find, the clock, "
                 "the OS)",
             ))  # fmt: skip
+        if loader.get("index_blind"):
+            reasons.append((
+                f"{dataset} draws its samples whatever their index",
+                f"{dataset}[n // 2] read under index 0's seeds gave index 0's sample, and "
+                "index 0 under other seeds another: its samples are its own draws, from each "
+                "process's own streams, which no sampler aligns",
+            ))  # fmt: skip
         if loader.get("batched_read") and not split_right:
             reasons.append((
                 f"{dataset} reads each batch its own way (__getitems__)",
