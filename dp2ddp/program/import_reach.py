@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterator
 
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.reexports import absolute_base
+from dp2ddp.transforms._support.identifiers import mentions
 
 
 def imported_names(module: ProgramModule) -> Iterator[str]:
@@ -110,13 +111,24 @@ def run_at_import(program: Program) -> tuple[str, ...]:
     helpers module (whose import drops the log records of ranks other than 0) before its
     first import of one: that code runs before ddp_setup() (round 13 v4-A, stop 61:
     khanrc/pt.darts@48e7137 logs its parameters through `config.print_params(logger.info)`
-    at import)."""
+    at import). Only a module whose text may output (`_OUTPUT_WORDS`, a substring test that
+    never misses one) counts: one that only puts a folder on `sys.path` at import
+    (`_init_paths.add_path(lib)`) logs nothing, and moving the setup above its import
+    reordered the entry's imports for nothing (examples/project_init_paths)."""
     names = {m.name for m in program.modules}
-    own = {m.name for m in program.libraries if _calls_at_import(m.passing_tree(), names)}
+    own = {
+        m.name
+        for m in program.libraries
+        if mentions(m.source.text, *_OUTPUT_WORDS) and _calls_at_import(m.passing_tree(), names)
+    }
     if not own:
         return ()
     reach = reached(program, own)
     return tuple(sorted(m.name for m in program.libraries if m.name in own or reach[m.name]))
+
+
+#: Words of any code that may write output at import: prints, logging, writes, saves.
+_OUTPUT_WORDS = ("print", "log", "write", "open", "save", "dump", "stdout", "stderr")
 
 
 def _calls_at_import(tree: ast.Module, program: set[str]) -> bool:

@@ -1,4 +1,4 @@
-from _dp2ddp import ddp_print
+from _dp2ddp import ddp_is_main, ddp_print
 
 class Config:
     def __init__(self):
@@ -7,6 +7,8 @@ class Config:
         self.path = "run"
 
     def print_params(self, prtf=ddp_print):
-        prtf("Parameters:")
+        if ddp_is_main():
+            prtf("Parameters:")
         for attr, value in sorted(vars(self).items()):
-            prtf("{}={}".format(attr.upper(), value))
+            if ddp_is_main():
+                prtf("{}={}".format(attr.upper(), value))
