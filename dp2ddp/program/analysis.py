@@ -117,14 +117,19 @@ def migrated_before(program: Program) -> bool:
     """Some module importing the generated helpers calls a migrated wrap or ddp_setup: the
     program was a DataParallel program when dp2ddp migrated it. A module that only imports
     helpers (DEVICE, ddp_is_main) is shared with programs the first run left unchanged."""
-    for module in program.modules:
-        if module.real in program.uses_generated and mentions(module.source.text, *MIGRATED_CALLS):
-            if any(
-                isinstance(node, ast.Call) and _called_name(node.func) in MIGRATED_CALLS
-                for node in ast.walk(module.passing_tree())
-            ):
-                return True
-    return False
+    return any(module_migrated(program, module) for module in program.modules)
+
+
+def module_migrated(program: Program, module: ProgramModule) -> bool:
+    """`module` imports the generated helpers and calls a migrated wrap or ddp_setup."""
+    if module.real not in program.uses_generated:
+        return False
+    if not mentions(module.source.text, *MIGRATED_CALLS):
+        return False
+    return any(
+        isinstance(node, ast.Call) and _called_name(node.func) in MIGRATED_CALLS
+        for node in ast.walk(module.passing_tree())
+    )
 
 
 def _called_name(func: ast.expr) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from dp2ddp.program.analysis import ProgramGate
+from dp2ddp.program.analysis import ProgramGate, module_migrated
 from dp2ddp.program.discovery import Program, Stamp
 from dp2ddp.program.project import ModuleVerdict
 from dp2ddp.result import FileOutcome
@@ -57,38 +57,28 @@ class ProgramPlan:
 
 def no_program(program: Program, gate: ProgramGate) -> bool:
     """A script the folder walk found is no program when it trains no wrapped model: no
-        module of its program wraps one (nor has a DDP path of its own), or none of the wraps
-        is reached from the script (`_wrap_reached`). A data module's `if __name__ ==
-        "__main__":` demo that builds a dataset and prints a sample trains nothing. Taken for a
-        program, it migrated the modules it shares with the real entry as its own program
-        does; the real entry's program then failed on them ("shared by several programs that
-        migrate it differently", rc 2) and was left unmigrated (VIPL-SLP/VAC_CSLR@71f3e03:
-        dataset/dataloader_video.py's demo imports `utils`, whose device.py wraps a model in
-        a method the demo never calls, beside main.py, which imports the data module by a
-        configured name; round 13 v3-D). Such a script is migrated alone, as a file no entry
-        reaches; its modules belong to the programs that import them, or are migrated on
-        their own. A script that imports by a name known only at run time stays a program (the
-        name may be its wrap's module: DP094), as does one migrated before (`migrated_before`: its
-    `_dp2ddp.py`, deleted, is regenerated from what it imports). A file named on the command
-    line is always one."""
+    module of its program wraps one (nor has a DDP path of its own), or none of the wraps
+    is reached from the script (`_wrap_reached`). A data module's `if __name__ ==
+    "__main__":` demo that builds a dataset and prints a sample trains nothing. Taken for a
+    program, it migrated the modules it shares with the real entry as its own program
+    does; the real entry's program then failed on them ("shared by several programs that
+    migrate it differently", rc 2) and was left unmigrated (VIPL-SLP/VAC_CSLR@71f3e03:
+    dataset/dataloader_video.py's demo imports `utils`, whose device.py wraps a model in
+    a method the demo never calls, beside main.py, which imports the data module by a
+    configured name; round 13 v3-D). Such a script is migrated alone, as a file no entry
+    reaches; its modules belong to the programs that import them, or are migrated on
+    their own. A script that imports by a name known only at run time stays a program (the
+    name may be its wrap's module: DP094), as does an entry migrated before
+    (`module_migrated`, asked of the entry alone: a demo importing a module that a migrated
+    entry shares is no program for that; the entry's deleted `_dp2ddp.py` is regenerated
+    from what it imports). A file named on the command line is always one."""
     if program.dynamic_sites:  # it may import its wrap by a name known at run time (DP094)
         return False
-    if _entry_migrated(program):  # a program still: its deleted helpers module regenerated
+    if module_migrated(program, program.entry):  # migrated before: its helpers regenerated
         return False
     if not gate.has_dataparallel:
         return gate.ddp_path_in is None
     return not _wrap_reached(program, gate)
-
-
-def _entry_migrated(program: Program) -> bool:
-    """The entry itself imports the generated helpers and calls `ddp_setup()`: dp2ddp made it
-    a program's entry before. Asked of the entry alone: a demo importing a module that a
-    migrated entry shares (its wrap now DDP) is no program for that."""
-    entry = program.entry
-    if entry.real not in program.uses_generated or "ddp_setup" not in entry.source.text:
-        return False
-    calls = (node for node in ast.walk(entry.passing_tree()) if isinstance(node, ast.Call))
-    return any(isinstance(c.func, ast.Name) and c.func.id == "ddp_setup" for c in calls)
 
 
 _NONE = ModuleVerdict()
