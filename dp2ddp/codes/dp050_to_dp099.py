@@ -180,6 +180,21 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "the inner model's own attributes are needed), or drop the wrap and the unwrap both "
         "and train the bare module on the whole batch on every rank.",
     ),
+    "DP063": (
+        "the wrapped model's state written from its output",
+        "A value computed from the wrapped model's output is written back into that "
+        "model's own state: a buffer or an attribute reached through the wrapped name "
+        "(`self.net.module.emau.mu += mu * (1 - momentum)` after `loss, mu = "
+        "self.net(image, label)` and `mu = mu.mean(dim=0)`, XiaLiPKU/EMANet@f09ffac, the "
+        "moving average of its attention bases), by an assignment or an in-place method "
+        "(`copy_`, `mul_`, `add_`). DataParallel gathered its replicas' outputs: the value "
+        "was the whole batch's, one update of the one copy. Under DDP each rank's output is "
+        "its own share's, each rank writes its own value, and at the next forward DDP "
+        "copies rank 0's buffers over every rank's: the update is rank 0's share's alone. "
+        "Average the value over the ranks before the write (`dist.all_reduce(v)`, then `v "
+        "/= world_size`: the mean of the equal shares' means is the batch's mean), or "
+        "gather the rows (`all_gather`) where the update needs every sample.",
+    ),
     "DP064": (
         "a loss object cuts the model's output by the global batch size it holds",
         "An object called on the wrapped model's output (a loss module) cuts that input's "

@@ -287,6 +287,17 @@ LATER_HIGH: Final[dict[str, tuple[str, str]]] = {
         "mask on the label, `target != NO_LABEL`) instead of where it is; then silence the "
         "warning with `# noqa: DP082` (it is said again at each `--check`).",
     ),
+    "DP083": (
+        "BatchNorm the removed replication patch synchronised is per process",
+        "The program patched its DataParallel wrap with a sync-BN package's "
+        "`patch_replication_callback(model)`, so that the package's BatchNorm layers "
+        "(SynchronizedBatchNorm2d, often built through a `partial` or an alias no BatchNorm "
+        "name shows: XiaLiPKU/EMANet@f09ffac's `norm_layer`) normalised over the whole "
+        "batch, across the GPUs. DDP does not replicate, so the patch was removed with the "
+        "wrap; the layers now normalise over each process's share, as plain BatchNorm does. "
+        "Pass --sync-batchnorm to convert them to torch's SyncBatchNorm (they subclass "
+        "torch's _BatchNorm; CUDA only), or accept per-process statistics.",
+    ),
     "DP084": (
         "a loader handed to another module, not followed to the loops that use it",
         "A DataLoader this module builds (or gets from a loader factory) and does not "

@@ -332,7 +332,7 @@ class WrapModelInDDP(MigrationTransform):
         nothing to patch, and it asserts `isinstance(model, DataParallel)`: kept, it raised
         AssertionError at start-up (jfzhang95/pytorch-deeplab-xception@9135e10 train.py).
         Only where its argument holds a wrap this pass migrated; elsewhere detect's DP002
-        stands. BatchNorm statistics across processes are --sync-batchnorm's job (DP008).
+        stands. Without --sync-batchnorm DP083 there: it synchronised the statistics.
         """
         kept = [
             new
@@ -356,11 +356,12 @@ class WrapModelInDDP(MigrationTransform):
         model = self.code(call.args[0].value)
         if scoped_name(call, model, self) not in self._migrated_wraps:
             return False
-        self.record(
-            call,
-            f"removed {name}({model}): DDP does not replicate the model, so there is no "
-            "replication to patch (BatchNorm across processes: --sync-batchnorm)",
-        )
+        note = "there is no replication to patch (BatchNorm across processes: --sync-batchnorm)"
+        self.record(call, f"removed {name}({model}): DDP does not replicate the model, so {note}")
+        # a layer it synchronised: a program class named so, or this module names one
+        held = any("BatchNorm" in m.name.rpartition(".")[2] for m in self.state.facts.models)
+        if not self.state.options.sync_batchnorm and (held or "Synchronized" in self.state.text):
+            self.warn(call, "DP083", f"{self.code(call.func)}({model})")  # stop 62 v1-C
         if isinstance(call.func, cst.Name):
             for module, alias in self._patch_imports.get(call.func.value, []):
                 RemoveImportsVisitor.remove_unused_import(

@@ -53,14 +53,9 @@ from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.batches.beside import prove_beside_loader
 from dp2ddp.transforms.batches.cut_counts import settle_cuts, settle_output_cuts
 from dp2ddp.transforms.batches.fed import fed_share_loop
-from dp2ddp.transforms.batches.loops import (
-    PER_RANK,
-    ROUNDS,
-    SAME_RANDOM,
-    SHARD,
-    _plain_target,
-)
+from dp2ddp.transforms.batches.loops import PER_RANK, ROUNDS, SAME_RANDOM, SHARD, _plain_target
 from dp2ddp.transforms.batches.numbers import held_alike
+from dp2ddp.transforms.batches.reduced import reduced_name, reduces_batch
 from dp2ddp.transforms.batches.replicated import replicated
 from dp2ddp.transforms.batches.sampled_parts import handed_on, sampled_tuple
 from dp2ddp.transforms.batches.source_syntax import (
@@ -296,8 +291,10 @@ class BatchProof(TrainingLoops):
             while True:
                 if operand is call:
                     return True
-                if isinstance(operand, cst.Name):
-                    return operand.value in outputs
+                if isinstance(operand, cst.Name):  # not once reduced over the batch (v1-D)
+                    return operand.value in outputs and not reduced_name(flow, operand)
+                if reduces_batch(operand):
+                    return False  # `out.mean(0)`: no rows of the output
                 if isinstance(operand, cst.Call) and isinstance(operand.func, cst.Attribute):
                     operand = operand.func.value
                 elif isinstance(operand, (cst.Attribute, cst.Subscript)):

@@ -18,6 +18,7 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
   through a project helper the loop calls (see hazards.draws).
 - DP007 `forward()` changing state on `self`.
 - DP008 BatchNorm layers (once; DP017 with --sync-batchnorm); DP010 CUDA_VISIBLE_DEVICES set.
+- DP063 the wrapped model's state written from its output (hazards.output_state).
 - DP040 a loss comparing samples across the batch (hazards.pairs); DP115 code outside a
   partial wrap that did so, DP116 a criterion of a class not known statically (sub_wraps).
 - DP071 a loss dividing one sum over the batch by another (Dice, IoU): each rank's ratio
@@ -90,6 +91,7 @@ from dp2ddp.transforms.hazards.handed_forwards import handed_forwards
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.module_bypass import module_bypasses
+from dp2ddp.transforms.hazards.output_state import output_state_writes
 from dp2ddp.transforms.hazards.pairs import ClassPairs, criterion_findings, pair_losses
 from dp2ddp.transforms.hazards.pickled import imported_pickler, only_wrapped, wrap_reaches
 from dp2ddp.transforms.hazards.replay_memories import per_rank_memories
@@ -292,7 +294,8 @@ class FlagHazards(MigrationTransform):
             original_node, self.qualified_names, self._position, self.state.memory_fills
         )
         subs = unproved_pairs(original_node, wrapped, self, pairs_of)
-        for at, code, detail in [*paired, *memories, *subs]:
+        written = output_state_writes(original_node, self._wrapped, self.code, self._position)
+        for at, code, detail in [*paired, *memories, *subs, *written]:
             self.warn(at, code, detail)
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap
