@@ -41,6 +41,15 @@ index is a name every binding of which (the def-use view) is a `for` target over
 through names and shape-keeping methods (`.unsqueeze(0)`, `.view(...)`, `.detach()`). A
 loop over a list of outputs (`preds[i]` of multi-scale heads, each a whole batch) is no such
 loop.
+
+Not where the tensor the mask selects from is a SCALAR (zswldxb/PCCLS@77dac77
+pccls/losses/SmoothCrossEntropyLoss.py:22, stop 62: `loss = -(...).sum(dim=1).mean()`, then
+`loss = loss[torch.isfinite(loss)].mean()`, a guard against a non-finite loss): the selection
+holds at most one element, so its mean is the loss itself (or NaN) on a rank as on
+DataParallel's device, whatever the split. A scalar: every binding of the name (the scope's
+assignments) is a reduction with no dims (`x.mean()`, `x.sum()`, `torch.mean(x)`, a
+`torch.nn.functional` loss averaging over its elements), a sign or a product of such values
+and numbers. A selection from a per-element loss (`reduction='none'`) is still DP043.
 """
 
 from __future__ import annotations
@@ -314,6 +323,8 @@ def _selected(
     if isinstance(node, cst.Subscript):
         if sample is not None and _one_sample(node.value, assigned, sample, 0):
             return None  # a selection of one sample: its count is no split's (docstring)
+        if _scalar(node.value, assigned, names, 0):
+            return None  # a selection from a scalar: at most one element (docstring)
         return _indexed(node, assigned, is_mask, names)
     if not isinstance(node, cst.Call):
         return None
@@ -327,6 +338,36 @@ def _selected(
     if isinstance(node.func, cst.Attribute) and node.func.attr.value in _ELEMENTWISE:
         return again(node.func.value)
     return None
+
+
+#: Tensor methods that, called with no arguments, reduce every element to one (a 0-dim tensor).
+_FULL_REDUCTIONS = frozenset("mean sum prod max min norm std var amax amin".split())
+
+
+def _scalar(node: cst.BaseExpression, assigned: _Assigned, names: _Names, depth: int) -> bool:
+    """`node` is a 0-dim tensor at every binding: a reduction with no dims (`x.mean()`,
+    `torch.sum(x)`, an averaging `torch.nn.functional` loss), through names (every binding),
+    signs and arithmetic of such values and numbers."""
+    if depth > 6:
+        return False
+    if isinstance(node, (cst.Integer, cst.Float)):
+        return True
+    if isinstance(node, cst.Name):
+        bound = assigned.get(node.value, [])
+        return bool(bound) and all(_scalar(v, assigned, names, depth + 1) for v in bound)
+    if isinstance(node, cst.UnaryOperation):
+        return _scalar(node.expression, assigned, names, depth + 1)
+    if isinstance(node, cst.BinaryOperation):
+        return _scalar(node.left, assigned, names, depth + 1) and _scalar(
+            node.right, assigned, names, depth + 1
+        )
+    if not isinstance(node, cst.Call):
+        return False
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in _FULL_REDUCTIONS:
+        return not node.args
+    if names(node.func) & {"torch.mean", "torch.sum"}:
+        return len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star
+    return averaging_loss(node, names)
 
 
 def _one_sample(node: cst.BaseExpression, assigned: _Assigned, sample: _Sample, depth: int) -> bool:

@@ -64,6 +64,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     WANDB_INIT,
     WRITER_CONFIGURE,
     WRITER_FUNCTIONS,
+    repeat_safe_command,
     returns_text,
     working_call,
 )
@@ -218,8 +219,12 @@ class StatementGuards(Rule):
         `subprocess.run(args)`) on every rank: what the command does is not read, so nothing
         proves it safe to repeat (GDANet's `cp` backups ran once per rank, stop 39, v4-F), nor
         that rank 0 alone may run it (a script whose output every rank reads). Said, not
-        guarded."""
-        if self.facts.under_guard(call) or not self.first_saying(call):
+        guarded; but `mkdir -p path` alone is proved safe to repeat (repeat_safe_command)."""
+        if self.facts.under_guard(call) or repeat_safe_command(
+            call, self.t.qualified_names(call.func)
+        ):
+            return  # `mkdir -p path`: safe to repeat (side_effects.repeat_safe_command)
+        if not self.first_saying(call):
             return
         self.t.warn(
             call,

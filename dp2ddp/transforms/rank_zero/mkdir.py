@@ -38,7 +38,12 @@ from dp2ddp.transforms.rank_zero.edits import (
     is_true_literal,
 )
 from dp2ddp.transforms.rank_zero.rule import CallRule
-from dp2ddp.transforms.rank_zero.side_effects import MAKEDIRS, MKDIR
+from dp2ddp.transforms.rank_zero.side_effects import (
+    CHILD_PROCESSES,
+    MAKEDIRS,
+    MKDIR,
+    repeat_safe_command,
+)
 
 
 class Directories(CallRule):
@@ -163,7 +168,13 @@ class Directories(CallRule):
 
 def made_directory(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
     """The path of the directory `os.mkdir(path)`, `os.makedirs(name=path)` or
-    `path.mkdir()` makes; None for any other call (or a path dp2ddp cannot see)."""
+    `path.mkdir()` makes; None for any other call (or a path dp2ddp cannot see). For a
+    shell's `mkdir -p` (`os.system(f"mkdir -p {run_dir}")`, side_effects.repeat_safe_command,
+    left to every rank as os.makedirs is) the whole command: a clock or a draw it is made
+    from names the directory, so it becomes rank 0's value (run_dir.py) as for os.makedirs
+    (stop 62 v4: else each rank made a folder of its own clock)."""
+    if names & CHILD_PROCESSES and repeat_safe_command(call, names):
+        return call.args[0].value
     if names & (MKDIR | MAKEDIRS):
         return next(
             (

@@ -46,6 +46,73 @@ CHILD_PROCESSES: Final = frozenset(
         "subprocess.Popen",
     }
 )
+#: What a shell reads between commands or as a substitution: a command text holding one of
+#: these in its own letters may run more than `mkdir -p` (`mkdir -p d && cp a d`).
+_SHELL_OPERATORS: Final = frozenset(";&|<>`$\n")
+
+
+def repeat_safe_command(call: cst.Call, names: set[str]) -> bool:
+    """`call` (of CHILD_PROCESSES, qualified as `names`) runs `mkdir -p PATH` and nothing
+    else: every rank running it at once makes the folder or finds it made, as
+    `os.makedirs(path, exist_ok=True)` on every rank does (the migration leaves that to
+    every rank); proved safe to repeat, no DP087 (zswldxb/PCCLS@77dac77 tools/main.py:116,
+    stop 62: `os.system(f"mkdir -p {exp_path}")`). The command: a string (`os.system`, or a
+    subprocess call with `shell=True`) whose own letters, the values put in left out
+    (f-string, `+`, `%`, `.format`), start `mkdir -p ` and hold no shell operator; or an
+    argument list `["mkdir", "-p", ...]` (no shell). Not `mkdir` without `-p`: a second
+    rank's fails."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return False
+    command = call.args[0].value
+    if isinstance(command, (cst.List, cst.Tuple)):
+        head = [e.value for e in command.elements[:2] if isinstance(e, cst.Element)]
+        return (
+            len(command.elements) > 2
+            and [_text(v) for v in head] == ["mkdir", "-p"]
+            and all(isinstance(e, cst.Element) for e in command.elements)
+        )
+    shell = names & {"os.system"} or any(
+        a.keyword is not None
+        and a.keyword.value == "shell"
+        and isinstance(a.value, cst.Name)
+        and a.value.value == "True"
+        for a in call.args
+    )
+    letters = _text(command)
+    return (
+        bool(shell)
+        and letters is not None
+        and (letters.lstrip().startswith("mkdir -p ") and not set(letters) & _SHELL_OPERATORS)
+    )
+
+
+def _text(node: cst.BaseExpression) -> str | None:
+    """The letters a string expression writes itself, each value put in as a space; None
+    where its start is no string of its own."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else None
+    if isinstance(node, cst.FormattedString):
+        return "".join(
+            part.value if isinstance(part, cst.FormattedStringText) else " " for part in node.parts
+        )
+    if isinstance(node, cst.ConcatenatedString):
+        left, right = _text(node.left), _text(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        left, right = _text(node.left), _text(node.right)
+        return None if left is None else left + (" " if right is None else right)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Modulo):
+        return _text(node.left)  # `"mkdir -p %s" % path`: the format's own letters
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "format"
+    ):
+        return _text(node.func.value)
+    return None
+
+
 #: Calls that copy or move a file or tree from their first argument to their second.
 COPIES: Final = frozenset(
     {
