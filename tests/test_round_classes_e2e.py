@@ -1453,6 +1453,12 @@ Stop 62 (helper s1), output and rank agreement (round 14's silent leftovers):
   the original's weights (before: the call stayed on every rank, rank 1 printed it).
 - s62_s1_print_alias_bound_in_base_module: the alias bound in a base class of one module,
   called by its subclass in another: rank 1 prints nothing (before: every line twice).
+- s62_s1_clock_run_name_dict_item (round 13 v2-E's leftover): a config dict's run name,
+  `cfg["exp_name"] = datetime.now().strftime(...)` at import, copied into a trainer's
+  attribute and made a folder in another module: rank 0's reading, `runs 1` (before:
+  `runs 2`, rank 1's own microsecond named a second folder, no warning).
+- s62_s1_clock_run_name_function_return: a config's clock stamp handed back by another
+  module's function (`naming.run_name(cfg)`) and made a folder: `runs 1` (before: `runs 2`).
 Stop 61 (helper v4):
 - gradient_penalty_s61_v4_inner_loop_in_forward (v4-A, shirleyzhu233/PyTorch-MAML@eee3fe3):
   a MAML inner loop, `autograd.grad(..., create_graph=True)` in a method the model's own
@@ -2181,6 +2187,9 @@ CASES: dict[str, tuple[str, ...]] = {
         "weights 5.6762",
     ),
     "s62_s1_print_alias_bound_in_base_module": (" * Done, tick 2", "weights -0.1992"),
+    # stop 62 s1 (round 13 v2-E's leftover): one run folder (the base: `runs 2`)
+    "s62_s1_clock_run_name_dict_item": ("runs 1", "weights -0.5717"),
+    "s62_s1_clock_run_name_function_return": ("runs 1", "weights -0.5717"),
     # stop 61 v3-C: the original's weights (the base: no find_unused_parameters, "Expected
     # to have finished reduction" at the second step on both ranks)
     "model_wrap_s61_v3_method_bound_onto_model": ("weights 6.1560",),
@@ -2271,6 +2280,8 @@ PROGRAMS = {
     "s61_s1_frames_written_then_listed_elsewhere": "train.py",  # stop 61 s1
     "s61_s1_clock_run_name_copied_by_trainer": "train.py",  # stop 61 s1 (v2-E)
     "s62_s1_print_alias_bound_in_base_module": "train.py",  # stop 62 s1
+    "s62_s1_clock_run_name_dict_item": "train.py",  # stop 62 s1
+    "s62_s1_clock_run_name_function_return": "train.py",  # stop 62 s1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
