@@ -1445,6 +1445,20 @@ Stop 61 (helper s1), rank agreement before the process group (round 13's silent 
   a config module's clock-named run, copied into a trainer's attributes and handed to the
   function making the run folder: rank 0's reading, one run folder (before: `runs 2`,
   rank 1's own microsecond named a second, empty folder).
+Stop 62 (helper s1), output and rank agreement (round 14's silent leftovers):
+- rank_zero_s62_s1_print_alias_effectful_argument (round 14 v3,
+  GT-RIPL/Continual-Learning-Benchmark@d78b997): `self.log = print if ... else lambda *args:
+  None`, then `self.log(" * Val ...".format(..., self.timer.toc()))`, the ticks setting the
+  learning rate: `print` read as a value is `ddp_print`, rank 0 prints, every rank ticks,
+  the original's weights (before: the call stayed on every rank, rank 1 printed it).
+- s62_s1_print_alias_bound_in_base_module: the alias bound in a base class of one module,
+  called by its subclass in another: rank 1 prints nothing (before: every line twice).
+- s62_s1_clock_run_name_dict_item (round 13 v2-E's leftover): a config dict's run name,
+  `cfg["exp_name"] = datetime.now().strftime(...)` at import, copied into a trainer's
+  attribute and made a folder in another module: rank 0's reading, `runs 1` (before:
+  `runs 2`, rank 1's own microsecond named a second folder, no warning).
+- s62_s1_clock_run_name_function_return: a config's clock stamp handed back by another
+  module's function (`naming.run_name(cfg)`) and made a folder: `runs 1` (before: `runs 2`).
 Stop 61 (helper v4):
 - gradient_penalty_s61_v4_inner_loop_in_forward (v4-A, shirleyzhu233/PyTorch-MAML@eee3fe3):
   a MAML inner loop, `autograd.grad(..., create_graph=True)` in a method the model's own
@@ -2166,6 +2180,16 @@ CASES: dict[str, tuple[str, ...]] = {
     "devices_s61_v3_module_own_cuda_wraps": ("weights 6.2986",),
     # stop 61 v3-B: `self.log(...)` and `say(...)` once, on rank 0 (the base: on both ranks)
     "rank_zero_s61_v3_print_alias": ("training", "Epoch:0", "Epoch:1", "weights 6.2986"),
+    # stop 62 s1: a print alias's calls with work in their arguments, and one bound in a
+    # base class of another module: rank 0 prints (RANK0_ONLY), the original's weights
+    "rank_zero_s62_s1_print_alias_effectful_argument": (
+        " * Val error 2.2829, tick 3",
+        "weights 5.6762",
+    ),
+    "s62_s1_print_alias_bound_in_base_module": (" * Done, tick 2", "weights -0.1992"),
+    # stop 62 s1 (round 13 v2-E's leftover): one run folder (the base: `runs 2`)
+    "s62_s1_clock_run_name_dict_item": ("runs 1", "weights -0.5717"),
+    "s62_s1_clock_run_name_function_return": ("runs 1", "weights -0.5717"),
     # stop 61 v3-C: the original's weights (the base: no find_unused_parameters, "Expected
     # to have finished reduction" at the second step on both ranks)
     "model_wrap_s61_v3_method_bound_onto_model": ("weights 6.1560",),
@@ -2255,11 +2279,16 @@ PROGRAMS = {
     "s61_s1_log_method_handed_in_imported_module": "train.py",  # stop 61 s1 (v4-A)
     "s61_s1_frames_written_then_listed_elsewhere": "train.py",  # stop 61 s1
     "s61_s1_clock_run_name_copied_by_trainer": "train.py",  # stop 61 s1 (v2-E)
+    "s62_s1_print_alias_bound_in_base_module": "train.py",  # stop 62 s1
+    "s62_s1_clock_run_name_dict_item": "train.py",  # stop 62 s1
+    "s62_s1_clock_run_name_function_return": "train.py",  # stop 62 s1
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
     "s60_s1_logger_through_namespace_relative_import": "weights",  # stop 60 s1 (v1-E)
     "rank_zero_s61_v3_print_alias": "Epoch",  # stop 61 v3-B
+    "rank_zero_s62_s1_print_alias_effectful_argument": "Val",  # stop 62 s1
+    "s62_s1_print_alias_bound_in_base_module": "Epoch",  # stop 62 s1
     # stop 61 s1: `prtf=print` handed as a default is ddp_print (the base: rank 1 printed)
     "rank_zero_s61_s1_log_method_handed_at_import": "Parameters",
     "model_wrap_s59_s2_passthrough_subclass_own_method": "latent",  # stop 59 s2 (v3-E)

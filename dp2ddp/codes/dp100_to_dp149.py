@@ -431,6 +431,18 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "wrap's `.module` (the model's own layers, the graph the original's one-device run "
         "drew).",
     ),
+    "DP131": (
+        "a module imported by a run-time name may draw apart on each rank",
+        "The program imports a module by a name neither its code nor a configuration file "
+        "gives (`importlib.import_module(args.dataset)`), so dp2ddp could not read it, and "
+        "modules of the project it does not read draw from a process-wide stream (torch's, "
+        "numpy's, `random`) that the program does not seed alike on every rank. If the "
+        "module imported is one of them, each rank draws its own numbers there: a dataset "
+        "that draws its split or its samples in `__init__` differs between the ranks, and "
+        "the DistributedSampler shards different data (stop 62). Seed that stream with one "
+        "value on every rank before the import, or import the module by a name the code "
+        "gives; then silence the warning with `# noqa: DP131`.",
+    ),
     "DP132": (
         "an image grid saved by rank 0 holds this rank's rows of the batch",
         "The training loop joins the step's batch and the wrapped model's output into an "

@@ -382,7 +382,20 @@ def unreached_dataparallel(root: str, reached: set[str], *, migrated: bool = Fal
     `migrate ENTRY` names each one its program leaves as it is (DP034). `migrated`: also
     those dp2ddp migrated (a DDP wrap and the generated helpers), so that `--check` finds a
     warning about them again (DP094)."""
-    found: list[str] = []
+    return [
+        path
+        for path, text in unreached_files(root, reached)
+        if "DataParallel" in text
+        and (
+            may_use_dataparallel(text)
+            or (migrated and "DistributedDataParallel" in text and GENERATED_MODULE in text)
+        )
+    ]
+
+
+def unreached_files(root: str, reached: set[str]) -> Iterator[tuple[str, str]]:
+    """(path, text) of the .py files under `root` whose real paths are not in `reached`
+    (sorted, skipping folders dp2ddp never walks and the generated helpers)."""
     seen = 0
     for current, dirs, files in os.walk(root):
         seen += len(dirs) + len(files)
@@ -390,18 +403,11 @@ def unreached_dataparallel(root: str, reached: set[str], *, migrated: bool = Fal
             break
         dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
         for name in sorted(files):
-            if not name.endswith(".py") or name == "_dp2ddp.py":
+            if not name.endswith(".py") or name == f"{GENERATED_MODULE}.py":
                 continue
             path = os.path.join(current, name)
-            if os.path.realpath(path) in reached:
-                continue
-            text = _read(path)
-            if "DataParallel" in text and (
-                may_use_dataparallel(text)
-                or (migrated and "DistributedDataParallel" in text and GENERATED_MODULE in text)
-            ):
-                found.append(path)
-    return found
+            if os.path.realpath(path) not in reached:
+                yield path, _read(path)
 
 
 def _named_members(folder: str, suffix: str, names: tuple[str, ...] = ()) -> list[str]:

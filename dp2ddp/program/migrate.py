@@ -55,7 +55,12 @@ from dp2ddp.program.padded_batches import padded_batch_notes
 from dp2ddp.program.plan import ProgramPlan, no_program
 from dp2ddp.program.project import Project, RecordingUniformity
 from dp2ddp.program.told import ProgramTeller
-from dp2ddp.program.unreached import dynamic_loader_notes, unreached_notes, unread_member_notes
+from dp2ddp.program.unreached import (
+    dynamic_loader_notes,
+    unreached_notes,
+    unread_draw_notes,
+    unread_member_notes,
+)
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
 from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms._support.identifiers import mentions
@@ -132,6 +137,10 @@ def _plan_one(
         if gate.has_dataparallel:
             for index, notes in unread_member_notes(program):  # DP073
                 migrated = _noted(migrated, index, notes)
+            if any(site.opaque for site in program.dynamic_sites):  # DP131
+                alike = ProgramTeller(program, project).seeded_streams()
+                for index, notes in unread_draw_notes(program, alike):
+                    migrated = _noted(migrated, index, notes)
             migrated = _subclassed_loaders(program, migrated, project)
             for index, notes in padded_batch_notes(program, project):  # DP127
                 migrated = _noted(migrated, index, notes)

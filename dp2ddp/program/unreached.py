@@ -11,8 +11,11 @@ import os
 from dp2ddp.codes import title
 from dp2ddp.migrate.summary import NOT_IMPORTED, SHOWN_UNREACHED, UNREACHED, unreached_message
 from dp2ddp.program.discovery import Program
-from dp2ddp.program.dynamic_imports import DynamicSite, unreached_dataparallel
+from dp2ddp.program.dynamic_imports import DynamicSite, unreached_dataparallel, unreached_files
 from dp2ddp.result import Diagnostic
+from dp2ddp.transforms._support.ast_nodes import parse_python
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
+from dp2ddp.transforms.analysis.seeded_streams import module_draws
 
 #: An import through a helper by a run-time name, in a program that migrates nothing.
 HELPER_IMPORT = "DP056"
@@ -20,6 +23,11 @@ HELPER_IMPORT = "DP056"
 UNREAD_MEMBERS = "DP073"
 #: A loader of a program whose DataParallel may be reached only by a run-time name.
 DYNAMIC_LOADER = "DP094"
+#: An import by a run-time name of a module that may draw from a stream no rank seeds alike.
+UNREAD_DRAWS = "DP131"
+#: The last names of RANDOM_DRAWS: a file naming none of them draws nothing (no parse).
+_DRAW_TAILS = frozenset(name.rpartition(".")[2] for name in RANDOM_DRAWS)
+_STREAM_NAMES = {"torch": "torch's generator", "numpy": "numpy's stream", "random": "`random`"}
 
 
 def unreached_notes(
@@ -88,6 +96,55 @@ def unread_member_notes(program: Program) -> list[tuple[int, list[Diagnostic]]]:
             f"build a DataLoader were left unread and are not migrated: {shown}"
         )
         found.setdefault(at, []).append(Diagnostic(site.line, site.col, UNREAD_MEMBERS, message))
+    return sorted(found.items())
+
+
+def unread_draw_notes(
+    program: Program, alike: frozenset[str]
+) -> list[tuple[int, list[Diagnostic]]]:
+    """DP131 at each import call by a name neither the code nor a configuration gives
+    (`importlib.import_module(args.dataset)`) in a DataParallel program, where modules of
+    the project the program does not read draw from a process-wide stream that the program
+    does not seed alike on every rank (`alike`: ProgramFacts.seeded_streams) and the module
+    does not seed itself: the module imported may be one of them, its draws (a Dataset's
+    split in `__init__`) were not read, and each rank draws its own there (each builds a
+    different dataset, and the sampler shards different data). Found writing stop 61 s3's
+    fixture (`import_class(sys.argv[1])` of a Feeder drawing `torch.randn`), no warning
+    then. By module index, its notes."""
+    sites = [s for s in program.dynamic_sites if s.opaque and not s.configured]
+    if not sites:
+        return []
+    reached = {m.real for m in program.modules}
+    drawing: list[str] = []
+    for path, text in unreached_files(program.root, reached):
+        if not any(tail in text for tail in _DRAW_TAILS):
+            continue
+        try:
+            draws = [d for d in module_draws(parse_python(text)) if d[2] not in alike]
+        except (SyntaxError, RecursionError, ValueError):
+            continue
+        if draws:
+            line, name, stream = draws[0]
+            shown = os.path.relpath(path, program.root)
+            drawing.append(f"{shown}:{line} `{name}` ({_STREAM_NAMES.get(stream, stream)})")
+    if not drawing:
+        return []
+    shown = ", ".join(drawing[:SHOWN_UNREACHED])
+    if len(drawing) > SHOWN_UNREACHED:
+        shown += f" and {len(drawing) - SHOWN_UNREACHED} more"
+    found: dict[int, list[Diagnostic]] = {}
+    for site in sites:
+        at = next((i for i, m in enumerate(program.modules) if m.path == site.path), None)
+        if at is None:
+            continue
+        message = (
+            f"{title(UNREAD_DRAWS)}: `{site.code}` imports a module by a name neither the code "
+            f"nor a configuration file gives, so dp2ddp did not read it; the project's modules "
+            f"the program does not read that draw from a stream it is not proved to seed alike "
+            f"on every rank: {shown}. If it imports one of them, each rank draws its own "
+            f"numbers there (a dataset it builds then differs between the ranks)"
+        )
+        found.setdefault(at, []).append(Diagnostic(site.line, site.col, UNREAD_DRAWS, message))
     return sorted(found.items())
 
 

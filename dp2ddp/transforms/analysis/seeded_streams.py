@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
 
 #: The streams a draw's qualified name reads, by prefix.
 STREAMS = (
@@ -444,3 +445,25 @@ def per_rank_classes(tree: ast.Module) -> frozenset[str]:
                 and target.value.id == "self"
             }
     return frozenset(found)
+
+
+def module_draws(tree: ast.Module) -> tuple[tuple[int, str, str], ...]:
+    """(line, the call's qualified name, its stream) of each call of the module that draws
+    from a process-wide stream (analysis/random_draws.RANDOM_DRAWS) naming no generator or
+    `random_state` of its own, and whose stream the module does not seed itself: for a
+    module no program reads (program/unreached.unread_draw_notes, stop 62)."""
+    bound = _imports(tree)
+    seeded = {stream for _, stream, _ in module_streams(tree).seeds}
+    found: list[tuple[int, str, str]] = []
+    for node in ast_nodes.listed(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        qualified = _qualified(node.func, bound)
+        if qualified not in RANDOM_DRAWS or any(
+            k.arg in ("generator", "random_state") for k in node.keywords
+        ):
+            continue
+        stream = stream_of([qualified])
+        if stream is not None and stream not in seeded:
+            found.append((node.lineno, qualified, stream))
+    return tuple(sorted(found))

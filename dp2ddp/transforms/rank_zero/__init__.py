@@ -134,26 +134,45 @@ class RankZeroOnly(MigrationTransform):
         return self.run_dir.leave_attribute(original_node, updated_node)
 
     def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
-        updated_node = self.set_orders.leave_arg(original_node, updated_node)
-        value = self._handed_print(original_node.value)
-        return updated_node if value is None else updated_node.with_changes(value=value)
+        return self.set_orders.leave_arg(original_node, updated_node)
 
-    def leave_Param(self, original_node: cst.Param, updated_node: cst.Param) -> cst.Param:
-        default = self._handed_print(original_node.default)
-        return updated_node if default is None else updated_node.with_changes(default=default)
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return cst.Name(PRINT_FUNCTION) if self._print_value(original_node) else updated_node
 
-    def _handed_print(self, node: cst.BaseExpression | None) -> cst.Name | None:
-        """`print` handed as a value (a parameter's default, `def print_params(self,
-        prtf=print)`; an argument, `show(print)`): what calls it prints on every rank, where
-        the guards see no print (khanrc/pt.darts@48e7137 config.py, stop 61). `ddp_print`
-        prints on rank 0, with the same arguments: None where `node` is no such value."""
-        if not isinstance(node, cst.Name) or node.value != "print":
-            return None
-        if "builtins.print" not in self.qualified_names(node) or self.facts.in_except(node):
-            return None
+    def _print_value(self, node: cst.Name) -> bool:
+        """The builtin `print` read as a value, not called: stored (`self.log = print if
+        verbose else lambda *a: None`, `say = print`), a parameter's default (`def
+        print_params(self, prtf=print)`) or an argument (`show(print)`). Whatever later
+        calls it, in this module or another (a subclass's `self.log(...)` in another
+        module: GT-RIPL/Continual-Learning-Benchmark@d78b997's agents, stop 62), printed
+        on every rank, where the guards see no print; and a guard at each call kept the
+        call's work (`self.log(..., timer.toc())`) off the other ranks, or left the call
+        on all (rank 1 printed). As `ddp_print` it prints on rank 0 with the same
+        arguments, which every rank still evaluates in the original order (khanrc/
+        pt.darts@48e7137's config.py, stop 61; print_aliases.py). Left: an argument of a
+        call in an `except` handler (a failure is per process), code that runs on rank 0
+        only already, and a value above the setup block (no `ddp_print` there yet:
+        print_aliases.py guards its calls)."""
+        if node.value != "print":
+            return False
+        parent = self.parent(node)
+        if isinstance(parent, cst.Call) and parent.func is node:
+            return False
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            return False
+        if isinstance(parent, cst.Arg) and parent.keyword is node:
+            return False  # `f(print=...)`
+        if isinstance(parent, cst.Param) and parent.name is node:
+            return False  # `def f(print):`
+        if "builtins.print" not in self.qualified_names(node):
+            return False
+        if self.facts.under_guard(node) or self.facts.before_setup(node):
+            return False
+        if isinstance(parent, cst.Arg) and self.facts.in_except(node):
+            return False
         self.state.helpers.add(PRINT_HELPER)
-        self.record(node, "print handed as a value: ddp_print, which prints on rank 0")
-        return cst.Name(PRINT_FUNCTION)
+        self.record(node, "print as a value: ddp_print, which prints on rank 0")
+        return True
 
     def leave_CompFor(self, original_node: cst.CompFor, updated_node: cst.CompFor) -> cst.CompFor:
         return self.set_orders.leave_comp_for(original_node, updated_node)

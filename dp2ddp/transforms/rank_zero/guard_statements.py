@@ -126,7 +126,7 @@ class StatementGuards(Rule):
             return None
         func = small.value.func
         names = self.t.qualified_names(func)
-        if names & PRINT or print_alias(self.t, func):  # `self.log = print` (print_aliases)
+        if names & PRINT or print_alias(self.t, func):  # `log = print` above the setup
             return "print"
         model = report_model(self.t, small.value)
         if model is not None:  # torchsummary's summary(model, ...): a forward, then a print

@@ -19,6 +19,7 @@ the program's other modules, through ProgramHints:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
@@ -44,27 +45,51 @@ class Sink(NamedTuple):
 
 def attribute_sinks(rule: RunDirValues) -> list[Sink]:
     """`opts.save_dir = ...` where some module of the program makes or writes a path that
-    reads `.save_dir` (ProgramHints.path_attributes, path_sinks.py)."""
+    reads `.save_dir` (ProgramHints.path_attributes, path_sinks.py), and `cfg["exp_name"] =
+    ...` (or `{"exp_name": ...}`) where one reads the item `["exp_name"]`, here or through
+    copies (path_sinks.attribute_flows: a config dict's clock-named run, stop 62)."""
     named = rule.t.state.hints.path_attributes
     if not named:
         return []
     sinks: list[Sink] = []
+    stores: list[tuple[cst.CSTNode, cst.BaseExpression, cst.BaseExpression]] = []
     for assign in nodes_of(rule.facts.module, cst.Assign):
         if len(assign.targets) != 1:
             continue
         target = assign.targets[0].target
-        if not isinstance(target, cst.Attribute):
+        if isinstance(target, cst.Attribute):
+            if target.attr.value in named or (
+                f"[{target.attr.value}]" in named and _keyed_self(assign, target, rule)
+            ):
+                stores.append((assign, target, assign.value))
+        elif isinstance(target, cst.Subscript) and _key(target.slice) in named:
+            stores.append((assign, target, assign.value))
+    if any(k.startswith("[") for k in named):
+        for literal in nodes_of(rule.facts.module, cst.Dict):
+            for element in literal.elements:
+                if isinstance(element, cst.DictElement) and _item(element.key) in named:
+                    stores.append((element, element.key, element.value))
+    for site, held, value in stores:
+        if rule.facts.under_guard(site) or rule._in_inserted_helper(site):
             continue
-        if target.attr.value not in named and not (
-            f"[{target.attr.value}]" in named and _keyed_self(assign, target, rule)
-        ):
-            continue
-        if rule.facts.under_guard(assign) or rule._in_inserted_helper(assign):
-            continue
-        line = rule.t.input_position(assign)[0]
-        what = f"`{rule.t.code(target)}` at line {line}, a path the program makes or writes"
-        sinks.append(Sink(assign.value, assign, (what, rule.t.code(target)), f"it names {what}"))
+        line = rule.t.input_position(site)[0]
+        what = f"`{rule.t.code(held)}` at line {line}, a path the program makes or writes"
+        sinks.append(Sink(value, site, (what, rule.t.code(held)), f"it names {what}"))
     return sinks
+
+
+def _key(slices: Sequence[cst.SubscriptElement]) -> str:
+    """`[k]` of a subscript by one string literal, else ""."""
+    if len(slices) != 1 or not isinstance(slices[0].slice, cst.Index):
+        return ""
+    return _item(slices[0].slice.value)
+
+
+def _item(key: cst.BaseExpression) -> str:
+    """`[k]` of a string literal key `"k"`, else ""."""
+    if isinstance(key, cst.SimpleString) and isinstance(text := key.evaluated_value, str):
+        return f"[{text}]"
+    return ""
 
 
 def _keyed_self(assign: cst.Assign, target: cst.Attribute, rule: RunDirValues) -> bool:

@@ -37,7 +37,10 @@ Attributes reach those sinks through other attributes too (attribute_flows, name
 an attribute copied into one a path is made from (`self.exp_name = cfg.EXP_NAME`), or handed
 to a parameter a path is made from (`logger(self.exp_path, self.exp_name)`), names a path
 itself, so the config module assigning `__C.EXP_NAME` from the clock at import makes that
-reading rank 0's (ddp_rank0_value needs no process group: round 13 v2-E, stop 61).
+reading rank 0's (ddp_rank0_value needs no process group: round 13 v2-E, stop 61). A dict
+item by a string key and a function's return carry a value as an attribute does (stop 62:
+`cfg["exp_name"] = time.strftime(...)` read as `self.exp_name = cfg["exp_name"]`; `def
+run_name(c): return "run-" + c.stamp` read as `naming.run_name(cfg)` in a path).
 """
 
 from __future__ import annotations
@@ -441,6 +444,10 @@ def path_attributes(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> fr
             elif isinstance(node, ast.Name) and node.id in bound and node.id not in seen:
                 seen.add(node.id)
                 paths.extend(bound[node.id])
+            if isinstance(node, ast.Call):  # its return names the path (attribute_flows)
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+                found.update([f"{name}()"] if name else [])
     return frozenset(found)
 
 
@@ -554,11 +561,16 @@ def attribute_flows(tree: ast.Module) -> frozenset[str]:
     `f@slot<b` for each argument reading `.b` handed to a function called by name at a
     position or keyword (`logger(self.exp_path, self.exp_name)`: `logger@1<exp_name`). An
     attribute a path is made from names a path in every value it is copied from, and so
-    does one handed to a parameter a path is made from (path_parameters): named_through."""
+    does one handed to a parameter a path is made from (path_parameters): named_through.
+    A dict item by a string key is a slot too (`[k]`: `cfg["exp_name"] = ...`, read as
+    `self.exp_name = cfg["exp_name"]`), and so is a function's return (`f()`: `def
+    run_name(c): return "run-" + c.STAMP` read as `name = utils.run_name(cfg)`), stop 62:
+    a clock read stored in a config dict or handed back by a function of another module
+    named each rank's own run folder."""
     found: set[str] = set()
     for node in ast_nodes.listed(tree):
         if isinstance(node, ast.Assign):
-            targets = [t.attr for t in node.targets if isinstance(t, ast.Attribute)]
+            targets = [t for t in map(_slot, node.targets) if t]
             found.update(f"{a}<{b}" for a in targets for b in _read_attributes(node.value))
         elif isinstance(node, ast.Call):
             func = node.func
@@ -567,17 +579,45 @@ def attribute_flows(tree: ast.Module) -> frozenset[str]:
             slots += [(k.arg, k.value) for k in node.keywords if k.arg is not None]
             for slot, value in slots if callee else ():
                 found.update(f"{callee}@{slot}<{b}" for b in _read_attributes(value))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            returned = (
+                n.value for n in ast_nodes.walk(node) if isinstance(n, ast.Return) and n.value
+            )
+            for value in returned:
+                found.update(f"{node.name}()<{b}" for b in _read_attributes(value))
     return frozenset(found)
 
 
+def _slot(target: ast.expr) -> str:
+    """The slot a store fills: `a` of `x.a`, `[k]` of `x["k"]`; "" for any other."""
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return _key(target)
+
+
+def _key(node: ast.AST) -> str:
+    """`[k]` of `x["k"]` (a string key that the flows' text can carry), else ""."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        key = node.slice.value
+        if isinstance(key, str) and not any(c in key for c in "<@:"):
+            return f"[{key}]"
+    return ""
+
+
 def _read_attributes(value: ast.expr) -> set[str]:
-    """The attribute names a value reads (not a called method's)."""
+    """The attribute names a value reads (not a called method's), the string keys it reads
+    items by (`[k]`) and the functions it calls (`f()`, by their last name)."""
     called = {id(n.func) for n in ast_nodes.walk(value) if isinstance(n, ast.Call)}
-    return {
-        n.attr
-        for n in ast_nodes.walk(value)
-        if isinstance(n, ast.Attribute) and id(n) not in called and isinstance(n.ctx, ast.Load)
-    }
+    found: set[str] = set()
+    for n in ast_nodes.walk(value):
+        if isinstance(n, ast.Call):
+            name = n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", "")
+            found.update([f"{name}()"] if name else [])
+        elif isinstance(n, ast.Attribute) and id(n) not in called and isinstance(n.ctx, ast.Load):
+            found.add(n.attr)
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and _key(n):
+            found.add(_key(n))
+    return found
 
 
 def named_through(

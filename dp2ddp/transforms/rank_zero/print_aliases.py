@@ -1,14 +1,16 @@
-"""A name or `self` attribute that holds the builtin `print`: its calls are prints.
+"""A name or `self` attribute that holds the builtin `print` bound above the setup block.
 
-GT-RIPL/Continual-Learning-Benchmark@d78b997's agent logs through
-`self.log = print if agent_config['print_freq'] > 0 else lambda *args: None` and calls
-`self.log(...)` for every line it prints (epochs, running loss and accuracy, validation);
-the call names no `print`, so the rank-0 rules left it, and under torchrun every rank
-printed each line (stop 61 v3-B). The callee is asked of the shared def-use view
-(dp2ddp/flow/, `origins`): where every value it may hold is the builtin `print` (a name
-the module never binds) or a lambda whose body is a constant (a switched-off log), and at
-least one is `print`, the call is a print. Any other value (a logger's method, a function
-of the program, a parameter some caller binds) leaves the call to the other rules.
+`print` read as a value becomes `ddp_print` where it is read (RankZeroOnly._print_value:
+`self.log = print if verbose else lambda *args: None`, GT-RIPL/Continual-Learning-
+Benchmark@d78b997's agent, stop 61 v3-B and stop 62), so every call through the alias, in
+any module, prints on rank 0 with its arguments evaluated on every rank. Above the setup
+block (`log = print` between the module's imports) no `ddp_print` exists yet: the value
+stays, and the calls through it are prints for the guards. The callee is asked of the
+shared def-use view (dp2ddp/flow/, `origins`): where every value it may hold is such a
+`print` or a lambda whose body is a constant (a switched-off log), and at least one is
+`print`, the call is a print. Any other value (a logger's method, a function of the
+program, a parameter some caller binds, a `print` that became `ddp_print`) leaves the call
+to the other rules.
 """
 
 from __future__ import annotations
@@ -25,20 +27,22 @@ if TYPE_CHECKING:
 
 
 def print_alias(transform: RankZeroOnly, func: cst.BaseExpression) -> bool:
-    """`func` (a plain name other than `print`, or `self.name`) holds the builtin print on
-    every path that gives it a value, and on one at least."""
+    """`func` (a plain name other than `print`, or `self.name`) holds the builtin print
+    bound above the setup block on every path that gives it a value, and on one at least."""
     if isinstance(func, cst.Attribute):
         if not (isinstance(func.value, cst.Name) and func.value.value == "self"):
             return False
     elif not isinstance(func, cst.Name) or func.value == "print":
         return False
     module = module_of(func, transform)
-    if not isinstance(module, cst.Module):
+    if not isinstance(module, cst.Module) or not transform.facts.early:
         return False
     found = False
     for origin in origins(view(module), func):
         node = origin.node
         if origin.kind == "global" and isinstance(node, cst.Name) and node.value == "print":
+            if not transform.facts.before_setup(node):
+                return False  # ddp_print where it is bound (RankZeroOnly._print_value)
             found = True
         elif not (
             origin.kind == "definition"

@@ -1,4 +1,4 @@
-from _dp2ddp import ddp_is_main, ddp_print
+from _dp2ddp import ddp_print
 
 class Config:
     def __init__(self):
@@ -7,8 +7,6 @@ class Config:
         self.path = "run"
 
     def print_params(self, prtf=ddp_print):
-        if ddp_is_main():
-            prtf("Parameters:")
+        prtf("Parameters:")
         for attr, value in sorted(vars(self).items()):
-            if ddp_is_main():
-                prtf("{}={}".format(attr.upper(), value))
+            prtf("{}={}".format(attr.upper(), value))
