@@ -415,6 +415,9 @@ class Reexports:
     #: program (`os` of a `utils.py` saying `import os`) -> the real dotted name: libcst
     #: binds nothing for a star import, so `os.mkdir(d)` ran on every rank (stop 57 v1-B).
     stars: tuple[tuple[str, str], ...] = ()
+    #: Program classes named ...DataParallel... on `object` alone, keyed alike (the module's
+    #: own by bare names): a call of one is no wrap, no DP002 (forwarding_classes.py).
+    plain: tuple[str, ...] = ()
 
     @cached_property
     def table(self) -> dict[str, str]:
@@ -591,7 +594,6 @@ class ProgramFacts:
     pickling: functions of the program's other modules that pickle a parameter whole
         (PickledParam), by qualified name as an importer spells it: a wrapped model passed
         to one is passed as its `.module`, or warned DP070 (transforms/hazards/pickled.py).
-
     grad_toggles: statements of the program's other modules that may switch parameters'
         gradients off (`p.requires_grad = on`; transforms/analysis/module_parts.py
         grad_toggles), as (text, "path:line", early): one in a function (not early) may run
@@ -615,7 +617,6 @@ class ProgramFacts:
     sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
     seeded_streams: frozenset[str] | None = None
     pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] = ()
-
     grad_toggles: tuple[tuple[str, str, bool], ...] = ()
     #: Summaries of the functions and methods of the program's other modules for DP026
     #: (BackwardSummary), by qualified name as an importer spells it
