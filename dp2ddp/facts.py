@@ -5,10 +5,8 @@ setup block, nothing known of other modules). In program mode the project model 
 computes, once per program, what each module needs to know of the rest and hands it down
 as one frozen `ProgramFacts`: its role, the DataParallel gate, the helpers module's name,
 the rank-0 hints, the other modules' drawing helpers and loaders, and the cross-module
-rank-independence questions (`Uniformity`).
-
-This module sits at the bottom of the layers (it imports only `result`): the engine, the
-passes and the project model all read it, and none of them is imported by it.
+rank-independence questions (`Uniformity`). At the bottom of the layers (it imports only
+`result`): the engine, the passes and the project model read it; it imports none of them.
 """
 
 from __future__ import annotations
@@ -103,7 +101,7 @@ class ProgramHints:
         thing in it), so `python test.py` and `torchrun ... test.py` still run; `imported`
         is then False.
     scatter_dims: the `dim` of every DataParallel wrap of the program, as written: a module
-        that iterates batches without wrapping splits them along it (transforms/batches.py).
+        iterating batches without wrapping splits them along it (batches/).
     saved_by: names of the functions and methods of the program's other modules that save
         a checkpoint (torch.save, there or through their module's own functions): rank 0
         alone writes it once migrated, so this module's loads after a call of one of them
@@ -113,10 +111,9 @@ class ProgramHints:
     loaded_by: names of the functions and methods of the program's other modules that load
         a checkpoint (torch.load, there or through their module's own functions): a call of
         one after a save is a load too (`trainer.fit()`, then `utils.load_checkpoint(...)`).
-    per_rank_returns: names of the top-level functions of the program's other modules that
-        return a value computed from a per-process read (the clock, a random draw, a uuid,
-        the file system's state): a call of one that names a shared path is read as rank
-        0's value here (`ddp_rank0_value(utils.run_name, ...)`, issue 29).
+    per_rank_returns: the top-level functions of the program's other modules returning a
+        value made from a per-process read (clock, random draw, uuid, file system state): a
+        call of one naming a shared path is read as rank 0's (`ddp_rank0_value(...)`).
     """
 
     pure: frozenset[str] = frozenset()
@@ -220,6 +217,9 @@ class ProgramHints:
     #: Last names of the classes the program's modules build in the list a `Compose` is
     #: handed: their `__call__` runs per sample (analysis/sample_code.py, stop 60).
     composed_transforms: frozenset[str] = frozenset()
+    #: This module's top-level classes no other module of the program names (a name, an
+    #: attribute, an import, a string): all their constructions are here (unbuilt_norms.py).
+    home_classes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -415,6 +415,9 @@ class Reexports:
     #: program (`os` of a `utils.py` saying `import os`) -> the real dotted name: libcst
     #: binds nothing for a star import, so `os.mkdir(d)` ran on every rank (stop 57 v1-B).
     stars: tuple[tuple[str, str], ...] = ()
+    #: Program classes named ...DataParallel... on `object` alone, keyed alike (the module's
+    #: own by bare names): a call of one is no wrap, no DP002 (forwarding_classes.py).
+    plain: tuple[str, ...] = ()
 
     @cached_property
     def table(self) -> dict[str, str]:
@@ -591,7 +594,6 @@ class ProgramFacts:
     pickling: functions of the program's other modules that pickle a parameter whole
         (PickledParam), by qualified name as an importer spells it: a wrapped model passed
         to one is passed as its `.module`, or warned DP070 (transforms/hazards/pickled.py).
-
     grad_toggles: statements of the program's other modules that may switch parameters'
         gradients off (`p.requires_grad = on`; transforms/analysis/module_parts.py
         grad_toggles), as (text, "path:line", early): one in a function (not early) may run
@@ -615,7 +617,6 @@ class ProgramFacts:
     sample_readers: tuple[tuple[str, tuple[tuple[int, str], ...]], ...] = ()
     seeded_streams: frozenset[str] | None = None
     pickling: tuple[tuple[str, tuple[PickledParam, ...]], ...] = ()
-
     grad_toggles: tuple[tuple[str, str, bool], ...] = ()
     #: Summaries of the functions and methods of the program's other modules for DP026
     #: (BackwardSummary), by qualified name as an importer spells it

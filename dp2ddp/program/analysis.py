@@ -82,10 +82,10 @@ def module_verdict(
         wraps = state.has_dataparallel and not state.skip and not state.checks_only
         return ModuleVerdict(wraps, state.skip, state.checks_only)
 
-    if told is not None and (told.names or told.forwarding):
+    if told is not None and (told.names or told.forwarding or told.plain):
         # What the module is told decides the verdict: not the plain verdict's cache.
         return project.remembered(
-            ("verdict_reexports", module.real, repr((told.names, told.forwarding))),
+            ("verdict_reexports", module.real, repr((told.names, told.forwarding, told.plain))),
             lambda: detect(project.tree(module)),
         )
     return project.verdict(module, detect)
@@ -143,7 +143,7 @@ def _called_name(func: ast.expr) -> str:
 
 def program_reexports(program: Program, project: Project) -> ProgramReexports:
     """The program's re-exports; each module's import bindings read once a project."""
-    from dp2ddp.transforms._support.forwarding_classes import forwarding_classes
+    from dp2ddp.transforms._support.forwarding_classes import forwarding_classes, plain_classes
 
     return ProgramReexports(
         program,
@@ -152,5 +152,8 @@ def program_reexports(program: Program, project: Project) -> ProgramReexports:
         ),
         lambda m: project.remembered(
             ("forwarding_classes", m.real), lambda: forwarding_classes(m.source.text)
+        ),
+        lambda m: project.remembered(
+            ("plain_classes", m.real), lambda: plain_classes(m.source.text)
         ),
     )

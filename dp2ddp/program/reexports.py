@@ -142,6 +142,7 @@ class ProgramReexports:
         program: Program,
         bindings: Callable[[ProgramModule], dict[str, str]],
         forwarding: Callable[[ProgramModule], Mapping[str, str]] = lambda _: {},
+        plain: Callable[[ProgramModule], frozenset[str]] = lambda _: frozenset(),
     ) -> None:
         self.program = program
         #: module -> its classes proved forwarding-only subclasses of torch's DataParallel
@@ -149,6 +150,9 @@ class ProgramReexports:
         #: DDP (what migrate made of one: taken for DDP, a re-export of it), read when asked
         #: (transforms/_support/forwarding_classes.py)
         self._forwarding = forwarding
+        #: module -> its classes named ...DataParallel... on `object` alone (facts.Reexports.
+        #: plain: no wrap), read when asked (forwarding_classes.plain_classes)
+        self._plain = plain
         #: module name -> the module (each module's bindings are read when first asked)
         self._modules = {m.name: m for m in program.modules}
         self._bindings = bindings
@@ -228,17 +232,18 @@ class ProgramReexports:
         outside the program, keyed as libcst spells them."""
         names: dict[str, str] = {}
         forwarding: set[str] = set()
+        plain: set[str] = set()
         stars = self._stars(module)
         for node in module.imports:
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    self._add(alias.name, alias.name, names, forwarding)
+                    self._add(alias.name, alias.name, names, forwarding, plain)
                 continue
             base = absolute_base(module, node.level, node.module)
             if base is None:
                 continue
             spelled = "." * node.level + (node.module or "")
-            self._add(spelled, base, names, forwarding)
+            self._add(spelled, base, names, forwarding, plain)
             for alias in node.names:
                 if alias.name == "*":
                     continue
@@ -247,9 +252,13 @@ class ProgramReexports:
                     f"{base}.{alias.name}" if base else alias.name,
                     names,
                     forwarding,
+                    plain,
                 )
         return Reexports(
-            tuple(sorted(names.items())), tuple(sorted(forwarding)), tuple(sorted(stars.items()))
+            tuple(sorted(names.items())),
+            tuple(sorted(forwarding)),
+            tuple(sorted(stars.items())),
+            tuple(sorted(plain)),
         )
 
     def _stars(self, module: ProgramModule) -> dict[str, str]:
@@ -276,18 +285,36 @@ class ProgramReexports:
         return found
 
     def _add(
-        self, spelled: str, absolute: str, names: dict[str, str], forwarding: set[str]
+        self,
+        spelled: str,
+        absolute: str,
+        names: dict[str, str],
+        forwarding: set[str],
+        plain: set[str],
     ) -> None:
-        """The outside names of the names program module `absolute` binds by import, and
-        its names that are forwarding-only DataParallel subclasses (`forwarding`)."""
+        """The outside names of the names program module `absolute` binds by import, its
+        names that are forwarding-only DataParallel subclasses (`forwarding`), and those
+        that are program classes named ...DataParallel... on `object` alone (`plain`)."""
         if absolute not in self._modules:
             return
+        own_plain = self._plain(self._modules[absolute])
         for name in {*self.bound(absolute), *self._forwarding(self._modules[absolute])}:
             target = self.resolve(f"{absolute}.{name}")
             if target is not None:
                 names[_join(spelled, name)] = target
             elif self.forwards(f"{absolute}.{name}"):
                 forwarding.add(_join(spelled, name))
+            elif "DataParallel" in name and self._is_plain(f"{absolute}.{name}"):
+                plain.add(_join(spelled, name))
+        plain.update(_join(spelled, name) for name in own_plain)
+
+    def _is_plain(self, dotted: str) -> bool:
+        """`dotted` names, through the program's re-exports, a class of `plain`."""
+        found = self._module_of(self.defined_in(dotted))
+        if found is None:
+            return False
+        module, rest = found
+        return rest in self._plain(self._modules[module])
 
 
 def package_aliases(program: Program, targets: set[str]) -> dict[str, str]:

@@ -8,6 +8,9 @@ only through such a star import may be the project's own class: DP016. Project-l
 wrappers (subclasses, DataParallelWithCallback, DataParallelModel/Criterion, scatter
 variants, patch_replication_callback) are named in DP002, except patch_replication_callback
 on a model wrapped by torch's DataParallel in this file: model_wrap removes that call.
+A class of the program whose name holds DataParallel but whose only base is `object` (a
+device mover: VAC_CSLR's `GpuDataParallel`) is proved none: no DP002 at its call
+(forwarding_classes.plain_classes, facts.Reexports.plain).
 
 A module that defines or builds DataParallel machinery of its own (a subclass, a
 DataParallelWithCallback call, scatter/gather) and wraps nothing with torch's DataParallel
@@ -23,6 +26,7 @@ import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor
 
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.forwarding_classes import plain_classes
 from dp2ddp.transforms._support.names import (
     DATA_PARALLEL_FUNCTION,
     DATAPARALLEL,
@@ -100,6 +104,9 @@ class DetectDataParallel(MigrationTransform):
         self._wraps_with_torch = False
         #: This file defines or builds DataParallel machinery of its own (DP002).
         self._own_machinery = False
+        #: Classes named ...DataParallel... on `object` alone, this module's and the
+        #: program's (read when first asked).
+        self._plain: frozenset[str] | None = None
 
     def visit_Module(self, node: cst.Module) -> None:
         self.state.already_migrated = any(
@@ -214,9 +221,28 @@ class DetectDataParallel(MigrationTransform):
         elif name == "DataParallel" and self.qualified_names(node.func):
             self._own_machinery = True
             self.warn(node, "DP002", f"{spelled} is not torch's DataParallel")
-        elif "DataParallel" in name and name not in _DISTRIBUTED_LOOKALIKES:
+        elif (
+            "DataParallel" in name
+            and name not in _DISTRIBUTED_LOOKALIKES
+            and not self._plain_class(node.func)
+        ):
             self._own_machinery = True
             self.warn(node, "DP002", f"{name} is not torch's DataParallel")
+
+    def _plain_class(self, func: cst.BaseExpression) -> bool:
+        """`func` names a class of the program (this module's by its bare name) named
+        ...DataParallel... whose only base is `object`: no wrap (GpuDataParallel, a device
+        mover; forwarding_classes.plain_classes)."""
+        if self._plain is None:
+            own = plain_classes(self.state.text) if self.state.text else frozenset()
+            self._plain = own | frozenset(self.state.facts.reexports.plain)
+        if not self._plain:
+            return False
+        names = self.qualified_names(func)
+        if isinstance(func, cst.Name) and func.value in self._plain:
+            # a bare name: the module's own class, unless an import rebinds it
+            return not names or func.value in names or bool(names & self._plain)
+        return bool(names & self._plain)
 
     def _unbound_call(self, node: cst.Call) -> None:
         """A call whose name no import or assignment of this file binds, after a star import."""

@@ -65,6 +65,27 @@ def forwarding_classes(text: str) -> dict[str, str]:
     }
 
 
+#: A module-level class named ...DataParallel... with no base but `object` (`class
+#: GpuDataParallel(object):`, VIPL-SLP/VAC_CSLR@71f3e03's device mover): no DataParallel.
+_PLAIN = re.compile(
+    r"^class[ \t]+(\w*DataParallel\w*)[ \t]*(?:\([ \t]*(?:object[ \t]*,?[ \t]*)?\))?[ \t]*:",
+    re.MULTILINE,
+)
+
+
+def plain_classes(text: str) -> frozenset[str]:
+    """The module-level classes of the module `text` whose names hold "DataParallel" but
+    whose only base is `object` (or none): proved no DataParallel, whatever their name, so a
+    call of one is no wrap to port (no DP002, detect.py; facts.Reexports.plain)."""
+    if "DataParallel" not in text:
+        return frozenset()
+    names = {found.group(1) for found in _PLAIN.finditer(text)}
+    # one also defined otherwise (`class X(DataParallel):` in another branch) is not proved
+    return frozenset(
+        name for name in names if len(re.findall(rf"^class[ \t]+{name}\b", text, re.MULTILINE)) == 1
+    )
+
+
 def forwarding_dataparallel(text: str) -> frozenset[str]:
     """The forwarding classes on torch's DataParallel (those migrate rebases)."""
     return frozenset(k for k, v in forwarding_classes(text).items() if v == TORCH_DATAPARALLEL)

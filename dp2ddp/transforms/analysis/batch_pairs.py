@@ -43,6 +43,7 @@ import re
 from collections.abc import Callable, Mapping
 
 from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms.analysis.constant_tensors import constant_made
 
 _PRODUCTS = frozenset({"mm", "matmul"})
 _DISTANCES = frozenset({"cdist", "pdist"})
@@ -93,7 +94,7 @@ def forward_pairs(
                 and (node.func.id in own)
             ):
                 todo.append((own[node.func.id], False))  # its module's function: read there
-            elif (rank := _coupling(node)) is not None:
+            elif (rank := _coupling(node)) is not None and not _of_constants(node, method, own):
                 label = method.name if is_method else f"{method.name}()"
                 found.append((rank, node, label))
     if not any(rank != _WHOLE_NORM for rank, _, _ in found):
@@ -128,6 +129,17 @@ def _coupling(node: ast.AST) -> int | None:
         return None
     names = _product_names(node)
     return _ACROSS if names is not None and names[0] != names[1] else _ITSELF
+
+
+def _of_constants(
+    node: ast.expr,
+    method: ast.FunctionDef | ast.AsyncFunctionDef,
+    own: Mapping[str, ast.FunctionDef],
+) -> bool:
+    """A product whose operands are made of constants alone (an SSIM's Gaussian window,
+    `w.mm(w.t())`: constant_tensors.py): the rows it pairs are no batch's."""
+    names = _product_names(node)
+    return names is not None and all(constant_made(n, method, own) for n in set(names))
 
 
 def _whole_norm(node: ast.AST) -> bool:

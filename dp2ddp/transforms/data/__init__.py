@@ -514,8 +514,12 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         self._warn_running_figures(loader)
         before = len(self.state.exports)
         exported = shuffled and self._export(loader, self._all_loaders)
-        told = {e.name for e in self.state.exports[before:]} & set(self.state.loaders.epochs_set)
-        export_trained(self, loader)  # `corpus.get_train_loader()` trained on elsewhere
+        # `corpus.get_train_loader()` trained on elsewhere: exported by its method's name,
+        # so its importers' set_epoch counts (NMT's `dataset.get_loader(...)`, round 14 v2-G)
+        trained = export_trained(self, loader)
+        names = {e.name for e in self.state.exports[before:]} | ({trained} if trained else set())
+        exported = exported or (shuffled and trained is not None and not loader.loops)
+        told = names & set(self.state.loaders.epochs_set)
         if shuffled and not self._plan_set_epoch(loader, exported, bool(told)):
             extra = [keyword("advance_epoch", cst.Name("True"))]
             rebuilt = self.rebuilt_key(loader)

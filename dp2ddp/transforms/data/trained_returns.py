@@ -97,12 +97,12 @@ def _comprehension_around(t: ShardDataLoaders, call: cst.Call) -> tuple[cst.Comp
     return None
 
 
-def export_trained(t: ShardDataLoaders, loader: Loader) -> None:
+def export_trained(t: ShardDataLoaders, loader: Loader) -> str | None:
     """Export a sharded loader that a function or method of this module returns and that
-    another module's training loop takes (module docstring), with a record."""
+    another module's training loop takes (module docstring), with a record; its name."""
     name = trained_where(t, loader)
     if name is None:
-        return
+        return None
     export = LoaderExport(name, True)
     if export not in t.state.exports:
         t.state.exports.append(export)
@@ -111,6 +111,7 @@ def export_trained(t: ShardDataLoaders, loader: Loader) -> None:
         f"what `{name}` returns is training data (another module's training loop iterates "
         "it): exported, its importers read it as sharded",
     )
+    return name
 
 
 def trained_where(t: ShardDataLoaders, loader: Loader) -> str | None:

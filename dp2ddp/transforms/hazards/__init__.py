@@ -106,6 +106,7 @@ from dp2ddp.transforms.hazards.scopes import (
     loop_info,
 )
 from dp2ddp.transforms.hazards.sub_wraps import unproved_pairs
+from dp2ddp.transforms.hazards.unbuilt_norms import unbuilt
 
 #: Embedding lookups that renormalise the rows they read in place when given `max_norm`
 #: (stop 31 class D2, facebookresearch/DeepSDF's latent codes).
@@ -297,6 +298,10 @@ class FlagHazards(MigrationTransform):
         written = output_state_writes(original_node, self._wrapped, self.code, self._position)
         for at, code, detail in [*paired, *memories, *subs, *written]:
             self.warn(at, code, detail)
+        if self._batchnorms:  # those no construction builds are no BatchNorm held
+            home = self.state.facts.hints.home_classes if self.state.facts.in_program else None
+            never = unbuilt(original_node, self._batchnorms, self.parent, home)
+            self._batchnorms = [bn for bn in self._batchnorms if bn not in never]
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap
             if where is not None:

@@ -210,14 +210,18 @@ class DataRows:
                 and isinstance(statement.value, cst.Call)
             ):
                 return None
-            name = step.node.value
+            flow, made = view(self._module), statement.value
+            # the buffer itself, as the def-use view binds it: not another scope's name so
+            # spelled (round 14 v2-H: a loader loop's `y` in another function was taken for
+            # the split `y = ddp_shard_batch(y, rows=True)` of a second run)
             fillers = [
                 call
-                for call in view(self._module).calls
-                if call is not statement.value
+                for call in flow.calls
+                if call is not made
                 and call is not loss
                 and any(
-                    isinstance(a.value, cst.Name) and a.value.value == name
+                    isinstance(a.value, cst.Name)
+                    and any(d.value is made for d in flow.definitions(a.value))
                     for a in call.args
                     if a.keyword is None and not a.star
                 )

@@ -73,6 +73,7 @@ from dp2ddp.transforms.rank_zero.file_paths import (
     file_path,
     folders_elsewhere,
     library_read,
+    parameters_apart,
     path_argument,
     read_elsewhere,
     shown_read,
@@ -222,12 +223,16 @@ class Barriers(Rule):
                 reads.setdefault(text, []).append(call)
                 self._file_reads.add(id(call))
         unmatched: list[tuple[cst.Call, tuple[str, ...], list[cst.Call]]] = []
+        calls = nodes_of(module, cst.Call) if writes else ()
+        called = frozenset(n for c in calls for n in called_names(c, self.t))
         for write, texts in writes:
             matched = [
                 (t, r)
                 for t in texts
                 for r in reads.get(t, ())
-                if self.may_follow(write, r) and self.kinds_meet(write, r)
+                if self.may_follow(write, r)
+                and self.kinds_meet(write, r)
+                and not parameters_apart(write, r, t, self.t, called)
             ]
             matched += [
                 (f"{texts[0]}` in `{self.t.code(lister)}", lister)

@@ -173,6 +173,27 @@ def shown_read(t: RankZeroOnly, write: cst.Call, reader: cst.Call, path: str) ->
     return shown
 
 
+def parameters_apart(
+    write: cst.Call, reader: cst.Call, text: str, t: RankZeroOnly, called: frozenset[str]
+) -> bool:
+    """`text` is a parameter of the write's function and of another function around the
+    read, neither called in this module: two values their callers pass, paired there
+    (ProgramHints.file_written_by / file_read_by: a barrier after the writer's call, or
+    DP054 there), not here by the parameters' spelling. Round 14 v1-E (jiyanggao/
+    Video-Person-ReID@dfe9a02 utils.py): `write_json(obj, fpath)` and `read_json(fpath)`
+    got DP054 "no barrier between" beside the caller's barrier; with `read_json(path)`
+    none."""
+    writing, reading = enclosing_function(write, t), enclosing_function(reader, t)
+    if writing is None or reading is None or writing is reading or not text.isidentifier():
+        return False
+    if {writing.name.value, reading.name.value} & called:
+        return False
+    return all(
+        any(p.name.value == text for p in (*f.params.params, *f.params.kwonly_params))
+        for f in (writing, reading)
+    )
+
+
 def library_read(call: cst.Call, t: RankZeroOnly, index: ModuleIndex) -> tuple[str, ...] | None:
     """The texts of the path a library's function is handed first (`np.fromfile(path)`,
     `sed_eval.io.load_event_list(path)`: side_effects.library_reader), which it may read:

@@ -49,6 +49,7 @@ from dp2ddp.transforms.analysis.constructions import constructed, program_constr
 from dp2ddp.transforms.analysis.device_methods import own_device_classes
 from dp2ddp.transforms.analysis.device_moves import device_moves, program_moves
 from dp2ddp.transforms.analysis.handed_wraps import handed_to, wrap_handoffs
+from dp2ddp.transforms.analysis.home_classes import home_classes
 from dp2ddp.transforms.analysis.loader_builds import loader_calls
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
 from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
@@ -124,6 +125,7 @@ def program_hints(
         names.append(found)
     pure = _pure_of(names, entry_methods=False)
     unused = _unused_of(names)
+    home = home_classes([(n.classes, *_refers(i, n)) for i, n in enumerate(names)])
     logs = any(n.logs for n in names)
     printers = frozenset().union(*(n.printers for n in names)) | _qualified_printers(
         [m.name for m in modules], names
@@ -237,6 +239,7 @@ def program_hints(
                 set_returns=sets,
                 stream_parameters=streams.get(module.name, frozenset()),
                 composed_transforms=composed,
+                home_classes=home[index],
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -272,6 +275,7 @@ def program_hints(
             set_returns=sets,
             stream_parameters=streams.get(module.name, frozenset()),
             composed_transforms=composed,
+            home_classes=home[index],
         )
     return hints
 
@@ -505,6 +509,12 @@ def _unread_functions(tree: ast.Module, imported: list[ast.AST]) -> tuple[str, .
         if reads.get(name, 0) - inside <= 0:
             found.append(name)
     return tuple(found)
+
+
+def _refers(index: int, names: ModuleNames) -> tuple[frozenset[str], frozenset[str]]:
+    """The names a module refers to (as the program runs it) and those it reads free."""
+    reads = names.as_entry if index == 0 or names.script else names.as_library
+    return reads.names, reads.plain - names.bound
 
 
 def _unused_of(modules: list[ModuleNames]) -> list[frozenset[str]]:

@@ -122,7 +122,8 @@ class SetOrders(CallRule):
                 continue
             if _sorted_at_once(defuse, node):
                 continue
-            kind = _elements(defuse, sets, hinted)
+            stops: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
+            kind = _elements(defuse, sets, hinted, stops)
             if kind == "number" or self.facts.under_guard(node):
                 continue
             if kind in ("maybe", "far"):
@@ -142,8 +143,27 @@ class SetOrders(CallRule):
                 calls = [v for v in sets if isinstance(v, cst.Call) and hinted(v) == kind]
                 call = f"`{self.t.code(calls[0].func)}`" if calls else "a function"
                 why = f"{call} returns a set whose elements are not proved numbers or strings"
-            why = why or "the elements are not proved numbers or strings"
+            why = why or self._stopped(stops) or "the elements are not proved numbers or strings"
             self.t.warn(node, "DP158", f"`{self.t.code(node)}` ({why})")
+
+    def _stopped(self, stops: list[tuple[cst.CSTNode, cst.CSTNode | None]]) -> str:
+        """Where the elements' proof stopped, for DP158's reason: an empty container filled
+        by calls the def-use view does not follow (`self.raw_X = []`, then `.append(X)`:
+        NMT's words of `str.split()`, round 14), or a value it cannot type."""
+        if not stops:
+            return ""
+        node, held = stops[0]
+        line = self.t.input_position(node)[0]
+        empty = isinstance(node, (cst.List, cst.Set, cst.Dict, cst.Tuple)) and not node.elements
+        if empty and held is not None:
+            return (
+                f"the elements come from `{self.t.code(held)}`, bound empty at line {line} and "
+                "filled by calls dp2ddp does not follow: not proved numbers or strings"
+            )
+        return (
+            f"the elements come from `{self.t.code(node)}` (line {line}), which dp2ddp does "
+            "not type: not proved numbers or strings"
+        )
 
     def _maybe(self, node: cst.BaseExpression, calls: list[cst.Call], kind: str) -> None:
         """DP167: the value may be a set of strings (set_returns.py's "f?"); DP178: it is
@@ -329,11 +349,15 @@ def _added(defuse: DefUse, target: cst.CSTNode) -> list[cst.BaseExpression]:
 
 
 def _elements(
-    defuse: DefUse, sets: list[cst.BaseExpression], hinted: Callable[[cst.Call], str]
+    defuse: DefUse,
+    sets: list[cst.BaseExpression],
+    hinted: Callable[[cst.Call], str],
+    stops: list[tuple[cst.CSTNode, cst.CSTNode | None]] | None = None,
 ) -> str:
     """ "str" where every element is proved a string, "number" where every one is proved a
     number, "maybe" where a value is another module's that may be a set of strings, ""
-    otherwise."""
+    otherwise; `stops` gets each origin that proves neither (its node, the name or
+    attribute bound to it)."""
     kinds: set[str] = set()
     for value in sets:
         if isinstance(value, cst.Call) and not _builtin(defuse, value.func, SET_CALLS):
@@ -352,7 +376,11 @@ def _elements(
                 kinds.add("str")
                 continue
             for origin in origins(defuse, part):
-                kinds.add(_kind(defuse, origin.node, [s.node for s in origin.path]))
+                path = [s.node for s in origin.path]
+                kinds.add(kind := _kind(defuse, origin.node, path))
+                if not kind and stops is not None:
+                    held = next((n for n in path if isinstance(n, (cst.Name, cst.Attribute))), None)
+                    stops.append((origin.node, held))
     for doubt in ("maybe", "far"):
         if doubt in kinds and kinds <= {doubt, "maybe", "far", "str"}:
             return doubt
