@@ -1476,6 +1476,14 @@ Stop 61 (helper v1), round 14:
   applies one of them: DP041, find_unused_parameters=True, the original's weights (before:
   a layer built inside an `if` of `__init__` and never read was not judged, no DP041,
   "Expected to have finished reduction" at step 2 on both ranks).
+Stop 62 (helper v3), round 15:
+- batches_s62_v3_tiled_grid (v3-A, marian42/shapegan@090a6a8
+  train_hybrid_progressive_gan.py): a whole grid of points tiled along the split dim beside
+  the loader's batch, `grid.repeat((BATCH_SIZE, 1))` for a full batch and `grid.repeat((n,
+  1))` with n the batch's rows otherwise: the full batch's count is this rank's part,
+  `ddp_per_rank_batch(BATCH_SIZE)`, as the full-batch test (`n == BATCH_SIZE`) reads it;
+  the original's weights (before: the test read per rank, the tile the global count's, "Sizes
+  of tensors must match" at the first step on both ranks, no warning).
 """
 
 from __future__ import annotations
@@ -2203,6 +2211,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 61 v4 (v4-B, pytorch-cifar10-all-in-gpu): the graph of the wrap's module, drawn
     # on rank 0 (the base traced the DDP wrap: rank 0 raised, rank 1 lost its peer)
     "rank_zero_s61_v4_add_graph_of_wrap": ("weights -0.0598",),
+    # stop 62 v3-A: the original's weights (the base: "Sizes of tensors must match" at the
+    # first step on both ranks, the full batch's tile of the global count)
+    "batches_s62_v3_tiled_grid": ("weights -0.0971",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

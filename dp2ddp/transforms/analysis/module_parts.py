@@ -15,7 +15,7 @@ from typing import Protocol
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
 from dp2ddp.transforms.analysis.dropped_outputs import called_methods
-from dp2ddp.transforms.analysis.layer_names import made_tensor
+from dp2ddp.transforms.analysis.layer_names import made_tensor, plain_tensor_toggles
 
 
 @dataclass(frozen=True)
@@ -433,6 +433,7 @@ def grad_toggles(tree: ast.Module) -> tuple[GradToggle, ...]:
     reduction"), unless the wrap has find_unused_parameters=True. Setting it to True
     (unfreezing) is not one: what was frozen at the wrap DDP never registered."""
     found: list[tuple[GradToggle, tuple[ast.expr, ...]]] = []
+    plain = plain_tensor_toggles(tree)  # a tensor's flag, no parameter's
 
     def visit(node: ast.AST, function: str, span: tuple[int, int], tests: _Tests) -> None:
         for child in ast.iter_child_nodes(node):
@@ -449,7 +450,7 @@ def grad_toggles(tree: ast.Module) -> tuple[GradToggle, ...]:
             for statement in node.orelse:
                 handle(statement, function, span, tests)
             return
-        if _toggled_to(node) is not None:
+        if _toggled_to(node) is not None and id(node) not in plain:
             text = ast.unparse(node).replace("{", "{{").replace("}", "}}")
             line = getattr(node, "lineno", 0)
             found.append((GradToggle(line, text, function, span), tests))

@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Origin, code, origins
+from dp2ddp.transforms._support.nodes import call_named
 from dp2ddp.transforms.analysis.device_moves import moves_call, unmoved_comprehension
 from dp2ddp.transforms.batches.field_lists import (
     collate_returns_fields,
     moved_elements,
     whole_batch,
 )
+from dp2ddp.transforms.batches.loops import PER_RANK
 from dp2ddp.transforms.batches.source_syntax import size_read
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ def prove_beside_loader(
     split = False
     for value in (a.value for a in call.args if not size_read(a.value)):
         found = origins(flow, value, stop)
+        tiles = _settled_tiles(proof, flow, found, stop)
         # cut or shaped by the loader's batch (`noise[: real.size(0)]`): already sized
         # by this rank's part, and the same rows on every rank; a split would halve it
         per_rank = next(
@@ -54,6 +57,8 @@ def prove_beside_loader(
             split = split or _split_here(proof, flow, origin)
             if _beside_move(origin, proof.state.hints.device_moves):
                 continue  # the device handed to `move_data_to_device(x, device)`
+            if from_loader_loop(proof, flow, origin) is None and _tiled(flow, origin, tiles):
+                continue  # a value tiled along the split dim by a batch count
             kind = proof._classify(flow, origin, wrapped)
             if kind not in ("batch", "sharded") or not origin.cut:
                 continue
@@ -150,6 +155,120 @@ def prove_beside_loader(
                 f"{origin.flow(proof.input_position)}; it cannot be split as the batch is",
             )
             return False
+    return True
+
+
+#: Tensor methods that tile their receiver along each dim by a count (`x.repeat(n, 1)`).
+_TILES = frozenset({"repeat", "expand", "tile"})
+
+
+def _tiled(flow: DefUse, origin: Origin, tiles: set[cst.Call]) -> bool:
+    """The source reaches the value as the receiver of a settled tile (`_settled_tiles`),
+    not as an index or a size."""
+    return not origin.selects and any(_tile_of(flow, s.node) in tiles for s in origin.path)
+
+
+def _settled_tiles(
+    proof: BatchProof, flow: DefUse, found: list[Origin], stop: Callable[[cst.Call], bool]
+) -> set[cst.Call]:
+    """The tiles along the split dim on the value's paths (`grid.repeat((n, 1))`,
+    `.expand(n, -1)`, `.tile((n, 1))`) of a receiver not from the loader's batch
+    (marian42/shapegan@090a6a8 train_hybrid_progressive_gan.py, stop 62 v3-A: `grid_points.
+    repeat((current_batch_size, 1))` beside the loader's voxels was said "the same rows on
+    every rank"; its twin `grid_points.repeat((BATCH_SIZE, 1))`, the full batch's, kept the
+    global count while the full-batch test read this rank's: the first step raised). n
+    copies of one value along the split dim: DataParallel's scatter gave each replica its
+    count's share of the copies. A count read from the loader's batch (`x.shape[0]`,
+    through names) is this rank's already: proved. Another name or attribute (a configured
+    size) takes this rank's part, `ddp_per_rank_batch(n)`, at the tile. A count that is
+    neither (`x.repeat(2, 1)`: two copies, whatever the batch) settles nothing."""
+    seen: set[cst.Call] = set()
+    settled: set[cst.Call] = set()
+    for origin in found:
+        for step in origin.path:
+            call = _tile_of(flow, step.node) or _tile_sizing(flow, step.node)
+            if call is None or call in seen:
+                continue
+            seen.add(call)
+            assert isinstance(call.func, cst.Attribute)
+            if any(
+                from_loader_loop(proof, flow, o) is not None
+                for o in origins(flow, call.func.value, stop)
+                if not o.selects
+            ):
+                continue  # copies of this rank's batch: its own
+            if _settle_tile(proof, flow, call, origin, stop):
+                settled.add(call)
+    return settled
+
+
+def _tile_sizing(flow: DefUse, node: cst.CSTNode) -> cst.Call | None:
+    """The tile call (`_TILES`) among whose arguments `node` is (its counts)."""
+    for ancestor in flow.ancestors(node):
+        if isinstance(ancestor, cst.Call):
+            func = ancestor.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _TILES:
+                if any(a is node or _holds(flow, a, node) for a in ancestor.args):
+                    return ancestor
+            return None
+    return None
+
+
+def _holds(flow: DefUse, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
+    return any(a is outer for a in flow.ancestors(node))
+
+
+def _tile_of(flow: DefUse, node: cst.CSTNode) -> cst.Call | None:
+    """The tile call (`_TILES`) whose receiver `node` is, or holds: `grid` of `grid.repeat(
+    (n, 1))`; None otherwise."""
+    child = node
+    for ancestor in flow.ancestors(node):
+        if isinstance(ancestor, cst.Attribute) and ancestor.value is child:
+            call = flow.parent(ancestor)
+            if (
+                ancestor.attr.value in _TILES
+                and isinstance(call, cst.Call)
+                and call.func is ancestor
+            ):
+                return call
+            return None
+        if not isinstance(ancestor, (cst.Attribute, cst.Subscript, cst.Call)):
+            return None
+        child = ancestor
+    return None
+
+
+def _settle_tile(
+    proof: BatchProof,
+    flow: DefUse,
+    call: cst.Call,
+    origin: Origin,
+    stop: Callable[[cst.Call], bool],
+) -> bool:
+    """The tile's count along the split dim: this rank's (read from the loader's batch:
+    True), or a name or attribute made this rank's part at the tile (True); else False."""
+    assert isinstance(call.func, cst.Attribute)
+    dim = proof._dim or 0
+    sizes = [a.value for a in call.args if a.keyword is None and not a.star]
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        sizes = [e.value for e in sizes[0].elements]
+    if dim >= len(sizes):
+        return False
+    count = sizes[dim]
+    if not isinstance(count, (cst.Name, cst.Attribute)):
+        return False
+    if any(from_loader_loop(proof, flow, o) is not None for o in origins(flow, count, stop)):
+        return True  # this rank's count: its share of DataParallel's copies
+    if count not in proof._swap and PER_RANK not in proof.code(count):
+        proof._swap[count] = call_named(PER_RANK, cst.Arg(count.deep_clone()))
+        proof.state.helpers.add("per_rank_batch")
+        proof.record(
+            count,
+            f"{proof.code(count)} copies of {proof.code(call.func.value)} along dim {dim} "
+            f"meet this rank's part of the loader's batch: {PER_RANK}({proof.code(count)}), "
+            "each rank its share of the copies DataParallel's scatter dealt "
+            f"({origin.flow(proof.input_position)})",
+        )
     return True
 
 
