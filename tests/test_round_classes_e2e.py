@@ -1462,6 +1462,13 @@ Stop 61 (helper v1), round 14:
   applies one of them: DP041, find_unused_parameters=True, the original's weights (before:
   a layer built inside an `if` of `__init__` and never read was not judged, no DP041,
   "Expected to have finished reduction" at step 2 on both ranks).
+Stop 62 (helper v2), round 15:
+- batches_s62_v2_taker_encoded_cut (program fixture; v2-A, JaidedAI/EasyOCR@c4f3cd7
+  trainer/train.py:205): images and labels from `get_batch()` of another module's class
+  drawing its sharded loaders' batches, the labels encoded by a converter object (a call
+  not entered) and cut along columns, `model(image, text[:, :-1])`: said (DP047), not
+  split, the rows of both this rank's (before: `text = ddp_shard_batch(text)`, half the
+  rows of the images', a size mismatch at step 1 on both ranks).
 """
 
 from __future__ import annotations
@@ -2179,9 +2186,13 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 61 v4 (v4-B, pytorch-cifar10-all-in-gpu): the graph of the wrap's module, drawn
     # on rank 0 (the base traced the DDP wrap: rank 0 raised, rank 1 lost its peer)
     "rank_zero_s61_v4_add_graph_of_wrap": ("weights -0.0598",),
+    # stop 62 v2-A: the encoded labels left as the taker's batch gave them (DP047), the
+    # images' rows and theirs alike (the base split them again: a size mismatch at step 1)
+    "batches_s62_v2_taker_encoded_cut": ("trained 6 steps, True row counts alike",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "batches_s62_v2_taker_encoded_cut": "train.py",  # stop 62 v2
     "set_epoch_handed_loader": "main.py",
     "devices_s61_v2_own_device_name": "train.py",  # stop 61 v2
     "model_wrap_s61_v2_init_method_redraws_after_wrap": "train.py",  # stop 61 v2
