@@ -556,9 +556,9 @@ class RunDirValues(CallRule):
         """Why the ranks' n-th reads of `source` may not be the same read (ddp_rank0_value
         pairs them by count): it sits under a condition that tests the rank, an exception
         (raised on one rank), or a per-rank read of its own (the clock, the file system);
-        or a function a process pool runs in its workers; "" otherwise. A condition the
-        uniformity proof only cannot prove (`if run_id is
-        None:` on a parameter) is taken as every rank's: that is how programs name runs. The
+        or it is in a function a process pool runs in its workers (each counts apart); ""
+        otherwise. A condition the uniformity proof only cannot prove (`if run_id is None:`
+        on a parameter) is taken as every rank's: that is how programs name runs. The
         calls of the read's function count too, one call deep (`if time.time() - start <
         limit: run_dir = new_run_dir()`)."""
         differs = self._differs_around(source)
