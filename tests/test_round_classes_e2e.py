@@ -1484,6 +1484,13 @@ Stop 62 (helper v3), round 15:
   `ddp_per_rank_batch(BATCH_SIZE)`, as the full-batch test (`n == BATCH_SIZE`) reads it;
   the original's weights (before: the test read per rank, the tile the global count's, "Sizes
   of tensors must match" at the first step on both ranks, no warning).
+Stop 62 (helper v2), round 15:
+- batches_s62_v2_taker_encoded_cut (program fixture; v2-A, JaidedAI/EasyOCR@c4f3cd7
+  trainer/train.py:205): images and labels from `get_batch()` of another module's class
+  drawing its sharded loaders' batches, the labels encoded by a converter object (a call
+  not entered) and cut along columns, `model(image, text[:, :-1])`: said (DP047), not
+  split, the rows of both this rank's (before: `text = ddp_shard_batch(text)`, half the
+  rows of the images', a size mismatch at step 1 on both ranks).
 """
 
 from __future__ import annotations
@@ -2214,9 +2221,13 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 62 v3-A: the original's weights (the base: "Sizes of tensors must match" at the
     # first step on both ranks, the full batch's tile of the global count)
     "batches_s62_v3_tiled_grid": ("weights -0.0971",),
+    # stop 62 v2-A: the encoded labels left as the taker's batch gave them (DP047), the
+    # images' rows and theirs alike (the base split them again: a size mismatch at step 1)
+    "batches_s62_v2_taker_encoded_cut": ("trained 6 steps, True row counts alike",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "batches_s62_v2_taker_encoded_cut": "train.py",  # stop 62 v2
     "set_epoch_handed_loader": "main.py",
     "devices_s61_v2_own_device_name": "train.py",  # stop 61 v2
     "model_wrap_s61_v2_init_method_redraws_after_wrap": "train.py",  # stop 61 v2

@@ -143,8 +143,9 @@ def _migrated(
     if code != source:
         code = _mark(source, code, warnings, options)
     # a batch sampler's shard is told also once written (DP082 in the importer, re-derived),
-    # and a function yielding a sharded loader's batches (no second cut in the importer)
-    exports = tuple(e for e in state.exports if code != source or e.batches or e.yields)
+    # a function yielding a sharded loader's batches and a class's method taking them (no
+    # second cut in the importer)
+    exports = tuple(e for e in state.exports if code != source or e.batches or e.yields or e.taker)
     factories = tuple(state.evaluation_factories) if code != source else ()
     helpers: tuple[str, ...] = ()
     helpers_module = ""

@@ -270,3 +270,73 @@ def lazy_state(transform: NodeView, call: cst.Call) -> bool:
 
 def _reads_per_process(transform: NodeView, call: cst.Call) -> bool:
     return any(reads_per_process(name) for name in transform.qualified_names(call.func))
+
+
+#: Methods of a process pool that run a function given as their first argument in its
+#: worker processes (multiprocessing.Pool, concurrent.futures.ProcessPoolExecutor).
+_POOL_RUNS: Final = frozenset(
+    {"map", "imap", "imap_unordered", "starmap", "map_async", "starmap_async"}
+    | {"apply", "apply_async", "submit"}
+)
+
+
+def worker_handoff(module: cst.Module, function: cst.FunctionDef) -> cst.Call | None:
+    """The call that runs `function` in worker processes of a process pool the module
+    makes (`with Pool(n) as pool: pool.map(partial(load_speaker, path=p), names)`), or
+    that starts it as a `Process(target=...)`; None where the module does neither. A read
+    there runs in a forked worker whose calls of dp2ddp's keyed helpers count apart from
+    the rank's and its other workers' (vshmyhlo/listen-attend-and-speell-pytorch@864584e
+    dataset.py:49: rank 1's worker got rank 0's chapters of another speaker; v2-C of stop
+    62)."""
+    name = function.name.value
+    pools = {
+        item.asname.name.value
+        for node in walk(module)
+        if isinstance(node, cst.With)
+        for item in node.items
+        if isinstance(item.item, cst.Call)
+        and _process_pool(item.item)
+        and item.asname is not None
+        and isinstance(item.asname.name, cst.Name)
+    } | {
+        target.target.value
+        for node in walk(module)
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call)
+        if _process_pool(node.value)
+        for target in node.targets
+        if isinstance(target.target, cst.Name)
+    }
+    for call in (n for n in walk(module) if isinstance(n, cst.Call)):
+        func = call.func
+        if m.matches(func, m.Name("Process") | m.Attribute(attr=m.Name("Process"))):
+            if any(
+                a.keyword and a.keyword.value == "target" and _names(a.value, name)
+                for a in call.args
+            ):
+                return call
+        elif (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in _POOL_RUNS
+            and isinstance(func.value, cst.Name)
+            and func.value.value in pools
+            and call.args
+            and _names(call.args[0].value, name)
+        ):
+            return call
+    return None
+
+
+def _process_pool(call: cst.Call) -> bool:
+    """`Pool(n)`, `multiprocessing.Pool(n)`, `ctx.Pool()`, `ProcessPoolExecutor(...)`."""
+    func = call.func
+    last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return last in ("Pool", "ProcessPoolExecutor")
+
+
+def _names(value: cst.BaseExpression, name: str) -> bool:
+    """`value` is the function `name`, or `partial(name, ...)` of it."""
+    if isinstance(value, cst.Call) and m.matches(
+        value.func, m.Name("partial") | m.Attribute(attr=m.Name("partial"))
+    ):
+        value = value.args[0].value if value.args else value
+    return isinstance(value, cst.Name) and value.value == name

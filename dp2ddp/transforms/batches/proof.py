@@ -67,7 +67,12 @@ from dp2ddp.transforms.batches.source_syntax import (
 from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
 from dp2ddp.transforms.batches.training_loops import TrainingLoops
-from dp2ddp.transforms.batches.unsplit import fetched_elsewhere, iterated_share, unsplit_effect
+from dp2ddp.transforms.batches.unsplit import (
+    iterated_share,
+    say_target,
+    taken_elsewhere,
+    unsplit_effect,
+)
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
@@ -201,8 +206,8 @@ class BatchProof(TrainingLoops):
                 elif verdict == "sharded" or iterated_share(self, flow, origin):
                     per_rank = True
                 elif verdict == "batch":
-                    fetched = fetched_elsewhere(self, origin)
-                    if fetched or not self._split_on_path(flow, origin, loop):
+                    taken = taken_elsewhere(self, flow, origin)
+                    if taken or not self._split_on_path(flow, origin, loop):
                         self._unproved.add("DP047")
                         effect = unsplit_effect(self, flow, origin)
                         self.warn(
@@ -248,15 +253,9 @@ class BatchProof(TrainingLoops):
                         continue
                     if not origin.cut and not constant_sizes(node):
                         continue  # sized by the batch it meets (`torch.ones(x.size(0))`)
-                if not self._split_on_path(flow, origin, loop):
-                    self._unproved.add("DP047")
-                    self.warn(
-                        call,
-                        "DP047",
-                        f"the target {self.code(value)} compared with {self.code(call)}'s "
-                        f"output comes from {code(node)} ({origin.kind}): "
-                        f"{origin.flow(self.input_position)}; it cannot be split as the batch is",
-                    )
+                taken = taken_elsewhere(self, flow, origin)
+                if taken or not self._split_on_path(flow, origin, loop):
+                    say_target(self, flow, call, value, origin, taken)
                     return
         for origin in states:
             self._per_rank_state(flow, origin, call)

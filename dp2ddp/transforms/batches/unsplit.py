@@ -122,6 +122,44 @@ def taken_by_sharded_class(proof: BatchProof, origin: Origin) -> str | None:
     return None
 
 
+def taken_elsewhere(proof: BatchProof, flow: DefUse, origin: Origin) -> bool:
+    """A batch another module's code may already have made this rank's part, so the proof
+    says it (DP047) and never splits it: fetched_elsewhere, or a walk through the method of
+    a class taking its sharded loaders' batches (taken_by_sharded_class), or through a call
+    not entered given such a batch (`converter.encode(labels)`: _given_taken_batch). A
+    split at the binding cut this rank's part again: JaidedAI/EasyOCR@c4f3cd7
+    trainer/train.py:205, `text[:, :-1]` of `text, length = converter.encode(labels)`
+    split in two while the images stayed this rank's 4, every rank stopped at step 1
+    ("cannot be split as DataParallel split them"; v2-A of stop 62)."""
+    return (
+        fetched_elsewhere(proof, origin)
+        or taken_by_sharded_class(proof, origin) is not None
+        or _given_taken_batch(proof, flow, origin) is not None
+    )
+
+
+def say_target(
+    proof: BatchProof,
+    flow: DefUse,
+    call: cst.Call,
+    value: cst.BaseExpression,
+    origin: Origin,
+    taken: bool,
+) -> None:
+    """DP047 for a target compared with `call`'s output that the proof leaves whole: one
+    taken_elsewhere gets what each rank then has (unsplit_effect), else no split on its
+    path was found."""
+    proof._unproved.add("DP047")
+    effect = unsplit_effect(proof, flow, origin) if taken else "it cannot be split as the batch is"
+    proof.warn(
+        call,
+        "DP047",
+        f"the target {proof.code(value)} compared with {proof.code(call)}'s output comes "
+        f"from {code(origin.node)} ({origin.kind}): {origin.flow(proof.input_position)}; "
+        f"{effect}",
+    )
+
+
 def fetched_elsewhere(proof: BatchProof, origin: Origin) -> bool:
     """A batch taken through a function of another module that returns `next()` of a
     loader it holds (`batches.get_batch()` of a loader class: ProgramHints.

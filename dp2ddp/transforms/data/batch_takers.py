@@ -219,14 +219,15 @@ def export_takers(t: ShardDataLoaders, module: cst.Module, sharded: Collection[c
     functions yield or return only their batches (data/batch_yielders.py)."""
     if t.state.program is None:
         return
-    for owner in module.body if sharded else ():
+    # a second run's loaders, sharded by the first: the same exports (a fixed point)
+    held = {*sharded, *(c for c in t._all_loaders if written_shard(t, c))}
+    for owner in module.body if held else ():
         if isinstance(owner, cst.ClassDef):
-            for method in taking_methods(t, owner, sharded):
+            for method in taking_methods(t, owner, held):
                 export = LoaderExport(owner.name.value, True, taker=method)
                 if export not in t.state.exports:
                     t.state.exports.append(export)
-    written = {c for c in t._all_loaders if written_shard(t, c)}  # a second run's
-    for export in yielding_exports(t, module, {*sharded, *written}):  # `lib.get_iter(n)`
+    for export in yielding_exports(t, module, held):  # `lib.get_iter(n)`
         if export not in t.state.exports:
             t.state.exports.append(export)
 

@@ -60,6 +60,7 @@ from dp2ddp.transforms.analysis.per_process import (
     per_process_sources,
     reads_per_process,
     reads_state,
+    worker_handoff,
 )
 from dp2ddp.transforms.analysis.per_rank import from_own_batches
 from dp2ddp.transforms.analysis.plateau_steps import plateau_steps
@@ -555,8 +556,9 @@ class RunDirValues(CallRule):
         """Why the ranks' n-th reads of `source` may not be the same read (ddp_rank0_value
         pairs them by count): it sits under a condition that tests the rank, an exception
         (raised on one rank), or a per-rank read of its own (the clock, the file system);
-        "" otherwise. A condition the uniformity proof only cannot prove (`if run_id is
-        None:` on a parameter) is taken as every rank's: that is how programs name runs. The
+        or it is in a function a process pool runs in its workers (each counts apart); ""
+        otherwise. A condition the uniformity proof only cannot prove (`if run_id is None:`
+        on a parameter) is taken as every rank's: that is how programs name runs. The
         calls of the read's function count too, one call deep (`if time.time() - start <
         limit: run_dir = new_run_dir()`)."""
         differs = self._differs_around(source)
@@ -573,6 +575,14 @@ class RunDirValues(CallRule):
                     f"read in {function.name.value}(), called at line {line} under "
                     f"`{statement_header(differs)}`, which differs between ranks"
                 )
+        handoff = worker_handoff(self.facts.module, function)
+        if handoff is not None:  # each worker counts its own reads (v2-C of stop 62)
+            line = self.t.input_position(handoff)[0]
+            return (
+                f"read in {function.name.value}(), which `{self.t.code(handoff.func)}` at "
+                f"line {line} runs in worker processes: each worker counts its reads "
+                "apart, so rank 0's n-th value may be another worker's read"
+            )
         return ""
 
     def _differs_around(self, node: cst.CSTNode) -> cst.BaseCompoundStatement | None:
