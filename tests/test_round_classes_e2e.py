@@ -1491,6 +1491,20 @@ Stop 62 (helper v2), round 15:
   not entered) and cut along columns, `model(image, text[:, :-1])`: said (DP047), not
   split, the rows of both this rank's (before: `text = ddp_shard_batch(text)`, half the
   rows of the images', a size mismatch at step 1 on both ranks).
+Stop 62 (helper s2), issue 28's index-array batches (unseeded: each rank would draw its own
+order; the three run before any seeded case):
+- batches_s62_s2_index_tensor_rebound (FFly/pytorch-cifar10-all-in-gpu@93d9401): tensors held
+  whole, cut by an unseeded `torch.randperm` through the range loop's rebound counter
+  (`i = idx[i:i + BS]`), `torch.backends.cudnn.benchmark = True` beside: the permutation
+  drawn alike, each rank its contiguous half of each batch (before: DP047, every rank
+  trained every batch of its own permutation).
+- batches_s62_s2_index_list_shuffled: a list of indices shuffled in place by Python's
+  `random.shuffle`, the index list split by rows: the shuffle drawn alike (before: each rank
+  cut its rows of its own order, overlapping the other's; DP006).
+- batches_s62_s2_index_array_shuffled_while: `np.random.shuffle(idx)` and a `while` loop
+  stepping `start += BS`: split where the batch is bound, the shuffle drawn alike (before:
+  each rank its own order, DP006, and DP005).
+  Each: per epoch the ranks' sample ids are disjoint and together the 32, 4 a rank a step.
 """
 
 from __future__ import annotations
@@ -2224,6 +2238,11 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 62 v2-A: the encoded labels left as the taker's batch gave them (DP047), the
     # images' rows and theirs alike (the base split them again: a size mismatch at step 1)
     "batches_s62_v2_taker_encoded_cut": ("trained 6 steps, True row counts alike",),
+    # stop 62 s2: batches cut by an index array drawn alike, each rank its part (E2E_DIGEST
+    # below; unseeded, so the figures are not fixed)
+    "batches_s62_s2_index_tensor_rebound": ("epoch 1 steps 4",),
+    "batches_s62_s2_index_list_shuffled": ("epoch 1 steps 4",),
+    "batches_s62_s2_index_array_shuffled_while": ("epoch 1 steps 4",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2482,6 +2501,10 @@ UNSEEDED = (
     "shared_draws_s53_s3_validation_handed_to_evaluation",
     # stop 56 s1 (Python's stream unseeded, each rank its own)
     "batches_s56_s1_helper_batch_picks_files",
+    # stop 62 s2 (torch's, Python's, numpy's stream unseeded)
+    "batches_s62_s2_index_tensor_rebound",
+    "batches_s62_s2_index_list_shuffled",
+    "batches_s62_s2_index_array_shuffled_while",
 )
 #: loader_wrapping_class's steps of 4 rows
 STEPS = 8
@@ -2732,6 +2755,28 @@ def test_a_loop_trains_whatever_built_its_optimizer(launch: Launch, case: str) -
         mine, theirs = (ids[8 * epoch : 8 * (epoch + 1)] for ids in seen)
         assert not set(mine) & set(theirs), seen
         assert set(mine) | set(theirs) == set(range(16)), seen
+
+
+#: stop 62 s2: batches cut by an index array drawn in the epoch loop
+INDEX_CASES = (
+    "batches_s62_s2_index_tensor_rebound",
+    "batches_s62_s2_index_list_shuffled",
+    "batches_s62_s2_index_array_shuffled_while",
+)
+
+
+@pytest.mark.parametrize("case", INDEX_CASES)
+def test_index_array_batches_are_the_ranks_parts_of_one_order(launch: Launch, case: str) -> None:
+    """Stop 62 s2: per step each rank trains 4 sample ids, per epoch the ranks' ids are
+    disjoint and together the 32 (the base: DP047 and every rank all 32 of its own order,
+    or each rank its rows of its own shuffle: ids repeated and missed)."""
+    seen = [launch.status(case, rank)["digest"] for rank in (0, 1)]
+    for rank in (0, 1):
+        assert len(seen[rank]) == 2 * 16, seen
+    for epoch in range(2):
+        mine, theirs = (ids[16 * epoch : 16 * (epoch + 1)] for ids in seen)
+        assert not set(mine) & set(theirs), seen
+        assert set(mine) | set(theirs) == set(range(32)), seen
 
 
 def test_the_wrapped_loader_is_sharded_once(launch: Launch) -> None:

@@ -601,8 +601,12 @@ class DefUse:
         return None
 
     def imported(self, name: cst.Name) -> bool:
-        """`name` is bound by an import (torch, np, os...)."""
-        found = self.definitions(name)
+        """`name` is bound by an import (torch, np, os...). A write to one of the module's
+        attributes or items (`torch.backends.cudnn.benchmark = True`, `os.environ[k] = v`:
+        a "store" of what the name holds) rebinds nothing: before, it made `torch` no
+        import, `torch.tensor(...)` a method of a value, and a batch cut from it a batch
+        from an import nobody can split (DP047, FFly/pytorch-cifar10-all-in-gpu@93d9401)."""
+        found = [d for d in self.definitions(name) if d.kind != "store"]
         return bool(found) and all(d.kind == "import" for d in found)
 
 

@@ -6,6 +6,7 @@ import dataclasses
 
 import libcst as cst
 from libcst.codemod import CodemodContext
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from dp2ddp.facts import ProgramFacts
 from dp2ddp.migrate.deep import call_deep, nesting_error
@@ -25,6 +26,7 @@ from dp2ddp.transforms._support.libcst_private import printed
 from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import texts_remembered
 from dp2ddp.transforms._support.runtime import helper_closure, helpers_defining, render_module
+from dp2ddp.transforms.batches.loops import SHARD
 from dp2ddp.transforms.hazards.replay_memories import shared_fill
 
 
@@ -120,7 +122,11 @@ def _migrated(
         if state.skip or not state.has_dataparallel:
             break  # every later pass only acts on DataParallel uses
     changes = [c for c in changes if not c.description.startswith(tuple(state.withdrawn))]
-    warnings = [d for d in warnings if not _scale_withdrawn(d, state.withdrawn)]
+    warnings = [
+        d for d in warnings if not _scale_withdrawn(d, state.withdrawn) and not _alike(d, state)
+    ]
+    if any(d.code == "DP005" for d in warnings) and SHARD in code:
+        warnings = _split_whiles_said(warnings, module, line_map)
     if state.shared_spans:  # a memory filled in the migration's ddp_same_random block
         warnings = [
             dataclasses.replace(
@@ -174,6 +180,38 @@ def _scale_withdrawn(warning: Diagnostic, withdrawn: set[str]) -> bool:
     losses = (w.removeprefix(SCALED_LOSS).removesuffix(" by WORLD_SIZE").strip() for w in withdrawn)
     return warning.code == "DP120" and any(
         f" in the summed loss `{loss}` (" in warning.message for loss in losses
+    )
+
+
+def _split_whiles_said(
+    warnings: list[Diagnostic], module: cst.Module, line_map: LineMap
+) -> list[Diagnostic]:
+    """Less DP005 ("data sliced by hand: every process trains on the same samples", the
+    hazards pass's shape rule, said before the batch proof runs) in a `while` loop whose
+    body now splits a batch (ddp_shard_batch: the proof split what the loop cuts, or a
+    migration before did; where it cannot, DP047 says so). Judged on the migrated code, so
+    `--check` of the migrated file answers alike."""
+    spans: list[tuple[int, int]] = []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for node, where in positions.items():
+        if isinstance(node, cst.While) and SHARD in module.code_for_node(node.body):
+            spans.append((line_map(where.start.line), line_map(where.end.line)))
+    return [
+        d
+        for d in warnings
+        if d.code != "DP005" or not any(first <= d.line <= last for first, last in spans)
+    ]
+
+
+def _alike(warning: Diagnostic, state: MigrationState) -> bool:
+    """DP006 at a draw from a stream ddp_same_random shares (state.stream_draws) in a
+    statement the batches pass put in that block (state.alike_spans): every rank draws rank
+    0's numbers there and cuts its part of them, as DataParallel scattered one draw; "each
+    rank draws its own" is false (the hazards pass does not say it on the migrated file)."""
+    return (
+        warning.code == "DP006"
+        and (warning.line, warning.col) in state.stream_draws
+        and any(first <= warning.line <= last for first, last in state.alike_spans)
     )
 
 

@@ -25,7 +25,7 @@ from torch.nn.parallel import DataParallel, DistributedDataParallel
 from dp2ddp.verify import float_order
 from dp2ddp.verify.digest import sample_digests
 from dp2ddp.verify.recorder import Recorder
-from dp2ddp.verify.replicas import chunked_forward, tensors_in
+from dp2ddp.verify.replicas import chunked_forward, tensors_in, whole_forward
 
 
 def first_tensor(value: object) -> torch.Tensor | None:
@@ -151,7 +151,7 @@ def install(recorder: Recorder) -> None:
                 before = recorder.forward_began()
                 done, output = chunked_forward(recorder, native_call, self, args, kwargs)
                 if not done:
-                    output = native_call(self, *args, **kwargs)
+                    output = whole_forward(recorder, native_call, self, args, kwargs)
                     float_order.capture(recorder, native_call, self, args, kwargs, output)
                 recorder.forward_ended(before)
                 recorder.fed.forward(output, span)  # a backward reaching it marks its batch

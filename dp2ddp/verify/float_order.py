@@ -28,6 +28,8 @@ import torch
 from torch.nn.modules.batchnorm import _NormBase
 from torch.nn.modules.dropout import _DropoutNd
 
+from dp2ddp.verify.replicas import own_attributes, restore_attributes
+
 if TYPE_CHECKING:
     from dp2ddp.verify.recorder import Recorder
 
@@ -99,6 +101,7 @@ def measure(recorder: Recorder) -> None:
         return
     params: list[torch.Tensor] = [p for _, p in named]
     buffers = [b.detach().clone() for b in module.buffers()]
+    attributes = own_attributes(module)  # what its re-runs set on `self` is undone
     rng = torch.get_rng_state()
     recording, recorder.recording = recorder.recording, False
     try:
@@ -118,6 +121,7 @@ def measure(recorder: Recorder) -> None:
         return
     finally:
         recorder.recording = recording
+        restore_attributes(attributes)
         torch.set_rng_state(rng)
         with torch.no_grad():
             for b, kept in zip(module.buffers(), buffers, strict=False):

@@ -94,11 +94,16 @@ class MigrationState:
     #: start): the batches pass undoes the WORLD_SIZE scale of a summed loss whose batch
     #: is not proved split; the result does not list them.
     withdrawn: set[str] = field(default_factory=set)
-    #: Draws a later pass made alike on every rank (`with ddp_same_random():` around the
-    #: statement that calls a drawing helper, the batch then split: DataParallel's one draw
-    #: scattered): (line of the user's input, the call's function as written). DP006 there
-    #: ("each rank draws its own") would be false; the result does not list it.
-    alike_draws: set[tuple[int, str]] = field(default_factory=set)
+    #: DP006s of a call that draws from a process-wide stream ddp_same_random shares
+    #: (Python's `random`, numpy's, torch's CPU one: no generator, no device), as the
+    #: hazards pass said them: (line of the user's input, column).
+    stream_draws: set[tuple[int, int]] = field(default_factory=set)
+    #: The user's input lines (first, last) of each statement the batches pass put in
+    #: `with ddp_same_random():` (a draw that selects a split batch, proof.py). A DP006 of
+    #: `stream_draws` there ("each rank draws its own") is false: every rank draws rank 0's
+    #: numbers; the result does not list it, as the hazards pass does not say it of a draw
+    #: inside such a block of a file migrated before (the same answer on --check).
+    alike_spans: set[tuple[int, int]] = field(default_factory=set)
     #: The user's input lines (first, last, the line of the function holding it or 0) of
     #: each statement the shared_draws pass put in `with ddp_same_random():`: a memory
     #: filled there is filled alike on every rank (DP200's text, replay_memories.shared_fill).

@@ -68,6 +68,20 @@ def own_stream(call: cst.Call) -> bool:
     return False
 
 
+def shared_stream(call: cst.Call, names: set[str]) -> bool:
+    """A draw of RANDOM_DRAWS from a stream `with ddp_same_random():` makes rank 0's on
+    every rank: Python's `random`, numpy's global one, torch's CPU one. Not one given its
+    own generator, nor a torch draw on a device (`torch.randperm(n, device=device)`: a
+    GPU's generator, which the block does not share) unless the device is "cpu"."""
+    if not names & RANDOM_DRAWS or own_stream(call):
+        return False
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "device":
+            value = arg.value
+            return isinstance(value, cst.SimpleString) and value.evaluated_value == "cpu"
+    return True
+
+
 def in_same_random(node: cst.CSTNode, parent: Callable[[cst.CSTNode], cst.CSTNode | None]) -> bool:
     """`node` runs inside `with ddp_same_random():` (written by a pass of this run, or in a
     file migrated before): every rank draws rank 0's numbers there, so "each rank draws its

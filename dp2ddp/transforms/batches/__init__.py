@@ -173,6 +173,7 @@ class ShardBatches(BatchSqueezes):
             warn_picks_after_loop(self, nodes)
             self._keep_batch_dims(nodes)
         self._draw_whole_alike(nodes)  # after the proof: its splits draw alike already
+        self._share_shuffles(nodes)
         self._warn_split_figures()
         keep_summed_losses(self, nodes)
         return True

@@ -37,15 +37,18 @@ after its binding, the binding drawn alike (`_drawing_source`). Agreed is not sh
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from dp2ddp.flow import DefUse, Origin, code, origins, view
 from dp2ddp.transforms._support.nodes import ModuleNodes, name_of, walk
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream, shared_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
 from dp2ddp.transforms.batches.loops import SAME_RANDOM, BatchLoops
 
 #: torch's random draws (numpy's and Python's: their module prefix).
 _TORCH_DRAWS = frozenset({"torch.randperm", "torch.randint", "torch.multinomial"})
+#: Draws that reorder their argument in place.
+_SHUFFLES = frozenset({"random.shuffle", "numpy.random.shuffle"})
 
 
 class DrawnBatches(BatchLoops):
@@ -93,6 +96,50 @@ class DrawnBatches(BatchLoops):
                 "loop: drawn alike on every rank (ddp_same_random), so what the ranks compute "
                 "from it, and decide (an early stop), is alike",
             )
+
+    def _share_shuffles(self, nodes: ModuleNodes) -> None:
+        """An in-place shuffle of an order or of the samples (`random.shuffle(order)`,
+        `np.random.shuffle(idx)`: a statement of its own) whose name a training loop of its
+        function reads, where this pass split that loop's batch: each rank would shuffle
+        its own way and cut its part of its own order, parts that overlap and miss samples
+        (the flow sees no binding in a call's argument). In `with ddp_same_random():` every
+        rank cuts its part of rank 0's order, as DataParallel scattered the batches of one
+        order. A shuffle no split batch comes from is then alike too, which changes nothing
+        but that the ranks agree."""
+        split = [loop for loop, _ in self._split_places()] + self._split_loops
+        if not split:
+            return
+        for call in nodes.of(cst.Call):
+            names = self.qualified_names(call.func)
+            if not names & _SHUFFLES or not shared_stream(call, names) or not call.args:
+                continue
+            expr = self.parent(call)
+            statement = self.parent(expr) if isinstance(expr, cst.Expr) else None
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            if statement in self._same_random or not self._outside_same_random(statement):
+                continue
+            shuffled = self.code(call.args[0].value)
+            home = self._function_around(statement)
+            if any(
+                self._function_around(loop) is home
+                and any(
+                    isinstance(n, (cst.Name, cst.Attribute)) and self.code(n) == shuffled
+                    for n in walk(loop)
+                )
+                for loop in split
+            ):
+                self._draw_alike_at(
+                    statement,
+                    f"{self.code(call.func)}({shuffled}) orders a split training loop's "
+                    "batches: drawn alike on every rank (ddp_same_random), so the ranks' "
+                    "parts of each batch do not overlap",
+                )
+
+    def _function_around(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        return next(
+            (a for a in self._ancestors_to(node, None) if isinstance(a, cst.FunctionDef)), None
+        )
 
     def _share_argument_draws(self, source: cst.Call) -> None:
         """The data a drawing batch source is given (`generate_pair(data, 4)`), where a
@@ -159,6 +206,12 @@ class DrawnBatches(BatchLoops):
         self._same_random.add(statement)
         self.state.helpers.update({"same_random", "rank0_value"})
         self.record(statement, reason)
+        try:  # its draws are alike now: DP006 there is false (MigrationState.alike_spans)
+            where = self.get_metadata(PositionProvider, statement)
+        except KeyError:
+            return
+        line_map = self.state.line_map
+        self.state.alike_spans.add((line_map(where.start.line), line_map(where.end.line)))
 
     def _outside_same_random(self, statement: cst.CSTNode) -> bool:
         node = self.parent(statement)

@@ -175,7 +175,7 @@ class BatchProof(TrainingLoops):
             # ddp_rank_batches(range(...))`: `X[i:i + n]`): this rank's batch
             dealt = any(o.selects and self._on_split(flow, o) for o in found)
             verdicts = [self._classify(flow, o, wrapped) for o in found]
-            held = [o for o in found if not o.selects]
+            held = [o for o in found if not o.selects and o.cut]  # not `x * 1.0`'s 1.0
             if (
                 held
                 and all(held_whole(o) for o in held)

@@ -50,6 +50,12 @@ def moves_with(flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
             if _within(flow, parent, loop):
                 return True
             continue
+        if any(
+            d.kind == "augassign" and _within(flow, d.statement, loop) for d in flow.reaching(node)
+        ):
+            # `start += BS` in the loop reaches this read (`idx[start:start + BS]`): the
+            # walk keeps one path per source, and BS's may be the slice bound's (s62 s2)
+            return True
         if not step.cut:
             continue
         bound = binding_of(flow, node)

@@ -75,7 +75,7 @@ from dp2ddp.transforms.analysis.pickled_params import (
     saved_object,
     whole_parts,
 )
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, in_same_random, shared_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams
 from dp2ddp.transforms.analysis.undone_wraps import undone_wraps
 from dp2ddp.transforms.hazards.backward_program import (
@@ -594,7 +594,14 @@ class FlagHazards(MigrationTransform):
         ):
             loops = [i.node for i in self._enclosing() if isinstance(i.node, cst.For)]
             detail = draw_detail(node, names, loops, self._module, self._alike_streams)
+            # an order or a plain draw: drawn alike, its text is false (not MixUp's partners)
+            shared = shared_stream(node, names) and detail[:10] in ("", ": an order")
+            if shared and in_same_random(node, self.parent):
+                return  # migrated before: every rank draws rank 0's numbers there
             self.warn(node, "DP006", f"{self.code(node.func)}(){detail}")
+            if shared:  # state.alike_spans: the batches pass may draw it alike
+                line, col = self._position(node)
+                self.state.stream_draws.add((self.state.line_map(line), col))
             return
         draw = self._draws.of_call(node, True) if self._draws is not None else None
         if draw is not None and draw.path is not None and draw.source is None:  # a batch

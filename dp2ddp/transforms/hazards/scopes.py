@@ -327,8 +327,20 @@ def draw_detail(
     """DP006's detail for a draw in a training loop (`loops`: the loops around it, innermost
     first): a size not proved the loader's (global_draw), a permutation of the batch's rows
     (rows_permuted), an order (order_draw); "" for another draw."""
+    device = next(
+        (
+            cst.Module([]).code_for_node(a.value)
+            for a in node.args
+            if a.keyword is not None
+            and a.keyword.value == "device"
+            and not (isinstance(a.value, cst.SimpleString) and a.value.evaluated_value == "cpu")
+        ),
+        "",
+    )
     return (
-        global_draw(node, module) or rows_permuted(node, names, loops) or order_draw(names, alike)
+        global_draw(node, module)
+        or rows_permuted(node, names, loops)
+        or order_draw(names, alike, device)
     )
 
 
@@ -368,7 +380,7 @@ def _bound_in(loop: cst.For) -> set[str]:
     return names
 
 
-def order_draw(names: set[str], alike: Callable[[], frozenset[str]]) -> str:
+def order_draw(names: set[str], alike: Callable[[], frozenset[str]], device: str = "") -> str:
     """DP006's detail for a draw of an order (`random.shuffle(samples)`: v2-D of stop 43,
     Morizeyao/GPT2-Chinese@bbb4465, whose DP006 spoke of "random tensors"): what each rank
     gets, by whether the program seeds that stream alike on every rank (analysis/
@@ -383,6 +395,15 @@ def order_draw(names: set[str], alike: Callable[[], frozenset[str]]) -> str:
             f": an order, not tensor values; {spelled} stream is seeded alike on every rank, "
             "so every rank draws the same order (what each then takes from it by position "
             "is the batch passes' question)"
+        )
+    if device:  # `torch.randperm(n, device=device)`: a GPU's own generator (stop 62 s2)
+        return (
+            f": an order, not tensor values, drawn on `{device}`: on a GPU by that "
+            "device's own generator, which the program does not seed alike on every rank "
+            "and the migration's `with ddp_same_random():` (the CPU streams only) does not "
+            "share, so each rank may draw its own order, and the samples the ranks take "
+            "from their orders by position overlap and miss others, where DataParallel "
+            "drew one order"
         )
     return (
         f": an order, not tensor values; {spelled} stream is not seeded alike on every "
