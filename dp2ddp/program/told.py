@@ -135,9 +135,11 @@ class ProgramTeller(LoaderTeller):
             from dp2ddp.transforms.analysis.bare_modules import bare_classes, empty_classes
             from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
             from dp2ddp.transforms.analysis.layer_methods import (
+                Methods,
+                classified,
                 forwardless_modules,
                 held_runs,
-                layer_methods,
+                layer_classes,
                 quiet_through_held,
             )
             from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
@@ -148,7 +150,7 @@ class ProgramTeller(LoaderTeller):
             paths: dict[str, str] = {}
             bare: set[str] = set()
             empty: set[str] = set()
-            methods: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+            layered: dict[str, Methods] = {}
             forwardless: set[str] = set()
             held: dict[str, dict[str, frozenset[str]]] = {}
             redraws: dict[str, dict[str, tuple[bool, frozenset[str], frozenset[str]]]] = {}
@@ -162,10 +164,10 @@ class ProgramTeller(LoaderTeller):
                 paths.update(dict.fromkeys(read, each.path))
                 # a module's classes trained through their own methods alone, with no
                 # forward() (layer_methods.py): their methods are classified all the same
-                methods.update(
+                layered.update(
                     self.project.remembered(
-                        ("layer_methods", each.real, each.name),
-                        partial(layer_methods, each.name, each.source.text),
+                        ("layer_classes", each.real, each.name),
+                        partial(layer_classes, each.name, each.source.text),
                     )
                 )
                 forwardless |= self.project.remembered(
@@ -195,6 +197,7 @@ class ProgramTeller(LoaderTeller):
                     )
                 key = ("class_reach", each.real, each.name)
                 reaches.append((each.name, self.project.remembered(key, partial(_reach, each))))
+            methods = classified(layered)  # the program's classes together (v4-C)
             # A method calling only attributes that hold parameterless classes runs none.
             aliases = package_aliases(self.program, empty) if held else {}
             methods = quiet_through_held(methods, held, empty | aliases.keys())

@@ -22,7 +22,7 @@ block of a method count (stop 53 s4), unless a block within turns gradients back
 from __future__ import annotations
 
 import ast
-from collections.abc import Set
+from collections.abc import Mapping, Set
 
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms.analysis.layer_names import module_imports
@@ -47,6 +47,9 @@ _NO_LAYER = frozenset(
 )
 
 
+Methods = dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+
+
 def layer_methods(
     import_name: str, source: str
 ) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
@@ -57,6 +60,11 @@ def layer_methods(
     `model.decode(z)`; bpowell122/tomodrgn@e19eae9's TiltSeriesHetOnlyVAE defines no
     forward()) runs its layers there all the same: DP190 names such a call on its wrap
     (stop 60 s1's leftover: not classified, not named)."""
+    return classified(layer_classes(import_name, source))
+
+
+def layer_classes(import_name: str, source: str) -> dict[str, Methods]:
+    """The classes `layer_methods` judges, by qualified name, with their methods."""
     if "forward" not in source and "Module" not in source:
         return {}
     try:
@@ -64,7 +72,7 @@ def layer_methods(
     except (SyntaxError, ValueError, RecursionError):
         return {}
     prefix = f"{import_name}." if import_name else ""
-    classes: dict[str, dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+    classes: dict[str, Methods] = {}
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
             methods = {
@@ -73,12 +81,21 @@ def layer_methods(
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
             }
             if "forward" in methods or _module_subclass(node):
-                classes[node.name] = methods
+                classes[prefix + node.name] = methods
+    return classes
+
+
+def classified(classes: Mapping[str, Methods]) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """`layer_methods` of `classes`: one module's, or a program's all together (told.py),
+    so that a submodule's method defined in another module is judged there."""
     # A method of a submodule (`self.layer_dict[k].restore_backup_stats()`) runs no layer
-    # where every model class of the module defining that name runs none in it (stop 57
-    # v4-D, AntreasAntoniou/HowToTrainYourMAMLPytorch@8696470: DP190 said restoring
-    # BatchNorm buffers "runs its layers"): the greatest such set, shrunk until stable.
+    # where every model class defining that name runs none in it (stop 57 v4-D,
+    # AntreasAntoniou/HowToTrainYourMAMLPytorch@8696470: DP190 said restoring BatchNorm
+    # buffers "runs its layers"; round 14 v4-C, shirleyzhu233/PyTorch-MAML@eee3fe3's
+    # `reset_classifier()` calling `self.classifier.reset_parameters()` of a class of
+    # another module): the greatest such set, shrunk until stable.
     quiet = {m for methods in classes.values() for m in methods if m != "forward"}
+    running: dict[str, set[str]] = {}
     while True:
         running = {
             name: _running(methods, quiet_methods=quiet) for name, methods in classes.items()
@@ -91,7 +108,7 @@ def layer_methods(
     for name, methods in classes.items():
         runs = running[name]
         judged = {m for m in methods if m != "forward" and not m.startswith("__")}
-        found[prefix + name] = (frozenset(judged & runs), frozenset(judged - runs))
+        found[name] = (frozenset(judged & runs), frozenset(judged - runs))
     return found
 
 

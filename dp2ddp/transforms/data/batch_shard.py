@@ -137,7 +137,7 @@ def plan_batch_shard(
     ):
         return f"{key}={data.code(sampler)} beside shuffle= (DataLoader rejects both)"
     if EVAL_NAME.search(label):
-        return f"{key}={data.code(sampler)} of an evaluation loader"
+        return _evaluation_named(data, key, sampler, label)
     if key == "batch_sampler":
         wrapper = call_named(BATCH_SHARD, cst.Arg(sampler.deep_clone()))
         data.state.helpers.update(HELPERS)
@@ -158,6 +158,15 @@ def plan_batch_shard(
     data.state.helpers.update(HELPERS | {"sampler_shard"})
     batch = (args["batch_size"], per_rank) if "batch_size" in args else None
     return ShardEdit(args[key], wrapper, (), batch=batch)
+
+
+def _evaluation_named(
+    data: LoaderBatchSize, key: str, sampler: cst.BaseExpression, label: str
+) -> str:
+    """DP009's reason for a loader left whole by its name (EVAL_NAME): what the name says,
+    not what every use is (chenxin061/pdarts@b880e87's `valid_queue` is also the
+    architecture step's training data, round 14 v3-F)."""
+    return f"{key}={data.code(sampler)} of {label}, whose name says an evaluation loader"
 
 
 def never_none(data: LoaderBatchSize, value: cst.BaseExpression, depth: int = 0) -> bool:
@@ -206,7 +215,7 @@ def _at_run_time(
     at run time only, so the call gets `**ddp_loader_arguments(...)` of all of them."""
     sampler = call.args[args[key]].value
     if EVAL_NAME.search(label):
-        return f"{key}={data.code(sampler)} of an evaluation loader"
+        return _evaluation_named(data, key, sampler, label)
     names = {index: name for name, index in args.items()}
     converted: list[cst.Arg] = []
     for index, arg in enumerate(call.args):

@@ -230,9 +230,7 @@ class Barriers(Rule):
                 (t, r)
                 for t in texts
                 for r in reads.get(t, ())
-                if self.may_follow(write, r)
-                and self.kinds_meet(write, r)
-                and not parameters_apart(write, r, t, self.t, called)
+                if self.may_follow(write, r) and self.kinds_meet(write, r)
             ]
             matched += [
                 (f"{texts[0]}` in `{self.t.code(lister)}", lister)
@@ -267,6 +265,10 @@ class Barriers(Rule):
             if early and anchor is not None:
                 read_line = self.t.input_position(early[0])[0]
                 omitted = f"the read is inside `{statement_header(anchor)}`, before a barrier"
+            if omitted is not None and all(
+                parameters_apart(write, r, path, self.t, called) for r in early or readers
+            ):
+                continue  # the callers pair them (file_written_by): barrier or DP054 there
             if omitted is not None:
                 shown = shown_read(self.t, write, (early or readers)[0], path)
                 self.t.warn(

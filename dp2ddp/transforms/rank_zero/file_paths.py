@@ -176,16 +176,20 @@ def shown_read(t: RankZeroOnly, write: cst.Call, reader: cst.Call, path: str) ->
 def parameters_apart(
     write: cst.Call, reader: cst.Call, text: str, t: RankZeroOnly, called: frozenset[str]
 ) -> bool:
-    """`text` is a parameter of the write's function and of another function around the
-    read, neither called in this module: two values their callers pass, paired there
+    """`text` is a parameter of the write's top-level function and of another one around
+    the read, neither called in this module: two values their callers pass, paired there
     (ProgramHints.file_written_by / file_read_by: a barrier after the writer's call, or
-    DP054 there), not here by the parameters' spelling. Round 14 v1-E (jiyanggao/
+    DP054 there). Where no barrier can follow the write here, DP054 is the callers' to
+    say, not this module's by the parameters' spelling (a barrier that can follow the
+    write is placed as before). Round 14 v1-E (jiyanggao/
     Video-Person-ReID@dfe9a02 utils.py): `write_json(obj, fpath)` and `read_json(fpath)`
     got DP054 "no barrier between" beside the caller's barrier; with `read_json(path)`
     none."""
     writing, reading = enclosing_function(write, t), enclosing_function(reader, t)
     if writing is None or reading is None or writing is reading or not text.isidentifier():
         return False
+    if not all(isinstance(t.parent(f), cst.Module) for f in (writing, reading)):
+        return False  # a method: no caller's file_written_by names it
     if {writing.name.value, reading.name.value} & called:
         return False
     return all(

@@ -160,6 +160,8 @@ class SetOrders(CallRule):
                 f"the elements come from `{self.t.code(held)}`, bound empty at line {line} and "
                 "filled by calls dp2ddp does not follow: not proved numbers or strings"
             )
+        if not isinstance(node, cst.Call):
+            return ""  # a name the view stops at (a comprehension's target): said generically
         return (
             f"the elements come from `{self.t.code(node)}` (line {line}), which dp2ddp does "
             "not type: not proved numbers or strings"
