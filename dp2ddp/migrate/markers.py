@@ -103,6 +103,7 @@ MARKED = frozenset(
         "DP114",
         "DP115",  # stop 58 s1: the DataParallel sub-wrap is what the proof starts from
         "DP141",  # stop 59 s1: so is the holder's (a partly wrapped child)
+        "DP117",
         "DP118",
         "DP119",
         "DP120",

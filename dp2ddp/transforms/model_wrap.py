@@ -233,7 +233,7 @@ class WrapModelInDDP(MigrationTransform):
         keywords = [("device_ids", cst.Name("DEVICE_IDS"))]
         partial_use = self._unused.why(original_module, target)
         if partial_use:
-            keywords.append((self._unused.flag, cst.Name("True")))
+            keywords += [(self._unused.flag, cst.Name("True"))] if self._unused.flag else []
             self.warn(original, self._unused.code, partial_use)
         wrap = self._unused.wrap_call(original, original_module, self.code(module))
         migrated = cst.Call(

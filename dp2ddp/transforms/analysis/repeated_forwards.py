@@ -291,3 +291,52 @@ def backward_inside(
                 how = f"calls `{text}` {BACKWARD_INSIDE}"
                 return ((how, node.lineno),)
     return ()
+
+
+#: Context managers that switch a model's parameters' gradients off for the block
+#: (advertorch.context): an attack's backward inside runs for the input's gradient only.
+_PARAMLESS = frozenset({"ctx_noparamgrad", "ctx_noparamgrad_and_eval"})
+
+
+def paramless_backwards(tree: ast.Module, target: str) -> tuple[int, ...]:
+    """The lines of the `with ctx_noparamgrad(target):` blocks (`_PARAMLESS`) of the module:
+    a backward through the wrap inside uses none of its parameters (nblt/Sub-AT@9f3bcd5
+    train_adv.py, `adversary.perturb(...)` of an advertorch PGD attack built on the wrap,
+    stop 62 v3-C)."""
+    lines: list[int] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.With, ast.AsyncWith)):
+            continue
+        for item in node.items:
+            call = item.context_expr
+            if (
+                isinstance(call, ast.Call)
+                and ast_nodes.last_name(call.func) in _PARAMLESS
+                and any(ast.unparse(a) == target for a in call.args)
+            ):
+                lines.append(node.lineno)
+    return tuple(lines)
+
+
+def static_graph_text(runs: str, why: str, paramless: str) -> str:
+    """DP096's text, or DP117's where a backward through the wrap runs with its parameters'
+    gradients off (`paramless`: where): static_graph=True records that backward's use (no
+    parameter) and later steps' gradients are not averaged: each rank keeps its own, the
+    ranks apart from the first step with no error (measured under torchrun x2, torch 2.14:
+    an advertorch attack's perturb() before each step). Not set there: without it DDP
+    waits for a parameter a step leaves unused (it raises at the next step, loudly)."""
+    if paramless:
+        return (
+            f"{runs} and {why}, and the program runs a backward through it with its "
+            f"parameters' gradients off ({paramless}: an input's gradient, an attack's): "
+            "static_graph=True would record that backward's use, none, and leave the "
+            "gradients of every later step unaveraged, each rank its own, silently; not "
+            "set: where a step leaves a parameter unused, DDP raises at the next step"
+        )
+    return (
+        f"{runs} and {why}: with find_unused_parameters=True DDP marks ready, at the last "
+        "call, the parameters that call does not reach, and again when the backward reaches "
+        'them through an earlier call (RuntimeError "marked as ready twice"); '
+        "static_graph=True averages each once, while every step uses the same "
+        "parameters (DDP raises at a step whose use differs)"
+    )

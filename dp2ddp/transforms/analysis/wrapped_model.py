@@ -34,6 +34,8 @@ from dp2ddp.transforms.analysis.repeated_forwards import (
     BACKWARD_INSIDE,
     forwards_before_backward,
     handed_forwards,
+    paramless_backwards,
+    static_graph_text,
 )
 from dp2ddp.transforms.analysis.toggle_calls import called_only_before
 from dp2ddp.transforms.analysis.toggled_models import untouched
@@ -127,14 +129,10 @@ class UnusedParameters:
         runs = runs if lines else handed_forwards(self._ast(), target or "", resolve)
         if not runs:
             return self._read_outside(why, target)
-        self.flag, self.code = "static_graph", "DP096"
-        return (
-            f"{runs} and {why}: with find_unused_parameters=True DDP marks ready, at the last "
-            "call, the parameters that call does not reach, and again when the backward reaches "
-            'them through an earlier call (RuntimeError "marked as ready twice"); '
-            "static_graph=True averages each once, while every step uses the same "
-            "parameters (DDP raises at a step whose use differs)"
-        )
+        off = paramless_backwards(self._ast(), target or "")  # stop 62 v3-C: DP117
+        paramless = ", ".join(f"`with ctx_noparamgrad({target})` at line {n}" for n in off)
+        self.flag, self.code = ("", "DP117") if off else ("static_graph", "DP096")
+        return static_graph_text(runs, why, paramless)
 
     def _read_outside(self, why: str, target: str | None) -> str:
         """DP048 where the loss also reads the model outside forward (outside_reads.py):
