@@ -362,9 +362,9 @@ LATER_HIGH: Final[dict[str, tuple[str, str]]] = {
         "the command does: a copy, a `mkdir`, a script that writes files is repeated by every "
         "rank at once (GDANet's backups of its source files, stop 39); a command that is "
         "`mkdir -p PATH` and nothing else is proved safe to repeat and not warned. If it "
-        "writes or changes files, run it on rank 0 (`if ddp_is_main(): os.system(...)`) and, when other "
-        "ranks read what it made, `ddp_barrier()` after it where every rank arrives; if every "
-        "rank must run it, say so with `# noqa: DP087`.",
+        "writes or changes files, run it on rank 0 (`if ddp_is_main(): os.system(...)`) "
+        "and, when other ranks read what it made, `ddp_barrier()` after it where every rank "
+        "arrives; if every rank must run it, say so with `# noqa: DP087`.",
     ),
     "DP088": (
         "a count of samples from this rank's batches sets the learning rate",

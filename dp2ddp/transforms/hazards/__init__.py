@@ -40,8 +40,6 @@ with DP023, by its own pass: transforms/gradient_penalty.py.
 
 from __future__ import annotations
 
-import re
-
 import libcst as cst
 
 from dp2ddp.facts import PickledParam
@@ -106,7 +104,7 @@ from dp2ddp.transforms.hazards.scopes import (
     loop_info,
 )
 from dp2ddp.transforms.hazards.sub_wraps import unproved_pairs
-from dp2ddp.transforms.hazards.unbuilt_norms import unbuilt
+from dp2ddp.transforms.hazards.unbuilt_norms import BATCHNORM_LAYERS, TORCHVISION_BN, unbuilt
 
 #: Embedding lookups that renormalise the rows they read in place when given `max_norm`
 #: (stop 31 class D2, facebookresearch/DeepSDF's latent codes).
@@ -117,17 +115,6 @@ _RENORMED_EMBEDDINGS = frozenset(
 )  # fmt: skip
 #: Loops over these count batches (also wrapped: `enumerate(range(n))`, `tqdm(range(n))`).
 _RANGES = frozenset({"builtins.range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
-_BATCHNORM = frozenset(
-    f"torch.nn{module}.{kind}BatchNorm{dim}d"
-    for module in ("", ".modules.batchnorm", ".modules")
-    for kind in ("", "Lazy")
-    for dim in (1, 2, 3)
-)
-#: torchvision models built with BatchNorm layers.
-_TORCHVISION_BN = re.compile(
-    r"^torchvision\.models\.(\w+\.)?(resnet\d+|resnext\w+|wide_resnet\w+|densenet\d+|vgg\d+_bn"
-    r"|mobilenet\w*|efficientnet\w*|inception_v3|googlenet|shufflenet\w*|mnasnet\w*|regnet\w*)$"
-)
 #: Containers a wrapped model may be put in and pickled with (DP070).
 _CONTAINERS = frozenset(
     {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
@@ -545,7 +532,7 @@ class FlagHazards(MigrationTransform):
         self._means.check_call(node, names)
         if self._in_training_loop(node):
             self._check_draw(node, names)
-        if names & _BATCHNORM or any(_TORCHVISION_BN.match(n) for n in names):
+        if names & BATCHNORM_LAYERS or any(TORCHVISION_BN.match(n) for n in names):
             self._batchnorms.append(node)
         if names & _ENV_SETTERS and self._sets_visible_devices(node):
             self.warn(node, "DP010", self.code(node))
