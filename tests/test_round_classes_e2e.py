@@ -1491,6 +1491,11 @@ Stop 62 (helper v2), round 15:
   not entered) and cut along columns, `model(image, text[:, :-1])`: said (DP047), not
   split, the rows of both this rank's (before: `text = ddp_shard_batch(text)`, half the
   rows of the images', a size mismatch at step 1 on both ranks).
+Stop 62 (lead), round 15's v2-B:
+- batches_s62_lead_method_of_imported_class (program fixture): `x, y = data.get_batch()` of
+  another module's class cutting a batch from arrays it holds by a counter it keeps: split at
+  the binding, rank 0 "rows 4 4" and the original's weights (before: no split, no warning,
+  every rank trained on the whole batch).
 Stop 62 (helper s2), issue 28's index-array batches (unseeded: each rank would draw its own
 order; the three run before any seeded case):
 - batches_s62_s2_index_tensor_rebound (FFly/pytorch-cifar10-all-in-gpu@93d9401): tensors held
@@ -2243,9 +2248,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s62_s2_index_tensor_rebound": ("epoch 1 steps 4",),
     "batches_s62_s2_index_list_shuffled": ("epoch 1 steps 4",),
     "batches_s62_s2_index_array_shuffled_while": ("epoch 1 steps 4",),
+    # stop 62 lead (v2-B): what another module's own method returns, split at its binding
+    "batches_s62_lead_method_of_imported_class": ("trained 4 steps, rows 4 4", "weights -0.3484"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "batches_s62_lead_method_of_imported_class": "train.py",  # stop 62 lead
     "batches_s62_v2_taker_encoded_cut": "train.py",  # stop 62 v2
     "set_epoch_handed_loader": "main.py",
     "devices_s61_v2_own_device_name": "train.py",  # stop 61 v2

@@ -69,6 +69,7 @@ from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
 from dp2ddp.transforms.batches.training_loops import TrainingLoops
 from dp2ddp.transforms.batches.unsplit import (
     iterated_share,
+    method_elsewhere,
     say_target,
     taken_elsewhere,
     unsplit_effect,
@@ -358,6 +359,8 @@ class BatchProof(TrainingLoops):
             # `dataset = []` filled by appends, a batch cut from it at each step: data the
             # program built, not a constant every rank computes whole (v2-A, stop 41)
             return "batch"
+        if not origin.cut and method_elsewhere(self, origin):
+            return "batch"  # what another module's own method returns: not followed
         if held_alike(flow, origin):
             return "ok"
         if self._on_split(flow, origin):

@@ -32,6 +32,7 @@ import libcst as cst
 from dp2ddp.flow import DefUse, Origin, code, origins
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import name_of
+from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.batches.yielded import sharded_here, yielded_share
 
 if TYPE_CHECKING:
@@ -257,3 +258,34 @@ def _sharded_loader(proof: BatchProof, flow: DefUse, value: cst.BaseExpression) 
         ):
             return True
     return False
+
+
+def method_elsewhere(proof: BatchProof, origin: Origin) -> str | None:
+    """The value is what `obj.m()` returns, given no positional argument, `obj` built here
+    by `C(...)` of a class another module of the program defines with its own method `m`
+    (ProgramHints.class_methods) that takes no sharded loader's batches (not
+    taken_elsewhere): the walk does not enter that module's code and went on to the
+    construction, the same at every step; what `m` returns from the object's own state (a
+    batch cut from arrays it holds, by a counter it keeps) is not followed, so nothing
+    proves it the same at every step nor this rank's part. A batch, split on its path or
+    said (DP047), where it was "ok" before and every rank trained on the whole batch in
+    silence (v2-B of stop 62: `x, y = data.get_batch()`; the same class in the entry's own
+    module is followed and split). The call as the walk wrote it; else None."""
+    methods, node = proof.state.hints.class_methods, origin.node
+    if not methods or origin.kind != "call" or not isinstance(node, cst.Call):
+        return None
+    classes = proof.qualified_names(node.func)
+    for step in origin.path:
+        call = proof.parent(proof.parent(step.node) or step.node)
+        if not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.value is step.node
+            and not any(a.keyword is None for a in call.args)
+        ):
+            continue
+        method = call.func.attr.value
+        if told_name((f"{c}.{method}" for c in classes), methods):
+            taken = fetched_elsewhere(proof, origin) or taken_by_sharded_class(proof, origin)
+            return None if taken else step.what
+    return None
