@@ -66,6 +66,8 @@ def forward_pairs(
         n.name: n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
     own = functions or {}
+    #: what constant_made may follow: the module's functions, the class's methods (".m")
+    told = {**own, **{f".{n}": m for n, m in methods.items() if isinstance(m, ast.FunctionDef)}}
     todo: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, bool]] = (
         [(methods["forward"], True)] if "forward" in methods else []
     )
@@ -94,7 +96,7 @@ def forward_pairs(
                 and (node.func.id in own)
             ):
                 todo.append((own[node.func.id], False))  # its module's function: read there
-            elif (rank := _coupling(node)) is not None and not _of_constants(node, method, own):
+            elif (rank := _coupling(node)) is not None and not _of_constants(node, method, told):
                 label = method.name if is_method else f"{method.name}()"
                 found.append((rank, node, label))
     if not any(rank != _WHOLE_NORM for rank, _, _ in found):

@@ -12,7 +12,8 @@ list, tuple or comprehension (`torch.Tensor([...])`, `torch.tensor(...)`), of si
 (`torch.ones(n)`, `arange`, `linspace`, `eye`...), such values combined by arithmetic, put
 through a method that keeps their values (`unsqueeze`, `float`, `t()`, `sum()`,
 `expand(...)`...) or `Variable(...)`, and the returns of the module's own functions so made
-(called by name). A parameter, an attribute, anything else: not proved.
+(called by name) or of the class's own methods (`self.gaussian(...)`, stop 62's real
+losses.py). A parameter, an attribute, anything else: not proved.
 """
 
 from __future__ import annotations
@@ -118,8 +119,13 @@ def _constant(
     if isinstance(func, ast.Attribute) and last in _KEEPING and not torch_call:
         operands = [func.value, *node.args[:1]] if last == "outer" else [func.value]
         return all(_constant(o, function, own, depth) for o in operands)
-    if isinstance(func, ast.Name) and func.id in own and depth > 0:
-        callee = own[func.id]
+    # the module's own function by name, or the class's own method (`self.gaussian(...)`,
+    # told as ".gaussian")
+    key = func.id if isinstance(func, ast.Name) else ""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        key = f".{func.attr}"
+    if key in own and depth > 0:
+        callee = own[key]
         returns = [
             n.value
             for n in ast_nodes.walk(callee)

@@ -144,8 +144,8 @@ def _every_construction_off(
     positional = [p.name.value for p in _params(init)][1:]  # not `self`
     keyword_only = flag in (p.name.value for p in init.params.kwonly_params)
     for name in uses:
-        if name is cls.name:
-            continue
+        if name is cls.name or _super_argument(name, parent):
+            continue  # its definition, `super(BasicConv, self)` (MIRNet's own spelling)
         call = parent(name)
         if not isinstance(call, cst.Call) or call.func is not name:
             return False
@@ -161,3 +161,16 @@ def _every_construction_off(
         if value is not None and not _falsy(value):
             return False
     return True
+
+
+def _super_argument(name: cst.Name, parent: Parent) -> bool:
+    """`name` is the first argument of a `super(...)` call: no construction."""
+    arg = parent(name)
+    call = parent(arg) if isinstance(arg, cst.Arg) else None
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Name)
+        and call.func.value == "super"
+        and bool(call.args)
+        and call.args[0] is arg
+    )
