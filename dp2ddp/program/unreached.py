@@ -14,8 +14,6 @@ from dp2ddp.program.discovery import Program
 from dp2ddp.program.dynamic_imports import DynamicSite, unreached_dataparallel, unreached_files
 from dp2ddp.result import Diagnostic
 from dp2ddp.transforms._support.ast_nodes import parse_python
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
-from dp2ddp.transforms.analysis.seeded_streams import module_draws
 
 #: An import through a helper by a run-time name, in a program that migrates nothing.
 HELPER_IMPORT = "DP056"
@@ -25,8 +23,6 @@ UNREAD_MEMBERS = "DP073"
 DYNAMIC_LOADER = "DP094"
 #: An import by a run-time name of a module that may draw from a stream no rank seeds alike.
 UNREAD_DRAWS = "DP131"
-#: The last names of RANDOM_DRAWS: a file naming none of them draws nothing (no parse).
-_DRAW_TAILS = frozenset(name.rpartition(".")[2] for name in RANDOM_DRAWS)
 _STREAM_NAMES = {"torch": "torch's generator", "numpy": "numpy's stream", "random": "`random`"}
 
 
@@ -114,10 +110,16 @@ def unread_draw_notes(
     sites = [s for s in program.dynamic_sites if s.opaque and not s.configured]
     if not sites:
         return []
+    # here, not at import: a run with nothing to migrate loads no pass (test_noop_imports)
+    from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
+    from dp2ddp.transforms.analysis.seeded_streams import module_draws
+
+    # the last names of RANDOM_DRAWS: a file naming none of them draws nothing (no parse)
+    draw_tails = frozenset(name.rpartition(".")[2] for name in RANDOM_DRAWS)
     reached = {m.real for m in program.modules}
     drawing: list[str] = []
     for path, text in unreached_files(program.root, reached):
-        if not any(tail in text for tail in _DRAW_TAILS):
+        if not any(tail in text for tail in draw_tails):
             continue
         try:
             draws = [d for d in module_draws(parse_python(text)) if d[2] not in alike]
