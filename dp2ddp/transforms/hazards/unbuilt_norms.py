@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable
 
 import libcst as cst
 
+from dp2ddp.transforms._support.nodes import walk
+
 Parent = Callable[[cst.CSTNode], cst.CSTNode | None]
 
 #: BatchNorm layer classes by qualified name (DP008, DP017).
@@ -98,7 +100,7 @@ def _falsy_default(init: cst.FunctionDef, flag: str) -> bool:
 
 def _rebound(init: cst.FunctionDef, flag: str) -> bool:
     """`flag` is bound again in the method (an assignment, a loop, a `with`, a walrus...)."""
-    for node in _walk(init.body):
+    for node in walk(init.body):
         if isinstance(node, (cst.Global, cst.Nonlocal)):
             return True
         if isinstance(node, cst.AssignTarget | cst.AugAssign | cst.AnnAssign | cst.For):
@@ -120,17 +122,9 @@ def _bound(target: cst.BaseExpression) -> set[str]:
     return set()
 
 
-def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(current.children)
-
-
 def _name_uses(module: cst.Module) -> dict[str, list[cst.Name]]:
     uses: dict[str, list[cst.Name]] = {}
-    for node in _walk(module):
+    for node in walk(module):  # the tree's nodes, listed once per tree
         if isinstance(node, cst.Name):
             uses.setdefault(node.value, []).append(node)
     return uses
