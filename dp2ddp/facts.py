@@ -31,9 +31,9 @@ class Uniformity(Protocol):
     def init_parameter(
         self, path: str, class_name: str, index: int | None, name: str, never_none: bool = False
     ) -> bool:
-        """Every call of class `class_name` of the module at `path` passes a uniform value
-        for `__init__`'s parameter `name` (positional `index`, `self` not counted;
-        `never_none`: a value proved never None)."""
+        """Every call of class (or top-level function) `class_name` of the module at `path`
+        passes a uniform value for its (`__init__`'s) parameter `name` (positional `index`,
+        `self` not counted; `never_none`: a value proved never None)."""
         ...
 
     def returns_uniform(self, module_name: str, function: str) -> bool:
