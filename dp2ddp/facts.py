@@ -31,14 +31,13 @@ class Uniformity(Protocol):
     def init_parameter(
         self, path: str, class_name: str, index: int | None, name: str, never_none: bool = False
     ) -> bool:
-        """Every call of class `class_name` of the module at `path` passes a uniform value
-        for `__init__`'s parameter `name` (positional `index`, `self` not counted;
-        `never_none`: a value proved never None)."""
+        """Every call of class (or top-level function) `class_name` of the module at `path`
+        passes a uniform value for its (`__init__`'s) parameter `name` (positional `index`,
+        `self` not counted; `never_none`: a value proved never None)."""
         ...
 
     def returns_uniform(self, module_name: str, function: str) -> bool:
-        """Top-level function `function` of program module `module_name` returns a uniform
-        value."""
+        """Top-level function `function` of program module `module_name` returns a uniform value."""
         ...
 
     def star_source(self, path: str, name: str) -> str | None:
@@ -89,8 +88,7 @@ class ProgramHints:
     pure: qualified names ("config.learning_rate") of project functions that are safe to
         skip on ranks other than 0, so a print calling them can be guarded.
     unused: names of this module's top-level functions that no module of the program
-        refers to (a model file's demo `test()`): dead code for this program, left as
-        written.
+        refers to (a model file's demo `test()`): dead code for this program, left as is.
     imported: the module is one the program imports, so its `if __name__ == "__main__":`
         block never runs in this program: it is left as written too.
     logs: some module of the program imports `logging`, so the setup block quiets it off
@@ -451,15 +449,16 @@ class Reexports:
 @dataclass(frozen=True)
 class ModelClass:
     """An nn.Module class of the program (transforms/analysis/partial_forward.py): `partial`
-    describes a use in its forward() (or a class it builds) that may leave parameters
-    without a gradient; "" when none was found. `outputs`: per element of the tuple its
-    forward() returns, the (attribute, holds) pairs of the layers feeding it (None when it
-    returns no tuple literal): a caller that drops an element starves the layers that feed
-    only it. `pairs`: where its forward() compares the rows of its batch with each other
+    a use in its forward() (or a class it builds) that may leave parameters without a
+    gradient, "" when none was found. `outputs`: per element of the tuple its forward()
+    returns, the (attribute, holds) pairs of the layers feeding it (None when it returns
+    no tuple literal): a caller that drops an element starves the layers that feed only
+    it. `pairs`: where its forward() compares the rows of its batch with each other
     (analysis/batch_pairs.py), "" when it does not: called on a wrapped model's output, it
     is a loss over pairs of samples (DP040, hazards/pairs.py). `grows`: its methods that
-    register parameters outside __init__, each with where ("path:line"): one called
-    through a wrapped model's `.module` grows it after the wrap (DP098)."""
+    register parameters outside __init__, with where ("path:line"): one called through a
+    wrapped model's `.module` grows it after the wrap (DP098). `held`: a DataParallel of
+    the program may hold it (analysis/wrapped_classes.py; DP022, DP007)."""
 
     name: str
     partial: str = ""
@@ -480,6 +479,7 @@ class ModelClass:
     cuts: tuple[str, ...] = ()  #: rows cut by a held batch size (batch_pairs.forward_cuts, DP064)
     part_wrap: str = ""  #: its own or a built class's DataParallel submodule (part_wraps.py)
     draws: tuple[str, ...] = ()  #: methods drawing new weights (weight_draws.py, reinit.py)
+    held: bool = True
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from dp2ddp.program.uniformity import ProgramUniformity
     from dp2ddp.transforms.analysis.class_reach import ModuleReach
     from dp2ddp.transforms.analysis.partial_forward import ClassFacts
+    from dp2ddp.transforms.analysis.wrapped_classes import ModuleWraps
 
 
 class ProgramTeller(LoaderTeller):
@@ -145,6 +146,7 @@ class ProgramTeller(LoaderTeller):
             from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
             from dp2ddp.transforms.analysis.weight_draws import drawing_methods, weight_draw_calls
+            from dp2ddp.transforms.analysis.wrapped_classes import held_classes
 
             classes: dict[str, ClassFacts] = {}
             paths: dict[str, str] = {}
@@ -155,7 +157,12 @@ class ProgramTeller(LoaderTeller):
             held: dict[str, dict[str, frozenset[str]]] = {}
             redraws: dict[str, dict[str, tuple[bool, frozenset[str], frozenset[str]]]] = {}
             reaches: list[tuple[str, class_reach.ModuleReach]] = []
+            wraps: list[ModuleWraps] = []
             for each in self.program.modules:
+                if "DataParallel" in each.source.text or "class " in each.source.text:
+                    wraps.append(
+                        self.project.remembered(("wraps", each.real), partial(_wraps, each))
+                    )
                 key = ("model_classes", each.real, each.name)
                 read = self.project.remembered(
                     key, partial(module_classes, each.name, each.path, each.source.text)
@@ -216,6 +223,7 @@ class ProgramTeller(LoaderTeller):
                 for name in classes
             }
             drawing = drawing_methods(redraws)
+            holding = held_classes(wraps)  # those a DataParallel may hold (DP022, DP007)
             # Shared by every module's facts (see draws).
             self._model_classes = tuple(
                 ModelClass(
@@ -232,6 +240,7 @@ class ProgramTeller(LoaderTeller):
                     classes[n].cuts,
                     part_wraps.get(n, ""),
                     tuple(sorted(drawing.get(n, ()))),
+                    holding is None or n.rpartition(".")[2] in holding,
                 )  # fmt: skip
                 for n, use in self._models.items()
             )
@@ -658,3 +667,15 @@ def _reach(module: ProgramModule) -> ModuleReach:
         return module_reach(module.name, module.passing_tree())
     except (SyntaxError, ValueError, RecursionError):
         return ModuleReach(frozenset(), (), frozenset(), False, frozenset())
+
+
+def _wraps(module: ProgramModule) -> ModuleWraps:
+    """analysis/wrapped_classes.py's reading of one module (where it does not parse: its
+    wraps unknown if it names DataParallel)."""
+    from dp2ddp.transforms.analysis.wrapped_classes import ModuleWraps, module_wraps
+
+    try:
+        return module_wraps(module.passing_tree())
+    except (SyntaxError, ValueError, RecursionError):
+        unknown = "DataParallel" in module.source.text
+        return ModuleWraps(None if unknown else frozenset(), (), frozenset())

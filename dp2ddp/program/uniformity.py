@@ -133,8 +133,9 @@ class ProgramUniformity:
     def init_parameter(
         self, path: str, class_name: str, index: int | None, name: str, never_none: bool = False
     ) -> bool:
-        """Every call of class `class_name` of the module at `path` passes a uniform value
-        for `__init__`'s parameter `name` (positional `index`, `self` not counted);
+        """Every call of class (or top-level function: across_modules.function_parameter)
+        `class_name` of the module at `path` passes a uniform value for `__init__`'s (its)
+        parameter `name` (positional `index`, `self` not counted);
         `never_none`: a value proved never None (analysis/none_tests.py)."""
         module = self._by_path(path)
         if module is None:

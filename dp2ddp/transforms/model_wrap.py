@@ -64,7 +64,7 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
 )
 from dp2ddp.transforms.analysis.outside_parameters import FROZEN, OutsideParameters
 from dp2ddp.transforms.analysis.own_methods import OwnMethodCalls
-from dp2ddp.transforms.analysis.owner_parameters import other_attributes
+from dp2ddp.transforms.analysis.owner_parameters import owner_wrap_text
 from dp2ddp.transforms.analysis.tensor_wraps import tensor_binding
 from dp2ddp.transforms.analysis.wrap_calls import (
     called_alike,
@@ -379,24 +379,9 @@ class WrapModelInDDP(MigrationTransform):
         if target.startswith("self."):
             owner = self._enclosing_class(call)
             if owner is not None and any("Module" in self.code(base.value) for base in owner.bases):
-                message = (  # D1 (stop 30): whether the owner is wrapped may be unknown here
-                    f"{target} is wrapped inside {owner.name.value}, an nn.Module: wrapped too, it "
-                    f"would hold a DDP in a DDP; not wrapped, only {target}'s gradients are "
-                    "averaged, its other parameters train apart on each rank; wrap it whole instead"
-                )
-                module = module_of(call, self)
-                others = None
-                if isinstance(module, cst.Module):
-                    others = other_attributes(owner, target, module)
-                if others is not None:  # v3-D (stop 46): it holds no other parameter
-                    told = f" (its other attributes {', '.join(others)} build none)" * bool(others)
-                    message = (
-                        f"{target} is wrapped inside {owner.name.value}, an nn.Module that holds "
-                        f"no other parameter{told}: its wrap averages them all; where a "
-                        f"{owner.name.value} is wrapped as well (not read here), it would hold a "
-                        "DDP in a DDP: wrap only one of them"
-                    )
-                self.warn(call, "DP022", message)
+                message = owner_wrap_text(self, call, owner, target)
+                if message:
+                    self.warn(call, "DP022", message)
                 return
         for other, other_call in self._wraps:
             inner, outer = (target, other) if target.startswith(other + ".") else (other, target)

@@ -62,6 +62,22 @@ def init_parameter(
     return construction_argument_uniform(u, owner.name.value, index, name, never_none)
 
 
+def function_parameter(
+    u: RankUniformity, function: cst.FunctionDef, index: int | None, name: str
+) -> bool:
+    """A parameter of a top-level function its own module never calls: uniform when the
+    program calls it at exactly one place, directly, passing a uniform value there (the
+    program's init_parameter question, asked of the function's name). Before, "called from
+    elsewhere: unknown": nblt/Sub-AT@9f3bcd5's `get_datasets(args)` of utils.py, called once
+    by the entry with its parsed command line, made `if args.datasets == 'CIFAR10'` a
+    condition not every rank may pass, and DP065 said so (stop 63 s3)."""
+    program = u.program_uniform()
+    if program is None or _top_level_function(u, function.name.value) is not function:
+        return False
+    uniform, path = program
+    return uniform.init_parameter(path, function.name.value, index, name)
+
+
 def construction_argument_uniform(
     u: RankUniformity, class_name: str, index: int | None, name: str, never_none: bool = False
 ) -> bool:

@@ -144,17 +144,107 @@ def empty_classes(import_name: str, source: str) -> frozenset[str]:
     """The classes of `bare_classes` that surely hold no parameter: besides, nothing a
     method is given or reads is stored on `self` (`self.inner = inner` may keep a module
     handed in); buffers (`self.register_buffer(...)`) and numbers only. A layer of such a
-    class that forward() never uses leaves no parameter without a gradient (DP041)."""
+    class that forward() never uses leaves no parameter without a gradient (DP041). Also
+    the classes holding only parameter-free layers (_free_holder): a criterion over
+    `nn.NLLLoss` is no "unused parameters" either (stop 63 s3, EMANet)."""
     bare = bare_classes(import_name, source)
-    if not bare:
-        return bare
     prefix = f"{import_name}." if import_name else ""
-    classes = {n.name: n for n in parse_python(source).body if isinstance(n, ast.ClassDef)}
-    return frozenset(
-        prefix + name
+    if "Module" not in source and "Loss" not in source:
+        return bare
+    try:
+        tree = parse_python(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return bare
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    found = {
+        name
         for name, node in classes.items()
         if prefix + name in bare and not any(_keeps(c) for c in _lineage(node, classes))
+    }
+    torch_nn = _torch_nn_names(tree)
+    changed = True
+    while changed:  # holders of parameter-free layers (stop 63 s3, EMANet's criterion)
+        changed = False
+        for name, node in classes.items():
+            if name not in found and _free_holder(node, found, torch_nn):
+                found.add(name)
+                changed = True
+    return frozenset(prefix + name for name in found)
+
+
+def _torch_nn_names(tree: ast.Module) -> frozenset[str]:
+    """The spellings of torch.nn this module binds (`nn` of `from torch import nn` or
+    `import torch.nn as nn`, `torch.nn` of `import torch`)."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "torch":
+            names |= {a.asname or a.name for a in node.names if a.name == "nn"}
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "torch.nn" and alias.asname:
+                    names.add(alias.asname)
+                elif alias.name in ("torch", "torch.nn") and not alias.asname:
+                    names.add("torch.nn")
+    return frozenset(names)
+
+
+def _free_layer(value: ast.expr, torch_nn: frozenset[str], free: set[str]) -> bool:
+    """`value` builds a module of no parameter: `nn.ReLU()`, a torch loss (`nn.NLLLoss(w)`:
+    its weight is a buffer) of one of `torch_nn`'s spellings, or a class of `free`, moved
+    (`.cuda()`, `.to(...)`) or not."""
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in ("cuda", "to", "cpu")
+    ):
+        value = value.func.value
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Name):
+        return func.id in free
+    if not isinstance(func, ast.Attribute) or ast.unparse(func.value) not in torch_nn:
+        return False
+    last = func.attr
+    return last in PARAMETER_FREE or (
+        last.endswith("Loss") and last != "AdaptiveLogSoftmaxWithLoss"
     )
+
+
+def _free_holder(cls: ast.ClassDef, free: set[str], torch_nn: frozenset[str]) -> bool:
+    """A class of nn.Module (or torch's loss bases, or of `free`) whose methods store on
+    `self` only parameter-free layers (_free_layer) and values that build and read nothing,
+    register nothing, and call on `self` only its methods and those layers: it holds no
+    parameter, nor does anything below it (EMANet's `CrossEntropyLoss2d` over
+    `nn.NLLLoss`)."""
+    if not cls.bases or cls.keywords:
+        return False
+    for base in cls.bases:
+        if (
+            not (isinstance(base, ast.Name) and base.id in free)
+            and last_name(base) not in BARE_BASES
+        ):
+            return False
+    layers: set[str] = set()
+    for node in ast.walk(cls):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value:
+            in_class = any(node is s for s in cls.body)
+            targets = _targets(node)
+            if not (in_class or any(_on_self(t) for t in targets)):
+                continue
+            if _free_layer(node.value, torch_nn, free) and not in_class:
+                layers |= {t.attr for t in targets if isinstance(t, ast.Attribute)}
+            elif _builds(node.value) or _reads(node.value):
+                return False
+    methods = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Call):
+            if last_name(node.func) in REGISTERING:
+                return False
+            called = _called_attribute(node.func)
+            if called not in ("", "register_buffer", *methods, *layers):
+                return False
+    return True
 
 
 def _lineage(cls: ast.ClassDef, classes: dict[str, ast.ClassDef]) -> list[ast.ClassDef]:

@@ -72,7 +72,14 @@ def outside_reads(tree: ast.Module, target: str, resolve: Resolve) -> list[tuple
             grew = False
             for assign in assigns:
                 targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
-                bound = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                # names bound: `model.module.head = ...` stores into model, binds no name
+                # (EasyOCR's train.py:81, read as the loss reading `model.module`: stop 63 s3)
+                bound = {
+                    n.id
+                    for t in targets
+                    for n in ast.walk(t)
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                }
                 if assign.value is None or not bound & names or assign.value in values:
                     continue
                 values.append(assign.value)

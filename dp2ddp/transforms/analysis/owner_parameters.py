@@ -23,10 +23,16 @@ tensor, no module."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms._support.nodes import code_of, module_of, name_of, walk
 from dp2ddp.transforms.analysis.bare_modules import PLAIN_CALLS, REGISTERING
+from dp2ddp.transforms.analysis.wrapped_classes import never_held
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
 
 #: Calls beside the builtins whose value holds no parameter.
 _PLAIN = PLAIN_CALLS | {"device", "open", "print", "join", "format", "cuda", "cpu", "to"}
@@ -204,3 +210,59 @@ def _root(node: cst.BaseExpression) -> str:
     while isinstance(node, (cst.Attribute, cst.Subscript, cst.Call)):
         node = node.func if isinstance(node, cst.Call) else node.value
     return node.value if isinstance(node, cst.Name) else ""
+
+
+def owner_wrap_text(t: MigrationTransform, call: cst.Call, owner: cst.ClassDef, target: str) -> str:
+    """DP022's text for `self.x = DataParallel(self.x)` in nn.Module class `owner`; "" where
+    nothing is to be said: the owner holds no other parameter (other_attributes) and no
+    DataParallel of the program holds an owner (analysis/wrapped_classes.py: its wrap
+    averages all it holds, and there is no DDP around it; C-3-Framework's `CrowdCounter`,
+    stop 63 s3). Where no DataParallel holds it but it may hold other parameters, the text
+    says that half alone; where that is not known, both halves (D1, stop 30)."""
+    name = owner.name.value
+    module = module_of(call, t)
+    others = other_attributes(owner, target, module) if isinstance(module, cst.Module) else None
+    alone = isinstance(module, cst.Module) and never_held(t, module, name)
+    if alone and others is not None:
+        return ""
+    if alone:
+        return (
+            f"{target} is wrapped inside {name}, an nn.Module no DataParallel of the program "
+            f"holds: only {target}'s gradients are averaged; other parameters it may hold "
+            "train apart on each rank; wrap it whole instead"
+        )
+    if others is not None:  # v3-D (stop 46): it holds no other parameter
+        told = f" (its other attributes {', '.join(others)} build none)" * bool(others)
+        return (
+            f"{target} is wrapped inside {name}, an nn.Module that holds no other "
+            f"parameter{told}: its wrap averages them all; where a {name} is wrapped as "
+            "well (not read here), it would hold a DDP in a DDP: wrap only one of them"
+        )
+    return (
+        f"{target} is wrapped inside {name}, an nn.Module: wrapped too, it would hold a DDP in "
+        f"a DDP; not wrapped, only {target}'s gradients are averaged, its other parameters "
+        "train apart on each rank; wrap it whole instead"
+    )
+
+
+def rebound_whole(
+    t: MigrationTransform, cls: cst.ClassDef, where: cst.CSTNode, what: cst.CSTNode
+) -> bool:
+    """DP007's write `self.x = v` (an assignment of a plain attribute of self, not an item,
+    an augmented or an in-place update) in the forward() of class `cls` that wraps its child
+    (`self.c = DataParallel(self.c)`), holds no other parameter (other_attributes: `v`
+    builds none) and that no DataParallel of the program holds: that forward() ran in the
+    one process under DataParallel as under DDP, and the attribute is rebound whole at each
+    call (C-3-Framework's `CrowdCounter.forward()`'s `self.loss_mse = self.build_loss(...)`,
+    stop 63 s3)."""
+    if not isinstance(where, cst.Assign) or not code_of(what).replace(".", "", 1).isidentifier():
+        return False
+    module = module_of(cls, t)
+    if not isinstance(module, cst.Module) or not never_held(t, module, cls.name.value):
+        return False
+    for node in walk(cls):
+        if isinstance(node, cst.Assign) and "DataParallel" in code_of(node.value):
+            targets = [code_of(each.target) for each in node.targets]
+            if any(other_attributes(cls, each, module) is not None for each in targets):
+                return True
+    return False

@@ -2,8 +2,10 @@
 uniform when every call site in the module passes a uniform value, the same one at every
 site or else at sites every rank reaches (`f(True)` on rank 0 and `f(False)` elsewhere give
 each rank its own value); a class's `__init__` parameter through its constructions
-(across_modules.init_parameter); `self` and `cls` always; a free name as the module's.
-Moved out of uniformity.py whole (stop 53), unchanged."""
+(across_modules.init_parameter), and a top-level function's the module never calls through
+the program's one call of it (across_modules.function_parameter, stop 63); `self` and
+`cls` always; a free name as the module's.
+Moved out of uniformity.py whole (stop 53)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import code_of, enclosing_function
-from dp2ddp.transforms.analysis.across_modules import init_parameter
+from dp2ddp.transforms.analysis.across_modules import function_parameter, init_parameter
 from dp2ddp.transforms.analysis.module_index import argument
 
 if TYPE_CHECKING:
@@ -38,8 +40,8 @@ def parameter_alike(u: RankUniformity, function: cst.FunctionDef, name: str) -> 
     if owner is not None and function.name.value == "__init__":
         return init_parameter(u, owner, None if index is None else index - 1, name)
     sites = list(u.index.call_sites(function))
-    if not sites:
-        return False  # called from elsewhere: unknown
+    if not sites:  # called from elsewhere: once, with a uniform value, or unknown
+        return function_parameter(u, function, index, name)
     method = isinstance(u.view.parent(u.view.parent(function) or function), cst.ClassDef)
     if index is not None and method:
         index -= 1

@@ -64,7 +64,7 @@ from dp2ddp.transforms.batches.source_syntax import (
     filled_later,
     size_read,
 )
-from dp2ddp.transforms.batches.stepped import NUMBERS, held_whole, moves_with
+from dp2ddp.transforms.batches.stepped import NUMBERS, fixed_sample, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
 from dp2ddp.transforms.batches.training_loops import TrainingLoops
 from dp2ddp.transforms.batches.unsplit import (
@@ -206,7 +206,7 @@ class BatchProof(TrainingLoops):
                     states.append(origin)
                 elif verdict == "sharded" or iterated_share(self, flow, origin):
                     per_rank = True
-                elif verdict == "batch":
+                elif verdict == "batch" and not fixed_sample(self, flow, call, loop, origin):
                     taken = taken_elsewhere(self, flow, origin)
                     if taken or not self._split_on_path(flow, origin, loop):
                         self._unproved.add("DP047")

@@ -13,12 +13,18 @@ the batch where it enters the loop, as for any batch nobody split.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
 
 from dp2ddp.flow.defuse import DefUse
 from dp2ddp.flow.origins import Origin
 from dp2ddp.transforms._support.nodes import name_of
 from dp2ddp.transforms.batches.source_syntax import SIZE_BUILTIN, SIZE_METHODS, binding_of
+from dp2ddp.transforms.batches.training_loops import _differentiated
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.batches.proof import BatchProof
 
 #: Builtins and library calls whose result is a number or a size, not a batch: the calls
 #: that read a size (source_syntax's, the one home: `len`, `size`, `dim`, `numel`; `dim`
@@ -62,6 +68,29 @@ def moves_with(flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
         if isinstance(bound, cst.For) and (bound is loop or _within(flow, bound, loop)):
             return True
     return False
+
+
+def fixed_sample(
+    proof: BatchProof, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, origin: Origin
+) -> bool:
+    """A sample batch fixed before the training loop (issue 28: "fixed debug/sample
+    batches stay whole"): the value `origin` gives `call` is built outside `loop` (every
+    hop of its path but those in the call's statement, no function entered), so it is the
+    same at every step, and what `call` returns reaches no backward of the loop (nor of a
+    step helper it is handed to; the call in the loop's own function). Every rank
+    computes the whole batch's outputs, DataParallel's gathered ones: no split, no DP047
+    (marian42/shapegan@090a6a8's slice of `grid_points`, a grid built at module level from
+    an imported resolution list, `RESOLUTIONS[ITERATION]`, stop 63 s3)."""
+    statement = flow.statement_of(call)
+    if origin.entered() or moves_with(flow, origin, loop):
+        return False
+    if flow.function_around(call) is not flow.function_around(loop):
+        return False  # in a closure a step helper may run (`lambda idx: model(X[idx])`)
+    if any(
+        _within(flow, s.node, loop) and not _within(flow, s.node, statement) for s in origin.path
+    ):
+        return False
+    return not proof._backpropagated(flow, call, loop) and not _differentiated(flow, call)
 
 
 def _within(flow: DefUse, node: cst.CSTNode, ancestor: cst.CSTNode) -> bool:

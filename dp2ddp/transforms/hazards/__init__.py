@@ -67,6 +67,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
 from dp2ddp.transforms.analysis.fixed_fetch import fixed_fetches
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
+from dp2ddp.transforms.analysis.owner_parameters import rebound_whole
 from dp2ddp.transforms.analysis.pickled_params import (
     PICKLERS,
     module_picklers,
@@ -287,7 +288,8 @@ class FlagHazards(MigrationTransform):
             self.warn(at, code, detail)
         if self._batchnorms:  # those no construction builds are no BatchNorm held
             home = self.state.facts.hints.home_classes if self.state.facts.in_program else None
-            never = unbuilt(original_node, self._batchnorms, self.parent, home)
+            models = self.state.facts.models
+            never = unbuilt(original_node, self._batchnorms, self.parent, home, models)
             self._batchnorms = [bn for bn in self._batchnorms if bn not in never]
         if self.state.options.sync_batchnorm:
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap
@@ -662,6 +664,8 @@ class FlagHazards(MigrationTransform):
         mutations = SelfMutations(node.params.params[0].name.value)
         read_tree(node.body, mutations)
         for where, what in mutations.found:
+            if rebound_whole(self, cls, where, what):
+                continue  # `self.loss = v` in a class no DataParallel holds (stop 63 s3)
             note = constant_write_note(where, what, mutations.self_name)
             self.warn(where, "DP007", f"{self.code(what)} in {cls.name.value}.forward(){note}")
         siblings = getattr(self.parent(cls), "body", ())

@@ -25,6 +25,8 @@ import libcst as cst
 from dp2ddp.flow import DefUse, Function, Origin, code, origins
 from dp2ddp.transforms.hazards.losses import string_value
 
+#: (the program imports the module, its classes no other module names): who may call.
+Imported = tuple[bool, frozenset[str]]
 #: The keywords that decide a torch loss's reduction.
 _KEYWORDS = ("reduction", "size_average", "reduce")
 
@@ -42,21 +44,25 @@ def is_torch_loss(names: set[str]) -> bool:
     return False
 
 
-def chosen_reduction(flow: DefUse, call: cst.Call, imported: bool) -> tuple[cst.Arg, str] | None:
+def chosen_reduction(
+    flow: DefUse, call: cst.Call, imported: bool, home: frozenset[str] = frozenset()
+) -> tuple[cst.Arg, str] | None:
     """(the argument, the warning's detail) for a torch loss `call` whose reduction is not
     proved a mean, or None where every reduction argument is a literal or proved one.
+    `home`: its classes no other module names (ProgramHints.home_classes): an `__init__`
+    of one is called only here, imported or not (EMANet's CrossEntropyLoss2d, stop 63 s3).
     `imported`: the program imports this module, so its top-level functions and classes may
     be called from the other modules too."""
     func = code(call.func)
     for arg in call.args:
         if arg.star == "**":
-            if _passed_on_empty(flow, call, arg.value, imported):
+            if _passed_on_empty(flow, call, arg.value, (imported, home)):
                 continue
             return arg, f"{func}(..., **{code(arg.value)}): the mapping may set its reduction"
         keyword = arg.keyword.value if arg.keyword is not None else ""
         if keyword not in _KEYWORDS or _literal(arg.value):
             continue
-        why = _not_proved(flow, keyword, arg.value, imported)
+        why = _not_proved(flow, keyword, arg.value, (imported, home))
         if why is not None:
             return arg, f"{func}(..., {keyword}={code(arg.value)}): {why}"
     return None
@@ -69,7 +75,7 @@ def _literal(node: cst.BaseExpression) -> bool:
 
 
 def _not_proved(
-    flow: DefUse, keyword: str, value: cst.BaseExpression, imported: bool
+    flow: DefUse, keyword: str, value: cst.BaseExpression, imported: Imported
 ) -> str | None:
     """Why `keyword=value` is not proved a mean reduction, or None where it is."""
     found = origins(flow, value)
@@ -97,7 +103,7 @@ def _source(origin: Origin) -> str:
     return f"{what} ({code(origin.node)})" if origin.kind != "parameter" else what
 
 
-def _default_for_callers_elsewhere(flow: DefUse, origin: Origin, imported: bool) -> str | None:
+def _default_for_callers_elsewhere(flow: DefUse, origin: Origin, imported: Imported) -> str | None:
     """The origin is a parameter's default, and the function's callers are not all in its
     module: it has no call there, is handed on as a value (`partial(f, **config)`), or is a
     top-level function (a top-level class's method) of a module the program imports."""
@@ -108,26 +114,36 @@ def _default_for_callers_elsewhere(flow: DefUse, origin: Origin, imported: bool)
         function = flow.function_around(param)
         if function is None:
             return f"{param.name.value}'s default, set by callers dp2ddp does not see"
-        if _callers_elsewhere(flow, function, imported):
-            name = function.name
+        why = _elsewhere_why(flow, function, imported)
+        if why:
             return (
-                f"{param.name.value}={code(step.node)} is the default of {name}(), whose "
-                "callers pass the value in another module or through a function value "
-                "(functools.partial, a table)"
+                f"{param.name.value}={code(step.node)} is the default of {function.name}(), {why}"
             )
     return None
 
 
-def _callers_elsewhere(flow: DefUse, function: Function, imported: bool) -> bool:
+def _callers_elsewhere(flow: DefUse, function: Function, imported: Imported) -> bool:
     """Not every call of `function` is one of its module's calls."""
-    if not flow.call_sites(function) or _handed_on(flow, function.node):
-        return True
+    return bool(_elsewhere_why(flow, function, imported))
+
+
+def _elsewhere_why(flow: DefUse, function: Function, imported: Imported) -> str:
+    """Why not every call of `function` is in view, as DP121 says it (what was found, not
+    the three ways at once: stop 63 s3, EMANet's `CrossEntropyLoss2d`); "" where all are."""
+    if _handed_on(flow, function.node):
+        return "which is handed on as a value (functools.partial, a table): callers not read"
+    if not flow.call_sites(function):
+        return "which no call of this module makes (its callers are not read)"
     top = function.owner if function.owner is not None else function.node
-    return imported and flow.parent(top) is flow.module
+    owned = function.name == "__init__" and top is not function.node  # built only here:
+    owned = owned and isinstance(top, cst.ClassDef) and top.name.value in imported[1]
+    if imported[0] and flow.parent(top) is flow.module and not owned:
+        return "in a module the program imports: other modules may call it with another value"
+    return ""
 
 
 def _passed_on_empty(
-    flow: DefUse, call: cst.Call, mapping: cst.BaseExpression, imported: bool
+    flow: DefUse, call: cst.Call, mapping: cst.BaseExpression, imported: Imported
 ) -> bool:
     """`**kwargs` of the enclosing function, every call of which is in view and passes no
     keyword beyond the function's named parameters: the mapping is empty."""
@@ -158,9 +174,15 @@ def _handed_on(flow: DefUse, node: cst.CSTNode) -> bool:
     scope = flow.scope_of(owner)
     for use in flow.uses(scope, owner.name.value):
         parent = flow.parent(use)
+        if isinstance(parent, cst.Arg) and _super_call(flow.parent(parent)):
+            continue  # `super(C, self).__init__()`: no handing on
         if not (isinstance(parent, cst.Call) and parent.func is use):
             return True
     return False
+
+
+def _super_call(node: cst.CSTNode | None) -> bool:
+    return isinstance(node, cst.Call) and code(node.func) == "super"
 
 
 def _sums(keyword: str, node: cst.CSTNode) -> bool:

@@ -184,7 +184,8 @@ class MeanLosses:
             and any(a.keyword is not None or a.star == "**" for a in node.args)
             and self.losses.feeds_backward(node)
         ):
-            chosen = chosen_reduction(view(self._module), node, self.t.state.hints.imported)
+            hints = self.t.state.hints
+            chosen = chosen_reduction(view(self._module), node, hints.imported, hints.home_classes)
             if chosen is not None:
                 self.t.warn(chosen[0], "DP121", chosen[1])
         if not self._active:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 
 import libcst as cst
 
+from dp2ddp.facts import ModelClass
 from dp2ddp.transforms._support.nodes import walk
 
 Parent = Callable[[cst.CSTNode], cst.CSTNode | None]
@@ -37,11 +38,17 @@ TORCHVISION_BN = re.compile(
 
 
 def unbuilt(
-    module: cst.Module, norms: Iterable[cst.Call], parent: Parent, home: frozenset[str] | None
+    module: cst.Module,
+    norms: Iterable[cst.Call],
+    parent: Parent,
+    home: frozenset[str] | None,
+    models: Iterable[ModelClass] = (),
 ) -> set[cst.Call]:
     """The calls of `norms` no construction runs (see the module docstring); `home`: the
-    module's classes no other module names (None: a single file, all of them)."""
-    found: set[cst.Call] = set()
+    module's classes no other module names (None: a single file, all of them); those in a
+    class the program never builds (in_unbuilt_classes over `models`)."""
+    norms = list(norms)
+    found = in_unbuilt_classes(norms, parent, models)
     uses: dict[str, list[cst.Name]] | None = None
     for call in norms:
         guard = _guard(call, parent)
@@ -53,6 +60,28 @@ def unbuilt(
         if uses is None:
             uses = _name_uses(module)
         if _every_construction_off(cls, init, flag, uses.get(cls.name.value, []), parent):
+            found.add(call)
+    return found
+
+
+def in_unbuilt_classes(
+    norms: Iterable[cst.Call], parent: Parent, models: Iterable[ModelClass]
+) -> set[cst.Call]:
+    """The calls of `norms` in a top-level class of this module the program never builds
+    (ModelClass.built, analysis/class_reach.py: no code the program runs names it, nor a
+    subclass of it): happen2me/genda@858cea8's models/generator.py `Generator`, imported by
+    train_dafl.py and never called there, said DP008 (stop 63 s3). `models`: the program's
+    (this module's own by bare names); a single file tells none. A class told only for its
+    layer-running methods (`runs`) is told built=False for DP041 alone: not read."""
+    never = {m.name for m in models if "." not in m.name and not m.built and not m.runs}
+    found: set[cst.Call] = set()
+    for call in norms if never else ():
+        node, top = parent(call), None
+        while node is not None:
+            if isinstance(node, cst.ClassDef):
+                top = node
+            node = parent(node)
+        if top is not None and top.name.value in never:
             found.add(call)
     return found
 

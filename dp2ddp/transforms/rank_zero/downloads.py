@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import (
+    enclosing_class,
+    enclosing_function,
+    method_class,
+    walk,
+)
 from dp2ddp.transforms.rank_zero.edits import call_through, is_false_literal
 from dp2ddp.transforms.rank_zero.rule import CallRule
 
@@ -30,6 +35,8 @@ class Downloads(CallRule):
     ) -> cst.BaseExpression | None:
         if not downloads(original) or self.facts.under_guard(original):
             return None
+        if self._built_first(original):
+            return updated  # runs inside ddp_rank0_first already: rank 0 first, then the rest
         if any(name.rpartition(".")[2] == _HELPER for name in names) or (
             isinstance(original.func, cst.Name) and original.func.value == _HELPER
         ):
@@ -61,6 +68,57 @@ class Downloads(CallRule):
         return joined.with_changes(
             args=[*first, final.with_changes(comma=cst.MaybeSentinel.DEFAULT)]
         )
+
+    def _built_first(self, call: cst.Call) -> bool:
+        """`call` runs only while a dataset class of this module is built, and each of its
+        constructions passes `download=` (so goes through ddp_rank0_first, or is said
+        DP065 itself): rank 0 builds it first, the others after, so the download inside
+        is rank 0's first already; a second ddp_rank0_first inside would wait at a barrier
+        the other ranks reach only after it. The class is named by no other module
+        (ProgramHints.home_classes; a single file is the program), its name is read only
+        as such a construction (or `super(C, self)`), and the method holding `call` is
+        `__init__` or one only `self.m(...)` calls in it, transitively, called by that name
+        nowhere else in the module (happen2me/genda@858cea8's MNISTM.download() building
+        `datasets.MNIST(..., download=True)`: DP065 ×2, stop 63 s3). An instance handed to
+        another module that calls the method there is not read."""
+        cls = enclosing_class(call, self.t)
+        method = enclosing_function(call, self.t)
+        if cls is None or method is None or method_class(method, self.t) is not cls:
+            return False
+        facts = self.t.state.facts
+        if facts.in_program and cls.name.value not in facts.hints.home_classes:
+            return False
+        module = self.facts.module
+        methods = {f.name.value: f for f in cls.body.body if isinstance(f, cst.FunctionDef)}
+        reached, todo = {"__init__"}, ["__init__"]
+        while todo:
+            current = methods.get(todo.pop())
+            for node in walk(current) if current is not None else ():
+                if (
+                    isinstance(node, cst.Call)
+                    and isinstance(node.func, cst.Attribute)
+                    and isinstance(node.func.value, cst.Name)
+                    and node.func.value.value == "self"
+                    and node.func.attr.value not in reached
+                ):
+                    reached.add(node.func.attr.value)
+                    todo.append(node.func.attr.value)
+        if method.name.value not in reached:
+            return False
+        inside = {id(n) for n in walk(cls)}
+        for node in walk(module):
+            if isinstance(node, cst.Call) and id(node) not in inside:
+                func = node.func
+                if isinstance(func, cst.Attribute) and func.attr.value == method.name.value:
+                    return False  # called by that name outside the class
+            if not isinstance(node, cst.Name) or node.value != cls.name.value:
+                continue
+            parent = self.t.parent(node)
+            if parent is cls or (isinstance(parent, cst.Arg) and id(parent) in inside):
+                continue  # the class's own name, `super(C, self)`
+            if not (isinstance(parent, cst.Call) and parent.func is node and downloads(parent)):
+                return False
+        return True
 
     def _not_every_rank(self, call: cst.Call) -> str | None:
         """Why not every rank may reach `call` after the process group exists; None when

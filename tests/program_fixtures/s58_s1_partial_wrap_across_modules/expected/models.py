@@ -19,7 +19,6 @@ class Encoder(nn.Module):
 class Twin(nn.Module):
     def __init__(self):
         super().__init__()
-        # dp2ddp: DP022 wrapped model inside another wrapped model
         self.encoder = DistributedDataParallel(
             Encoder().to(DEVICE), device_ids=DEVICE_IDS
         )
@@ -54,7 +53,6 @@ class NceLoss(nn.Module):
 
     def __init__(self):
         super().__init__()
-        # dp2ddp: DP022 wrapped model inside another wrapped model
         self.score = ddp_wrap_trainable(Scorer().to(DEVICE), device_ids=DEVICE_IDS)
 
     def forward(self, src, trg):
