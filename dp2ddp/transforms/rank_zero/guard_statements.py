@@ -43,7 +43,12 @@ from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
 from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK
 from dp2ddp.transforms.rank_zero.library_prints import report_model, unwrapped_at
-from dp2ddp.transforms.rank_zero.object_saves import library_class, returned_by, saved_path
+from dp2ddp.transforms.rank_zero.object_saves import (
+    library_class,
+    library_saver,
+    returned_by,
+    saved_path,
+)
 from dp2ddp.transforms.rank_zero.print_aliases import alias_print_call, print_alias
 from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
 from dp2ddp.transforms.rank_zero.rule import Rule
@@ -136,7 +141,7 @@ class StatementGuards(Rule):
             return None
         if names & TORCH_SAVE:
             return _SAVE
-        if names & FILE_WRITES:
+        if names & FILE_WRITES or library_saver(self.t, small.value, names):
             return None if returns_text(small.value, names) else FILES
         if names & (LOGGING_FUNCTIONS | LOGURU_METHODS):
             return "logging"
