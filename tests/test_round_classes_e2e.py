@@ -1466,6 +1466,10 @@ Stop 63 (helper s2), rank agreement leftovers:
   the call (`(ddp_print if say is print else say)(...)` where a do-nothing lambda may be
   bound), rank 0 prints, every rank ticks, the original's weights (before: the call stayed
   on every rank, rank 1 printed every line).
+- s63_s2_clock_run_name_runtime_key (stop 62 s1's leftover): a config dict's run name stored
+  under a key computed at run time, `cfg[KEY] = datetime.now().strftime(...)`, read by the
+  same key in another module and made a folder: rank 0's reading, `runs 1` (before: `runs
+  2`, rank 1's own microsecond named a second folder, no warning).
 Stop 61 (helper v4):
 - gradient_penalty_s61_v4_inner_loop_in_forward (v4-A, shirleyzhu233/PyTorch-MAML@eee3fe3):
   a MAML inner loop, `autograd.grad(..., create_graph=True)` in a method the model's own
@@ -2235,6 +2239,8 @@ CASES: dict[str, tuple[str, ...]] = {
         " * Val error 3.3619, tick 8",
         "weights 4.3585",
     ),
+    # stop 63 s2: a run name under a run-time key, one run folder (the base: `runs 2`)
+    "s63_s2_clock_run_name_runtime_key": ("runs 1", "weights -0.5717"),
     # stop 62 s1 (round 13 v2-E's leftover): one run folder (the base: `runs 2`)
     "s62_s1_clock_run_name_dict_item": ("runs 1", "weights -0.5717"),
     "s62_s1_clock_run_name_function_return": ("runs 1", "weights -0.5717"),
@@ -2345,6 +2351,7 @@ PROGRAMS = {
     "s62_s1_print_alias_bound_in_base_module": "train.py",  # stop 62 s1
     "s62_s1_clock_run_name_dict_item": "train.py",  # stop 62 s1
     "s62_s1_clock_run_name_function_return": "train.py",  # stop 62 s1
+    "s63_s2_clock_run_name_runtime_key": "train.py",  # stop 63 s2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
