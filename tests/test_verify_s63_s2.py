@@ -13,6 +13,10 @@
   share of the images). An optimizer over plain tensors no called or wrapped module holds
   steps data, not a model: not recorded (verify/data_optimizers.py); the student's steps
   are compared: EQUIVALENT.
+- The migration's DP083 (a sync-BN package's layers, synchronised by the removed
+  `patch_replication_callback`: XiaLiPKU/EMANet@f09ffac, stop 62 v1-C) is a cause verify
+  names, at the patch's line: its original on CPU cannot reproduce the synchronisation, and
+  EMANet was NOT EQUIVALENT from step 1 with no cause named (unit test, no launch).
 
 One original process and one launch shared with the other PAIRS_ACROSS_FILES modules.
 """
@@ -23,6 +27,8 @@ from pathlib import Path
 
 import pytest
 from shared_verify import Pair, Shared, report_of, run_pairs_across_files
+
+from dp2ddp.verify.ratio_cause import said_losses
 
 CASES = Path(__file__).parent / "verify_cases_s63_s2"
 
@@ -66,3 +72,14 @@ def test_an_optimizer_over_input_images_is_not_compared_as_the_models(
     assert report.ranks_in_sync.startswith("yes"), report.ranks_in_sync
     assert report.optimizers == 1, report
     assert report.exit_code == 0, report
+
+
+def test_synchronised_batchnorm_the_migration_said_is_a_named_cause() -> None:
+    warning = (
+        "./train.py:58:9: DP083 BatchNorm the removed replication patch synchronised is per "
+        "process: patch_replication_callback(net)"
+    )
+    causes = said_losses((warning, "./train.py:12:1: DP041 some parameters may get no grad"))
+    assert [c.key for c in causes] == ["synchronised_batchnorm"], causes
+    assert "./train.py:58" in causes[0].detail and "per rank" in causes[0].title
+    assert said_losses(("./train.py:12:1: DP041 some parameters may get no grad",)) == []
