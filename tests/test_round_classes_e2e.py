@@ -1470,6 +1470,14 @@ Stop 63 (helper s2), rank agreement leftovers:
   under a key computed at run time, `cfg[KEY] = datetime.now().strftime(...)`, read by the
   same key in another module and made a folder: rank 0's reading, `runs 1` (before: `runs
   2`, rank 1's own microsecond named a second folder, no warning).
+- rank_zero_s63_s2_loader_workers_read_rank0_files (stop 62 v2-G's class): sample files
+  written in a loop on rank 0 (`f"{i}.sample.txt"`) and read in a DataLoader's workers
+  (`f"{index}.sample.txt"` of a parameter): one family of files, a ddp_barrier() after the
+  write loop, before any loader starts; the original's weights (before: no barrier, a rank's
+  workers could read before rank 0 had written).
+- rank_zero_s62_v2_listing_in_pool_worker (stop 62 v2's golden, v2-G): the transcripts
+  written by make_data on rank 0 and read by a `Pool.map` worker get the barrier after
+  make_data's loops (before: none, and so no CASES entry).
 Stop 61 (helper v4):
 - gradient_penalty_s61_v4_inner_loop_in_forward (v4-A, shirleyzhu233/PyTorch-MAML@eee3fe3):
   a MAML inner loop, `autograd.grad(..., create_graph=True)` in a method the model's own
@@ -2241,6 +2249,10 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 63 s2: a run name under a run-time key, one run folder (the base: `runs 2`)
     "s63_s2_clock_run_name_runtime_key": ("runs 1", "weights -0.5717"),
+    # stop 63 s2 (v2-G's class): files written on rank 0, read in loader or pool workers
+    # after a barrier every rank reaches: the original's weights
+    "rank_zero_s63_s2_loader_workers_read_rank0_files": ("weights -0.7283",),
+    "rank_zero_s62_v2_listing_in_pool_worker": ("speakers 3, weights -0.8111",),
     # stop 62 s1 (round 13 v2-E's leftover): one run folder (the base: `runs 2`)
     "s62_s1_clock_run_name_dict_item": ("runs 1", "weights -0.5717"),
     "s62_s1_clock_run_name_function_return": ("runs 1", "weights -0.5717"),
