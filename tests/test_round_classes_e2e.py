@@ -1459,6 +1459,25 @@ Stop 62 (helper s1), output and rank agreement (round 14's silent leftovers):
   `runs 2`, rank 1's own microsecond named a second folder, no warning).
 - s62_s1_clock_run_name_function_return: a config's clock stamp handed back by another
   module's function (`naming.run_name(cfg)`) and made a folder: `runs 1` (before: `runs 2`).
+Stop 63 (helper s2), rank agreement leftovers:
+- rank_zero_s63_s2_print_alias_above_setup_effectful (stop 62 s1's leftover): `log = print`
+  between the imports (above the setup block, no ddp_print there yet) called with
+  `timer.toc()` in its arguments, the ticks setting the learning rate: `ddp_print(...)` at
+  the call (`(ddp_print if say is print else say)(...)` where a do-nothing lambda may be
+  bound), rank 0 prints, every rank ticks, the original's weights (before: the call stayed
+  on every rank, rank 1 printed every line).
+- s63_s2_clock_run_name_runtime_key (stop 62 s1's leftover): a config dict's run name stored
+  under a key computed at run time, `cfg[KEY] = datetime.now().strftime(...)`, read by the
+  same key in another module and made a folder: rank 0's reading, `runs 1` (before: `runs
+  2`, rank 1's own microsecond named a second folder, no warning).
+- rank_zero_s63_s2_loader_workers_read_rank0_files (stop 62 v2-G's class): sample files
+  written in a loop on rank 0 (`f"{i}.sample.txt"`) and read in a DataLoader's workers
+  (`f"{index}.sample.txt"` of a parameter): one family of files, a ddp_barrier() after the
+  write loop, before any loader starts; the original's weights (before: no barrier, a rank's
+  workers could read before rank 0 had written).
+- rank_zero_s62_v2_listing_in_pool_worker (stop 62 v2's golden, v2-G): the transcripts
+  written by make_data on rank 0 and read by a `Pool.map` worker get the barrier after
+  make_data's loops (before: none, and so no CASES entry).
 Stop 61 (helper v4):
 - gradient_penalty_s61_v4_inner_loop_in_forward (v4-A, shirleyzhu233/PyTorch-MAML@eee3fe3):
   a MAML inner loop, `autograd.grad(..., create_graph=True)` in a method the model's own
@@ -2221,6 +2240,19 @@ CASES: dict[str, tuple[str, ...]] = {
         "weights 5.6762",
     ),
     "s62_s1_print_alias_bound_in_base_module": (" * Done, tick 2", "weights -0.1992"),
+    # stop 63 s2: a print alias bound above the setup block, its arguments ticking the
+    # timer: rank 0 prints (RANK0_ONLY), the original's weights (the base: rank 1 too)
+    "rank_zero_s63_s2_print_alias_above_setup_effectful": (
+        "Epoch:2, tick 7",
+        " * Val error 3.3619, tick 8",
+        "weights 4.3585",
+    ),
+    # stop 63 s2: a run name under a run-time key, one run folder (the base: `runs 2`)
+    "s63_s2_clock_run_name_runtime_key": ("runs 1", "weights -0.5717"),
+    # stop 63 s2 (v2-G's class): files written on rank 0, read in loader or pool workers
+    # after a barrier every rank reaches: the original's weights
+    "rank_zero_s63_s2_loader_workers_read_rank0_files": ("weights -0.7283",),
+    "rank_zero_s62_v2_listing_in_pool_worker": ("speakers 3, weights -0.8111",),
     # stop 62 s1 (round 13 v2-E's leftover): one run folder (the base: `runs 2`)
     "s62_s1_clock_run_name_dict_item": ("runs 1", "weights -0.5717"),
     "s62_s1_clock_run_name_function_return": ("runs 1", "weights -0.5717"),
@@ -2331,6 +2363,7 @@ PROGRAMS = {
     "s62_s1_print_alias_bound_in_base_module": "train.py",  # stop 62 s1
     "s62_s1_clock_run_name_dict_item": "train.py",  # stop 62 s1
     "s62_s1_clock_run_name_function_return": "train.py",  # stop 62 s1
+    "s63_s2_clock_run_name_runtime_key": "train.py",  # stop 63 s2
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
@@ -2338,6 +2371,7 @@ RANK0_ONLY = {
     "rank_zero_s61_v3_print_alias": "Epoch",  # stop 61 v3-B
     "rank_zero_s62_s1_print_alias_effectful_argument": "Val",  # stop 62 s1
     "s62_s1_print_alias_bound_in_base_module": "Epoch",  # stop 62 s1
+    "rank_zero_s63_s2_print_alias_above_setup_effectful": "tick",  # stop 63 s2
     # stop 61 s1: `prtf=print` handed as a default is ddp_print (the base: rank 1 printed)
     "rank_zero_s61_s1_log_method_handed_at_import": "Parameters",
     "model_wrap_s59_s2_passthrough_subclass_own_method": "latent",  # stop 59 s2 (v3-E)

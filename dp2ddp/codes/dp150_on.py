@@ -30,6 +30,18 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "loader with `shuffle=False` and leave it whole. Then silence the warning with `# noqa:"
         " DP152`.",
     ),
+    "DP154": (
+        "a library function named as a writer, handed the model, whose value is used",
+        "A call of a library function whose name says it writes (`save*`, `dump*`, "
+        "`write*`: `save_model`, `save_checkpoint`) is handed the wrapped model, its "
+        "`.module` or a `state_dict()`, and dp2ddp does not read the library's code. As a "
+        "statement of its own such a call goes to rank 0, as torch.save does; here its value "
+        "is used (assigned, an argument, a condition), so it runs on every rank and each "
+        "rank may write the same checkpoint, racing for one file. Put the call under `if "
+        "ddp_is_main():` and hand the other ranks what they need (a `ddp_barrier()` before "
+        "any rank reads the file), or, if the function writes nothing, silence the warning "
+        "with `# noqa: DP154`.",
+    ),
     "DP156": (
         "a size derived from the global batch size handed beside this rank's rows",
         "The data pass reads a loader's batch_size per rank (`batch_size=ddp_per_rank_batch("

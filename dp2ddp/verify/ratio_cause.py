@@ -90,12 +90,38 @@ def batch_statistics(warnings: tuple[str, ...]) -> Cause | None:
     )
 
 
+def synchronised_norms(warnings: tuple[str, ...]) -> Cause | None:
+    """DP083, a sync-BN package's layers that the removed `patch_replication_callback`
+    synchronised: on W GPUs the original normalised over the whole batch across its
+    replicas, the migration over each rank's part. verify's original on CPU chunks the batch
+    as the replicas do, with the package's layers standing in per chunk (no replication
+    callback runs there), so the difference is not measured, and XiaLiPKU/EMANet@f09ffac was
+    NOT EQUIVALENT from step 1 with no cause named (stop 62 v1, stop 63 s2): named here, at
+    the patch's line, in the migration's words. None where the migration did not say DP083."""
+    found = [m for m in (_WARNING.match(w) for w in warnings) if m and m[3] == "DP083"]
+    if not found:
+        return None
+    shown = "; ".join(f"{m[1]}:{m[2]} {_short(m[4], 200)}" for m in found[:3])
+    return Cause(
+        "synchronised_batchnorm",
+        "BatchNorm statistics synchronised across the replicas in the original, per rank in "
+        "the migration, as dp2ddp migrate warned (DP083)",
+        f"{shown}. The program's sync-BN layers normalised each batch over all of "
+        "DataParallel's replicas (the patched replication callback); under DDP each rank "
+        "normalises its own part, so the forward, the loss and the updates differ from "
+        "step 1 (verify's original on CPU cannot reproduce the synchronisation)",
+        "Do what DP083 says at that line (docs/warnings.md): migrate with --sync-batchnorm "
+        "(torch.nn.SyncBatchNorm over the ranks) or convert the package's layers, then "
+        "verify again.",
+    )
+
+
 def said_losses(warnings: tuple[str, ...]) -> list[Cause]:
     """The causes the migration's own warnings give for updates that differ where the data
     split right, each at its line: a statistic over the batch (DP059), a ratio of two sums
     (DP071), a table written at the batch's indices (DP142). The caller names them before
     the generic causes (randomness), whose texts guess where these say."""
-    causes = [batch_statistics(warnings)]
+    causes = [batch_statistics(warnings), synchronised_norms(warnings)]
     if ratios := warned(warnings, "DP071"):
         causes.append(batch_ratios(ratios))
     if tables := warned(warnings, "DP142"):

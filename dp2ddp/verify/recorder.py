@@ -38,6 +38,7 @@ from torch.optim.optimizer import (
 )
 
 from dp2ddp.verify import arrays, protocol
+from dp2ddp.verify.data_optimizers import steps_data
 from dp2ddp.verify.digest import float64_bytes, tensor_digest
 from dp2ddp.verify.fed import FedBatches, InputSpan
 from dp2ddp.verify.writes import WriteLog
@@ -264,7 +265,8 @@ class Recorder:
     ) -> Callable[[torch.optim.Optimizer, tuple[Any, ...], dict[str, Any]], None]:
         def wrapped(opt: torch.optim.Optimizer, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
             try:
-                hook(opt)
+                if not steps_data(self, opt):  # images optimised, not a model (genda)
+                    hook(opt)
             except HarnessFailure:
                 raise
             except Exception as exc:  # our bug, not the script's: say so
@@ -294,7 +296,10 @@ class Recorder:
         return 1 if all(dim == 1 for dim in built) else 0
 
     def model_ordinal(self, module: torch.nn.Module) -> int:
-        """Number of a model fed by the script, in the order of first training forward."""
+        """Number of a model fed by the script, in order of first forward; a wrapper is its
+        module (FFly/pytorch-cifar10-all-in-gpu@93d9401: a report's forward before a wrap the
+        original skips on CPU numbered the DDP wrapper 1: "original: 0 samples", stop 63)."""
+        module = module.module if isinstance(module, _WRAPPERS) else module
         for ordinal, ref in enumerate(self.models):
             if ref() is module:
                 return ordinal

@@ -54,6 +54,7 @@ from dp2ddp.transforms.rank_zero.library_prints import TracedGraphs
 from dp2ddp.transforms.rank_zero.loop_exits import LoopExits
 from dp2ddp.transforms.rank_zero.map_location import CheckpointLoads
 from dp2ddp.transforms.rank_zero.mkdir import Directories
+from dp2ddp.transforms.rank_zero.object_saves import saves_elsewhere
 from dp2ddp.transforms.rank_zero.quiet_logging import quiet_logging
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.run_dir import RunDirValues
@@ -199,6 +200,7 @@ class RankZeroOnly(MigrationTransform):
     # -- calls ------------------------------------------------------------------------------
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         names = self.qualified_names(original_node.func)
+        saves_elsewhere(self, original_node, names)  # DP154: a library saver's value kept
         for call_rule in self.call_rules:
             rewritten = call_rule.leave_call(original_node, updated_node, names)
             if rewritten is not None:

@@ -85,6 +85,7 @@ from dp2ddp.transforms.rank_zero.path_forms import form_within, listing
 from dp2ddp.transforms.rank_zero.path_shapes import (
     LOOP_NAME,
     concrete_paths,
+    family,
     loop_pattern,
     spelled_same,
     suffix,
@@ -324,7 +325,8 @@ class Barriers(Rule):
         """`texts`, and the first one's loop pattern (path_shapes.loop_pattern) if a loop
         around `call` binds a name of it."""
         pattern = loop_pattern(texts[0], call, self.t, self.t.code, iterables)
-        return texts if pattern is None else (*texts, pattern)
+        kin = family(texts, call, self.t)  # `{name}.ext` of a loop or a parameter's names
+        return (*texts, *(p for p in (pattern, kin) if p is not None))
 
     def spell(self, call: cst.Call, *, write: bool) -> tuple[str, ...] | None:
         """The paths `call` writes or reads at, spelled out (path_shapes.concrete_paths),

@@ -43,8 +43,13 @@ from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
 from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK
 from dp2ddp.transforms.rank_zero.library_prints import report_model, unwrapped_at
-from dp2ddp.transforms.rank_zero.object_saves import library_class, returned_by, saved_path
-from dp2ddp.transforms.rank_zero.print_aliases import print_alias
+from dp2ddp.transforms.rank_zero.object_saves import (
+    library_class,
+    library_saver,
+    returned_by,
+    saved_path,
+)
+from dp2ddp.transforms.rank_zero.print_aliases import alias_print_call, print_alias
 from dp2ddp.transforms.rank_zero.quiet_logging import HELPER as QUIET_LOGGING
 from dp2ddp.transforms.rank_zero.rule import Rule
 from dp2ddp.transforms.rank_zero.side_effects import (
@@ -136,7 +141,7 @@ class StatementGuards(Rule):
             return None
         if names & TORCH_SAVE:
             return _SAVE
-        if names & FILE_WRITES:
+        if names & FILE_WRITES or library_saver(self.t, small.value, names):
             return None if returns_text(small.value, names) else FILES
         if names & (LOGGING_FUNCTIONS | LOGURU_METHODS):
             return "logging"
@@ -363,7 +368,9 @@ class StatementGuards(Rule):
                 # It stays on every rank (a writer call there does nothing: DdpNullWriter);
                 # a print's arguments do so through ddp_print.
                 printed = self.t.qualified_names(small.value.func)
-                kinds[index] = PRINT_EVERY_RANK if "builtins.print" in printed else None
+                through = kind == "print" and print_alias(self.t, small.value.func)
+                every = "builtins.print" in printed or through
+                kinds[index] = PRINT_EVERY_RANK if every else None
                 if kind == FILES:
                     self.write_every_rank(small.value)
         return kinds
@@ -528,7 +535,11 @@ class StatementGuards(Rule):
         assert isinstance(line, cst.SimpleStatementLine)
         small = line.body[0]
         assert isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+        before = original  # the original small statement (pieces splits the line)
         call = small.value.with_changes(func=cst.Name(PRINT_FUNCTION))
+        if isinstance(before, cst.Expr) and isinstance(before.value, cst.Call):
+            through = alias_print_call(self.t, before.value, small.value, PRINT_FUNCTION)
+            call = call if through is None else through  # `log = print` above the setup
         self.t.state.helpers.add(PRINT_HELPER)
         self.t.record(
             original,

@@ -79,10 +79,23 @@ def attribute_sinks(rule: RunDirValues) -> list[Sink]:
 
 
 def _key(slices: Sequence[cst.SubscriptElement]) -> str:
-    """`[k]` of a subscript by one string literal, else ""."""
+    """`[k]` of a subscript by one string literal, `[=name]` of one by a plain or dotted
+    name (a key known at run time: path_sinks._key), else ""."""
     if len(slices) != 1 or not isinstance(slices[0].slice, cst.Index):
         return ""
-    return _item(slices[0].slice.value)
+    key = slices[0].slice.value
+    if isinstance(key, (cst.Name, cst.Attribute)) and (spelled := dotted_text(key)):
+        return f"[={spelled}]"
+    return _item(key)
+
+
+def dotted_text(node: cst.BaseExpression) -> str:
+    """`a.b.c` of a plain or dotted name, else ""."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute) and (root := dotted_text(node.value)):
+        return f"{root}.{node.attr.value}"
+    return ""
 
 
 def _item(key: cst.BaseExpression) -> str:

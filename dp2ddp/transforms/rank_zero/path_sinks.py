@@ -596,11 +596,17 @@ def _slot(target: ast.expr) -> str:
 
 
 def _key(node: ast.AST) -> str:
-    """`[k]` of `x["k"]` (a string key that the flows' text can carry), else ""."""
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+    """`[k]` of `x["k"]` (a string key that the flows' text can carry), `[=name]` of
+    `x[name]` (a key known only at run time, by its spelling: a plain or dotted name,
+    `cfg[KEY] = time.strftime(...)` read elsewhere as `cfg[KEY]`, stop 63 s2), else ""."""
+    if not isinstance(node, ast.Subscript):
+        return ""
+    if isinstance(node.slice, ast.Constant):
         key = node.slice.value
         if isinstance(key, str) and not any(c in key for c in "<@:"):
             return f"[{key}]"
+    elif (parts := ast_nodes.dotted(node.slice)) is not None:
+        return f"[={'.'.join(parts)}]"
     return ""
 
 

@@ -179,6 +179,16 @@ FILE_WRITES: Final = frozenset(
         "toml.dump",
         "mmcv.dump",
         "torch.onnx.export",
+        # checkpoint writers of libraries (stop 63 s2; an unknown library's function named
+        # as a writer and handed the model: object_saves.library_saver)
+        "safetensors.torch.save_file",
+        "safetensors.torch.save_model",
+        "safetensors.numpy.save_file",
+        "mmcv.runner.save_checkpoint",
+        "mmcv.runner.checkpoint.save_checkpoint",
+        "mmengine.runner.save_checkpoint",
+        "mmengine.runner.checkpoint.save_checkpoint",
+        "pandas.to_pickle",
         *COPIES,
         "shutil.rmtree",
         # an archive of a folder written at its first argument (+ the format's suffix):

@@ -1,0 +1,7 @@
+"""A config dict whose run name is a clock reading made at import, stored under a key known
+only at run time (stop 62 s1's leftover: `cfg[KEY] = ...`, KEY not a literal)."""
+from datetime import datetime
+
+cfg = {"lr": 0.1, "epochs": 2, "exp_path": "./exp"}
+KEY = "exp_" + "name"
+cfg[KEY] = datetime.now().strftime("%m-%d_%H-%M-%S-%f") + "_tiny"
