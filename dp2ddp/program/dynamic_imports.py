@@ -16,9 +16,12 @@ module it reads, which module names such calls import:
   `models/<name><end>/__init__.py`, `<end>` the name's static end, stop 45's v2-D): what it
   does with a batch, a draw, a print or a file is the program's too (stop 46: before, a
   member that wrapped nothing and built no loader was left unread, its batch-size compare,
-  its draws and its file writes not migrated, without a word). A package with more such
-  members than MEMBER_LIMIT keeps its DataParallel and DataLoader modules only, and the
-  call is said (DP073, with the modules left unread);
+  its draws and its file writes not migrated, without a word). A name of more than one
+  dotted part under the package, or with an end no identifier ends with, is read by its
+  shape (`'models.' + a + '.' + a + '-train'`: `models/<x>/<y>-train.py`, a name importlib
+  takes and `import` does not; static_strings.shaped_members, stop 63). A package with more
+  such members than MEMBER_LIMIT keeps its DataParallel and DataLoader modules only, and
+  the call is said (DP073, with the modules left unread);
 - **an opaque name** (`import_module(config['data_provider'])`, a name from YAML): the
   dotted string constants of the program's modules that name a project module
   (`'data.MPII.dp'`, `'models.posenet.PoseNet'`: module `models.posenet`, whose top level
