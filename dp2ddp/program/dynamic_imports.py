@@ -16,9 +16,12 @@ module it reads, which module names such calls import:
   `models/<name><end>/__init__.py`, `<end>` the name's static end, stop 45's v2-D): what it
   does with a batch, a draw, a print or a file is the program's too (stop 46: before, a
   member that wrapped nothing and built no loader was left unread, its batch-size compare,
-  its draws and its file writes not migrated, without a word). A package with more such
-  members than MEMBER_LIMIT keeps its DataParallel and DataLoader modules only, and the
-  call is said (DP073, with the modules left unread);
+  its draws and its file writes not migrated, without a word). A name of more than one
+  dotted part under the package, or with an end no identifier ends with, is read by its
+  shape (`'models.' + a + '.' + a + '-train'`: `models/<x>/<y>-train.py`, a name importlib
+  takes and `import` does not; static_strings.shaped_members, stop 63). A package with more
+  such members than MEMBER_LIMIT keeps its DataParallel and DataLoader modules only, and
+  the call is said (DP073, with the modules left unread);
 - **an opaque name** (`import_module(config['data_provider'])`, a name from YAML): the
   dotted string constants of the program's modules that name a project module
   (`'data.MPII.dp'`, `'models.posenet.PoseNet'`: module `models.posenet`, whose top level
@@ -47,6 +50,9 @@ from dp2ddp.program.static_strings import (
     dotted_name_of,
     local_values,
     module_constants,
+    name_pieces,
+    name_shape,
+    shaped_members,
     trailing_text,
 )
 from dp2ddp.transforms._support import ast_nodes
@@ -91,6 +97,10 @@ class DynamicSite:
     #: The values the computed part of the name can take, where the module bounds them
     #: (static_strings.bounded_values: argparse's `choices=`, a dict of names).
     names: tuple[str, ...] = ()
+    #: The shape of the name under `prefix` where it is more than `<name><suffix>` (a
+    #: dotted part more, or an end no identifier ends with: `'models.' + a + '.' + a +
+    #: '-train'` -> (None, '.', None, '-train')): the package's files of that shape.
+    shape: tuple[str | None, ...] = ()
 
     @property
     def opaque(self) -> bool:
@@ -296,6 +306,9 @@ def call_sites(
         name, prefix = dotted_name_of(call, constants, package, module, relative_ok)
         helper = found.via_helper.get(id(node))
         suffix = trailing_text(call.args[0], constants) if prefix is not None else ""
+        shape: tuple[str | None, ...] = ()
+        if prefix is not None and not suffix.isidentifier():
+            shape = name_shape(name_pieces(call.args[0], constants), prefix)
         if not suffix.isidentifier():  # `_model` names modules; `.train` or '' does not
             suffix = ""
         names = found.bounds.get(id(node), ()) if prefix is not None else ()
@@ -310,6 +323,7 @@ def call_sites(
                 helper,
                 suffix=suffix,
                 names=names,
+                shape=shape,
             )
         )
     sites.sort(key=lambda s: (s.line, s.col))
@@ -491,7 +505,7 @@ class DynamicImports:
             if site.name is not None:
                 found += self.resolver.absolute(site.name)
             elif site.prefix is not None:
-                members = self._members(site.prefix, site.suffix, site.names)
+                members = self._members(site.prefix, site.suffix, site.names, site.shape)
                 if members is None:
                     continue  # a package outside the project (torchvision.models...)
                 found += members[0]
@@ -539,7 +553,11 @@ class DynamicImports:
         return found
 
     def _members(
-        self, prefix: str, suffix: str = "", names: tuple[str, ...] = ()
+        self,
+        prefix: str,
+        suffix: str = "",
+        names: tuple[str, ...] = (),
+        shape: tuple[str | None, ...] = (),
     ) -> tuple[list[tuple[str, str]], tuple[str, ...]] | None:
         """The package `prefix`'s modules that a data-parallel program migrates, and each
         module a computed name under it can be (`'models.' + name + suffix`: the package's
@@ -555,6 +573,8 @@ class DynamicImports:
                 continue
             wanted = self._package_members(folder)
             named = _named_members(folder, suffix, names)
+            shaped = shaped_members(folder, shape) if shape and not names else []
+            named += [p for p in shaped if p not in named]
             unread: tuple[str, ...] = ()
             if len(named) > MEMBER_LIMIT and not names:
                 unread = tuple(p for p in named if p not in wanted)
@@ -564,7 +584,7 @@ class DynamicImports:
                 parts = os.path.relpath(path, folder)[: -len(".py")].split(os.sep)
                 if parts[-1] == "__init__":
                     parts = parts[:-1]
-                if all(p.isidentifier() for p in parts):
+                if all(p.isidentifier() or path in shaped for p in parts):
                     found += self.resolver.absolute(".".join([prefix, *parts]))
             return found, unread
         return None

@@ -1,12 +1,15 @@
 """Strings a program computes from literals at module level (the dotted names of dynamic
 imports): constants, f-strings and `+` of them, `%`/`.format` templates, each module's
-anchor for a relative name. Read by dynamic_imports.py."""
+anchor for a relative name, the files a computed name's shape can be. Read by
+dynamic_imports.py."""
 
 from __future__ import annotations
 
 import ast
+import os
 import re
 
+from dp2ddp.migrate.discovery import SKIPPED_DIRS
 from dp2ddp.transforms._support import ast_nodes
 
 
@@ -274,6 +277,105 @@ def computed_parts(node: ast.expr, constants: dict[str, str]) -> list[ast.expr]:
         assert isinstance(node, ast.Call)
         return [a for a in node.args if static_string(a, constants) is None]
     return [node]
+
+
+#: One replacement field of a `.format` template (`{}`, `{0}`, `{name}`).
+_FORMAT_FIELD = re.compile(r"\{[^{}]*\}")
+
+
+def name_pieces(node: ast.expr, constants: dict[str, str]) -> list[str | None]:
+    """A string's static pieces in order, None for each computed part, adjacent static
+    pieces joined: `'models.' + a + '.' + a + '-train'` -> ['models.', None, '.', None,
+    '-train'] (`+`, f-strings, `.format` and `%` templates; any other computed value is one
+    None). The shape of an import's name: which files of its package it can be."""
+    pieces: list[str | None] = []
+    for piece in _pieces(node, constants):
+        if isinstance(piece, str) and pieces and isinstance(pieces[-1], str):
+            pieces[-1] += piece
+        elif piece != "":
+            pieces.append(piece)
+    return pieces
+
+
+def _pieces(node: ast.expr, constants: dict[str, str]) -> list[str | None]:
+    whole = static_string(node, constants)
+    if whole is not None:
+        return [whole]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _pieces(node.left, constants) + _pieces(node.right, constants)
+    if isinstance(node, ast.JoinedStr):
+        return [
+            v.value
+            if isinstance(v, ast.Constant) and isinstance(v.value, str)
+            else static_string(v.value, constants)
+            if isinstance(v, ast.FormattedValue) and v.conversion == -1 and not v.format_spec
+            else None
+            for v in node.values
+        ]
+    if is_format(node):
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+        template, fields = static_string(node.func.value, constants), _FORMAT_FIELD
+    else:
+        template, fields = percent_template(node, constants), PERCENT_SPEC
+    if template is None or "{{" in template or "}}" in template:
+        return [None]
+    found: list[str | None] = []
+    at = 0
+    for field in fields.finditer(template):
+        found += [template[at : field.start()], None]
+        at = field.end()
+    return [*found, template[at:]]
+
+
+def name_shape(pieces: list[str | None], prefix: str) -> tuple[str | None, ...]:
+    """The pieces of a name after `prefix.` (name_pieces), where they hold a computed
+    part; () when the name does not start with the prefix as written (a relative name)."""
+    first = pieces[0] if pieces else None
+    if not isinstance(first, str) or not first.startswith(prefix + "."):
+        return ()
+    rest = [first[len(prefix) + 1 :], *pieces[1:]]
+    return tuple(p for p in rest if p != "") if None in rest else ()
+
+
+def shaped_members(folder: str, shape: tuple[str | None, ...]) -> list[str]:
+    """The modules `<package>.<shape>` can import under the package's `folder` (sorted):
+    each dotted part of the shape a folder, the last a module or a package's __init__, a
+    computed piece any text within one part (`(None, '.', None, '-train')`:
+    `models/<a>/<b>-train.py`; importlib takes a name no `import` statement can, and
+    pytorch.template's trainers are `models/deeplab/deeplab-train.py`: mtroym/
+    pytorch.template@6af2caf, stop 63, read as `models/<a>/__init__.py` before)."""
+    parts = [""]
+    for piece in shape:
+        if piece is None:
+            parts[-1] += "[^.]+"
+            continue
+        first, *more = piece.split(".")
+        parts[-1] += re.escape(first)
+        parts += [re.escape(p) for p in more]
+    patterns = [re.compile(p) for p in parts]
+    found: list[str] = []
+    folders = [folder]
+    for depth, pattern in enumerate(patterns):
+        last = depth == len(patterns) - 1
+        below: list[str] = []
+        for current in folders:
+            try:
+                entries = sorted(os.listdir(current))
+            except OSError:
+                continue
+            for entry in entries:
+                path = os.path.join(current, entry)
+                stem = entry[: -len(".py")] if last and entry.endswith(".py") else entry
+                if entry in SKIPPED_DIRS or entry.startswith(".") or not pattern.fullmatch(stem):
+                    continue
+                if not last:
+                    below += [path] if os.path.isdir(path) else []
+                elif entry.endswith(".py") and os.path.isfile(path) and stem != "__init__":
+                    found.append(path)
+                elif os.path.isfile(os.path.join(path, "__init__.py")):
+                    found.append(os.path.join(path, "__init__.py"))
+        folders = below
+    return found
 
 
 def bounded_values(part: ast.expr, tree: ast.Module) -> tuple[str, ...] | None:

@@ -24,12 +24,18 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse
 
-#: numpy functions that always return an ndarray (or raise on a tensor requiring grad).
+#: numpy functions that always return an ndarray (or raise on a tensor requiring grad):
+#: constructors, ufuncs, and functions that convert their argument first
+#: (`np.asanyarray(v)`: `np.diag(self.confusion_matrix).sum() / self.confusion_matrix
+#: .sum()`, a pixel-accuracy metric, got DP071 in mtroym/pytorch.template@6af2caf's
+#: deeplab-criterion.py, stop 63).
 _MAKERS: Final = frozenset(
     f"numpy.{name}"
     for name in (
         "array asarray zeros ones empty full arange zeros_like ones_like empty_like "
-        "logical_not logical_and logical_or logical_xor isclose equal not_equal"
+        "logical_not logical_and logical_or logical_xor isclose equal not_equal "
+        "asanyarray diag diagonal trace bincount concatenate stack vstack hstack unique "
+        "histogram nansum nanmean"
     ).split()
 )
 #: Methods of an ndarray that return an ndarray or a numpy scalar.

@@ -291,41 +291,73 @@ class FileWrites(CallRule):
         task/pose.py: the per-step loss log, opened in make_network() and written from its
         nested step function, had every line twice). The name rebound by another assignment
         is no read of it (MILVLG/mcan-vqa@6b165e9 core/exec.py reopens `logfile` with "a+"
-        for each entry of its epoch log: both ranks wrote every line, stop 42's v3-C)."""
+        for each entry of its epoch log: both ranks wrote every line, stop 42's v3-C).
+        The handle may be held by `self.X` (its class's methods only write it) and may be
+        one value of a dict or list literal so bound, each use an item's write
+        (`self.logger = {'train': open(p, 'a+'), ...}`, then `self.logger[split]
+        .write(log)`: mtroym/pytorch.template@6af2caf's trainers, whose train.log and
+        test.log held every line twice, stop 63)."""
         assign = self.t.parent(call)
+        contained = isinstance(assign, (cst.DictElement, cst.Element)) and assign.value is call
+        if contained:
+            literal = self.t.parent(assign) if assign is not None else None
+            if not isinstance(literal, (cst.Dict, cst.List, cst.Tuple)):
+                return False
+            assign = self.t.parent(literal)
         bound: cst.CSTNode
         scope: cst.CSTNode | None
         if isinstance(assign, cst.WithItem) and isinstance(assign.asname, cst.AsName):
             # `with open(csv_path, "w+") as f: f.write(header)`: the handle is the with's
             # (ryanchankh/mcr2@005c2f7 utils.py:50: every rank wrote losses.csv's header)
             bound, scope = assign.asname.name, self.t.parent(assign)
-            if not isinstance(bound, cst.Name) or not isinstance(scope, cst.With):
+            if contained or not isinstance(bound, cst.Name) or not isinstance(scope, cst.With):
                 return False
-        elif (
-            isinstance(assign, cst.Assign)
-            and len(assign.targets) == 1
-            and isinstance(assign.targets[0].target, cst.Name)
-        ):
+        elif isinstance(assign, cst.Assign) and len(assign.targets) == 1:
             bound, scope = assign.targets[0].target, self.t.parent(assign)
-            while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
+            kinds: tuple[type[cst.CSTNode], ...] = (cst.FunctionDef, cst.Module)
+            if isinstance(bound, cst.Attribute) and _is_self(bound.value):
+                kinds = (cst.ClassDef,)  # `self.log`: every method of the class
+            elif not isinstance(bound, cst.Name):
+                return False
+            while scope is not None and not isinstance(scope, kinds):
                 scope = self.t.parent(scope)
             if scope is None:
                 return False
         else:
             return False
-        name = bound.value
         for node in walk(scope):
-            if isinstance(node, cst.Name) and node.value == name and node is not bound:
-                holder = self.t.parent(node)
-                if isinstance(holder, cst.AssignTarget):
-                    continue  # a rebinding (the next `log = open(path, "a+")`), not a read
-                if not (
-                    isinstance(holder, cst.Attribute)
-                    and holder.value is node
-                    and holder.attr.value in _HANDLE_WRITES | {"close"}
-                ):
+            if node is bound or not _same_holder(node, bound):
+                continue
+            holder = self.t.parent(node)
+            if isinstance(holder, cst.AssignTarget):
+                continue  # a rebinding (the next `log = open(path, "a+")`), not a read
+            if contained:  # `handles[key]`, then its method
+                if not (isinstance(holder, cst.Subscript) and holder.value is node):
                     return False
+                node, holder = holder, self.t.parent(holder)
+            if not (
+                isinstance(holder, cst.Attribute)
+                and holder.value is node
+                and holder.attr.value in _HANDLE_WRITES | {"close"}
+            ):
+                return False
         return True
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _same_holder(node: cst.CSTNode, bound: cst.CSTNode) -> bool:
+    """`node` names what `bound` (a name, or `self.X`) holds."""
+    if isinstance(bound, cst.Name):
+        return isinstance(node, cst.Name) and node.value == bound.value
+    assert isinstance(bound, cst.Attribute)
+    return (
+        isinstance(node, cst.Attribute)
+        and _is_self(node.value)
+        and node.attr.value == bound.attr.value
+    )
 
 
 def path_open_for_writing(call: cst.Call) -> bool:

@@ -1,0 +1,6 @@
+import torch.nn as nn
+
+
+def createCriterion():
+    print("=> creating criterion")
+    return nn.MSELoss()
