@@ -136,11 +136,13 @@ class ProgramTeller(LoaderTeller):
             from dp2ddp.transforms.analysis.bare_modules import bare_classes, empty_classes
             from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
             from dp2ddp.transforms.analysis.layer_methods import (
+                Alone,
                 Methods,
-                classified,
                 forwardless_modules,
                 held_runs,
+                judged_alone,
                 layer_classes,
+                program_classified,
                 quiet_through_held,
             )
             from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
@@ -152,7 +154,7 @@ class ProgramTeller(LoaderTeller):
             paths: dict[str, str] = {}
             bare: set[str] = set()
             empty: set[str] = set()
-            layered: dict[str, Methods] = {}
+            layered: list[tuple[dict[str, Methods], Alone]] = []
             forwardless: set[str] = set()
             held: dict[str, dict[str, frozenset[str]]] = {}
             redraws: dict[str, dict[str, tuple[bool, frozenset[str], frozenset[str]]]] = {}
@@ -171,12 +173,14 @@ class ProgramTeller(LoaderTeller):
                 paths.update(dict.fromkeys(read, each.path))
                 # a module's classes trained through their own methods alone, with no
                 # forward() (layer_methods.py): their methods are classified all the same
-                layered.update(
-                    self.project.remembered(
-                        ("layer_classes", each.real, each.name),
-                        partial(layer_classes, each.name, each.source.text),
-                    )
+                judged = self.project.remembered(
+                    ("layer_classes", each.real, each.name),
+                    partial(layer_classes, each.name, each.source.text),
                 )
+                if judged:  # judged alone once, read again in every program holding it
+                    key = ("layer_alone", each.real, each.name)
+                    alone = self.project.remembered(key, partial(judged_alone, judged))
+                    layered.append((judged, alone))
                 forwardless |= self.project.remembered(
                     ("forwardless_modules", each.real, each.name),
                     partial(forwardless_modules, each.name, each.source.text),
@@ -204,7 +208,8 @@ class ProgramTeller(LoaderTeller):
                     )
                 key = ("class_reach", each.real, each.name)
                 reaches.append((each.name, self.project.remembered(key, partial(_reach, each))))
-            methods = classified(layered)  # the program's classes together (v4-C)
+            # the program's classes together (v4-C), from each module's judged alone
+            methods = program_classified(layered)
             # A method calling only attributes that hold parameterless classes runs none.
             aliases = package_aliases(self.program, empty) if held else {}
             methods = quiet_through_held(methods, held, empty | aliases.keys())

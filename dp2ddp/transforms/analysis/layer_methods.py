@@ -22,7 +22,8 @@ block of a method count (stop 53 s4), unless a block within turns gradients back
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Set
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
 
 from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms.analysis.layer_names import module_imports
@@ -86,30 +87,160 @@ def layer_classes(import_name: str, source: str) -> dict[str, Methods]:
 
 
 def classified(classes: Mapping[str, Methods]) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
-    """`layer_methods` of `classes`: one module's, or a program's all together (told.py),
-    so that a submodule's method defined in another module is judged there."""
-    # A method of a submodule (`self.layer_dict[k].restore_backup_stats()`) runs no layer
-    # where every model class defining that name runs none in it (stop 57 v4-D,
-    # AntreasAntoniou/HowToTrainYourMAMLPytorch@8696470: DP190 said restoring BatchNorm
-    # buffers "runs its layers"; round 14 v4-C, shirleyzhu233/PyTorch-MAML@eee3fe3's
-    # `reset_classifier()` calling `self.classifier.reset_parameters()` of a class of
-    # another module): the greatest such set, shrunk until stable.
-    quiet = {m for methods in classes.values() for m in methods if m != "forward"}
-    running: dict[str, set[str]] = {}
+    """`layer_methods` of `classes` judged together: one module's (`layer_methods`), or a
+    program's whose class names clash (`program_classified`)."""
+    return _found(classes, _fixpoint(classes))
+
+
+def _fixpoint(
+    classes: Mapping[str, Methods],
+    open_quiet: Set[str] | None = None,
+    closed_quiet: Set[str] = frozenset(),
+    fixed: Set[str] = frozenset(),
+) -> dict[str, set[str]]:
+    """Per class, the methods that run layers, `classes` judged together (by default all
+    of them alone: every method name they define may be quiet).
+
+    A method of a submodule (`self.layer_dict[k].restore_backup_stats()`) runs no layer
+    where every model class defining that name runs none in it (stop 57 v4-D,
+    AntreasAntoniou/HowToTrainYourMAMLPytorch@8696470: DP190 said restoring BatchNorm
+    buffers "runs its layers"; round 14 v4-C, shirleyzhu233/PyTorch-MAML@eee3fe3's
+    `reset_classifier()` calling `self.classifier.reset_parameters()` of a class of
+    another module): the greatest such set, shrunk until stable. `open_quiet`: the names
+    still to judge (by default every name `classes` define but forward); `closed_quiet`:
+    names judged quiet beforehand; `fixed`: names a class judged beforehand runs."""
+    quiet = set(
+        {m for methods in classes.values() for m in methods if m != "forward"}
+        if open_quiet is None
+        else open_quiet
+    )
+    quiet -= fixed
     while True:
+        known = quiet | closed_quiet if closed_quiet else quiet
         running = {
-            name: _running(methods, quiet_methods=quiet) for name, methods in classes.items()
+            name: _running(methods, quiet_methods=known) for name, methods in classes.items()
         }
         still = quiet - set().union(*running.values())
         if still == quiet:
-            break
+            return running
         quiet = still
+
+
+def _found(
+    classes: Mapping[str, Methods], running: Mapping[str, Set[str]]
+) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """Per class: (its judged methods that run layers, those that run none)."""
     found: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
     for name, methods in classes.items():
         runs = running[name]
         judged = {m for m in methods if m != "forward" and not m.startswith("__")}
         found[name] = (frozenset(judged & runs), frozenset(judged - runs))
     return found
+
+
+@dataclass(frozen=True)
+class Alone:
+    """One module's classes (`layer_classes`) judged alone, remembered per module across
+    the programs that share it (told.py): per class, the methods that run layers, and the
+    names of the methods it calls on something reached from `self` (`self.cls.reset()`),
+    the only calls whose judgement another class's quiet method changes."""
+
+    running: dict[str, frozenset[str]]
+    reached: dict[str, frozenset[str]]
+
+
+def judged_alone(classes: Mapping[str, Methods]) -> Alone:
+    """`classes` (one module's) judged with no other module's (see Alone)."""
+    running = _fixpoint(classes)
+    return Alone(
+        {name: frozenset(runs) for name, runs in running.items()},
+        {name: _reached_names(methods) for name, methods in classes.items()},
+    )
+
+
+def program_classified(
+    modules: Sequence[tuple[Mapping[str, Methods], Alone]],
+) -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """`classified` of the program's classes together (a submodule's method defined in
+    another module is read there, v4-C), from each module's judged alone: a class is
+    judged again only where a method name it calls on something reached from `self` is
+    defined in another module, or by such a class, or by classes of two modules (open
+    names); every other class's methods, and every other name, read as they were judged
+    alone (the same greatest set: a part of the names closed under what decides them).
+    Two modules' classes of one qualified name: all judged together, as before."""
+    classes: dict[str, Methods] = {}
+    home: dict[str, int] = {}
+    running: dict[str, Set[str]] = {}
+    reached: dict[str, frozenset[str]] = {}
+    for index, (own, alone) in enumerate(modules):
+        classes.update(own)
+        home.update(dict.fromkeys(own, index))
+        running.update(alone.running)
+        reached.update(alone.reached)
+    if len(classes) < sum(len(own) for own, _ in modules):
+        return classified(classes)
+    definers: dict[str, set[int]] = {}
+    by_name: dict[str, list[str]] = {}
+    for name, methods in classes.items():
+        for method in methods:
+            if method != "forward":
+                definers.setdefault(method, set()).add(home[name])
+                by_name.setdefault(method, []).append(name)
+    callers: dict[str, list[str]] = {}
+    todo: list[str] = []  # classes to judge again, not yet followed to their names
+    again: set[str] = set()
+    for name, names in reached.items():
+        for method in names & definers.keys():
+            callers.setdefault(method, []).append(name)
+            if name not in again and definers[method] != {home[name]}:
+                again.add(name)
+                todo.append(name)
+    open_names = {m for m, where in definers.items() if len(where) > 1}
+    names_todo = list(open_names)
+    while todo or names_todo:
+        while todo:
+            for method in classes[todo.pop()]:
+                if method != "forward" and method not in open_names:
+                    open_names.add(method)
+                    names_todo.append(method)
+        while names_todo:
+            for name in callers.get(names_todo.pop(), ()):
+                if name not in again:
+                    again.add(name)
+                    todo.append(name)
+    if again:  # else no class's call reaches an open name: each read as judged alone
+        judged = {name: classes[name] for name in again}
+        fixed = {m for m in open_names for c in by_name[m] if c not in again and m in running[c]}
+        closed = {m for m in definers.keys() - open_names if not _runs_in(m, by_name, running)}
+        running.update(_fixpoint(judged, open_names, closed, fixed))
+    return _found(classes, running)
+
+
+def _runs_in(
+    method: str, by_name: Mapping[str, list[str]], running: Mapping[str, Set[str]]
+) -> bool:
+    """Some class defining `method` runs layers in it."""
+    return any(method in running[name] for name in by_name[method])
+
+
+def _reached_names(methods: Methods) -> frozenset[str]:
+    """The names of the methods called on something reached from the method's `self` by
+    attributes or items (`self.cls.reset()`, `self.blocks[0].reset()`), not on `self`
+    itself: the calls a quiet method of another class may leave running none (_calls)."""
+    found: set[str] = set()
+    for method in methods.values():
+        if not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in ast.walk(method):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            func = node.func
+            if isinstance(func.value, ast.Name) and func.value.id == me:
+                continue
+            if func.attr not in _NO_LAYER and _rooted(func.value, {me}):
+                found.add(func.attr)
+    return frozenset(found)
 
 
 def forwardless_modules(import_name: str, source: str) -> frozenset[str]:
@@ -388,7 +519,11 @@ def _calls(
             return True, own  # `self.main(x)`: a submodule (or a callable it holds)
         if func.attr in ("forward", "__call__") and _rooted(func.value, bound | {me}):
             return True, own
-        if _rooted(func.value, {me}) and func.attr not in _NO_LAYER | quiet_methods:
+        if (
+            _rooted(func.value, {me})
+            and func.attr not in _NO_LAYER
+            and func.attr not in quiet_methods
+        ):
             return True, own  # `self.blocks[0](x)` is a Subscript call, `self.enc.net(x)` here
     for node in ast.walk(method):
         if id(node) in quiet:

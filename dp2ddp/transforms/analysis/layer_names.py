@@ -5,7 +5,7 @@ costs DDP nothing)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Container, Mapping
+from collections.abc import Container, Mapping, Sequence
 
 from dp2ddp.transforms._support.ast_nodes import from_import_base, import_binding
 
@@ -171,47 +171,65 @@ def made_tensor(node: ast.expr) -> bool:
     return func.attr in _NEW_TENSOR_METHODS
 
 
-def plain_tensor_toggles(tree: ast.Module) -> set[int]:
-    """The ids of the `name.requires_grad = ...` statements whose name holds a tensor no
-    parameter can be: in the function around it, every binding of the name (but an
-    augmented assignment's, which keeps what it was) is a plain assignment of arithmetic or
-    a part (`torch.rand(n, 3) * 2.2 - 1`, `f(x) * 1.1`, `x[mask]`: an operation on a
-    Parameter, or a part of one, is a plain tensor) or of a tensor made anew (made_tensor),
-    and the name is no parameter of the function. Its `requires_grad = False` freezes no layer
-    (marian42/shapegan@090a6a8 model/sdf_net.py:143, `points.requires_grad = False` after
-    the surface normals' backward, stop 62 v3-B: said to switch a model's parameters off,
-    DP041 and find_unused_parameters on every wrap)."""
-    found: set[int] = set()
-    for function in ast.walk(tree):
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        arguments = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
-        stores: dict[str, int] = {}
-        values: dict[str, list[ast.expr]] = {}
-        # `x -= y` keeps what x was: its target is no binding here
-        kept = {id(n.target) for n in ast.walk(function) if isinstance(n, ast.AugAssign)}
-        for node in ast.walk(function):
-            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                if id(node) not in kept:
-                    stores[node.id] = stores.get(node.id, 0) + 1
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                if isinstance(target, ast.Name):
-                    values.setdefault(target.id, []).append(node.value)
-        for node in ast.walk(function):
-            flag = node.targets[0] if isinstance(node, ast.Assign) else None
-            if not isinstance(flag, ast.Attribute) or flag.attr != "requires_grad":
-                continue
-            name = flag.value.id if isinstance(flag.value, ast.Name) else ""
-            bound = values.get(name, [])
-            if (
-                bound
-                and name not in arguments
-                and stores.get(name) == len(bound)
-                and all(isinstance(v, _NO_PARAMETER) or made_tensor(v) for v in bound)
-            ):
-                found.add(id(node))
-    return found
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+#: A function's parameters, its bindings of each name, and the values it assigns each.
+_Bindings = tuple[set[str], dict[str, int], dict[str, list[ast.expr]]]
+
+
+class PlainToggles:
+    """Which `name.requires_grad = ...` statements set the flag of a tensor no parameter can
+    be: in a function around it, every binding of the name (but an augmented assignment's,
+    which keeps what it was) is a plain assignment of arithmetic or a part (`torch.rand(n,
+    3) * 2.2 - 1`, `f(x) * 1.1`, `x[mask]`: an operation on a Parameter, or a part of one,
+    is a plain tensor) or of a tensor made anew (made_tensor), and the name is no parameter
+    of the function. Its `requires_grad = False` freezes no layer (marian42/shapegan@090a6a8
+    model/sdf_net.py:143, `points.requires_grad = False` after the surface normals'
+    backward, stop 62 v3-B: said to switch a model's parameters off, DP041 and
+    find_unused_parameters on every wrap). Only the functions around such a statement are
+    read (their bindings once each), not every function of the module."""
+
+    def __init__(self) -> None:
+        self._read: dict[int, _Bindings] = {}
+
+    def holds(self, node: ast.AST, functions: Sequence[Function]) -> bool:
+        """`node` is such a statement, read in `functions`, those around it."""
+        flag = node.targets[0] if isinstance(node, ast.Assign) else None
+        if not isinstance(flag, ast.Attribute) or flag.attr != "requires_grad":
+            return False
+        if not isinstance(flag.value, ast.Name):
+            return False
+        return any(self._plain(function, flag.value.id) for function in functions)
+
+    def _plain(self, function: Function, name: str) -> bool:
+        read = self._read.get(id(function))
+        if read is None:
+            read = self._read[id(function)] = _bindings(function)
+        arguments, stores, values = read
+        bound = values.get(name, [])
+        return (
+            bool(bound)
+            and name not in arguments
+            and stores.get(name) == len(bound)
+            and all(isinstance(v, _NO_PARAMETER) or made_tensor(v) for v in bound)
+        )
+
+
+def _bindings(function: Function) -> _Bindings:
+    """(PlainToggles) the function's parameters, stores of each name, values assigned."""
+    arguments = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    stores: dict[str, int] = {}
+    values: dict[str, list[ast.expr]] = {}
+    # `x -= y` keeps what x was: its target is no binding here
+    kept = {id(n.target) for n in ast.walk(function) if isinstance(n, ast.AugAssign)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            if id(node) not in kept:
+                stores[node.id] = stores.get(node.id, 0) + 1
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                values.setdefault(target.id, []).append(node.value)
+    return arguments, stores, values
 
 
 #: Expressions whose value is never a Parameter: an operation on one, or a part of one.

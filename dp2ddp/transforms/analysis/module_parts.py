@@ -15,7 +15,7 @@ from typing import Protocol
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
 from dp2ddp.transforms.analysis.dropped_outputs import called_methods
-from dp2ddp.transforms.analysis.layer_names import made_tensor, plain_tensor_toggles
+from dp2ddp.transforms.analysis.layer_names import Function, PlainToggles, made_tensor
 
 
 @dataclass(frozen=True)
@@ -433,30 +433,31 @@ def grad_toggles(tree: ast.Module) -> tuple[GradToggle, ...]:
     reduction"), unless the wrap has find_unused_parameters=True. Setting it to True
     (unfreezing) is not one: what was frozen at the wrap DDP never registered."""
     found: list[tuple[GradToggle, tuple[ast.expr, ...]]] = []
-    plain = plain_tensor_toggles(tree)  # a tensor's flag, no parameter's
+    plain = PlainToggles()  # a tensor's flag, no parameter's
 
-    def visit(node: ast.AST, function: str, span: tuple[int, int], tests: _Tests) -> None:
+    def visit(node: ast.AST, outer: tuple[Function, ...], tests: _Tests) -> None:
         for child in ast.iter_child_nodes(node):
-            handle(child, function, span, tests)
+            handle(child, outer, tests)
 
-    def handle(node: ast.AST, function: str, span: tuple[int, int], tests: _Tests) -> None:
+    def handle(node: ast.AST, outer: tuple[Function, ...], tests: _Tests) -> None:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            visit(node, node.name, (node.lineno, node.end_lineno or node.lineno), ())
+            visit(node, (*outer, node), ())
             return
         if isinstance(node, ast.If):  # its body runs only where its test holds
-            handle(node.test, function, span, tests)
+            handle(node.test, outer, tests)
             for statement in node.body:
-                handle(statement, function, span, (*tests, node.test))
+                handle(statement, outer, (*tests, node.test))
             for statement in node.orelse:
-                handle(statement, function, span, tests)
+                handle(statement, outer, tests)
             return
-        if _toggled_to(node) is not None and id(node) not in plain:
+        if _toggled_to(node) is not None and not plain.holds(node, outer):
             text = ast.unparse(node).replace("{", "{{").replace("}", "}}")
-            line = getattr(node, "lineno", 0)
-            found.append((GradToggle(line, text, function, span), tests))
-        visit(node, function, span, tests)
+            line, inner = getattr(node, "lineno", 0), outer[-1] if outer else None
+            span = (inner.lineno, inner.end_lineno or inner.lineno) if inner else (0, 0)
+            found.append((GradToggle(line, text, inner.name if inner else "", span), tests))
+        visit(node, outer, tests)
 
-    visit(tree, "", (0, 0), ())
+    visit(tree, (), ())
     if not any(tests for _, tests in found):
         return tuple(toggle for toggle, _ in found)
     false = _false_names(tree)  # only where a toggle sits under an `if`

@@ -579,13 +579,33 @@ def attribute_flows(tree: ast.Module) -> frozenset[str]:
             slots += [(k.arg, k.value) for k in node.keywords if k.arg is not None]
             for slot, value in slots if callee else ():
                 found.update(f"{callee}@{slot}<{b}" for b in _read_attributes(value))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            returned = (
-                n.value for n in ast_nodes.walk(node) if isinstance(n, ast.Return) and n.value
-            )
-            for value in returned:
-                found.update(f"{node.name}()<{b}" for b in _read_attributes(value))
+    for names, value in _returns(tree):
+        found.update(f"{name}()<{b}" for b in _read_attributes(value) for name in names)
     return frozenset(found)
+
+
+def _returns(tree: ast.Module) -> list[tuple[tuple[str, ...], ast.expr]]:
+    """Each `return <value>` of the module with the names of the functions around it (a
+    function's returns are those of the functions it holds too): statements only are read,
+    not every node of each function again."""
+    found: list[tuple[tuple[str, ...], ast.expr]] = []
+    todo: list[tuple[ast.AST, tuple[str, ...]]] = [(s, ()) for s in tree.body]
+    inner_kinds = (ast.stmt, ast.excepthandler, ast.match_case)
+    while todo:
+        statement, names = todo.pop()
+        if isinstance(statement, ast.Return):
+            if statement.value is not None and names:
+                found.append((names, statement.value))
+            continue
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names = (*names, statement.name)
+        for field in statement._fields:
+            items = getattr(statement, field, None)
+            if items.__class__ is list:
+                for item in items:
+                    if isinstance(item, inner_kinds):
+                        todo.append((item, names))
+    return found
 
 
 def _slot(target: ast.expr) -> str:
@@ -613,9 +633,10 @@ def _key(node: ast.AST) -> str:
 def _read_attributes(value: ast.expr) -> set[str]:
     """The attribute names a value reads (not a called method's), the string keys it reads
     items by (`[k]`) and the functions it calls (`f()`, by their last name)."""
-    called = {id(n.func) for n in ast_nodes.walk(value) if isinstance(n, ast.Call)}
+    nodes = ast_nodes.walk(value)
+    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     found: set[str] = set()
-    for n in ast_nodes.walk(value):
+    for n in nodes:
         if isinstance(n, ast.Call):
             name = n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", "")
             found.update([f"{name}()"] if name else [])
