@@ -240,3 +240,26 @@ def test_an_unfollowed_change_names_only_code_that_may_be_hidden(
         "`import netlib`" in gap.detail and f"{work / 'tmp.copy' / 'netlib'} exists" in gap.detail
     )
     assert "`import torch`" not in gap.detail and "`import utils`" not in gap.detail, gap
+
+
+def test_the_programs_namespace_package_of_sub_packages_is_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v2-C of stop 63 (UTU-Health-Research/dl-ecg-classifier@822fcd8 beside other
+    checkouts): the program imports `src.modeling.train_utils` from its own `src/`, which
+    holds sub-packages only (no `.py` in it, no __init__.py); the search for a module `src`
+    passed it by and found another checkout's `src/` two folders up: DP076 said "no file of
+    the program answers `import src`". A name the program's own folder answers is not said."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "elsewhere"))
+    project = tmp_path / "work" / "ecg"
+    (project / "src" / "modeling").mkdir(parents=True)
+    (project / "src" / "modeling" / "__init__.py").write_text("")
+    (project / "src" / "modeling" / "train_utils.py").write_text("X = 1\n")
+    (tmp_path / "work" / "other" / "src").mkdir(parents=True)
+    (tmp_path / "work" / "other" / "src" / "run.py").write_text("Y = 2\n")
+    (project / "train.py").write_text("from src.modeling.train_utils import X\n")
+    assert discover_program(str(project / "train.py")).incomplete == ()
+    (project / "train.py").write_text("from src.modeling.train_utils import X\nimport other\n")
+    (tmp_path / "work" / "other" / "__init__.py").write_text("")
+    (gap,) = discover_program(str(project / "train.py")).incomplete
+    assert "`import other`" in gap.detail

@@ -230,7 +230,7 @@ def _hidden(
             # the program's own namespace package (`model/` holding the program's files, no
             # __init__.py), or a library that imports here (`torch`), is not the hidden code
             # (v1-E of stop 42: both were named)
-            if candidate is None or any(_under(p, candidate) for p in paths):
+            if candidate is None or _own(paths, candidate, resolver.root, name):
                 continue
             if not _installed(name, resolver.root):
                 names.append((name, f"{module.path}:{_import_line(module, name)}", candidate))
@@ -271,7 +271,7 @@ def unreached(
             if region is None:
                 region = neighbourhood(graph, resolver.root)
             candidate = nearby(region, name)
-            if candidate is None or any(_under(p, candidate) for p in paths):
+            if candidate is None or _own(paths, candidate, resolver.root, name):
                 continue
             if not _installed(name, resolver.root):
                 names.append((index, name, candidate))
@@ -297,6 +297,15 @@ def unreached(
             "run `dp2ddp migrate` with the PYTHONPATH the program runs with",
         ),
     )
+
+
+def _own(paths: Sequence[str], candidate: str, root: str, name: str) -> bool:
+    """The program's files lie under `candidate`, or under the root's own folder `name`:
+    a namespace package holding only sub-packages (`src/modeling/...` without a `.py` in
+    `src/`) that `nearby` passes by for another project's `src/` (UTU-Health-Research/
+    dl-ecg-classifier@822fcd8 beside other checkouts: stop 63 v2-C)."""
+    own = os.path.join(root, name)
+    return any(_under(p, candidate) or _under(p, own) for p in paths)
 
 
 def _installed(name: str, root: str) -> bool:

@@ -518,6 +518,8 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         # so its importers' set_epoch counts (NMT's `dataset.get_loader(...)`, round 14 v2-G)
         trained = export_trained(self, loader)
         names = {e.name for e in self.state.exports[before:]} | ({trained} if trained else set())
+        if exported and not names and (builder := enclosing_function(call, self)) is not None:
+            names = {builder.name.value}  # another branch's loader exported it alike first
         exported = exported or (shuffled and trained is not None and not loader.loops)
         told = names & set(self.state.loaders.epochs_set)
         if shuffled and not self._plan_set_epoch(loader, exported, bool(told)):

@@ -26,6 +26,10 @@ from dp2ddp.transforms.data.plan import ZERO_TENSOR
 _CONVERSIONS = frozenset({"item", "detach", "cpu", "float", "double", "long", "to", "numpy"})
 #: torch's sums and counts over samples.
 _TORCH_SUMS = frozenset({"torch.sum", "torch.count_nonzero", "torch.bincount", "torch.numel"})
+#: Calls that fold rows into an array: `x = torch.cat((x, rows))` (_folds_rows).
+_CONCATENATIONS = frozenset(
+    "torch.cat torch.concat torch.vstack torch.hstack numpy.concatenate numpy.vstack".split()
+)
 
 
 def _reduction_sum(call: cst.Call) -> bool:
@@ -157,6 +161,37 @@ class LoopCounters(LoaderImports):
                         return value
             child, node = node, self.parent(node)
         return None
+
+    def _folds_rows(self, loop: cst.For | cst.While, node: cst.Assign) -> bool:
+        """`x = torch.cat((x, rows), 0)` folding into an `x` bound before `loop` and bound
+        in it by such folds only: rows kept across the steps (evaluation._recurrences). Not
+        `out = cat((content, out))` on the model's `out` of this step (a grid of images)."""
+        target = node.targets[0].target if len(node.targets) == 1 else None
+        name = target.value if isinstance(target, cst.Name) else ""
+        if not name or not self._concatenates(node.value, name):
+            return False
+        if self._bound_before(loop, name) is None:
+            return False
+        for inner in walk(loop.body, skip_scopes=True):
+            if isinstance(inner, cst.Assign):
+                targets = [t.target for t in inner.targets]
+            elif isinstance(inner, (cst.AugAssign, cst.AnnAssign, cst.For)):
+                targets = [inner.target]
+            else:
+                continue
+            if any(name in target_names(t) for t in targets):
+                value = inner.value if isinstance(inner, cst.Assign) else None
+                if not (len(targets) == 1 and self._concatenates(value, name)):
+                    return False
+        return True
+
+    def _concatenates(self, value: cst.BaseExpression | None, name: str) -> bool:
+        """`value` concatenates arrays, `name` among them."""
+        if not isinstance(value, cst.Call):
+            return False
+        called = self.qualified_names(value.func)
+        reads = {n.value for n in variables_under(value)}
+        return bool(called) and called <= _CONCATENATIONS and name in reads
 
     def _bound_before(self, loop: cst.For | cst.While, name: str) -> cst.BaseExpression | None:
         """What `name` holds when `loop` starts: its value before it, else the module's."""

@@ -471,8 +471,11 @@ class LoaderEvaluation(ShowingCalls):
         does. Only arithmetic folds (the value's root an operator) that read a name the loop
         binds from its batches (`_batch_derived`) besides `x`: `lr = lr * 0.9` reads no batch
         and `h = model(x, h)` is no figure. Also a running extreme, `rows = max(rows,
-        len(x))` (builtins max/min: the largest share is not the largest batch). Sums (`+=`,
-        `x = x + v`) stay the counters' (`_counters`: `seen += x.size(0)` is DP088's)."""
+        len(x))` (builtins max/min: the largest share is not the largest batch), and rows
+        folded by concatenation, `labels_all = torch.cat((labels_all, labels), 0)`: a metric
+        read from them after the loop (an AUROC) is this rank's share's (UTU-Health-Research/
+        dl-ecg-classifier@822fcd8, stop 63 v2-A; a list of rows is _running_objects'). Sums
+        (`+=`, `x = x + v`) stay the counters' (`_counters`: `seen += x.size(0)` is DP088's)."""
         batch = self._batch_derived(loop)
         sums = {name for name, _ in self._accumulated(loop)}
         found: set[str] = set()
@@ -483,7 +486,11 @@ class LoaderEvaluation(ShowingCalls):
                 isinstance(node, cst.Assign)
                 and len(node.targets) == 1
                 and isinstance(node.targets[0].target, cst.Name)
-                and (isinstance(node.value, cst.BinaryOperation) or self._extreme(node.value))
+                and (
+                    isinstance(node.value, cst.BinaryOperation)
+                    or self._extreme(node.value)
+                    or self._folds_rows(loop, node)
+                )
             ):
                 name, value = node.targets[0].target.value, node.value
                 if name not in {n.value for n in variables_under(value)}:

@@ -116,9 +116,12 @@ class FactorySites:
 
     def imported_sites(
         self, nodes: ModuleNodes, exported: tuple[LoaderExport, ...]
-    ) -> tuple[set[cst.Call], set[cst.Call]]:
+    ) -> tuple[set[cst.Call], dict[cst.Call | None, LoaderExport]]:
         """Calls that build another module's loader here, classified by their loops: (the
-        evaluation calls, the training calls of a wrapper). A call is an evaluation call
+        evaluation calls, the training calls of a wrapper with the export each returns: an
+        epoch loop placing set_epoch around it counts for that export, so the factory's
+        module says no DP011 "no loop in this module" (ETSformer@082555c, stop 63 v2)).
+        A call is an evaluation call
         when loops of this module iterate its loader and every one evaluates (data/
         evaluation's _evaluates: `eval()`, `no_grad()`, a figure deciding early stopping);
         a training call when one of them trains.
@@ -137,7 +140,7 @@ class FactorySites:
         # A wrapper of a factory's items takes no ddp_shard (factory_wrappers.py)
         factories = tuple(e for e in exported if e.function and not e.via and not e.branched)
         if not factories:
-            return set(), set()
+            return set(), {}
         #: a function of this module -> (the factory's call in it, the export, the slot of
         #: its own return that holds the loader: (position, arity))
         wrappers: dict[cst.FunctionDef, tuple[cst.Call, LoaderExport, int | None, int | None]]
@@ -206,11 +209,13 @@ class FactorySites:
         for function in wrapped:
             self._functions.add(function)
             self._forwarding.add(wrappers[function][0])
-        training = {c for c in training if owner_of[c] in wrapped}
+        trained: dict[cst.Call | None, LoaderExport] = {
+            c: wrappers[w][1] for c in training if (w := owner_of[c]) is not None and w in wrapped
+        }
         self.forwarded = {
             site for site, owner in owner_of.items() if owner is not None and site not in evaluation
         }
-        return evaluation, training
+        return evaluation, trained
 
     def _kind(self, loop: cst.For, path: Path) -> str:
         """`train`, `eval` or `other` for `loop` iterating a loader that came in through the

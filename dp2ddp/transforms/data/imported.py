@@ -11,9 +11,9 @@ is in the entry. Each module is migrated on its own, so the two sides meet here:
   either branch of `ds[0] if len(ds) == 1 else ds`. An `a, b = get(...)` of two items takes
   item 0 from every shape of two items; anything the shapes cannot tell blocks the export.
 * The entry, told the exports (state.loaders.exported), finds its loops over them (through
-  the names it binds, `for ... in enumerate(train_loader)`, calls that pass them on) and
-  puts `loader.sampler.set_epoch(epoch)` in the epoch loop around, as for its own loaders.
-  An explicit set_epoch decides the self-advancing sampler's next pass: the two agree.
+  names, `enumerate(train_loader)`, calls passing them on, a wrapper `self._get_data(...)`)
+  and puts `loader.sampler.set_epoch(epoch)` in the epoch loop around, as for its own
+  loaders: an explicit set_epoch decides the self-advancing sampler's next pass.
 * A loader returned by a project module discovery could not follow (state.loaders.unfollowed)
   is sharded by no one: a training loop over it gets DP027.
 * A loader whose batch sampler of the program's own this module shards (DdpBatchShard) is
@@ -458,7 +458,8 @@ class LoaderImports(LoaderSetEpoch):
                             continue
                     elif origin.call in wrapped or self._is_exported(origin, exported):
                         placed = self._imported_set_epoch(origin, loop, expr)
-                        if (export := self._exported_as(origin, exported)) is not None:
+                        export = self._exported_as(origin, exported) or wrapped.get(origin.call)
+                        if export is not None:
                             name = f"{export.module}.{export.name}"
                             self.state.epoch_loops.append((name, placed))
                     elif origin.call not in self._factory_sites.forwarded:
@@ -469,8 +470,7 @@ class LoaderImports(LoaderSetEpoch):
                         key = call
                     else:  # a module-level name: `from data import train_loader`
                         key = self.code(origin.binding)
-                        # A stand-in, in no tree: the figure rule reads no argument of a
-                        # Loader that has none (`args` empty).
+                        # A stand-in, in no tree: the figure rule reads no `args` (empty)
                         call = cst.Call(func=cst.Name("DataLoader"))
                     found = sharded.setdefault(
                         key, Loader(call, {}, origin.binding, origin.statement, None)

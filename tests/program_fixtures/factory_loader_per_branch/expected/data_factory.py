@@ -12,7 +12,6 @@ def data_provider(args, flag, ddp_shard=True):
     data_set = TensorDataset(x, x.sum(1, keepdim=True))
     shuffle_flag = False if flag == "test" else True
     if args.task_name == "classification":
-        # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
         data_loader = DataLoader(
             data_set,
             batch_size=(
@@ -31,7 +30,6 @@ def data_provider(args, flag, ddp_shard=True):
         return data_set, data_loader
     else:
         ddp_print(flag, len(data_set))
-        # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
         data_loader = DataLoader(
             data_set,
             batch_size=(

@@ -25,7 +25,6 @@ def data_provider(args, flag, ddp_shard=True):
         drop_last = True
         batch_size = args["batch_size"]
     data_set = rows(flag)
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     data_loader = DataLoader(
         data_set,
         batch_size=ddp_per_rank_batch(batch_size) if ddp_shard else batch_size,

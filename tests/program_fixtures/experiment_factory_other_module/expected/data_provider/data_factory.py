@@ -23,7 +23,6 @@ def data_provider(args, flag, ddp_shard=True):
         shuffle_flag = args["shuffle"]
         batch_size = args["batch_size"]
     data_set = rows(flag)
-    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
     data_loader = DataLoader(
         data_set,
         batch_size=ddp_per_rank_batch(batch_size) if ddp_shard else batch_size,
