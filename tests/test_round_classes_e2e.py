@@ -1510,6 +1510,12 @@ order; the three run before any seeded case):
   stepping `start += BS`: split where the batch is bound, the shuffle drawn alike (before:
   each rank its own order, DP006, and DP005).
   Each: per epoch the ranks' sample ids are disjoint and together the 32, 4 a rank a step.
+Stop 63 (helper s1), issue 28's data leftovers of round 15:
+- data_s63_s1_skip_one_sample_batch (marian42/shapegan's
+  `if valid_sample.shape[0] == 1: continue`): the batch's size compared with 1 is read summed
+  over the ranks, `ddp_global_count(x.shape[0]) == 1`: 18 samples in batches of 8, the last
+  global batch of 2 trained, "steps 6" as the original (before: each rank's last share of 1
+  skipped, "steps 4", no warning).
 """
 
 from __future__ import annotations
@@ -2250,6 +2256,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s62_s2_index_array_shuffled_while": ("epoch 1 steps 4",),
     # stop 62 lead (v2-B): what another module's own method returns, split at its binding
     "batches_s62_lead_method_of_imported_class": ("trained 4 steps, rows 4 4", "weights -0.3484"),
+    "data_s63_s1_skip_one_sample_batch": ("steps 6",),  # stop 63 s1
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -49,6 +49,24 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "loader with `shuffle=False` and leave it whole. Then silence the warning with `# noqa:"
         " DP152`.",
     ),
+    "DP153": (
+        "a batch's size compared with 1 where not every rank is proved to reach it",
+        "The loop over a sharded loader compares the size of its batch with 1 (`if "
+        "x.shape[0] == 1: continue`: a batch of one sample skipped, often for BatchNorm; "
+        "marian42/shapegan@090a6a8). DataParallel compared the whole batch's size; each "
+        "rank now holds its share, so the comparison would fall on other steps, or on one "
+        "rank only where the shares differ (that rank skips the step, the others wait in "
+        "the gradient all-reduce). Where the comparison is the whole test of an `if` every "
+        "rank reaches at every step, dp2ddp reads the size summed over the ranks "
+        "(`ddp_global_count(x.shape[0]) == 1`, one all-reduce per step: DataParallel's "
+        "decision on every rank). Here the comparison is inside a larger condition, or a "
+        "`continue`, `break`, `return` or `raise` comes before it in the loop's body, so "
+        "not every rank is proved to reach it, and a collective there could wait forever. "
+        "Compare the global size where every rank reaches it (`n = ddp_global_count("
+        "x.shape[0])` as the loop's first statement, from the generated helpers module), or "
+        "skip on a condition every rank computes alike; then silence the warning with "
+        "`# noqa: DP153`.",
+    ),
     "DP156": (
         "a size derived from the global batch size handed beside this rank's rows",
         "The data pass reads a loader's batch_size per rank (`batch_size=ddp_per_rank_batch("
