@@ -246,7 +246,7 @@ class DrawnBatches(BatchLoops):
                 and all(any(n is c or self._inside(n, c) for c in outer) for n in made)
                 and all(self._augments(n) for n in outer)
             ):
-                if not self._unconditional(statement):
+                if not self._each_step(statement):
                     self.warn(
                         call,
                         "DP006",
@@ -277,7 +277,7 @@ class DrawnBatches(BatchLoops):
             return False
         return any(self._augments(n) for a in node.args for n in walk(a.value))
 
-    def _unconditional(self, statement: cst.CSTNode) -> bool:
+    def _each_step(self, statement: cst.CSTNode) -> bool:
         """No `if` (nor a nested function) between `statement` and its nearest loop."""
         node = self.parent(statement)
         while node is not None and not isinstance(node, (cst.For, cst.While)):
