@@ -12,6 +12,7 @@ from collections.abc import Callable, Collection
 
 import libcst as cst
 
+from dp2ddp.facts import HelperDraw
 from dp2ddp.transforms._support.names import INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import code_of
 from dp2ddp.transforms.analysis.batch_noise import distribution_receivers
@@ -122,10 +123,12 @@ def module_distributions(
     module: cst.Module,
     qualified_names: Callable[[cst.CSTNode], set[str]],
     position: Callable[[cst.CSTNode], tuple[int, int]],
+    text: str | None = None,
 ) -> dict[str, int]:
     """The module-level names bound only to a torch.distributions object
-    (batch_noise.distribution_receivers), each with the line of its first binding."""
-    if "distributions" not in module.code:
+    (batch_noise.distribution_receivers), each with the line of its first binding. `text`:
+    the module's source where the caller holds it (rendering the tree costs a walk)."""
+    if "distributions" not in (module.code if text is None else text):
         return {}
     receivers = distribution_receivers(module, qualified_names)
     found: dict[str, int] = {}
@@ -156,3 +159,8 @@ def imported_distributions(module: cst.Module, exported: Collection[str]) -> set
                 if f"{code_of(line.module)}.{name}.sample" in exported:
                     found.add(code_of(alias.asname.name) if alias.asname else name)
     return found
+
+
+def sampled_distribution(draw: HelperDraw | None) -> bool:
+    """A draw module_distributions exported: `R.sample` of a torch.distributions object."""
+    return draw is not None and draw.helper == draw.what and "." in draw.helper

@@ -223,8 +223,11 @@ class DrawnBatches(BatchLoops):
         `if` between it and the loop) runs in `with ddp_same_random():`, every rank drawing
         rank 0's crop and flip: the one draw DataParallel applied to the whole batch. Under
         an `if`, DP006: the ranks are not proved to reach it as often."""
-        if self._module is None or "torchvision" not in (self.state.text or ""):
+        text = self.state.text or ""
+        if self._module is None or "torchvision" not in text:
             return
+        if not any(name in text for name in _RANDOM_TRANSFORMS):
+            return  # no transform that draws is named here (the module's text)
         flow = view(self._module)
         for assign in nodes.of(cst.Assign):
             statement, call = self.parent(assign), assign.value

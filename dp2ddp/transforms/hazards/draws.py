@@ -43,6 +43,9 @@ from dp2ddp.transforms.analysis.random_draws import (
     module_distributions,
     own_stream,
 )
+from dp2ddp.transforms.analysis.random_draws import (
+    sampled_distribution as _sample,
+)
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.hazards.permuted_rows import PERMUTATIONS, mixed_parameter
@@ -171,6 +174,7 @@ class HelperDraws:
         position: Position,
         parent: Parent,
         imported: Mapping[str, Draw] | None = None,
+        text: str | None = None,
     ) -> None:
         self._qualified_names = qualified_names
         self._position = position
@@ -214,12 +218,11 @@ class HelperDraws:
             if isinstance(statement, cst.ClassDef)
         }
         self._module = module
-        #: `R.sample` / `R.rsample` of the module-level names bound only to a
-        #: torch.distributions object (shapegan's util.py `standard_normal_distribution`):
-        #: a helper calling one draws; exported, so that importers' calls draw too
+        #: `R.sample` / `R.rsample` of module-level torch.distributions objects (shapegan's
+        #: util.py): a helper calling one draws; exported, so that importers' calls draw too
         self._sampled = {
             f"{r}.{method}": Draw(f"{r}.{method}", f"{r}.{method}", line, stream="torch")
-            for r, line in module_distributions(module, qualified_names, position).items()
+            for r, line in module_distributions(module, qualified_names, position, text).items()
             for method in sorted(DISTRIBUTION_METHODS)
         }
         self._instances: dict[str, str] | None = None
@@ -599,9 +602,11 @@ class _ExportDraws(MigrationTransform):
     def __init__(self, context: CodemodContext, state: MigrationState) -> None:
         super().__init__(context, state)
         self.found: dict[str, Draw] = {}
+        self.text: str | None = None  # the module's source (module_draws)
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self.found = HelperDraws(node, self.qualified_names, self._position, self.parent).exported()
+        own = HelperDraws(node, self.qualified_names, self._position, self.parent, None, self.text)
+        self.found = own.exported()
         return False
 
 
@@ -640,6 +645,7 @@ def module_draws(
     if tree is None:
         return {}
     reader = _ExportDraws(CodemodContext(filename=path), MigrationState(MigrateOptions()))
+    reader.text = source
     reader.transform_module(tree)
     return {
         f"{import_name}.{name}": replace(draw, path=draw.path or path)
@@ -692,8 +698,3 @@ def _has_modulo(node: cst.CSTNode) -> bool:
     """A `%` operation under `node`: positions wrapped around the batch may be paired
     (`(i + 1) % b`), the cheap test before mixed_parameter's walk for them."""
     return any(isinstance(n.operator, cst.Modulo) for n in nodes_of(node, cst.BinaryOperation))
-
-
-def _sample(draw: Draw | None) -> bool:
-    """A draw module_distributions exported: `R.sample` of a torch.distributions object."""
-    return draw is not None and draw.helper == draw.what and "." in draw.helper

@@ -145,7 +145,12 @@ class ShareDatasetDraws(WholeReads):
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
         self._draws = HelperDraws(
-            node, self.qualified_names, self._position, self.parent, self.state.random_helpers
+            node,
+            self.qualified_names,
+            self._position,
+            self.parent,
+            self.state.random_helpers,
+            self.state.text or None,
         )
         for call, detail in search_calls(node, self.qualified_names):
             self.warn(call, "DP174", detail)
@@ -587,7 +592,12 @@ class _ReadDraws(ShareDatasetDraws):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._draws = HelperDraws(
-            node, self.qualified_names, self._position, self.parent, self.state.random_helpers
+            node,
+            self.qualified_names,
+            self._position,
+            self.parent,
+            self.state.random_helpers,
+            self.state.text or None,
         )
         self.found = [
             (self._position(draw)[0], code_of(draw.func))
