@@ -1529,6 +1529,18 @@ order; the three run before any seeded case):
   stepping `start += BS`: split where the batch is bound, the shuffle drawn alike (before:
   each rank its own order, DP006, and DP005).
   Each: per epoch the ranks' sample ids are disjoint and together the 32, 4 a rank a step.
+Stop 63 (helper s1), issue 28's data leftovers of round 15:
+- data_s63_s1_skip_one_sample_batch (marian42/shapegan's
+  `if valid_sample.shape[0] == 1: continue`): the batch's size compared with 1 is read summed
+  over the ranks, `ddp_global_count(x.shape[0]) == 1`: 18 samples in batches of 8, the last
+  global batch of 2 trained, "steps 6" as the original (before: each rank's last share of 1
+  skipped, "steps 4", no warning).
+- batches_s63_s1_method_given_position (program fixture; v2-B's open half of stop 62):
+  `x, y = data.get(i)` of another module's class cutting rows from arrays it holds, `i` a
+  counter, then `x = device.data_to_device(x)` of another module's class: the batch is
+  followed through the second call's argument and split at the first's binding, rank 0
+  "rows 4" and the original's weights 0.1149 (before: no split, no warning, "rows 8": every
+  rank trained the whole batch).
 """
 
 from __future__ import annotations
@@ -2282,9 +2294,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s62_s2_index_array_shuffled_while": ("epoch 1 steps 4",),
     # stop 62 lead (v2-B): what another module's own method returns, split at its binding
     "batches_s62_lead_method_of_imported_class": ("trained 4 steps, rows 4 4", "weights -0.3484"),
+    "data_s63_s1_skip_one_sample_batch": ("steps 6",),  # stop 63 s1
+    "batches_s63_s1_method_given_position": ("rows 4", "weights 0.1149"),  # stop 63 s1
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "batches_s63_s1_method_given_position": "train.py",  # stop 63 s1
     "batches_s62_lead_method_of_imported_class": "train.py",  # stop 62 lead
     "batches_s62_v2_taker_encoded_cut": "train.py",  # stop 62 v2
     "set_epoch_handed_loader": "main.py",

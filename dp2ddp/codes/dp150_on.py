@@ -8,6 +8,25 @@ from typing import Final
 
 #: code -> (short title, what the user should do)
 NEWEST: Final[dict[str, tuple[str, str]]] = {
+    "DP151": (
+        "a batch padded to this rank's longest item: the model's use of the padding unproved",
+        "A training loader's collate_fn (the program's own function or class) pads each "
+        "batch to a length the batch decides (`pad_sequence`, a tensor as long as the "
+        "batch's longest item, a padding helper handed that length). DataParallel collated "
+        "the whole batch once and scattered it: every GPU's chunk kept the whole batch's "
+        "length. Under DDP each rank collates only its share and pads it to the share's own "
+        "longest item, so a rank's batch is shorter (or as long) and its padded positions are "
+        "others. The loop hands the model the padded batch with a mask or lengths beside it "
+        "(else DP127 says it at the call), but dp2ddp does not prove the model keeps every "
+        "padded position out of what it computes at the real ones: a convolution or a "
+        "recurrent layer running over the padding, a normalisation or a mean over the time "
+        "dimension, a shape read from the batch (`x.size(1)`) compute differently on the "
+        "shorter batch. Where the model masks every such use (or the items are of one "
+        "length), the training is DataParallel's; otherwise pad to a fixed length in the "
+        "collate (the longest item of the dataset), or make the loader collate the global "
+        "batch and cut this rank's part after the collate; then silence the warning with "
+        "`# noqa: DP151`.",
+    ),
     "DP152": (
         "a loss handed to a call dp2ddp does not read: the loop taken for training",
         "A loop (often one whose body holds a `with torch.no_grad():` block: an EMA update, a "
@@ -29,6 +48,24 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         " figures are this rank's share: run its forward under `torch.no_grad()` or build its "
         "loader with `shuffle=False` and leave it whole. Then silence the warning with `# noqa:"
         " DP152`.",
+    ),
+    "DP153": (
+        "a batch's size compared with 1 where not every rank is proved to reach it",
+        "The loop over a sharded loader compares the size of its batch with 1 (`if "
+        "x.shape[0] == 1: continue`: a batch of one sample skipped, often for BatchNorm; "
+        "marian42/shapegan@090a6a8). DataParallel compared the whole batch's size; each "
+        "rank now holds its share, so the comparison would fall on other steps, or on one "
+        "rank only where the shares differ (that rank skips the step, the others wait in "
+        "the gradient all-reduce). Where the comparison is the whole test of an `if` every "
+        "rank reaches at every step, dp2ddp reads the size summed over the ranks "
+        "(`ddp_global_count(x.shape[0]) == 1`, one all-reduce per step: DataParallel's "
+        "decision on every rank). Here the comparison is inside a larger condition, or a "
+        "`continue`, `break`, `return` or `raise` comes before it in the loop's body, so "
+        "not every rank is proved to reach it, and a collective there could wait forever. "
+        "Compare the global size where every rank reaches it (`n = ddp_global_count("
+        "x.shape[0])` as the loop's first statement, from the generated helpers module), or "
+        "skip on a condition every rank computes alike; then silence the warning with "
+        "`# noqa: DP153`.",
     ),
     "DP154": (
         "a library function named as a writer, handed the model, whose value is used",

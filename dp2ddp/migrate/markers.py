@@ -119,6 +119,7 @@ MARKED = frozenset(
         "DP146",  # stop 51 s1: the wrapped model (DataParallel) gates the tensors' proof
         "DP148",  # stop 51 s2: the wrapped model (DataParallel) is what the proof starts from
         "DP152",  # stop 52 s2: the wrapped model (DataParallel) is what the proof starts from
+        "DP153",  # stop 63 s1: its loader is sharded by this migration, then not re-derived
         "DP154",  # stop 63 s2: the wrapped model (DataParallel) names what the saver is handed
         "DP156",  # stop 52 w3: the batch size is ddp_per_rank_batch(...) after this migration
         "DP184",  # stop 56 s3: the batch size is ddp_per_rank_batch(...) after this migration

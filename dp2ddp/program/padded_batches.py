@@ -191,16 +191,17 @@ def _builds(nodes: list[ast.AST], params: set[str]) -> bool:
 
 def _pads(nodes: list[ast.AST], longest: frozenset[str]) -> bool:
     """Whether a function (its nodes) calls `pad_sequence`, or builds a tensor from a local
-    that holds the batch's longest length (`longest`)."""
+    that holds the batch's longest length (`longest`) or from a max taken in its arguments
+    (`torch.zeros(len(sizes), max(sizes))`: vshmyhlo/listen-attend-and-speell-pytorch@864584e,
+    stop 63)."""
     if any(isinstance(n, ast.Call) and last_name(n.func) == "pad_sequence" for n in nodes):
         return True
-    if not longest:
-        return False
     return any(
         isinstance(node, ast.Call)
         and last_name(node.func) in _BUILDERS
         and any(
-            isinstance(n, ast.Name) and n.id in longest
+            (isinstance(n, ast.Name) and n.id in longest)
+            or (isinstance(n, ast.Call) and last_name(n.func) == "max")
             for arg in [*node.args, *(k.value for k in node.keywords)]
             for n in ast.walk(arg)
         )
@@ -430,6 +431,93 @@ def padded_mean_notes(
                 yield index, node.lineno, node.col_offset + 1, spelling
 
 
+def masked_padding_notes(
+    trees: list[ast.Module],
+    paths: list[str],
+    collates: frozenset[str],
+    masking: frozenset[str] = frozenset(),
+) -> Iterator[tuple[int, int, int, str]]:
+    """(module index, line, col, spelling) of each training loader of `trees` given a
+    padding collate (one of `collates`) whose loops hand a wrapped model the padded batch
+    only with a mask or lengths beside it (DP151; an unmasked call is DP127's), unless
+    every such model is proved to map each position alone (`position_blind`): the collate
+    now pads each rank's share to the share's longest item, and that the model keeps the
+    padding out of its real positions is not proved. `paths` name the modules (the
+    collate's definition is named by path:line)."""
+    if not collates:
+        return
+    defined = _collate_lines(trees, paths, collates)
+    wrapped = {k: v for tree in trees for k, v in wrapped_models(tree).items()}
+    blind: frozenset[str] | None = None
+    for index, tree in enumerate(trees):
+        masks = frozenset(map(id, training_loaders(tree, collates & masking)))
+        for loader in training_loaders(tree, collates):
+            if blind is None:
+                blind = position_blind([fact for t in trees for fact in layer_facts(t)])
+            fed = False
+            for loop, derived, keyed in padded_loops(tree, frozenset({id(loader)}), masks):
+                if any(unmasked_model_calls(loop, derived, wrapped, blind, keyed)):
+                    fed = False
+                    break
+                fed = fed or _fed_mixing(loop, derived, wrapped, blind)
+            if fed:
+                name = _collate_name(loader)
+                where = defined.get(name, "")
+                what = f"its collate_fn {name}" + (f" ({where})" if where else "")
+                yield (
+                    index,
+                    loader.lineno,
+                    loader.col_offset + 1,
+                    (
+                        f"{what} pads each rank's share to the share's longest item; "
+                        "the model is handed a mask or lengths, not proved to keep the padding "
+                        "out of every position it computes"
+                    ),
+                )
+
+
+def _fed_mixing(
+    loop: ast.For, derived: set[str], wrapped: dict[str, str], blind: frozenset[str]
+) -> bool:
+    """Whether `loop` hands a wrapped model not proved position-blind a name of
+    `derived` (the padded batch, or what the loop computes from it)."""
+    return any(
+        isinstance(node, ast.Call)
+        and last_name(node.func) in wrapped
+        and wrapped[last_name(node.func)] not in blind
+        and any(
+            {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)} & derived
+            for arg in [*node.args, *(k.value for k in node.keywords)]
+        )
+        for node in ast.walk(loop)
+    )
+
+
+def _collate_name(loader: ast.Call) -> str:
+    for keyword in loader.keywords:
+        if keyword.arg == "collate_fn":
+            value = keyword.value
+            return last_name(value.func if isinstance(value, ast.Call) else value)
+    return ""
+
+
+def _collate_lines(
+    trees: list[ast.Module], paths: list[str], collates: frozenset[str]
+) -> dict[str, str]:
+    """`path:line` of the first definition (a function, a method, a class) of each name
+    of `collates` in `trees`."""
+    found: dict[str, str] = {}
+    for tree, path in zip(trees, paths, strict=True):
+        for node in ast_nodes.listed(tree):
+            if (
+                isinstance(node, ast.FunctionDef | ast.ClassDef)
+                and node.name in collates
+                and node.name not in found
+            ):
+                found[node.name] = f"{path}:{node.lineno}"
+    return found
+
+
 def _functions(
     tree: ast.Module, nodes: list[ast.Call]
 ) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -536,6 +624,10 @@ def padded_batch_notes(program: Program, project: Project) -> list[tuple[int, li
     found: dict[int, list[Diagnostic]] = {}
     for index, line, col, spelling in sorted(padded_mean_notes(trees, collates, masking)):
         found.setdefault(index, []).append(Diagnostic(line, col, "DP127", what.format(spelling)))
+    paths = [m.path for m in program.modules]
+    said = f"{title('DP151')}: {{}}"
+    for index, line, col, spelling in masked_padding_notes(trees, paths, collates, masking):
+        found.setdefault(index, []).append(Diagnostic(line, col, "DP151", said.format(spelling)))
     return sorted(found.items())
 
 

@@ -49,6 +49,9 @@ class ChunkPlan:
     #: (division, detail) for DP106: a value divided by a scaled size, neither proved a
     #: figure of this rank's batch nor a configured size
     figures: list[tuple[cst.CSTNode, str]] = field(default_factory=list)
+    #: (comparison, detail) for DP153: a batch's size compared with 1 where not every rank
+    #: is proved to reach the comparison (data/size_guards.py)
+    one_sample: list[tuple[cst.CSTNode, str]] = field(default_factory=list)
 
 
 def plan_body(

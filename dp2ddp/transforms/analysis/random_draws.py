@@ -8,9 +8,14 @@ names are the facts the hazards pass (DP006), the shared-draws pass and the batc
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 import libcst as cst
+
+from dp2ddp.facts import HelperDraw
+from dp2ddp.transforms._support.names import INPLACE_RANDOM_FILLS
+from dp2ddp.transforms._support.nodes import code_of
+from dp2ddp.transforms.analysis.batch_noise import distribution_receivers
 
 #: Library functions that draw from numpy's process-wide stream unless given a
 #: `random_state` (scikit-learn's `check_random_state(None)` is `np.random`'s global
@@ -97,3 +102,65 @@ def in_same_random(node: cst.CSTNode, parent: Callable[[cst.CSTNode], cst.CSTNod
             return True
         current = parent(current)
     return False
+
+
+def fresh_fill(call: cst.Call) -> bool:
+    """Whether `call` fills a tensor it has just built from the global generator
+    (`torch.FloatTensor(B, 3, 1).uniform_(lo, hi)`, `x.new(n).normal_()`): a draw no
+    qualified name shows. Only a receiver built by a call in the same expression counts: a
+    fill of a held tensor (`m.weight.data.normal_(0, 0.01)`) is an initialisation, which
+    analysis/reinit.py reads (mlvlab/PointWOLF@7011bac's `translate_pointcloud_batch`)."""
+    func = call.func
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in INPLACE_RANDOM_FILLS
+        and isinstance(func.value, cst.Call)
+        and not own_stream(call)
+    )
+
+
+def module_distributions(
+    module: cst.Module,
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+    position: Callable[[cst.CSTNode], tuple[int, int]],
+    text: str | None = None,
+) -> dict[str, int]:
+    """The module-level names bound only to a torch.distributions object
+    (batch_noise.distribution_receivers), each with the line of its first binding. `text`:
+    the module's source where the caller holds it (rendering the tree costs a walk)."""
+    if "distributions" not in (module.code if text is None else text):
+        return {}
+    receivers = distribution_receivers(module, qualified_names)
+    found: dict[str, int] = {}
+    for statement in module.body:
+        for line in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if isinstance(line, cst.Assign | cst.AnnAssign):
+                targets = line.targets if isinstance(line, cst.Assign) else [line]
+                for target in targets:
+                    name = code_of(target.target)
+                    if name in receivers and "." not in name:
+                        found.setdefault(name, position(line)[0])
+    return found
+
+
+def imported_distributions(module: cst.Module, exported: Collection[str]) -> set[str]:
+    """The names `from M import R [as N]` binds at module level where `M.R.sample` is one
+    of `exported` (other modules' drawing helpers, module_distributions': M's `R` is a
+    torch.distributions object), so that `N.sample(...)` is read as its draw."""
+    found: set[str] = set()
+    for statement in module.body:
+        for line in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+            if not isinstance(line, cst.ImportFrom) or line.module is None or line.relative:
+                continue
+            if isinstance(line.names, cst.ImportStar):
+                continue
+            for alias in line.names:
+                name = code_of(alias.name)
+                if f"{code_of(line.module)}.{name}.sample" in exported:
+                    found.add(code_of(alias.asname.name) if alias.asname else name)
+    return found
+
+
+def sampled_distribution(draw: HelperDraw | None) -> bool:
+    """A draw module_distributions exported: `R.sample` of a torch.distributions object."""
+    return draw is not None and draw.helper == draw.what and "." in draw.helper

@@ -174,6 +174,7 @@ class ShardBatches(BatchSqueezes):
             self._keep_batch_dims(nodes)
         self._draw_whole_alike(nodes)  # after the proof: its splits draw alike already
         self._share_shuffles(nodes)
+        self._augment_alike(nodes)
         self._warn_split_figures()
         keep_summed_losses(self, nodes)
         return True

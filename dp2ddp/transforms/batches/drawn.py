@@ -47,6 +47,18 @@ from dp2ddp.transforms.batches.loops import SAME_RANDOM, BatchLoops
 
 #: torch's random draws (numpy's and Python's: their module prefix).
 _TORCH_DRAWS = frozenset({"torch.randperm", "torch.randint", "torch.multinomial"})
+#: torchvision's transforms (`torchvision.transforms` and `.v2`) that draw at each call.
+_RANDOM_TRANSFORMS = frozenset(
+    """RandomCrop RandomResizedCrop RandomHorizontalFlip RandomVerticalFlip RandomRotation
+    RandomAffine RandomPerspective ColorJitter RandomErasing RandomGrayscale RandomInvert
+    RandomPosterize RandomSolarize RandomAdjustSharpness RandomAutocontrast RandomEqualize
+    GaussianBlur GaussianNoise AutoAugment RandAugment TrivialAugmentWide AugMix
+    ElasticTransform RandomZoomOut RandomIoUCrop RandomPhotometricDistort
+    RandomChannelPermutation RandomShortestSize RandomResize ScaleJitter MixUp CutMix
+    RandomApply RandomChoice RandomOrder""".split()
+)
+#: Transforms that hold others (`Compose([...])`): random where one they hold is.
+_CONTAINERS = frozenset({"Compose", "RandomApply", "RandomChoice", "RandomOrder"})
 #: Draws that reorder their argument in place.
 _SHUFFLES = frozenset({"random.shuffle", "numpy.random.shuffle"})
 
@@ -199,6 +211,83 @@ class DrawnBatches(BatchLoops):
             f"{code(draw)} draws the data the batch is cut from: drawn alike on every rank "
             "(ddp_same_random), so the ranks' parts are of one draw, the original's",
         )
+
+    def _augment_alike(self, nodes: ModuleNodes) -> None:
+        """A random augmentation called on a batch in a loop that trains (`x =
+        train_transform(x)`, `train_transform = v2.Compose([v2.RandomCrop(32, 4),
+        v2.RandomHorizontalFlip()])`: FFly/pytorch-cifar10-all-in-gpu@93d9401, s2-A of stop
+        62): torchvision's transforms draw once per call, one crop and one flip for every
+        image of the tensor. DataParallel's one process drew once for the global batch;
+        each rank would draw its own for its share. The statement (a plain `name = T(...)`
+        whose callee is bound only to such an object, every rank reaching it as often: no
+        `if` between it and the loop) runs in `with ddp_same_random():`, every rank drawing
+        rank 0's crop and flip: the one draw DataParallel applied to the whole batch. Under
+        an `if`, DP006: the ranks are not proved to reach it as often."""
+        text = self.state.text or ""
+        if self._module is None or "torchvision" not in text:
+            return
+        if not any(name in text for name in _RANDOM_TRANSFORMS):
+            return  # no transform that draws is named here (the module's text)
+        flow = view(self._module)
+        for assign in nodes.of(cst.Assign):
+            statement, call = self.parent(assign), assign.value
+            if (
+                not isinstance(statement, cst.SimpleStatementLine)
+                or len(statement.body) != 1
+                or statement in self._same_random
+                or not isinstance(call, cst.Call)
+                or not isinstance(call.func, (cst.Name, cst.Attribute))
+                or not call.args
+                or not self._in_training_loop(statement)
+            ):
+                continue
+            made = [o.node for o in origins(flow, call.func) if not o.selects]
+            calls = [n for n in made if isinstance(n, cst.Call)]
+            outer = [n for n in calls if not any(c is not n and self._inside(n, c) for c in calls)]
+            if (
+                outer
+                and all(any(n is c or self._inside(n, c) for c in outer) for n in made)
+                and all(self._augments(n) for n in outer)
+            ):
+                if not self._each_step(statement):
+                    self.warn(
+                        call,
+                        "DP006",
+                        f"{self.code(call.func)}() is a random augmentation "
+                        f"({self.code(outer[0])}) applied to the batch under a condition: "
+                        "each rank draws its own for its share, where DataParallel's "
+                        "process drew once for the whole batch",
+                    )
+                    continue
+                self._draw_alike_at(
+                    statement,
+                    f"{self.code(call.func)} is a random augmentation "
+                    f"({self.code(outer[0])}) applied to the batch: drawn alike on "
+                    "every rank (ddp_same_random), one draw for the global batch as "
+                    "DataParallel's process drew it",
+                )
+
+    def _augments(self, node: cst.CSTNode) -> bool:
+        """A torchvision transform that draws (`RandomCrop(...)`), or a container of
+        transforms (`Compose([...])`, `RandomApply`, `nn.Sequential(...)`) holding one."""
+        if not isinstance(node, cst.Call):
+            return False
+        names = self.qualified_names(node.func)
+        tails = {n.rpartition(".")[2] for n in names if n.startswith("torchvision.transforms.")}
+        if tails & _RANDOM_TRANSFORMS:
+            return True
+        if not tails & _CONTAINERS and "torch.nn.Sequential" not in names:
+            return False
+        return any(self._augments(n) for a in node.args for n in walk(a.value))
+
+    def _each_step(self, statement: cst.CSTNode) -> bool:
+        """No `if` (nor a nested function) between `statement` and its nearest loop."""
+        node = self.parent(statement)
+        while node is not None and not isinstance(node, (cst.For, cst.While)):
+            if isinstance(node, (cst.If, cst.FunctionDef, cst.Lambda, cst.Module)):
+                return False
+            node = self.parent(node)
+        return node is not None
 
     def _draw_alike_at(self, statement: cst.CSTNode, reason: str) -> None:
         """Run `statement` inside `with ddp_same_random():` (the pass's leave hook wraps

@@ -68,6 +68,7 @@ from dp2ddp.transforms.batches.stepped import NUMBERS, fixed_sample, held_whole,
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
 from dp2ddp.transforms.batches.training_loops import TrainingLoops
 from dp2ddp.transforms.batches.unsplit import (
+    handed_elsewhere,
     iterated_share,
     method_elsewhere,
     say_target,
@@ -349,7 +350,7 @@ class BatchProof(TrainingLoops):
     def _classify(self, flow: DefUse, origin: Origin, wrapped: set[str]) -> str:
         """ok (same on every rank, already this rank's, or sharded), state (built by the
         program, sized along the split dim), batch (data nobody split yet)."""
-        if origin.selects:
+        if origin.selects and not handed_elsewhere(self, origin):
             if origin.selection and origin.kind == "call" and self._draws(origin.node):
                 self._share_draw(flow, origin)
             return "ok"

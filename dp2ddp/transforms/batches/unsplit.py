@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Origin, code, origins
+from dp2ddp.flow import DefUse, Origin, code, origins, view
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import name_of
 from dp2ddp.transforms._support.qualified import told_name
@@ -261,7 +261,8 @@ def _sharded_loader(proof: BatchProof, flow: DefUse, value: cst.BaseExpression) 
 
 
 def method_elsewhere(proof: BatchProof, origin: Origin) -> str | None:
-    """The value is what `obj.m()` returns, given no positional argument, `obj` built here
+    """The value is what `obj.m()` returns, given no positional argument that carries data
+    (`data.get(i)`, `i` a counter: _carries_data; stop 63 s1), `obj` built here
     by `C(...)` of a class another module of the program defines with its own method `m`
     (ProgramHints.class_methods) that takes no sharded loader's batches (not
     taken_elsewhere): the walk does not enter that module's code and went on to the
@@ -281,7 +282,7 @@ def method_elsewhere(proof: BatchProof, origin: Origin) -> str | None:
             isinstance(call, cst.Call)
             and isinstance(call.func, cst.Attribute)
             and call.func.value is step.node
-            and not any(a.keyword is None for a in call.args)
+            and not any(a.keyword is None and _carries_data(proof, a.value) for a in call.args)
         ):
             continue
         method = call.func.attr.value
@@ -289,3 +290,57 @@ def method_elsewhere(proof: BatchProof, origin: Origin) -> str | None:
             taken = fetched_elsewhere(proof, origin) or taken_by_sharded_class(proof, origin)
             return None if taken else step.what
     return None
+
+
+def handed_elsewhere(proof: BatchProof, origin: Origin) -> bool:
+    """The walk reaches the value as an argument of a method of another module's class
+    (`x = device.data_to_device(x)`, `device = Device(...)`: ProgramHints.class_methods),
+    which the walk reads as shaping the result (a dtype, a dim) and would call "ok": that
+    method is not read here, and may return (a transform of) its argument, the batch. So
+    its argument is followed as data (v2-B's open half of stop 62; stop 63 s1): every
+    selecting step of the path is such an argument."""
+    methods = proof.state.hints.class_methods
+    if not methods or proof._module is None:
+        return False
+    flow = view(proof._module)
+    found = False
+    for step in origin.path:
+        if not (step.index or step.shapes):
+            continue
+        call = proof.parent(proof.parent(step.node) or step.node)
+        if step.index or not (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and any(a.value is step.node and a.keyword is None for a in call.args)
+        ):
+            return False
+        method = call.func.attr.value
+        built = [o.node for o in origins(flow, call.func.value) if o.kind == "call"]
+        classes = {
+            c for b in built if isinstance(b, cst.Call) for c in proof.qualified_names(b.func)
+        }
+        if not told_name((f"{c}.{method}" for c in classes), methods):
+            return False
+        found = True
+    return found
+
+
+def _carries_data(proof: BatchProof, value: cst.BaseExpression) -> bool:
+    """An argument that may hand the method data (`device.data_to_device(x)`: what it
+    returns may be a transform of it, handed_elsewhere): not one every origin of which is a
+    literal, a selection (a key, an index) or a count (`range(n)`'s items, `len(...)`):
+    `data.get(i)` in `for i in range(steps)` is handed a position, so what it returns comes
+    from the object's own state."""
+    if proof._module is None:
+        return True
+    for origin in origins(view(proof._module), value):
+        node = origin.node
+        if origin.selects or origin.kind == "constant":
+            continue
+        if isinstance(node, cst.Call) and proof.qualified_names(node.func) & _COUNTS:
+            continue
+        return True
+    return False
+
+
+_COUNTS = frozenset({"builtins.range", "builtins.len", "builtins.int", "builtins.enumerate"})

@@ -248,6 +248,8 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             plan_size_guards(self, nodes, self._iterated_through_names, guards)
             for compare, detail in guards.warnings:
                 self.warn(compare, "DP061", detail)
+            for compare, detail in guards.one_sample:
+                self.warn(compare, "DP153", detail)
             unknown: list[tuple[cst.CSTNode, str, str]] = []
             plan_batch_shapes(self, nodes, self._iterated_through_names, guards, unknown)
             plan_rank_ratios(self, nodes, guards)

@@ -67,6 +67,7 @@ def plan_size_guards(
             if globals_:
                 what = data.code(loop.iter)
                 _plan_compare(data, plan, compare, batch, sizes, globals_, bound, what, aliases)
+                _one_sample(data, plan, compare, batch, sizes, loop)
             else:
                 _unknown_loop(data, plan, compare, batch, sizes, every, loop)
     _outside_loops(data, nodes, handled, plan, loops)
@@ -441,6 +442,82 @@ def _plan_side(
             f"{loop}; {text} is not spelled as its batch_size",
         )
     )
+
+
+def _one_sample(
+    data: ShardDataLoaders,
+    plan: ChunkPlan,
+    compare: cst.Comparison,
+    batch: set[str],
+    sizes: set[str],
+    loop: cst.For,
+) -> None:
+    """`if x.shape[0] == 1: continue` (marian42/shapegan@090a6a8, stop 63: a batch of one
+    sample skipped): DataParallel compared the global batch's size, each rank now holds its
+    share, so the skip falls on other steps (or on one rank only, where the shares differ:
+    a hang in the next all-reduce). Where the comparison with 1 is the whole test of an `if`
+    every rank reaches at every step (a statement of the loop's body, inside `try` or
+    `with` at most, no `continue`, `break`, `return` or `raise` before it in the body), its
+    size is read summed over the ranks (`ddp_global_count(x.shape[0]) == 1`: one
+    all-reduce per step, the same decision on every rank, DataParallel's); else DP153."""
+    if len(compare.comparisons) != 1 or data.state.options.per_process_batch:
+        return
+    target = compare.comparisons[0]
+    pairs = ((compare.left, target.comparator), (target.comparator, compare.left))
+    for size, other in pairs:
+        if not (
+            isinstance(other, cst.Integer)
+            and other.evaluated_value == 1
+            and isinstance(target.operator, _ORDERING + _EQUALITY)
+            and _size_read(size, batch, sizes, data)
+        ):
+            continue
+        if _every_step(data, compare, loop):
+            summed = call_named(GLOBAL_COUNT, cst.Arg(size.deep_clone()))
+            if size is compare.left:
+                plan.swaps[compare] = compare.with_changes(left=summed)
+            else:
+                new = target.with_changes(comparator=summed)
+                plan.swaps[compare] = compare.with_changes(comparisons=[new])
+            data.state.helpers.add("global_count")
+            plan.records.append(
+                (compare, f"{data.code(size)} compared with 1: the global batch's size")
+            )
+        else:
+            plan.one_sample.append(
+                (
+                    compare,
+                    f"`{data.code(compare)}`: {data.code(size)} is this rank's share of the "
+                    f"batch of {data.code(loop.iter)}, DataParallel compared the whole "
+                    "batch's size; not every rank is proved to reach the comparison at "
+                    "every step (a condition or an exit before it), so it is not summed",
+                )
+            )
+        return
+
+
+def _every_step(data: ShardDataLoaders, compare: cst.Comparison, loop: cst.For) -> bool:
+    """`compare` is the test of an `if` that is a statement of `loop`'s body (inside `try`
+    or `with` blocks at most), with no `continue`, `break`, `return` or `raise` before it."""
+    statement = data.parent(compare)
+    if not isinstance(statement, cst.If) or statement.test is not compare:
+        return False
+    node: cst.CSTNode | None = statement
+    while node is not None and node is not loop:
+        block = data.parent(node)
+        if not isinstance(block, cst.IndentedBlock):
+            return False
+        before = block.body[: list(block.body).index(node)]  # type: ignore[arg-type]
+        if any(isinstance(n, _LEAVES) for b in before for n in walk(b)):
+            return False
+        node = data.parent(block)
+        if not isinstance(node, (cst.Try, cst.With, cst.For)):
+            return False
+    return node is loop
+
+
+_LEAVES = (cst.Continue, cst.Break, cst.Return, cst.Raise)
+GLOBAL_COUNT = "ddp_global_count"
 
 
 def _other_dimension_size(expr: cst.BaseExpression, data: ShardDataLoaders) -> bool:

@@ -33,3 +33,9 @@ class SizeSwaps:
         self, original_node: cst.Integer, updated_node: cst.Integer
     ) -> cst.BaseExpression:
         return self._chunk_sizes.swaps.get(original_node, updated_node)
+
+    def leave_Comparison(
+        self, original_node: cst.Comparison, updated_node: cst.Comparison
+    ) -> cst.BaseExpression:
+        """A comparison of a batch's size with 1 read over the global batch (size_guards)."""
+        return self._chunk_sizes.swaps.get(original_node, updated_node)

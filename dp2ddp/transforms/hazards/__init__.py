@@ -172,7 +172,12 @@ class FlagHazards(MigrationTransform):
         self._means.enter_module(node)
         self._counts.enter_module(node)
         self._draws = HelperDraws(
-            node, self.qualified_names, self._position, self.parent, self.state.random_helpers
+            node,
+            self.qualified_names,
+            self._position,
+            self.parent,
+            self.state.random_helpers,
+            self.state.text or None,
         )
         told = dict(self.state.loaders.fetchers)
         for fetch in fixed_fetches(

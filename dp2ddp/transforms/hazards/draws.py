@@ -35,8 +35,17 @@ from dp2ddp.transforms._support.ast_nodes import parse_python
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, parsed_or_none, walk
+from dp2ddp.transforms.analysis.batch_noise import DISTRIBUTION_METHODS
 from dp2ddp.transforms.analysis.local_functions import local_functions
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
+from dp2ddp.transforms.analysis.random_draws import (
+    RANDOM_DRAWS,
+    fresh_fill,
+    module_distributions,
+    own_stream,
+)
+from dp2ddp.transforms.analysis.random_draws import (
+    sampled_distribution as _sample,
+)
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.hazards.permuted_rows import PERMUTATIONS, mixed_parameter
@@ -155,28 +164,6 @@ def none_guard(
     return None
 
 
-def fresh_fill(call: cst.Call) -> bool:
-    """Whether `call` fills a tensor it has just built from the global generator
-    (`torch.FloatTensor(B, 3, 1).uniform_(lo, hi)`, `x.new(n).normal_()`): a draw no
-    qualified name shows. Only a receiver built by a call in the same expression counts: a
-    fill of a held tensor (`m.weight.data.normal_(0, 0.01)`) is an initialisation, which
-    analysis/reinit.py reads (mlvlab/PointWOLF@7011bac's `translate_pointcloud_batch`)."""
-    func = call.func
-    return (
-        isinstance(func, cst.Attribute)
-        and func.attr.value in INPLACE_RANDOM_FILLS
-        and isinstance(func.value, cst.Call)
-        and not _own_generator(call)
-    )
-
-
-def _own_generator(call: cst.Call) -> bool:
-    """Whether a draw names its generator (`torch.randn(n, generator=g)`): it advances no
-    global stream, so a helper that only draws so is no drawing helper, as such a draw
-    written where it is used is none (hazards/__init__.py, shared_draws/)."""
-    return own_stream(call)
-
-
 class HelperDraws:
     """Which module-level functions of one module draw random numbers (computed lazily)."""
 
@@ -187,6 +174,7 @@ class HelperDraws:
         position: Position,
         parent: Parent,
         imported: Mapping[str, Draw] | None = None,
+        text: str | None = None,
     ) -> None:
         self._qualified_names = qualified_names
         self._position = position
@@ -230,6 +218,13 @@ class HelperDraws:
             if isinstance(statement, cst.ClassDef)
         }
         self._module = module
+        #: `R.sample` / `R.rsample` of module-level torch.distributions objects (shapegan's
+        #: util.py): a helper calling one draws; exported, so that importers' calls draw too
+        self._sampled = {
+            f"{r}.{method}": Draw(f"{r}.{method}", f"{r}.{method}", line, stream="torch")
+            for r, line in module_distributions(module, qualified_names, position, text).items()
+            for method in sorted(DISTRIBUTION_METHODS)
+        }
         self._instances: dict[str, str] | None = None
         #: whether the module builds a generator object (builds_generators), once
         self._generators: bool | None = None
@@ -264,7 +259,10 @@ class HelperDraws:
             and not call.args[0].star
         ):
             func = call.args[0].value
-        draw = self._call_draw(call, self._names(func), set())
+        names = self._names(func)
+        if names & self._sampled.keys() or any(_sample(self._imported.get(n)) for n in names):
+            return None  # a distribution object's draw written here: shared_draws says it
+        draw = self._call_draw(call, names, set())
         if draw is None and isinstance(func, (cst.Name, cst.Attribute)):
             draw = self._call_draw(call, self._instance_methods(func), set())
         if not objects:
@@ -451,7 +449,7 @@ class HelperDraws:
         for method in self._steps[cls]:
             for node in self._calls(method.body):
                 names = self._qualified_names(node.func)
-                if names & RANDOM_DRAWS and not _own_generator(node):
+                if names & RANDOM_DRAWS and not own_stream(node):
                     what = code_of(node.func)
                     return Draw(
                         f"{cls}.{method.name.value}", what, self._position(node)[0],
@@ -465,7 +463,7 @@ class HelperDraws:
     def exported(self) -> dict[str, Draw]:
         """Every drawing function of this module by its name (for the program's other modules)."""
         found = {name: self._first_draw(name, set()) for name in self._functions}
-        return {name: draw for name, draw in found.items() if draw is not None}
+        return {**self._sampled, **{name: d for name, d in found.items() if d is not None}}
 
     def _calls(self, root: cst.CSTNode) -> Iterator[cst.Call]:
         """Calls under `root` in source order, outside nested scopes and outside training
@@ -521,7 +519,7 @@ class HelperDraws:
             ):
                 names.add(f"{owner}.{func.attr.value}")  # `self._mix(x)` in a method
             found = None
-            if names & RANDOM_DRAWS and not _own_generator(node):
+            if names & RANDOM_DRAWS and not own_stream(node):
                 found = Draw(
                     shown, code_of(node.func), self._position(node)[0], stream=stream_of(names)
                 )
@@ -584,7 +582,7 @@ class HelperDraws:
             if callee in self._functions or callee in self._locals:
                 draw = self._first_draw(callee, seen)
             else:
-                draw = self._imported.get(callee)
+                draw = self._imported.get(callee) or self._sampled.get(callee)
             if draw is None and "." not in callee:
                 star = next(
                     (f"{m}.{callee}" for m in self._stars if f"{m}.{callee}" in self._imported), ""
@@ -604,9 +602,11 @@ class _ExportDraws(MigrationTransform):
     def __init__(self, context: CodemodContext, state: MigrationState) -> None:
         super().__init__(context, state)
         self.found: dict[str, Draw] = {}
+        self.text: str | None = None  # the module's source (module_draws)
 
     def visit_Module(self, node: cst.Module) -> bool:
-        self.found = HelperDraws(node, self.qualified_names, self._position, self.parent).exported()
+        own = HelperDraws(node, self.qualified_names, self._position, self.parent, None, self.text)
+        self.found = own.exported()
         return False
 
 
@@ -637,12 +637,15 @@ def module_draws(
     parse draws nothing here (its own migration reports the error). `parsed`: the module's
     tree as the program model keeps it (None: it does not parse), so that the module is
     parsed once for this and its own migration."""
-    if not any(word in source for word in _DRAW_WORDS) or not _may_draw(source):
+    if "distributions" not in source and (
+        not any(word in source for word in _DRAW_WORDS) or not _may_draw(source)
+    ):
         return {}
     tree = parsed_or_none(source, parsed)
     if tree is None:
         return {}
     reader = _ExportDraws(CodemodContext(filename=path), MigrationState(MigrateOptions()))
+    reader.text = source
     reader.transform_module(tree)
     return {
         f"{import_name}.{name}": replace(draw, path=draw.path or path)

@@ -84,7 +84,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
 )
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, imported_distributions
 from dp2ddp.transforms.analysis.training import evaluation_draw, loop_trains
 from dp2ddp.transforms.hazards.draws import HelperDraws
 from dp2ddp.transforms.shared_draws.dataset_draws import (
@@ -145,7 +145,12 @@ class ShareDatasetDraws(WholeReads):
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
         self._draws = HelperDraws(
-            node, self.qualified_names, self._position, self.parent, self.state.random_helpers
+            node,
+            self.qualified_names,
+            self._position,
+            self.parent,
+            self.state.random_helpers,
+            self.state.text or None,
         )
         for call, detail in search_calls(node, self.qualified_names):
             self.warn(call, "DP174", detail)
@@ -254,6 +259,7 @@ class ShareDatasetDraws(WholeReads):
             return
         self._flow = view(module)  # a loader handed to a function (batch_noise.handed_loader)
         self._receivers = distribution_receivers(module, self.qualified_names)
+        self._receivers |= imported_distributions(module, self.state.random_helpers.keys())
         for node in nodes_of(module, cst.Call):
             fixed = fixed_batch_loader(node, sizes)
             if fixed is not None and not self._in_loop(node):
@@ -586,7 +592,12 @@ class _ReadDraws(ShareDatasetDraws):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._draws = HelperDraws(
-            node, self.qualified_names, self._position, self.parent, self.state.random_helpers
+            node,
+            self.qualified_names,
+            self._position,
+            self.parent,
+            self.state.random_helpers,
+            self.state.text or None,
         )
         self.found = [
             (self._position(draw)[0], code_of(draw.func))

@@ -1,0 +1,3 @@
+import torch
+
+standard_normal = torch.distributions.normal.Normal(0, 1)
