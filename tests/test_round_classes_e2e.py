@@ -1541,6 +1541,16 @@ Stop 63 (helper s1), issue 28's data leftovers of round 15:
   followed through the second call's argument and split at the first's binding, rank 0
   "rows 4" and the original's weights 0.1149 (before: no split, no warning, "rows 8": every
   rank trained the whole batch).
+Stop 63 (helper v3), round 16:
+- model_wrap_s63_v3_autograd_grad_attack (v3-A, yaircarmon/semisup-adv@3f05b28
+  losses.py:57-60): a TRADES-like loss handed the wrap runs it 4 times before one backward,
+  its attack differentiating by the input with `torch.autograd.grad(loss_kl, [x_adv])`, a
+  layer no call uses: DP117, find_unused_parameters=True, the original's weights (before:
+  DP096 and static_graph=True, which leaves every step's gradients unaveraged after such a
+  grad: rank 0 stepped with its own, no error).
+- model_wrap_s63_v3_autograd_grad_inline: the same class in the loop itself (FGSM, an
+  imported `grad as input_grad`): DP117, find_unused_parameters=True, the original's
+  weights (before: DP096, static_graph=True, each rank its own gradients).
 """
 
 from __future__ import annotations
@@ -2296,6 +2306,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s62_lead_method_of_imported_class": ("trained 4 steps, rows 4 4", "weights -0.3484"),
     "data_s63_s1_skip_one_sample_batch": ("steps 6",),  # stop 63 s1
     "batches_s63_s1_method_given_position": ("rows 4", "weights 0.1149"),  # stop 63 s1
+    # stop 63 v3-A: a differentiation through the wrap before the step's backward: the
+    # original's weights (the base: static_graph=True, each rank stepped with its own)
+    "model_wrap_s63_v3_autograd_grad_attack": ("weights -2.3693",),
+    "model_wrap_s63_v3_autograd_grad_inline": ("weights -1.3112",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

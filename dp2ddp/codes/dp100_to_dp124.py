@@ -261,22 +261,33 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "before the call; otherwise silence the warning with `# noqa: DP116`.",
     ),
     "DP117": (
-        "a model called several times before one backward, and a backward through it "
-        "with its parameters' gradients off: no static_graph",
+        "a model called several times before one backward, and a differentiation "
+        "through it other than the step's backward: find_unused_parameters, not "
+        "static_graph",
         "The wrapped model may leave some parameters without a gradient and the program "
         "calls it two or more times before one backward, where dp2ddp would pass "
-        "static_graph=True (DP096); but the program also runs a backward through the wrap "
-        "inside `with ctx_noparamgrad(model):` (advertorch: an attack's perturb() that "
-        "differentiates the loss by the input only). DDP with static_graph=True records "
-        "that backward's use of the parameters, none, and does not average the gradients "
-        "of the later steps: each rank steps with its own and the ranks drift apart from "
-        "the first step with no error (nblt/Sub-AT@9f3bcd5, stop 62: verify found the "
-        "ranks apart after step 1; measured under torchrun x2, torch 2.14). dp2ddp leaves "
-        "static_graph out: the attack's backward and the step's run right; where a step "
-        'leaves a parameter unused DDP raises at the next step ("Expected to have '
-        'finished reduction"). Where that happens, run the attack on the bare model '
-        "(`LinfPGDAttack(model.module, ...)`: its backward then needs no DDP) and pass "
-        "static_graph=True; then silence the warning with `# noqa: DP117`.",
+        "static_graph=True (DP096); but the program also differentiates through the wrap "
+        "other than by the step's backward: a backward inside `with "
+        "ctx_noparamgrad(model):` (advertorch: an attack's perturb() that differentiates "
+        "the loss by the input only), or a `torch.autograd.grad(...)` call in a function "
+        "that calls the wrap or is handed it (TRADES' attack by the input, an FGSM "
+        "step, a gradient by the parameters). DDP with static_graph=True then "
+        "does not average the gradients of the later steps: each rank steps with its own "
+        "and the ranks drift apart from the first step with no error (nblt/Sub-AT@9f3bcd5, "
+        "stop 62, and yaircarmon/semisup-adv@3f05b28, stop 63: verify found the ranks "
+        "apart after step 1; measured under torchrun x2, torch 2.14, for autograd.grad by "
+        "the input and by the parameters). dp2ddp passes find_unused_parameters=True "
+        "instead: the extra differentiation and the step's backward run right, with the "
+        "original's figures, where every call of the model reaches the same parameters "
+        "(measured, stop 63: also beside a layer no call uses, where DDP without a flag "
+        'raises "Expected to have finished reduction" at the next step). Where an earlier '
+        "call reaches a parameter the last call does not (an encode-only pass), DDP raises "
+        '"marked as ready twice" at the first backward: there run the attack on the bare '
+        "model (`LinfPGDAttack(model.module, ...)`, `torch.autograd.grad` through "
+        "`model.module`: it then needs no DDP) and pass static_graph=True. A "
+        "`torch.autograd.grad(..., create_graph=True)` (a gradient penalty) is "
+        "gradient_penalty.py's: rerouted through `model.module`, or DP023. Silence the "
+        "warning with `# noqa: DP117` once the run is checked.",
     ),
     "DP118": (
         "a tensor trained outside DistributedDataParallel, its sync not proved reached",

@@ -85,6 +85,21 @@ LATEST_HIGHEST: Final[dict[str, tuple[str, str]]] = {
         "wrap's `.module` (the model's own layers, the graph the original's one-device run "
         "drew).",
     ),
+    "DP130": (
+        "a shuffled evaluation loader left before the end: each pass the same samples",
+        "An evaluation loader gets ddp_eval_sampler (each rank a strided slice, no sample "
+        "twice) and its shuffle is dropped: the order changes no figure summed over a whole "
+        "pass. But its loop may leave before the end (`if batch_idx + 1 == n: break`, an "
+        "estimate from the first n batches): then the order decides which samples are "
+        "evaluated. The original drew a new random subset each pass; each rank now takes "
+        "the first samples of its fixed slice, the same every pass, so the figure is that "
+        "subset's, and a set sorted by class gives a skewed one "
+        "(yaircarmon/semisup-adv@3f05b28, stop 63: the training-set figures from the "
+        "first batches of `eval_train_loader`). Where a random subset matters, evaluate "
+        "the whole set, or draw the subset yourself, alike on every rank (a seeded "
+        "`torch.randperm` sliced per rank); then silence the warning with "
+        "`# noqa: DP130`.",
+    ),
     "DP131": (
         "a module imported by a run-time name may draw apart on each rank",
         "The program imports a module by a name neither its code nor a configuration file "

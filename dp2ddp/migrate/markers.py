@@ -109,6 +109,7 @@ MARKED = frozenset(
         "DP120",
         "DP123",
         "DP128",  # stop 61 v4: the name is the DDP wrap this migration made, then not re-derived
+        "DP130",  # stop 63 v3: its loader's sampler is this migration's, then not re-derived
         "DP134",  # stop 50 s2: the wrapped model (DataParallel) is what the proof starts from
         "DP132",  # stop 50 s1: the save is under the rank-0 guard this migration inserted
         "DP133",  # stop 50 s1: the batch size is ddp_per_rank_batch(...) after this migration

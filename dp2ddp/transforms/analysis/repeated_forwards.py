@@ -34,6 +34,7 @@ it call (or none: an importer calls it once the module has run).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms.analysis.outside_reads import Resolve
@@ -85,6 +86,25 @@ def handed_forwards(tree: ast.Module, target: str, resolve: Resolve) -> str:
     for one forward (find_unused_parameters=True) and the callee's own wrap of the name, which
     would have static_graph=True, is skipped by its `if not isinstance(...)`: "marked as
     ready twice" at the first backward on every rank, no warning."""
+    for function, name, line in _handed(tree, target, resolve):
+        alone = ast.Module(body=[function], type_ignores=[])
+        lines = forwards_before_backward(alone, name)
+        if len(lines) > 1:
+            where = ", ".join(map(str, lines))
+            return (
+                f"`{target}` is handed to {function.name}() (line {line}), which runs "
+                f"it as `{name}` {len(lines)} times before one backward (lines {where} of "
+                "its module)"
+            )
+    return ""
+
+
+def _handed(
+    tree: ast.Module, target: str, resolve: Resolve
+) -> list[tuple[ast.FunctionDef, str, int]]:
+    """(function, its parameter's name, the call's line) for each call of a program function
+    (`resolve`) that hands it `target`, a plain name, by position or keyword."""
+    found: list[tuple[ast.FunctionDef, str, int]] = []
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
             continue
@@ -102,17 +122,8 @@ def handed_forwards(tree: ast.Module, target: str, resolve: Resolve) -> str:
             for k in node.keywords
             if k.arg and isinstance(k.value, ast.Name) and k.value.id == target
         ]
-        alone = ast.Module(body=[function], type_ignores=[])
-        for name in names:
-            lines = forwards_before_backward(alone, name)
-            if len(lines) > 1:
-                where = ", ".join(map(str, lines))
-                return (
-                    f"`{target}` is handed to {function.name}() (line {node.lineno}), which runs "
-                    f"it as `{name}` {len(lines)} times before one backward (lines {where} of "
-                    "its module)"
-                )
-    return ""
+        found += [(function, name, node.lineno) for name in names]
+    return found
 
 
 def rebound_bare(tree: ast.Module, target: str, wrap_line: int) -> int | None:
@@ -298,40 +309,133 @@ def backward_inside(
 _PARAMLESS = frozenset({"ctx_noparamgrad", "ctx_noparamgrad_and_eval"})
 
 
-def paramless_backwards(tree: ast.Module, target: str) -> tuple[int, ...]:
-    """The lines of the `with ctx_noparamgrad(target):` blocks (`_PARAMLESS`) of the module:
-    a backward through the wrap inside uses none of its parameters (nblt/Sub-AT@9f3bcd5
-    train_adv.py, `adversary.perturb(...)` of an advertorch PGD attack built on the wrap,
-    stop 62 v3-C)."""
-    lines: list[int] = []
+def paramless_backwards(
+    tree: ast.Module, target: str, resolve: Resolve, line_map: Callable[[int], object]
+) -> str:
+    """Where the program differentiates through the wrap `target` other than by a step's
+    backward(), joined ("" where nowhere): a backward in a `with ctx_noparamgrad(target):`
+    block (`_PARAMLESS`; nblt/Sub-AT@9f3bcd5 train_adv.py, an advertorch attack's
+    perturb() on the wrap, stop 62 v3-C), or a `torch.autograd.grad(...)` call beside a call
+    of the wrap: in a function of this module (or at module level) that calls `target` as
+    spelled, or in a function the program hands `target` to that calls its parameter
+    (TRADES' trades_loss(): the attack's `torch.autograd.grad(loss_kl, [x_adv])` before the
+    step's backward, yaircarmon/semisup-adv@3f05b28, stop 63 v3-A). DDP with
+    static_graph=True then averages no gradient of the later steps, each rank keeps its
+    own, with no error: measured under torchrun x2, torch 2.14, for autograd.grad by the
+    input and by the parameters (and with create_graph=True, a penalty the loss adds,
+    which gradient_penalty.py reroutes past the wrap). `line_map`: this module's line as
+    the user sees it."""
+    places: list[str] = []
     for node in ast.walk(tree):
-        if not isinstance(node, (ast.With, ast.AsyncWith)):
+        if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+            isinstance(item.context_expr, ast.Call)
+            and ast_nodes.last_name(item.context_expr.func) in _PARAMLESS
+            and any(ast.unparse(a) == target for a in item.context_expr.args)
+            for item in node.items
+        ):
+            places.append(f"`with ctx_noparamgrad({target})` at line {line_map(node.lineno)}")
+    grads = _grad_names(tree)
+    seen: set[int] = set()
+    scopes: list[ast.AST] = [tree, *_functions(tree)]
+    for scope in scopes:
+        if _calls(scope, target):
+            for call in _autograd_grads(scope, grads, seen):
+                text = ast.unparse(call.func)
+                places.append(f"`{text}()` at line {line_map(call.lineno)}")
+    for function, name, _line in _handed(tree, target, resolve):
+        if _calls(function, name):
+            for call in _autograd_grads(function, grads, seen):
+                text = ast.unparse(call.func)
+                where = f"line {call.lineno} of its module"
+                places.append(f"`{text}()` in {function.name}() ({where})")
+    return ", ".join(dict.fromkeys(places))
+
+
+def _functions(tree: ast.Module) -> list[ast.AST]:
+    return [
+        n for n in ast_nodes.listed(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+
+
+def _own(scope: ast.AST) -> list[ast.AST]:
+    """The nodes of `scope`, not those of the functions, lambdas and classes it holds."""
+    found: list[ast.AST] = []
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
-        for item in node.items:
-            call = item.context_expr
-            if (
-                isinstance(call, ast.Call)
-                and ast_nodes.last_name(call.func) in _PARAMLESS
-                and any(ast.unparse(a) == target for a in call.args)
-            ):
-                lines.append(node.lineno)
-    return tuple(lines)
+        found.append(node)
+        todo += ast.iter_child_nodes(node)
+    return found
+
+
+def _calls(scope: ast.AST, name: str) -> bool:
+    """`scope` calls `name` as spelled (`net(x)`, `net.forward(x)`)."""
+    spelled = (name, f"{name}.forward")
+    return any(isinstance(n, ast.Call) and ast.unparse(n.func) in spelled for n in _own(scope))
+
+
+def _grad_names(tree: ast.Module) -> frozenset[str]:
+    """The names `from torch.autograd import grad [as name]` binds in the module."""
+    return frozenset(
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "torch.autograd"
+        for alias in node.names
+        if alias.name == "grad"
+    )
+
+
+def _creates_graph(call: ast.Call) -> bool:
+    """`create_graph=<anything but False>`, or a 5th positional argument."""
+    for keyword in call.keywords:
+        if keyword.arg == "create_graph":
+            value = keyword.value
+            return not (isinstance(value, ast.Constant) and value.value is False)
+    return len(call.args) >= 5
+
+
+def _autograd_grads(scope: ast.AST, grads: frozenset[str], seen: set[int]) -> list[ast.Call]:
+    """The `torch.autograd.grad(...)` calls (`autograd.grad`, an imported `grad`) of
+    `scope`, outside the functions it holds, not in `seen` (which gets them). Not those
+    with create_graph: a gradient penalty, whose forward gradient_penalty.py runs through
+    `model.module` with the gradients averaged by hand (or DP023 says why not)."""
+    found: list[ast.Call] = []
+    for node in _own(scope):
+        if not isinstance(node, ast.Call) or id(node) in seen:
+            continue
+        func = node.func
+        if _creates_graph(node):
+            continue  # a penalty: gradient_penalty.py reroutes it through `.module`
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "grad"
+            and ast_nodes.last_name(func.value) == "autograd"
+        ) or (isinstance(func, ast.Name) and func.id in grads):
+            seen.add(id(node))
+            found.append(node)
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 
 def static_graph_text(runs: str, why: str, paramless: str) -> str:
-    """DP096's text, or DP117's where a backward through the wrap runs with its parameters'
-    gradients off (`paramless`: where): static_graph=True records that backward's use (no
-    parameter) and later steps' gradients are not averaged: each rank keeps its own, the
-    ranks apart from the first step with no error (measured under torchrun x2, torch 2.14:
-    an advertorch attack's perturb() before each step). Not set there: without it DDP
-    waits for a parameter a step leaves unused (it raises at the next step, loudly)."""
+    """DP096's text, or DP117's where the program differentiates through the wrap other
+    than by a step's backward (`paramless`: where, see paramless_backwards): with
+    static_graph=True the later steps' gradients are not averaged: each rank keeps its own,
+    the ranks apart from the first step with no error (measured under torchrun x2, torch
+    2.14: an advertorch attack's perturb() before each step, stop 62; torch.autograd.grad
+    by the input or the parameters, stop 63). find_unused_parameters=True there: the
+    figures of the original where every call reaches the same parameters (measured, stop
+    63: also beside a layer no call uses, where no flag raises "Expected to have finished
+    reduction" at the next step); "marked as ready twice" where the calls differ."""
     if paramless:
         return (
-            f"{runs} and {why}, and the program runs a backward through it with its "
-            f"parameters' gradients off ({paramless}: an input's gradient, an attack's): "
-            "static_graph=True would record that backward's use, none, and leave the "
-            "gradients of every later step unaveraged, each rank its own, silently; not "
-            "set: where a step leaves a parameter unused, DDP raises at the next step"
+            f"{runs} and {why}, and the program differentiates through it other than by "
+            f"the step's backward ({paramless}: an input's gradient, an attack's): "
+            "static_graph=True would leave the gradients of every later step unaveraged, "
+            "each rank its own, silently; find_unused_parameters=True instead, right where "
+            "every call reaches the same parameters; where an earlier call reaches one the "
+            'last does not, DDP raises "marked as ready twice" at the first backward'
         )
     return (
         f"{runs} and {why}: with find_unused_parameters=True DDP marks ready, at the last "

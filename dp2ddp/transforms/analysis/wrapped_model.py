@@ -129,9 +129,10 @@ class UnusedParameters:
         runs = runs if lines else handed_forwards(self._ast(), target or "", resolve)
         if not runs:
             return self._read_outside(why, target)
-        off = paramless_backwards(self._ast(), target or "")  # stop 62 v3-C: DP117
-        paramless = ", ".join(f"`with ctx_noparamgrad({target})` at line {n}" for n in off)
-        self.flag, self.code = ("", "DP117") if off else ("static_graph", "DP096")
+        paramless = paramless_backwards(self._ast(), target or "", resolve, self.t.state.line_map)
+        self.flag, self.code = (
+            ("find_unused_parameters", "DP117") if paramless else ("static_graph", "DP096")
+        )
         return static_graph_text(runs, why, paramless)
 
     def _read_outside(self, why: str, target: str | None) -> str:

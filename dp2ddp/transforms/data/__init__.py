@@ -140,7 +140,7 @@ from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
 from dp2ddp.transforms.data.sample_grids import gather_grids
 from dp2ddp.transforms.data.sample_roles import fed_to_samples_only, gathered_whole
 from dp2ddp.transforms.data.sampler_reads import said_sampler_reads
-from dp2ddp.transforms.data.samplers import drop_import, own_sampler
+from dp2ddp.transforms.data.samplers import drop_import, own_sampler, said_early_exit
 from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
 from dp2ddp.transforms.data.size_swaps import SizeSwaps
 from dp2ddp.transforms.data.trained_returns import export_trained, said_unlooped_whole
@@ -476,6 +476,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             what = f"{label} evaluates a disjoint slice per rank (ddp_eval_sampler)"
             if shuffled:
                 what += "; shuffle dropped: the order does not change summed figures"
+                said_early_exit(self, loader, label, call)
         else:
             value = shuffle.deep_clone() if shuffle is not None else cst.Name("False")
             kind = SAMPLER

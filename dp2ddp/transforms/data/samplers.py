@@ -5,12 +5,18 @@ its own sampler; anything it cannot follow keeps DP009."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.codemod.visitors import RemoveImportsVisitor
+from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.nodes import assigned_value, bare, is_false, is_simple
+from dp2ddp.transforms.analysis.batch_noise import ends_with_break
 from dp2ddp.transforms.data.flow import CallFlow
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.data.plan import Loader
 
 RANDOM_SAMPLER = frozenset(
     {"torch.utils.data.RandomSampler", "torch.utils.data.sampler.RandomSampler"}
@@ -85,3 +91,26 @@ def drop_import(flow: CallFlow, func: cst.BaseExpression) -> None:
         module, _, obj = qualified.rpartition(".")
         alias = None if func.value == obj else func.value
         RemoveImportsVisitor.remove_unused_import(flow.context, module, obj, alias)
+
+
+def said_early_exit(transform: CallFlow, loader: Loader, label: str, call: cst.Call) -> None:
+    """DP130 where a shuffled loader, evaluated with ddp_eval_sampler (its fixed strided
+    order: the shuffle is dropped since the order changes no sum over a whole pass), is
+    left before the end by a `break` of its loop (`if batch_idx + 1 == n: break`,
+    yaircarmon/semisup-adv@3f05b28 robust_self_training.py:366, stop 63 v3-B): the
+    original evaluated a new random subset each pass, each rank now the same first
+    samples every pass."""
+    for loop, _, _ in loader.loops:
+        if ends_with_break(loop):
+            line = transform.state.line_map(
+                transform.get_metadata(PositionProvider, loop).start.line
+            )
+            transform.warn(
+                call,
+                "DP130",
+                f"{label} is shuffled, and its loop at line {line} may leave before the end "
+                "(`break`): ddp_eval_sampler's order is fixed, so each pass evaluates the "
+                "same first samples of each rank's slice, where the original drew a new "
+                "random subset each pass",
+            )
+            return
