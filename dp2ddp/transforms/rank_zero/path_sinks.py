@@ -599,7 +599,8 @@ def _returns(tree: ast.Module) -> list[tuple[tuple[str, ...], ast.expr]]:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names = (*names, statement.name)
         for field in _BODIES:
-            todo.extend((item, names) for item in getattr(statement, field, ()))
+            for item in getattr(statement, field, ()):
+                todo.append((item, names))
     return found
 
 
