@@ -25,7 +25,7 @@ import ast
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
-from dp2ddp.transforms._support.ast_nodes import parse_python
+from dp2ddp.transforms._support.ast_nodes import parse_python, walk
 from dp2ddp.transforms.analysis.layer_names import module_imports
 
 #: The last attribute of a call reached from `self` that runs no layer: a container's, a
@@ -232,7 +232,9 @@ def _reached_names(methods: Methods) -> frozenset[str]:
         if not method.args.args:
             continue
         me = method.args.args[0].arg
-        for node in ast.walk(method):
+        for node in walk(method):
+            if node.__class__ is not ast.Call:
+                continue  # by its class alone: most nodes are none
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
                 continue
             func = node.func

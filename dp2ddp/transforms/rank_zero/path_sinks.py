@@ -586,11 +586,10 @@ def attribute_flows(tree: ast.Module) -> frozenset[str]:
 
 def _returns(tree: ast.Module) -> list[tuple[tuple[str, ...], ast.expr]]:
     """Each `return <value>` of the module with the names of the functions around it (a
-    function's returns are those of the functions it holds too): statements only are read,
-    not every node of each function again."""
+    function's returns are those of the functions it holds too): statements only are read
+    (their bodies, branches, handlers and cases), not every node of each function again."""
     found: list[tuple[tuple[str, ...], ast.expr]] = []
     todo: list[tuple[ast.AST, tuple[str, ...]]] = [(s, ()) for s in tree.body]
-    inner_kinds = (ast.stmt, ast.excepthandler, ast.match_case)
     while todo:
         statement, names = todo.pop()
         if isinstance(statement, ast.Return):
@@ -599,13 +598,15 @@ def _returns(tree: ast.Module) -> list[tuple[tuple[str, ...], ast.expr]]:
             continue
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names = (*names, statement.name)
-        for field in statement._fields:
-            items = getattr(statement, field, None)
-            if items.__class__ is list:
-                for item in items:
-                    if isinstance(item, inner_kinds):
-                        todo.append((item, names))
+        for field in _BODIES:
+            for item in getattr(statement, field, ()):
+                todo.append((item, names))
     return found
+
+
+#: The fields of a statement (or a handler, a match case) that hold statements (or
+#: handlers, cases): nothing else holds a `return`.
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def _slot(target: ast.expr) -> str:
@@ -630,18 +631,27 @@ def _key(node: ast.AST) -> str:
     return ""
 
 
+#: The nodes _read_attributes reads (every other node is skipped by its class alone).
+_READ_KINDS = frozenset({ast.Call, ast.Attribute, ast.Subscript})
+
+
 def _read_attributes(value: ast.expr) -> set[str]:
     """The attribute names a value reads (not a called method's), the string keys it reads
-    items by (`[k]`) and the functions it calls (`f()`, by their last name)."""
-    nodes = ast_nodes.walk(value)
-    called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+    items by (`[k]`) and the functions it calls (`f()`, by their last name). One walk:
+    breadth-first, a call comes before its callee."""
+    called: set[int] = set()
     found: set[str] = set()
-    for n in nodes:
+    for n in ast_nodes.walk(value):
+        if n.__class__ not in _READ_KINDS:
+            continue
         if isinstance(n, ast.Call):
+            called.add(id(n.func))
             name = n.func.id if isinstance(n.func, ast.Name) else getattr(n.func, "attr", "")
-            found.update([f"{name}()"] if name else [])
-        elif isinstance(n, ast.Attribute) and id(n) not in called and isinstance(n.ctx, ast.Load):
-            found.add(n.attr)
+            if name:
+                found.add(f"{name}()")
+        elif isinstance(n, ast.Attribute):
+            if id(n) not in called and isinstance(n.ctx, ast.Load):
+                found.add(n.attr)
         elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and _key(n):
             found.add(_key(n))
     return found
