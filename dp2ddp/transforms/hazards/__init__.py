@@ -106,6 +106,11 @@ from dp2ddp.transforms.hazards.scopes import (
 )
 from dp2ddp.transforms.hazards.sub_wraps import unproved_pairs
 from dp2ddp.transforms.hazards.unbuilt_norms import BATCHNORM_LAYERS, TORCHVISION_BN, unbuilt
+from dp2ddp.transforms.hazards.visible_devices import (
+    ENV_SETTERS,
+    VISIBLE_DEVICES,
+    sets_visible_devices,
+)
 
 #: Embedding lookups that renormalise the rows they read in place when given `max_norm`
 #: (stop 31 class D2, facebookresearch/DeepSDF's latent codes).
@@ -122,8 +127,6 @@ _CONTAINERS = frozenset(
      "torch.nn.modules.container.Sequential", "builtins.dict", "builtins.list",
      "builtins.tuple", "collections.OrderedDict"}
 )  # fmt: skip
-_ENV_SETTERS = frozenset({"os.environ.setdefault", "os.putenv", "os.environ.update"})
-_VISIBLE = "CUDA_VISIBLE_DEVICES"
 
 
 class FlagHazards(MigrationTransform):
@@ -541,7 +544,7 @@ class FlagHazards(MigrationTransform):
             self._check_draw(node, names)
         if names & BATCHNORM_LAYERS or any(TORCHVISION_BN.match(n) for n in names):
             self._batchnorms.append(node)
-        if names & _ENV_SETTERS and self._sets_visible_devices(node):
+        if names & ENV_SETTERS and sets_visible_devices(node):
             self.warn(node, "DP010", self.code(node))
         if names & _RENORMED_EMBEDDINGS:
             bound = next(
@@ -613,7 +616,7 @@ class FlagHazards(MigrationTransform):
                 and self.matches(item.value, frozenset({"os.environ"}))
                 and len(item.slice) == 1
                 and isinstance(item.slice[0].slice, cst.Index)
-                and string_value(item.slice[0].slice.value) == _VISIBLE
+                and string_value(item.slice[0].slice.value) == VISIBLE_DEVICES
             ):
                 self.warn(node, "DP010", f"{self.code(item)} = {self.code(node.value)}")
 
@@ -676,22 +679,6 @@ class FlagHazards(MigrationTransform):
         siblings = getattr(self.parent(cls), "body", ())
         for where, what, whose in helper_changes(cls, node, siblings):
             self.warn(where, "DP007", f"{self.code(what)} in {whose}")
-
-    def _sets_visible_devices(self, node: cst.Call) -> bool:
-        if not node.args:
-            return False
-        first = node.args[0]
-        if first.keyword is None and string_value(first.value) == _VISIBLE:
-            return True
-        keys = [arg.keyword.value for arg in node.args if arg.keyword is not None]
-        if _VISIBLE in keys:
-            return True
-        if isinstance(first.value, cst.Dict):
-            return any(
-                isinstance(e, cst.DictElement) and string_value(e.key) == _VISIBLE
-                for e in first.value.elements
-            )
-        return False
 
 
 def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
