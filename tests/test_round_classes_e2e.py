@@ -1510,6 +1510,13 @@ order; the three run before any seeded case):
   stepping `start += BS`: split where the batch is bound, the shuffle drawn alike (before:
   each rank its own order, DP006, and DP005).
   Each: per epoch the ranks' sample ids are disjoint and together the 32, 4 a rank a step.
+
+Stop 63's vision round (round 16, helper v1):
+- rank_zero_s63_v1_sample_draw_read_elsewhere (program; IDKiro/CBDNet-pytorch@09a2e55): a
+  Dataset's `__getitem__` draws one of its sample's files and hands the name to another
+  module's reader: the draw stays each process's own, every sample reads its own file
+  (before: `ddp_rank0_value(random.choice, ...)`, rank 1 took rank 0's picks for other
+  samples' files: weights -0.9466 for the original's -1.1808).
 """
 
 from __future__ import annotations
@@ -2250,9 +2257,13 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s62_s2_index_array_shuffled_while": ("epoch 1 steps 4",),
     # stop 62 lead (v2-B): what another module's own method returns, split at its binding
     "batches_s62_lead_method_of_imported_class": ("trained 4 steps, rows 4 4", "weights -0.3484"),
+    # stop 63 v1 (round 16): each sample's own drawn file, read through another module (the
+    # base: rank 1 read rank 0's picks, other samples' files: weights -0.9466)
+    "rank_zero_s63_v1_sample_draw_read_elsewhere": ("own files True probe 0.0", "weights -1.1808"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "rank_zero_s63_v1_sample_draw_read_elsewhere": "train.py",  # stop 63 v1 (round 16)
     "batches_s62_lead_method_of_imported_class": "train.py",  # stop 62 lead
     "batches_s62_v2_taker_encoded_cut": "train.py",  # stop 62 v2
     "set_epoch_handed_loader": "main.py",
