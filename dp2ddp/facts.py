@@ -511,23 +511,23 @@ class CommandLine:
 @dataclass(frozen=True)
 class BatchSumReturn:
     """A sum over the batch among the additive terms a loss class's forward() or a function
-    returns (hazards/batch_sum_returns.py): `position` the element of each returned tuple,
-    a path into nested ones (`return total, (rec, kl)`: kl is (1, 1); (): the value returned
-    whole), `params` the parameters it sums, (position without
-    `self`, name), `text` the sum's code, `where` its "path:line"; `back` the same path
-    counted from each tuple's end (kl: (-1, -1)), for a pick by a negative position."""
+    returns (hazards/batch_sum_returns.py): `position` the element of each returned tuple, a
+    path into nested ones (`return total, (rec, kl)`: kl is (1, 1); (): the whole value),
+    `params` the parameters it sums (position without `self`, name), `text` its code, `where`
+    its "path:line"; `back` the path counted from each tuple's end (kl: (-1, -1)); `divided`:
+    over a row's size (batch_terms.row_size), a batch sum only where dim 0 is the batch."""
 
     position: tuple[int, ...]
     params: tuple[tuple[int, str], ...]
     text: str
     where: str
     back: tuple[int, ...] = ()
-    #: Where the function returns what another told function or loss class returns
-    #: (`return self.loss(a, b)`, `self.loss = ChamferLoss()`: stop 56 v4-D): its told name,
-    #: resolved program-wide (hazards/batch_sum_returns.forwarded_sums); `passes`, per
-    #: argument of that call: (position or -1, keyword or "", index in `params` it passes).
+    #: Where it returns what a told function or loss class returns (`return self.loss(a, b)`,
+    #: stop 56 v4-D): its told name, resolved program-wide (batch_sum_returns.forwarded_sums);
+    #: `passes`, per argument of that call: (position or -1, keyword or "", index in `params`).
     via: str = ""
     passes: tuple[tuple[int, str, int], ...] = ()
+    divided: bool = False
 
 
 @dataclass(frozen=True)

@@ -1551,6 +1551,13 @@ Stop 63 (helper v3), round 16:
 - model_wrap_s63_v3_autograd_grad_inline: the same class in the loop itself (FGSM, an
   imported `grad as input_grad`): DP117, find_unused_parameters=True, the original's
   weights (before: DP096, static_graph=True, each rank its own gradients).
+
+Stop 63's vision round (round 16, helper v1):
+- rank_zero_s63_v1_sample_draw_read_elsewhere (program; IDKiro/CBDNet-pytorch@09a2e55): a
+  Dataset's `__getitem__` draws one of its sample's files and hands the name to another
+  module's reader: the draw stays each process's own, every sample reads its own file
+  (before: `ddp_rank0_value(random.choice, ...)`, rank 1 took rank 0's picks for other
+  samples' files: weights -0.9466 for the original's -1.1808).
 """
 
 from __future__ import annotations
@@ -2314,6 +2321,13 @@ CASES: dict[str, tuple[str, ...]] = {
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "batches_s63_s1_method_given_position": "train.py",  # stop 63 s1
+    # stop 63 v1 (round 16): each sample's own drawn file, read through another module (the
+    # base: rank 1 read rank 0's picks, other samples' files: weights -0.9466)
+    "rank_zero_s63_v1_sample_draw_read_elsewhere": ("own files True probe 0.0", "weights -1.1808"),
+}
+#: the program fixtures of CASES -> their entry
+PROGRAMS = {
+    "rank_zero_s63_v1_sample_draw_read_elsewhere": "train.py",  # stop 63 v1 (round 16)
     "batches_s62_lead_method_of_imported_class": "train.py",  # stop 62 lead
     "batches_s62_v2_taker_encoded_cut": "train.py",  # stop 62 v2
     "set_epoch_handed_loader": "main.py",

@@ -30,7 +30,7 @@ from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms._support.visiting import read_tree
-from dp2ddp.transforms.hazards.batch_terms import additive_terms
+from dp2ddp.transforms.hazards.batch_terms import additive_terms, size_methods
 from dp2ddp.transforms.hazards.losses import _batch_sum, is_loss_sum
 from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
@@ -69,6 +69,7 @@ class _ExportBatchSums(MigrationTransform):
         )
         for statement in node.body:
             named: list[tuple[str, cst.FunctionDef]] = []
+            sizes: frozenset[str] = frozenset()
             if isinstance(statement, cst.FunctionDef):
                 named.append((statement.name.value, statement))
             elif isinstance(statement, cst.ClassDef) and isinstance(
@@ -79,14 +80,17 @@ class _ExportBatchSums(MigrationTransform):
                     for s in statement.body.body
                     if isinstance(s, cst.FunctionDef) and _told_method(s.name.value)
                 ]
+                sizes = size_methods(statement) if named else sizes
             for name, definition in named:
                 function = flow.functions.get(definition)
-                found = self._sums(function, flow) if function is not None else ()
+                found = self._sums(function, flow, sizes) if function is not None else ()
                 if found:
                     self.found[name] = found
         return False
 
-    def _sums(self, function: Function, flow: DefUse) -> tuple[BatchSumReturn, ...]:
+    def _sums(
+        self, function: Function, flow: DefUse, sizes: frozenset[str] = frozenset()
+    ) -> tuple[BatchSumReturn, ...]:
         scope = ScopeFacts(function.node, self.qualified_names)
         read_tree(function.node, scope)
         own = function.params[1:] if function.self_name is not None else function.params
@@ -96,7 +100,8 @@ class _ExportBatchSums(MigrationTransform):
                 if (forwarded := self._forwarded(flow, value, own)) is not None:
                     found.append(replace(forwarded, position=position, back=back))
                     continue
-                for term in additive_terms(value, scope.assigned):
+                plain = {id(t) for t in additive_terms(value, scope.assigned, by_sizes=False)}
+                for term in additive_terms(value, scope.assigned, sizes=sizes):
                     if (
                         not is_loss_sum(term, self)
                         or _batch_sum(term, scope.assigned, self) is not True
@@ -113,7 +118,12 @@ class _ExportBatchSums(MigrationTransform):
                         line = self._position(term)[0]
                         found.append(
                             BatchSumReturn(
-                                position, params, self.code(term), f"{self.path}:{line}", back
+                                position,
+                                params,
+                                self.code(term),
+                                f"{self.path}:{line}",
+                                back,
+                                divided=id(term) not in plain,
                             )
                         )
         return tuple(dict.fromkeys(found))

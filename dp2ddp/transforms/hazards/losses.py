@@ -376,15 +376,21 @@ class LossChecks:
         if self._given is None:  # the module's def-use view, once, where a loss needs it
             self._given = BatchGiven(view(self._module), self.t.qualified_names)
         given = self._given
+        # a quotient by a row's size is a sum over the batch where the batch is dimension 0
+        dims = set(self.t.state.scatter_dims) or set(self.t.state.hints.scatter_dims)
+        first = dims <= {"0"}
         terms: list[tuple[cst.BaseExpression, _Bound, tuple[cst.Call, Function] | None]] = [
-            (t, assigned, None) for v in values for t in additive_terms(v, assigned)
+            (t, assigned, None) for v in values for t in additive_terms(v, assigned, by_sizes=first)
         ]
         for name in [t for t, _, _ in terms if isinstance(t, cst.Name)]:
             for value, call in given.forward_terms(name):
                 scope = ScopeFacts(call[1].node, self.t.qualified_names)
                 read_tree(call[1].node, scope)
-                terms += [(t, scope.assigned, call) for t in additive_terms(value, scope.assigned)]
-        for term, detail in told_sum_terms(given, [t for t, _, _ in terms], told):
+                terms += [
+                    (t, scope.assigned, call)
+                    for t in additive_terms(value, scope.assigned, by_sizes=first)
+                ]
+        for term, detail in told_sum_terms(given, [t for t, _, _ in terms], told, first):
             if term not in self._said_terms:
                 self._said_terms.add(term)
                 self.t.warn(term, "DP004", detail)

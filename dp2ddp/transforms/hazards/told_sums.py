@@ -34,9 +34,14 @@ _WRAPS = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
 
 
 def told_sum_terms(
-    given: BatchGiven, terms: Iterable[cst.BaseExpression], told: Told
+    given: BatchGiven,
+    terms: Iterable[cst.BaseExpression],
+    told: Told,
+    batch_first: bool = True,
 ) -> Iterator[tuple[cst.BaseExpression, str]]:
-    """Each term that holds a batch sum a told loss returns, with DP004's detail."""
+    """Each term that holds a batch sum a told loss returns, with DP004's detail; one divided
+    by a row's size (BatchSumReturn.divided) only where the wraps scatter along dimension 0
+    (`batch_first`: elsewhere `t.size(1)` may count the rows, a hand mean)."""
     if not told:
         return  # nothing told: no term to follow (a single file, a module without backward)
     for term in terms:
@@ -47,7 +52,7 @@ def told_sum_terms(
                 continue  # several modules' names end so: which one runs is not known
             for name in matched:
                 for summed in told[name]:
-                    if not _at(summed, position):
+                    if not _at(summed, position) or (summed.divided and not batch_first):
                         continue
                     passed = [_argument(call, param) for param in summed.params]
                     if all(a is not None and given(a) for a in passed):

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_class, nodes_of, walk
+from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, nodes_of, walk
 from dp2ddp.transforms.rank_zero.file_paths import arguments_elsewhere
 
 if TYPE_CHECKING:
@@ -144,15 +144,22 @@ def _reads_own_attributes(method: cst.FunctionDef) -> bool:
 
 def argument_sinks(rule: RunDirValues) -> list[Sink]:
     """Each argument this module hands to another module's function whose parameter names
-    a path there (ProgramHints.path_parameters; the module docstring)."""
+    a path there (ProgramHints.path_parameters; the module docstring). Not one a Dataset's
+    per-sample code (analysis/sample_code.py) hands a function that only reads there: as
+    for a read in this module (run_dir._path_sinks), the path is this rank's sample's
+    (round 16: IDKiro/CBDNet-pytorch's `__getitem__` drew `random.choice(self.clean_fns
+    [idx])` and handed it to utils' `read_img`; made rank 0's value, rank 1 loaded rank 0's
+    pick for another sample, and waited the store's 60 s where it drew more often)."""
     handed = rule.t.state.hints.path_parameters
     if not handed:
         return []
+    made = frozenset(entry for entry in handed if not entry.endswith(":read"))
     sinks: list[Sink] = []
     for call in nodes_of(rule.facts.module, cst.Call):
+        per_sample = id(enclosing_function(call, rule.t)) in rule.per_sample
         passed = [
             arg
-            for arg in arguments_elsewhere(call, rule.t, handed)
+            for arg in arguments_elsewhere(call, rule.t, made if per_sample else handed)
             if isinstance(arg, cst.BaseExpression)
         ]
         if not passed or rule.facts.under_guard(call) or rule._in_inserted_helper(call):

@@ -481,7 +481,10 @@ def path_parameters(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> fr
     object; a method without one is called through its class, as written), that some path
     the function makes, writes or reads whole holds, directly or through a local name
     bound from it (`path = os.path.join(root, stamp)`, at any remove): the function names
-    a shared file with the value a caller hands it."""
+    a shared file with the value a caller hands it. `name:position:parameter:read` where
+    every such path only reads: handed a sample's own file by a Dataset's per-sample code,
+    the argument names this rank's data, not a file the ranks share
+    (handed_sinks.argument_sinks; round 16, IDKiro/CBDNet-pytorch's `read_img`)."""
     calls = [n for n in ast_nodes.listed(tree) if n.__class__ is ast.Call]
     if not any(_shared_paths(c, resolved(c.func)) for c in calls):
         return frozenset()  # the module names no path: its functions are not walked
@@ -501,23 +504,27 @@ def path_parameters(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> fr
         if not params:
             continue
         walked = ast_nodes.walk(function)
-        paths = [
-            path
-            for call in walked
-            if isinstance(call, ast.Call)
-            for path in _shared_paths(call, resolved(call.func))
-        ]
+        paths: list[tuple[ast.expr, bool]] = []  # (the path, made or written there)
+        for call in walked:
+            if isinstance(call, ast.Call):
+                called = resolved(call.func)
+                paths += [(path, True) for path in _paths(call, called)]
+                read = _read_path(call, called)
+                paths += [(read, False)] if read is not None else []
         if not paths:
             continue
         holders = _holders(walked, set(params))
         skipped = 1 if params[0] in ("self", "cls") else 0
-        for path in paths:
+        kinds: dict[str, bool] = {}  # each entry: made or written at one of its paths
+        for path, made in paths:
             for node in ast_nodes.walk(path):
                 if isinstance(node, ast.Name) and node.id in holders:
                     for param in holders[node.id]:
                         position = params.index(param) - skipped
                         if position >= 0:
-                            found.add(f"{name}:{position}:{param}")
+                            entry = f"{name}:{position}:{param}"
+                            kinds[entry] = kinds.get(entry, False) or made
+        found.update(entry if made else f"{entry}:read" for entry, made in kinds.items())
     return frozenset(found)
 
 
@@ -525,11 +532,15 @@ def _shared_paths(call: ast.Call, called: str) -> list[ast.expr]:
     """The paths a call makes or writes (`_paths`) or reads whole (a checkpoint's
     torch.load, open for reading, np.load, pd.read_csv...)."""
     paths = _paths(call, called)
-    if call.args and not isinstance(call.args[0], ast.Starred):
-        read = call.args[0] if called in TORCH_LOAD else _read_at(call, called)
-        if read is not None:
-            paths.append(read)
-    return paths
+    read = _read_path(call, called)
+    return [*paths, read] if read is not None else paths
+
+
+def _read_path(call: ast.Call, called: str) -> ast.expr | None:
+    """The path a call reads whole (a checkpoint's torch.load, open for reading, ...)."""
+    if not call.args or isinstance(call.args[0], ast.Starred):
+        return None
+    return call.args[0] if called in TORCH_LOAD else _read_at(call, called)
 
 
 def _holders(walked: list[ast.AST], params: set[str]) -> dict[str, set[str]]:
@@ -669,7 +680,7 @@ def named_through(
     read is rank 0's (round 13 v2-E, stop 61; before: each rank's own minute)."""
     slots = set()
     for entry in parameters:
-        name, position, parameter = entry.split(":", 2)
+        name, position, parameter = entry.split(":", 3)[:3]
         slots |= {f"{name}@{position}", f"{name}@{parameter}"}
     copied: dict[str, set[str]] = {}
     found = set(named)

@@ -96,6 +96,8 @@ class RunDirValues(CallRule):
         self.sources: dict[int, str] = {}
         #: ids of the `if` statements _shared_test is deciding (its checks' own question).
         self._asking: set[int] = set()
+        #: ids of the module's per-sample functions (analysis/sample_code.py), per plan.
+        self.per_sample: frozenset[int] = frozenset()
 
     def leave_call(
         self, original: cst.Call, updated: cst.Call, names: set[str]
@@ -111,6 +113,9 @@ class RunDirValues(CallRule):
         sources: dict[int, str] = {}
         warned: set[int] = set()
         found = (sources, warned)
+        self.per_sample = per_sample_functions(
+            module, self.t.qualified_names, self.t.state.hints.composed_transforms
+        )
         sinks = [*self._path_sinks(module), *attribute_sinks(self), *argument_sinks(self)]
         self._share_flows(sinks, found)
         self._decided(module, sources, warned)
@@ -122,9 +127,7 @@ class RunDirValues(CallRule):
         """The path of a directory made on every rank (a SummaryWriter's log directory), of
         a file every rank reads or opens as its log, or of a file rank 0 writes."""
         sinks: list[Sink] = []
-        per_sample = per_sample_functions(
-            module, self.t.qualified_names, self.t.state.hints.composed_transforms
-        )
+        per_sample = self.per_sample
         for call in nodes_of(module, cst.Call):
             if any(arg.star for arg in call.args):
                 continue
