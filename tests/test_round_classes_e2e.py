@@ -2317,16 +2317,13 @@ CASES: dict[str, tuple[str, ...]] = {
     # original's weights (the base: static_graph=True, each rank stepped with its own)
     "model_wrap_s63_v3_autograd_grad_attack": ("weights -2.3693",),
     "model_wrap_s63_v3_autograd_grad_inline": ("weights -1.3112",),
-}
-#: the program fixtures of CASES -> their entry
-PROGRAMS = {
-    "batches_s63_s1_method_given_position": "train.py",  # stop 63 s1
     # stop 63 v1 (round 16): each sample's own drawn file, read through another module (the
     # base: rank 1 read rank 0's picks, other samples' files: weights -0.9466)
     "rank_zero_s63_v1_sample_draw_read_elsewhere": ("own files True probe 0.0", "weights -1.1808"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "batches_s63_s1_method_given_position": "train.py",  # stop 63 s1
     "rank_zero_s63_v1_sample_draw_read_elsewhere": "train.py",  # stop 63 v1 (round 16)
     "batches_s62_lead_method_of_imported_class": "train.py",  # stop 62 lead
     "batches_s62_v2_taker_encoded_cut": "train.py",  # stop 62 v2
