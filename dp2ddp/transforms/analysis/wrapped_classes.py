@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from dp2ddp.transforms._support.ast_nodes import last_name, parse_python
+from dp2ddp.transforms._support.ast_nodes import last_name, listed, parse_python
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -49,7 +49,7 @@ def module_wraps(tree: ast.Module) -> ModuleWraps:
     aliases: dict[str, set[str]] = {}
     bindings: dict[str, list[ast.expr]] = {}
     wraps: list[ast.expr | None] = []
-    for node in ast.walk(tree):
+    for node in listed(tree):  # the module's listing, shared with the other readers
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 aliases.setdefault(alias.asname or alias.name, set()).add(alias.name)
@@ -132,16 +132,16 @@ def _unmoved(value: ast.expr | None) -> ast.expr | None:
 def held_classes(modules: Iterable[ModuleWraps]) -> frozenset[str] | None:
     """The last names of the classes a DataParallel of the program may hold (see the
     module docstring); None when any may be."""
-    listed = list(modules)
-    functions = frozenset().union(*(m.functions for m in listed))
+    reads = list(modules)
+    functions = frozenset().union(*(m.functions for m in reads))
     held: set[str] = set()
-    for module in listed:
+    for module in reads:
         if module.wrapped is None or module.wrapped & functions:
             return None
         held |= module.wrapped
     calls: dict[str, set[str]] = {}
     bases: dict[str, set[str]] = {}
-    for module in listed:
+    for module in reads:
         for name, parents, called in module.classes:
             calls.setdefault(name, set()).update(called)
             bases.setdefault(name, set()).update(parents)
