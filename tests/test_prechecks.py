@@ -34,7 +34,13 @@ def test_there_are_sources() -> None:
 def test_draw_precheck_skips_only_modules_without_drawing_helpers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    skipped = [(path, text) for path, text in _texts() if not draws._may_draw(text)]
+    # module_draws reads every text naming `distributions` (stop 63 s1's imported
+    # torch.distributions objects) whatever _may_draw says: the precheck skips the others
+    skipped = [
+        (path, text)
+        for path, text in _texts()
+        if "distributions" not in text and not draws._may_draw(text)
+    ]
     assert len(skipped) > 100
     monkeypatch.setattr(draws, "_may_draw", lambda source: True)
     # libcst's reading finds no drawing helper in them either; it reads the text alone (the

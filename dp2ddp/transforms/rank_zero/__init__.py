@@ -140,6 +140,20 @@ class RankZeroOnly(MigrationTransform):
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         return cst.Name(PRINT_FUNCTION) if self._print_value(original_node) else updated_node
 
+    def _alias_test(self, target: cst.ComparisonTarget) -> bool:
+        """`log is print` as the test of `(ddp_print if log is print else log)`, which
+        print_aliases.alias_print_call writes for an alias bound above the setup block: there
+        `log` is the builtin print (or a no-op), so the test must read the builtin."""
+        test = self.parent(target)
+        choice = self.parent(test) if test is not None else None
+        return (
+            isinstance(target.operator, cst.Is)
+            and isinstance(choice, cst.IfExp)
+            and choice.test is test
+            and isinstance(choice.body, cst.Name)
+            and choice.body.value == PRINT_FUNCTION
+        )
+
     def _print_value(self, node: cst.Name) -> bool:
         """The builtin `print` read as a value, not called: stored (`self.log = print if
         verbose else lambda *a: None`, `say = print`), a parameter's default (`def
@@ -165,6 +179,8 @@ class RankZeroOnly(MigrationTransform):
             return False  # `f(print=...)`
         if isinstance(parent, cst.Param) and parent.name is node:
             return False  # `def f(print):`
+        if isinstance(parent, cst.ComparisonTarget) and self._alias_test(parent):
+            return False  # print_aliases' `(ddp_print if log is print else log)`: a fixed point
         if "builtins.print" not in self.qualified_names(node):
             return False
         if self.facts.under_guard(node) or self.facts.before_setup(node):

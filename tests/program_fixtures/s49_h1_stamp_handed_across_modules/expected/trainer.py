@@ -36,7 +36,7 @@ def train(stamp, epochs):
         name = "m-" + stamp + ".pth.tar"
         if ddp_is_main():
             torch.save({"state_dict": model.state_dict()}, name)
-    ddp_barrier()
+        ddp_barrier()
 
 
 class Evaluator:
