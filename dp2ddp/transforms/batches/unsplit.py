@@ -36,6 +36,8 @@ from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.batches.yielded import sharded_here, yielded_share
 
 if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable
+
     from dp2ddp.transforms.batches.proof import BatchProof
 
 #: The helpers the data pass wraps a program's own sampler in (data/batch_shard.py).
@@ -277,7 +279,7 @@ def method_elsewhere(proof: BatchProof, origin: Origin) -> str | None:
         return None
     classes = proof.qualified_names(node.func)
     for step in origin.path:
-        call = proof.parent(proof.parent(step.node) or step.node)
+        call = _holding_call(proof, step.node)
         if not (
             isinstance(call, cst.Call)
             and isinstance(call.func, cst.Attribute)
@@ -285,8 +287,7 @@ def method_elsewhere(proof: BatchProof, origin: Origin) -> str | None:
             and not any(a.keyword is None and _carries_data(proof, a.value) for a in call.args)
         ):
             continue
-        method = call.func.attr.value
-        if told_name((f"{c}.{method}" for c in classes), methods):
+        if _defined_elsewhere(classes, call.func.attr.value, methods):
             taken = fetched_elsewhere(proof, origin) or taken_by_sharded_class(proof, origin)
             return None if taken else step.what
     return None
@@ -307,22 +308,34 @@ def handed_elsewhere(proof: BatchProof, origin: Origin) -> bool:
     for step in origin.path:
         if not (step.index or step.shapes):
             continue
-        call = proof.parent(proof.parent(step.node) or step.node)
+        call = _holding_call(proof, step.node)
         if step.index or not (
             isinstance(call, cst.Call)
             and isinstance(call.func, cst.Attribute)
             and any(a.value is step.node and a.keyword is None for a in call.args)
         ):
             return False
-        method = call.func.attr.value
         built = [o.node for o in origins(flow, call.func.value) if o.kind == "call"]
         classes = {
             c for b in built if isinstance(b, cst.Call) for c in proof.qualified_names(b.func)
         }
-        if not told_name((f"{c}.{method}" for c in classes), methods):
+        if not _defined_elsewhere(classes, call.func.attr.value, methods):
             return False
         found = True
     return found
+
+
+def _holding_call(proof: BatchProof, node: cst.CSTNode) -> cst.CSTNode | None:
+    """The node two levels up from a step's node: the call of which it is the receiver
+    (`obj` of `obj.m(...)`: Attribute, then Call) or an argument (Arg, then Call); the
+    caller checks which (method_elsewhere, handed_elsewhere)."""
+    return proof.parent(proof.parent(node) or node)
+
+
+def _defined_elsewhere(classes: Iterable[str], method: str, methods: Collection[str]) -> bool:
+    """Whether `method` is a method of one of `classes` another module of the program
+    defines (ProgramHints.class_methods, qualified names)."""
+    return bool(told_name((f"{c}.{method}" for c in classes), methods))
 
 
 def _carries_data(proof: BatchProof, value: cst.BaseExpression) -> bool:
