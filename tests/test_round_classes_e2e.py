@@ -1558,6 +1558,15 @@ Stop 63's vision round (round 16, helper v1):
   module's reader: the draw stays each process's own, every sample reads its own file
   (before: `ddp_rank0_value(random.choice, ...)`, rank 1 took rank 0's picks for other
   samples' files: weights -0.9466 for the original's -1.1808).
+
+Stop 65 (lead), issue 28's data proof:
+- batches_s65_lead_held_rows_label_lists: a batch class that builds its tensor with a
+  factory in `__init__` (`torch.randn(size, 4)`) and a per-sample list of label lists, its
+  `get_batch()` cutting rows `self.images[start:start + bs]` at a cursor of its own: the
+  tensor is data cut by rows (source_syntax.rows_cut), not state sized for one batch, so
+  the batch is split where it is bound, and ddp_shard_batch cuts the label lists beside it
+  (before: no split, no warning, every rank trained all 8 rows of each batch). Rank 0
+  prints the original's "steps 6 weight 0.3270".
 """
 
 from __future__ import annotations
@@ -2320,6 +2329,10 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 63 v1 (round 16): each sample's own drawn file, read through another module (the
     # base: rank 1 read rank 0's picks, other samples' files: weights -0.9466)
     "rank_zero_s63_v1_sample_draw_read_elsewhere": ("own files True probe 0.0", "weights -1.1808"),
+    # stop 65 lead: the original's (the base: the same weights, every rank training all 8
+    # rows of each batch with no split and no warning; with the split alone, before the
+    # helper cut the label lists, both ranks crashed on 4 outputs for 8 targets)
+    "batches_s65_lead_held_rows_label_lists": ("steps 6 weight 0.3270",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -492,9 +492,12 @@ class ShardBatches(BatchSqueezes):
             elif helper is False:
                 call = assign.value
                 assert isinstance(call, cst.Call)
-                self._warn(
-                    loop, iterable, f"{self.code(call.func)}() is not defined in this module"
+                why = (
+                    "is a method; where it cuts the batch is not followed"
+                    if isinstance(call.func, cst.Attribute)
+                    else "is not defined in this module"
                 )
+                self._warn(loop, iterable, f"{self.code(call.func)}() {why}")
                 return True
         names = {n for _, a in producers for t in a.targets for n in target_names(t.target)}
         if self._taken_whole(loop, iterable, names):

@@ -59,10 +59,13 @@ from dp2ddp.transforms.batches.reduced import reduced_name, reduces_batch
 from dp2ddp.transforms.batches.replicated import replicated
 from dp2ddp.transforms.batches.sampled_parts import handed_on, sampled_tuple
 from dp2ddp.transforms.batches.source_syntax import (
+    FACTORIES,
     binding_of,
     constant_sizes,
     filled_later,
+    rows_cut,
     size_read,
+    sizes_across,
 )
 from dp2ddp.transforms.batches.stepped import NUMBERS, fixed_sample, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
@@ -76,8 +79,6 @@ from dp2ddp.transforms.batches.unsplit import (
     unsplit_effect,
 )
 
-#: Library calls whose result is sized by their arguments: state built for the batch.
-_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
 #: Factories sized like a tensor they are given (sized by the batch they meet).
 _LIKE = frozenset({"zeros_like", "ones_like", "full_like", "empty_like", "randn_like", "rand_like"})
 #: Calls given the model's output that compare nothing with it.
@@ -249,8 +250,8 @@ class BatchProof(TrainingLoops):
                     continue
                 if self._from_output(flow, origin, stop):
                     continue  # computed from this rank's output: not a target to split
-                if isinstance(node, cst.Call) and name_of(node.func) in _FACTORIES | _LIKE:
-                    if self._state_factory(origin) and (not origin.cut or origin.entered()):
+                if isinstance(node, cst.Call) and name_of(node.func) in FACTORIES | _LIKE:
+                    if self._state_factory(flow, origin) and (not origin.cut or origin.entered()):
                         states.append(origin)
                         continue
                     if not origin.cut and not constant_sizes(node):
@@ -354,7 +355,7 @@ class BatchProof(TrainingLoops):
             if origin.selection and origin.kind == "call" and self._draws(origin.node):
                 self._share_draw(flow, origin)
             return "ok"
-        if self._sizes_across(origin):
+        if sizes_across(origin, self._dim):
             return "ok"  # it sizes a tensor along another dim: shapes it, holds no batch
         if origin.kind == "constant" and origin.cut and filled_later(origin.node):
             # `dataset = []` filled by appends, a batch cut from it at each step: data the
@@ -366,7 +367,7 @@ class BatchProof(TrainingLoops):
             return "ok"
         if self._on_split(flow, origin):
             return "sharded"
-        if self._state_factory(origin) and (not origin.cut or origin.entered()):
+        if self._state_factory(flow, origin) and (not origin.cut or origin.entered()):
             return "state"  # built for the batch (`model.init_hidden(bsz)`), not cut from data
         if not origin.cut and not self._drawn_elsewhere(flow, origin):
             # the same value at every step, not a batch cut from data: every rank computes
@@ -405,28 +406,14 @@ class BatchProof(TrainingLoops):
                     return True
         return False
 
-    def _sizes_across(self, origin: Origin) -> bool:
-        """The source reaches the value as a size of a tensor factory along a dim other than
-        the split one (`torch.randn(bs, z_dim)`, `z_dim` read from a config file): it shapes
-        the noise and holds none of the batch (v2-B, stop 44: taken for a batch cut from the
-        config and split, a sample grid halved). A size along the split dim
-        (`torch.zeros(opt.batch_size, 1)`: the global batch's) is followed as before."""
-        for before, step in zip(origin.path, origin.path[1:], strict=False):
-            call = step.node
-            if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
-                continue
-            if call.func.attr.value not in _FACTORIES - {"normal"}:
-                continue
-            sizes = [a.value for a in call.args if a.keyword is None and not a.star]
-            if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
-                sizes = [e.value for e in sizes[0].elements]
-            at = [i for i, size in enumerate(sizes) if size is before.node]
-            if at and self._dim is not None and at[0] != self._dim:
-                return True
-        return False
-
-    def _state_factory(self, origin: Origin) -> bool:
-        return isinstance(origin.node, cst.Call) and self._sized_along_dim(origin.node) is not None
+    def _state_factory(self, flow: DefUse, origin: Origin) -> bool:
+        """A tensor factory sized along the split dim by a name: state built for a batch
+        (sized per rank), unless the path cuts rows of it (held data: `rows_cut`)."""
+        return (
+            isinstance(origin.node, cst.Call)
+            and self._sized_along_dim(origin.node) is not None
+            and not rows_cut(flow, origin, self._dim)
+        )
 
     def _share_draw(self, flow: DefUse, origin: Origin) -> None:
         """A random draw that selects the batch (`perm = np.random.permutation(n)`,
@@ -447,7 +434,7 @@ class BatchProof(TrainingLoops):
     def _sized_along_dim(self, call: cst.Call) -> cst.BaseExpression | None:
         """`torch.zeros(1, bsz, n)` with the split dim 1: the size along it (`bsz`), for a
         tensor factory of a library (not of this module)."""
-        if name_of(call.func) not in _FACTORIES or not isinstance(call.func, cst.Attribute):
+        if name_of(call.func) not in FACTORIES or not isinstance(call.func, cst.Attribute):
             return None
         sizes = [a.value for a in call.args if a.keyword is None and not a.star]
         if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse
+from dp2ddp.flow import DefUse, Origin
 from dp2ddp.transforms._support.nodes import walk
+
+#: Library calls whose result is sized by their arguments: state built for the batch.
+FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
 
 
 def filled_later(node: cst.CSTNode) -> bool:
@@ -68,3 +71,46 @@ def size_read(value: cst.BaseExpression) -> bool:
     if isinstance(value.func, cst.Name):
         return value.func.value == SIZE_BUILTIN
     return isinstance(value.func, cst.Attribute) and value.func.attr.value in SIZE_METHODS
+
+
+def rows_cut(flow: DefUse, origin: Origin, dim: int | None) -> bool:
+    """A step of the path slices the value along the split dim from a start of its own
+    (`self.images[start:start + bs]`): the tensor it reaches is data held whole and cut into
+    batches, however it was built (`torch.randn(size, 4)` in a class's `__init__`), not state
+    made for one batch (`torch.zeros(1, bsz, h)`, never cut by rows). Read as state, no rank
+    split it and every rank trained the whole batch in silence (stop 64, a batch class's
+    `get_batch()` over tensors it built)."""
+    if dim is None:
+        return False
+    for step in origin.path:
+        if not step.cut:
+            continue
+        parent = flow.parent(step.node)
+        if not isinstance(parent, cst.Subscript) or parent.value is not step.node:
+            continue
+        if dim < len(parent.slice):
+            cut = parent.slice[dim].slice
+            if isinstance(cut, cst.Slice) and cut.lower is not None:
+                return True
+    return False
+
+
+def sizes_across(origin: Origin, dim: int | None) -> bool:
+    """The source reaches the value as a size of a tensor factory along a dim other than
+    the split one (`torch.randn(bs, z_dim)`, `z_dim` read from a config file): it shapes
+    the noise and holds none of the batch (v2-B, stop 44: taken for a batch cut from the
+    config and split, a sample grid halved). A size along the split dim
+    (`torch.zeros(opt.batch_size, 1)`: the global batch's) is followed as before."""
+    for before, step in zip(origin.path, origin.path[1:], strict=False):
+        call = step.node
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            continue
+        if call.func.attr.value not in FACTORIES - {"normal"}:
+            continue
+        sizes = [a.value for a in call.args if a.keyword is None and not a.star]
+        if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+            sizes = [e.value for e in sizes[0].elements]
+        at = [i for i, size in enumerate(sizes) if size is before.node]
+        if at and dim is not None and at[0] != dim:
+            return True
+    return False
