@@ -92,6 +92,7 @@ from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.module_bypass import module_bypasses
 from dp2ddp.transforms.hazards.output_state import output_state_writes
 from dp2ddp.transforms.hazards.pairs import ClassPairs, criterion_findings, pair_losses
+from dp2ddp.transforms.hazards.pickled import held_for_save as held_in
 from dp2ddp.transforms.hazards.pickled import imported_pickler, only_wrapped, wrap_reaches
 from dp2ddp.transforms.hazards.replay_memories import per_rank_memories
 from dp2ddp.transforms.hazards.scopes import (
@@ -311,7 +312,9 @@ class FlagHazards(MigrationTransform):
             self.warn(first, "DP008", detail, places)
         return updated_node
 
-    def _check_pickled_wrapper(self, save: cst.Call, saved: cst.BaseExpression) -> None:
+    def _check_pickled_wrapper(
+        self, save: cst.Call, saved: cst.BaseExpression, through: cst.Name | None = None
+    ) -> None:
         """DP070: the saved object holds a wrapped model (as assigned, `model` or
         `self.model`) itself: that name anywhere in it but as the object of an attribute
         (`model.module`, `model.state_dict()`) or of a call (`model(x)`), or the argument
@@ -319,7 +322,11 @@ class FlagHazards(MigrationTransform):
         of a function other than a container's constructor is skipped). Where it is the
         saved object itself, or an element of a plain container saved with it (`{'model':
         model, 'epoch': e}`), and proved the wrapper there (_proved_wrapper), its `.module`
-        is saved instead: what the original's DataParallel held, loadable anywhere."""
+        is saved instead: what the original's DataParallel held, loadable anywhere. A name
+        saved is looked into (`held_for_save`; said, as those statements were left before)."""
+        if isinstance(saved, cst.Name) and self._module is not None and through is None:
+            for value in held_in(view(self._module), saved):
+                self._check_pickled_wrapper(save, value, saved)
         parts = set(whole_parts(saved, self.qualified_names))
         for node in walk(saved):
             if (
@@ -346,7 +353,7 @@ class FlagHazards(MigrationTransform):
                 ):
                     continue
             held = self.code(node)
-            if node in parts and self._proved_wrapper(node):
+            if node in parts and through is None and self._proved_wrapper(node):
                 if saved is node:
                     self._inner_saves.add(save)
                 else:
@@ -357,7 +364,8 @@ class FlagHazards(MigrationTransform):
                     "without a process group (the DDP object would need one)",
                 )
                 continue
-            where = held if saved is node else f"{held} in {self.code(saved)[:60]}"
+            holder = self.code(saved)[:60] if through is None else through.value
+            where = held if saved is node and through is None else f"{held} in {holder}"
             self.warn(
                 save,
                 "DP070",

@@ -19,6 +19,7 @@ from dataclasses import replace
 import libcst as cst
 
 from dp2ddp.facts import PickledParam
+from dp2ddp.flow import DefUse
 from dp2ddp.transforms._support.nodes import code_of, nodes_of, target_names, unmoved, walk
 from dp2ddp.transforms._support.qualified import told_matches
 
@@ -219,3 +220,21 @@ def imported_pickler(
     if len(matched) > 1 and matched[0] not in names:
         return tuple(replace(p, only=False) for p in picklers[matched[0]])
     return picklers[matched[0]]
+
+
+def held_for_save(flow: DefUse, saved: cst.Name) -> list[cst.BaseExpression]:
+    """`state = {'model': model, 'epoch': e}` (or `state['model'] = model`), then
+    `torch.save(state, path)`: the values the bindings reaching the save put in the saved
+    name (a container display bound to it, a store into it). Found at stop 64
+    (dontLoveBugs/FCRN_pytorch@e42845d): a dict handed to `torch.save` through a name was
+    not looked into, and the file held the DDP object with no warning; a display written
+    in the call itself already was."""
+    held: list[cst.BaseExpression] = []
+    for found in flow.reaching(saved):
+        value = found.value
+        if found.kind == "store" and value is not None:
+            held.append(value)
+        elif found.kind in ("assign", "annassign") and not found.element:
+            if isinstance(value, (cst.Dict, cst.List, cst.Tuple)):
+                held.append(value)
+    return held
