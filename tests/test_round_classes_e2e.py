@@ -1558,6 +1558,18 @@ Stop 63's vision round (round 16, helper v1):
   module's reader: the draw stays each process's own, every sample reads its own file
   (before: `ddp_rank0_value(random.choice, ...)`, rank 1 took rank 0's picks for other
   samples' files: weights -0.9466 for the original's -1.1808).
+
+Stop 65's detection/segmentation/3D round (round 18, helper v2):
+- data_s65_v2_factory_through_package (program; v2-A, Jerrypiglet/shaper-mirror@d850515):
+  the loader factory reached through its package's re-export (`from .build import
+  make_loader` in lib/data/__init__.py), one call for training, one for validation: the
+  validation loader is left whole (ddp_shard=False, DP015), rank 0 prints the original's
+  "val acc 0.5000" (before: the importer's call was not matched to the factory, the
+  validation loader sharded like the training one, rank 0 printed its half's 0.6667, no
+  warning).
+- data_s65_v2_loader_bound_by_conditional (program; v2-B, the same repository's
+  `val_loader = build(...) if val_period > 0 else None`): the same, the loader bound by a
+  conditional expression (before: not followed to the factory's call, 0.6667, no warning).
 """
 
 from __future__ import annotations
@@ -2320,11 +2332,17 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 63 v1 (round 16): each sample's own drawn file, read through another module (the
     # base: rank 1 read rank 0's picks, other samples' files: weights -0.9466)
     "rank_zero_s63_v1_sample_draw_read_elsewhere": ("own files True probe 0.0", "weights -1.1808"),
+    # stop 65 v2 (round 18): the validation loader of another module's factory left whole on
+    # every rank, the original's figure (the base: rank 0's half, "val acc 0.6667", silently)
+    "data_s65_v2_factory_through_package": ("epoch 1 val acc 0.5000", "weights -0.1870"),
+    "data_s65_v2_loader_bound_by_conditional": ("epoch 1 val acc 0.5000", "weights -0.1870"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "batches_s63_s1_method_given_position": "train.py",  # stop 63 s1
     "rank_zero_s63_v1_sample_draw_read_elsewhere": "train.py",  # stop 63 v1 (round 16)
+    "data_s65_v2_factory_through_package": "train.py",  # stop 65 v2 (round 18)
+    "data_s65_v2_loader_bound_by_conditional": "train.py",  # stop 65 v2 (round 18)
     "batches_s62_lead_method_of_imported_class": "train.py",  # stop 62 lead
     "batches_s62_v2_taker_encoded_cut": "train.py",  # stop 62 v2
     "set_epoch_handed_loader": "main.py",
