@@ -61,6 +61,16 @@ class LoaderExport:
     picks: str = ""
     picks_index: int | None = None
     picked: tuple[str, ...] = ()
+    #: other names the program's modules re-export `module.name` by (set by the program
+    #: model: `from .build import build_dataloader` in a package's __init__.py makes
+    #: `pkg.data.build_dataloader` of `pkg.data.build.build_dataloader`): an importer's call
+    #: through the package is this export's all the same (stop 65 v2-A)
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def full_names(self) -> tuple[str, ...]:
+        """Every dotted name an importer may call or read this export by."""
+        return (f"{self.module}.{self.name}", *self.aliases)
 
     @property
     def loader_itself(self) -> bool:

@@ -1567,6 +1567,18 @@ Stop 65 (lead), issue 28's data proof:
   the batch is split where it is bound, and ddp_shard_batch cuts the label lists beside it
   (before: no split, no warning, every rank trained all 8 rows of each batch). Rank 0
   prints the original's "steps 6 weight 0.3270".
+Stop 65's detection/segmentation/3D round (round 18, helper v2):
+- data_s65_v2_factory_through_package (program; v2-A, Jerrypiglet/shaper-mirror@d850515):
+  the loader factory reached through its package's re-export (`from .build import
+  make_loader` in lib/data/__init__.py), one call for training, one for validation: the
+  validation loader is left whole (ddp_shard=False, DP015), rank 0 prints the original's
+  "val acc 0.5000" (before: the importer's call was not matched to the factory, the
+  validation loader sharded like the training one, rank 0 printed its half's 0.6667, no
+  warning). data_s65_v2_factory_through_package_star: the same through `from .build import
+  *` (before: 0.6667, no warning).
+- data_s65_v2_loader_bound_by_conditional (program; v2-B, the same repository's
+  `val_loader = build(...) if val_period > 0 else None`): the same, the loader bound by a
+  conditional expression (before: not followed to the factory's call, 0.6667, no warning).
 """
 
 from __future__ import annotations
@@ -2333,11 +2345,19 @@ CASES: dict[str, tuple[str, ...]] = {
     # rows of each batch with no split and no warning; with the split alone, before the
     # helper cut the label lists, both ranks crashed on 4 outputs for 8 targets)
     "batches_s65_lead_held_rows_label_lists": ("steps 6 weight 0.3270",),
+    # stop 65 v2 (round 18): the validation loader of another module's factory left whole on
+    # every rank, the original's figure (the base: rank 0's half, "val acc 0.6667", silently)
+    "data_s65_v2_factory_through_package": ("epoch 1 val acc 0.5000", "weights -0.1870"),
+    "data_s65_v2_loader_bound_by_conditional": ("epoch 1 val acc 0.5000", "weights -0.1870"),
+    "data_s65_v2_factory_through_package_star": ("epoch 1 val acc 0.5000", "weights -0.1870"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "batches_s63_s1_method_given_position": "train.py",  # stop 63 s1
     "rank_zero_s63_v1_sample_draw_read_elsewhere": "train.py",  # stop 63 v1 (round 16)
+    "data_s65_v2_factory_through_package": "train.py",  # stop 65 v2 (round 18)
+    "data_s65_v2_loader_bound_by_conditional": "train.py",  # stop 65 v2 (round 18)
+    "data_s65_v2_factory_through_package_star": "train.py",  # stop 65 v2 (round 18)
     "batches_s62_lead_method_of_imported_class": "train.py",  # stop 62 lead
     "batches_s62_v2_taker_encoded_cut": "train.py",  # stop 62 v2
     "set_epoch_handed_loader": "main.py",

@@ -221,6 +221,27 @@ def test_figures_are_compared_within_their_printed_precision() -> None:
     assert not same.differing and same.describe().startswith("the same numbers in the 2 lines")
 
 
+def test_a_logged_lines_figures_before_its_clock_are_compared() -> None:
+    """Stop 65 v2 (Jerrypiglet/shaper-mirror@d850515): a line logged with `%(asctime)s`
+    and a meter's `time:` field was left out whole, so rank 0's half of the validation
+    accuracy passed as "the same numbers". The stamp is dropped and the figures before the
+    first clock word are compared; a line with only a clock's numbers is still left out."""
+    original = (
+        "2026-12-03 06:36:23,547 shaper.trainer INFO: Epoch[1]-Val loss: 1.7359  "
+        "cls_acc: 0.1875  time: 0.0072  data: 0.0006\n"
+        "2026-12-03 06:36:23,600 shaper.trainer INFO: epoch took 3.2 s\n"
+    )
+    rank0 = (
+        "2026-12-03 06:37:00,783 shaper.trainer INFO: Epoch[1]-Val loss: 1.4044  "
+        "cls_acc: 0.3750  time: 0.0109  data: 0.0008\n"
+        "2026-12-03 06:37:01,001 shaper.trainer INFO: epoch took 1.9 s\n"
+    )
+    figures = toend.check_figures(original, rank0)
+    assert figures.compared == 1 and len(figures.differing) == 1
+    same = rank0.replace("1.4044", "1.7359").replace("0.3750", "0.1875")
+    assert not toend.check_figures(original, same).differing
+
+
 def test_the_copys_paths_are_written_as_the_users() -> None:
     original = "saved /home/u/proj/ckpt.pt\n"
     result = check_output(

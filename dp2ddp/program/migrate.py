@@ -70,6 +70,7 @@ from dp2ddp.transforms._support.identifiers import mentions
 if TYPE_CHECKING:
     import libcst as cst
 
+    from dp2ddp.program.reexports import ProgramReexports
     from dp2ddp.transforms._support.runtime import Generated
 
 
@@ -380,7 +381,7 @@ def _migrate(
     for module in _dependencies_first(program.libraries):
         before[module.real] = exported
         done[module.real] = _module(module, told.facts(module, "library", exported), gate, project)
-        exported += _exports(module, done[module.real])
+        exported += _exports(module, done[module.real], gate.reexports)
     libraries = [done[m.real] for m in program.libraries]
     multi = bool(program.uses_generated) or any(m.outcome.status == "migrated" for m in libraries)
     entry = _entry(program, done, exported, told, gate, project, multi)
@@ -564,13 +565,23 @@ def _imported_names(module: ProgramModule) -> list[str]:
     return names
 
 
-def _exports(module: ProgramModule, migrated: _Migrated) -> tuple[LoaderExport, ...]:
+def _exports(
+    module: ProgramModule, migrated: _Migrated, reexports: ProgramReexports | None
+) -> tuple[LoaderExport, ...]:
     """The training loaders `module` sharded for its importers' epoch loops, named by its
-    import name (the data pass that found them does not know it)."""
+    import name (the data pass that found them does not know it) and by the names other
+    program modules re-export them by (LoaderExport.aliases)."""
     result = migrated.outcome.result
     if result is None:
         return ()
-    return tuple(replace(export, module=module.name) for export in result.exports)
+    return tuple(
+        replace(
+            export,
+            module=module.name,
+            aliases=reexports.aliases(f"{module.name}.{export.name}") if reexports else (),
+        )
+        for export in result.exports
+    )
 
 
 def _shut(module: ProgramModule, gate: ProgramGate, told: ProgramTeller) -> ProgramFacts:

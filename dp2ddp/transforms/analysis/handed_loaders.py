@@ -167,7 +167,8 @@ def returned_factories(exported: Iterable[LoaderExport]) -> FactorySlots:
             continue
         if e.position is not None and (e.branched or not e.loader_itself):
             continue
-        found.setdefault(f"{e.module}.{e.name}", set()).add((e.position, e.arity))
+        for name in e.full_names:  # re-exported names too (stop 65 v2-A)
+            found.setdefault(name, set()).add((e.position, e.arity))
     return {name: frozenset(slots) for name, slots in found.items()}
 
 

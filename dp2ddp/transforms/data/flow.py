@@ -31,7 +31,23 @@ from dp2ddp.transforms._support.nodes import (
 MAX_DEPTH = 4
 
 Path = tuple[tuple[cst.Call, cst.BaseExpression], ...]
+
 """Call sites (innermost first) through which a value reached a function as an argument."""
+
+
+def branch_calls(value: cst.BaseExpression | None) -> list[cst.Call]:
+    """The calls a bound value is: the value itself, or each branch of a conditional
+    expression (nested ones too) that is a call: `make(cfg, "val") if period > 0 else None`
+    binds what `make` returns where it binds a loader at all (stop 65 v2-B,
+    Jerrypiglet/shaper-mirror@d850515: its validation loader, bound so, was not followed
+    to the factory, and was left sharded with no DP015)."""
+    if isinstance(value, cst.Call):
+        return [value]
+    if isinstance(value, cst.IfExp):
+        return branch_calls(value.body) + branch_calls(value.orelse)
+    return []
+
+
 Guard = tuple[str, str | None]
 """A parameter that switches a loop's training step on (`if train:`), with the string it is
 compared with (`if phase == "train":`; None: its truth)."""

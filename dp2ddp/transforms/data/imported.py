@@ -54,7 +54,7 @@ from dp2ddp.transforms.analysis.trained_factories import (
 from dp2ddp.transforms.analysis.training import own_callees, trains_through
 from dp2ddp.transforms.data.batch_shard import BATCH_SHARD, ShardEdit, is_sampler_shard
 from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wrappers
-from dp2ddp.transforms.data.flow import MAX_DEPTH, Path
+from dp2ddp.transforms.data.flow import MAX_DEPTH, Path, branch_calls
 from dp2ddp.transforms.data.handed_loops import hands_step
 from dp2ddp.transforms.data.handoffs import handed_on, handed_role
 from dp2ddp.transforms.data.plan import Loader
@@ -596,10 +596,9 @@ class LoaderImports(LoaderSetEpoch):
                 assign = self.parent(holder)
                 if isinstance(assign, cst.Assign):
                     value = assign.value
-            if isinstance(value, cst.Call):
-                statement = self._binding(value)[1]
-                found.append(Origin(value, expr, statement, position, arity, path))
-            elif value is None:  # an import (`from data import train_loader`), a def...
+            for call in branch_calls(value):  # `make(...)`, `make(...) if flag else None`
+                found.append(Origin(call, expr, self._binding(call)[1], position, arity, path))
+            if value is None:  # an import (`from data import train_loader`), a def...
                 found.append(Origin(None, expr, None, position, arity, path))
             elif attributes and position is None and isinstance(value, cst.Attribute):
                 found += self._attribute_origins(value, path, depth)  # `x = d.trainloader`
@@ -656,8 +655,7 @@ class LoaderImports(LoaderSetEpoch):
                 origin.arity,
             ):
                 continue
-            full = f"{export.module}.{export.name}"
-            if any(n == "/" + full or full.endswith("." + n) for n in names):
+            if any(n == "/" + f or f.endswith("." + n) for f in export.full_names for n in names):
                 return export
         return None
 

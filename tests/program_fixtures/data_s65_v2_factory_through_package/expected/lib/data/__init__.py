@@ -1,0 +1,1 @@
+from .build import make_loader
