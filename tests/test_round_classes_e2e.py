@@ -1558,6 +1558,19 @@ Stop 63's vision round (round 16, helper v1):
   module's reader: the draw stays each process's own, every sample reads its own file
   (before: `ddp_rank0_value(random.choice, ...)`, rank 1 took rank 0's picks for other
   samples' files: weights -0.9466 for the original's -1.1808).
+
+Stop 65's generative/self-supervised round (round 18, helper v3):
+- rank_zero_s65_v3_free_name_drawn_in_loop (loeweX/Greedy_InfoMax@22d17e4): `while
+  os.path.exists(path): path = base + "_" + str(random.randint(10, 99))`: the test is rank 0's
+  reading, so the draw in the loop is rank 0's too: one run folder (before: DP053, each rank
+  drew its own suffix: "folders 3" for the original's 2).
+- model_wrap_s65_v3_count_test_else_wraps (loeweX/Greedy_InfoMax@22d17e4): `if num_gpu is
+  None: DP(m); num_gpu = device_count()` / `else: assert ...; DP(m, device_ids=...)` is not a
+  count guard (its else wraps too): left as it is (before: the else dropped, the caller's
+  GPU count and its batch arithmetic with it; golden only, CPU runs the other path).
+- model_wrap_s65_v3_unused_flag_each_branch_wrap (same function): one model of a class
+  that may leave a layer unused, wrapped in each branch: find_unused_parameters=True on
+  every wrap (before: on the first only; the CPU branch raised at step 2).
 """
 
 from __future__ import annotations
@@ -2320,6 +2333,16 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 63 v1 (round 16): each sample's own drawn file, read through another module (the
     # base: rank 1 read rank 0's picks, other samples' files: weights -0.9466)
     "rank_zero_s63_v1_sample_draw_read_elsewhere": ("own files True probe 0.0", "weights -1.1808"),
+    # stop 65 v3 (round 18): a run folder's suffix drawn while the name is taken, in a loop
+    # whose test is rank 0's reading: one folder made (the base: DP053, each rank drew its
+    # own suffix, "folders 3")
+    "rank_zero_s65_v3_free_name_drawn_in_loop": ("folders 2", "weights 0.2532"),
+    # stop 65 v3: a GPU-count test whose else wraps too, left as it is (its GPU branches
+    # do not run on CPU: the migration runs to the end with the original's weights)
+    "model_wrap_s65_v3_count_test_else_wraps": ("weights 0.2532",),
+    # stop 65 v3: find_unused_parameters=True on each branch's wrap of one model (the base:
+    # the CPU branch's wrap without it, "Expected to have finished reduction" at step 2)
+    "model_wrap_s65_v3_unused_flag_each_branch_wrap": ("weights -1.3581",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
