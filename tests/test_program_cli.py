@@ -331,7 +331,8 @@ def test_a_module_shared_by_a_script_and_a_module_entry_is_an_error(
     assert result.exit_code == 2
     (line,) = errors(result)
     assert line == (
-        "pkg/model.py:1:1: error: shared by several programs that migrate it differently"
+        "pkg/model.py:1:1: error: shared by several programs that migrate it differently: "
+        "the program of run.py is left unmigrated"
     )
     assert snapshot(work) != before  # the first program is migrated; the second is not
     assert (work / "run.py").read_bytes() == before["run.py"]

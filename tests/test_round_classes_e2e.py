@@ -1579,6 +1579,18 @@ Stop 65's detection/segmentation/3D round (round 18, helper v2):
 - data_s65_v2_loader_bound_by_conditional (program; v2-B, the same repository's
   `val_loader = build(...) if val_period > 0 else None`): the same, the loader bound by a
   conditional expression (before: not followed to the factory's call, 0.6667, no warning).
+Stop 65's generative/self-supervised round (round 18, helper v3):
+- rank_zero_s65_v3_free_name_drawn_in_loop (loeweX/Greedy_InfoMax@22d17e4): `while
+  os.path.exists(path): path = base + "_" + str(random.randint(10, 99))`: the test is rank 0's
+  reading, so the draw in the loop is rank 0's too: one run folder (before: DP053, each rank
+  drew its own suffix: "folders 3" for the original's 2).
+- model_wrap_s65_v3_count_test_else_wraps (loeweX/Greedy_InfoMax@22d17e4): `if num_gpu is
+  None: DP(m); num_gpu = device_count()` / `else: assert ...; DP(m, device_ids=...)` is not a
+  count guard (its else wraps too): left as it is (before: the else dropped, the caller's
+  GPU count and its batch arithmetic with it; golden only, CPU runs the other path).
+- model_wrap_s65_v3_unused_flag_each_branch_wrap (same function): one model of a class
+  that may leave a layer unused, wrapped in each branch: find_unused_parameters=True on
+  every wrap (before: on the first only; the CPU branch raised at step 2).
 """
 
 from __future__ import annotations
@@ -2350,6 +2362,16 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s65_v2_factory_through_package": ("epoch 1 val acc 0.5000", "weights -0.1870"),
     "data_s65_v2_loader_bound_by_conditional": ("epoch 1 val acc 0.5000", "weights -0.1870"),
     "data_s65_v2_factory_through_package_star": ("epoch 1 val acc 0.5000", "weights -0.1870"),
+    # stop 65 v3 (round 18): a run folder's suffix drawn while the name is taken, in a loop
+    # whose test is rank 0's reading: one folder made (the base: DP053, each rank drew its
+    # own suffix, "folders 3")
+    "rank_zero_s65_v3_free_name_drawn_in_loop": ("folders 2", "weights 0.2532"),
+    # stop 65 v3: a GPU-count test whose else wraps too, left as it is (its GPU branches
+    # do not run on CPU: the migration runs to the end with the original's weights)
+    "model_wrap_s65_v3_count_test_else_wraps": ("weights 0.2532",),
+    # stop 65 v3: find_unused_parameters=True on each branch's wrap of one model (the base:
+    # the CPU branch's wrap without it, "Expected to have finished reduction" at step 2)
+    "model_wrap_s65_v3_unused_flag_each_branch_wrap": ("weights -1.3581",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

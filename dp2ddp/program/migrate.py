@@ -169,7 +169,10 @@ def _plan_one(
         if real in plan._planned and index < generated:
             earlier = plan.outcomes[plan._planned[real]]
             if _code(earlier) != _code(item.outcome):
-                message = "shared by several programs that migrate it differently"
+                message = (  # the program left out named (stop 65 v3: it was the trainer)
+                    "shared by several programs that migrate it differently: the program "
+                    f"of {program.entry.path} is left unmigrated"
+                )
                 error = InputError(message).format(item.outcome.path)
                 plan.outcomes.append(FileOutcome(item.outcome.path, "failed", error=error))
                 return None

@@ -475,6 +475,18 @@ class WrapModelInDDP(MigrationTransform):
             return self._hoist_wrap(original_node, updated_node, kept, dropped)
         if isinstance(kept, cst.BaseExpression):
             return self._keep_other_terms(original_node, updated_node, kept, dropped)
+        orelse = original_node.orelse
+        if (
+            isinstance(orelse, cst.Else)
+            and isinstance(updated_node.orelse, cst.Else)
+            and wraps_on_every_path(orelse.body, self._wraps_directly)
+            and self.code(updated_node.orelse.body) != self.code(updated_node.body)
+        ):
+            # the else wraps too, and does more than the body apart from DataParallel's
+            # arguments (`if num_gpu is None: DP(m); num_gpu = count()` / `else: assert
+            # ...; DP(m, device_ids=...)`, loeweX/Greedy_InfoMax@22d17e4): not the
+            # single-device path, left as it is
+            return updated_node
         body, messages = messages_kept_guarded(
             list(updated_node.body.body), updated_node.test, self.qualified_names, self.code
         )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.transforms._support.names import DATAPARALLEL
 from dp2ddp.transforms._support.nodes import unmoved, walk
 
 if TYPE_CHECKING:
@@ -20,10 +21,18 @@ SEQUENTIAL = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Seque
 
 def built_by(t: MigrationTransform, module: cst.BaseExpression) -> cst.BaseExpression | None:
     """The callee that built `module` (`Net` of `Net(...).cuda()`, also through a name
-    assigned once from such a call earlier in the same function); None if unknown."""
+    assigned once from such a call earlier in the same function); None if unknown. A name
+    last assigned a DataParallel wrap (another branch's `model = nn.DataParallel(model)`
+    above `else: model = nn.DataParallel(model)`, loeweX/Greedy_InfoMax@22d17e4) was built
+    by what built the wrap's module: judged as the library's class, only the first wrap got
+    find_unused_parameters=True and the CPU branch's DDP raised at step 2 (stop 65 v3)."""
     node: cst.BaseExpression = module
-    for _ in range(3):
+    for _ in range(4):
         node = unmoved(node)
+        if isinstance(node, cst.Call) and node is not module and node.args:
+            if t.qualified_names(node.func) & DATAPARALLEL:
+                node = node.args[0].value
+                continue
         if isinstance(node, cst.Call):
             return node.func
         if not isinstance(node, cst.Name):

@@ -626,8 +626,13 @@ class RunDirValues(CallRule):
             self._asking.discard(id(statement))
 
     def _reads_per_rank(self, condition: cst.CSTNode) -> bool:
+        """A per-process read or the file system's state in `condition`, not made rank 0's
+        (uniformity.share): `while os.path.exists(p): p += str(np.random.randint(100))`
+        (loeweX/Greedy_InfoMax@22d17e4) tests rank 0's reading, so every rank loops alike
+        and the draw in it is paired (stop 65 v3)."""
         return any(
             isinstance(call, cst.Call)
+            and not self.facts.uniform.is_shared(call)
             and any(
                 reads_per_process(name) or name in FILE_SYSTEM_STATE
                 for name in self.t.qualified_names(call.func)
