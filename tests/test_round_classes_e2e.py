@@ -1558,6 +1558,13 @@ Stop 63's vision round (round 16, helper v1):
   module's reader: the draw stays each process's own, every sample reads its own file
   (before: `ddp_rank0_value(random.choice, ...)`, rank 1 took rank 0's picks for other
   samples' files: weights -0.9466 for the original's -1.1808).
+
+Stop 65's language round (round 18, helper v1):
+- batches_s65_v1_batch_object_attributes (ldulcic/customer-support-chatbot@6ca0b62): an
+  iterator of batch objects (torchtext's Batch) whose attributes the loop hands to a
+  DataParallel(dim=1) model: ddp_shard_batch cuts the object's tensors along dim 1, the
+  original's weights (before: the object came back whole, every rank trained the whole
+  batch at WORLD_SIZE times the summed loss: weights -0.8436 for the original's -8.1600).
 """
 
 from __future__ import annotations
@@ -2320,6 +2327,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 63 v1 (round 16): each sample's own drawn file, read through another module (the
     # base: rank 1 read rank 0's picks, other samples' files: weights -0.9466)
     "rank_zero_s63_v1_sample_draw_read_elsewhere": ("own files True probe 0.0", "weights -1.1808"),
+    # stop 65 v1: the original's (the base printed weights -0.8436: the batch object came
+    # back whole from ddp_shard_batch, every rank trained all of it at twice the summed loss)
+    "batches_s65_v1_batch_object_attributes": ("weights -8.1600",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
