@@ -54,6 +54,34 @@ def test_sequence_first_batches_are_split_by_columns() -> None:
     assert torch.equal(parts[1][3:5].reshape(-1), source[3:5, 2:].reshape(-1))
 
 
+def test_a_batch_objects_tensors_are_cut_in_a_copy() -> None:
+    """Stop 65 v1-A (torchtext's Batch): an object holding the batch's tensors in its
+    attributes comes back as a copy with them cut along `dim` (before: whole, on every
+    rank); the rest of the object stays, the caller's object is left as it was, and an
+    object holding no tensor (a module, a plain value) passes as it is."""
+
+    class Batch:
+        def __init__(self, question: torch.Tensor, answer: torch.Tensor) -> None:
+            self.question = question
+            self.answer = answer
+            self.pair = (question, answer)
+            self.batch_size = question.size(1)
+            self.fields = {"question": "text"}
+
+    question, answer = torch.arange(30).reshape(5, 6), torch.arange(42).reshape(7, 6)
+    batch = Batch(question, answer)
+    parts = [_helpers(rank, 2)["ddp_shard_batch"](batch, dim=1) for rank in range(2)]
+    for rank, part in enumerate(parts):
+        assert type(part) is Batch and part is not batch
+        assert torch.equal(part.question, question[:, 3 * rank : 3 * rank + 3])
+        assert torch.equal(part.pair[1], answer[:, 3 * rank : 3 * rank + 3])
+        assert part.fields == {"question": "text"}
+    assert batch.question is question  # the caller's object is not cut
+    assert torch.equal(torch.cat([p.answer for p in parts], dim=1), answer)
+    module = torch.nn.Linear(6, 2)
+    assert _helpers(0, 2)["ddp_shard_batch"](module) is module
+
+
 def test_tensors_that_disagree_along_dim_are_refused() -> None:
     shard = _helpers(0, 2)["ddp_shard_batch"]
     with pytest.raises(ValueError, match="differ in size along dim 1"):

@@ -1591,6 +1591,18 @@ Stop 65's generative/self-supervised round (round 18, helper v3):
 - model_wrap_s65_v3_unused_flag_each_branch_wrap (same function): one model of a class
   that may leave a layer unused, wrapped in each branch: find_unused_parameters=True on
   every wrap (before: on the first only; the CPU branch raised at step 2).
+Stop 65's language round (round 18, helper v1):
+- batches_s65_v1_batch_object_attributes (ldulcic/customer-support-chatbot@6ca0b62): an
+  iterator of batch objects (torchtext's Batch) whose attributes the loop hands to a
+  DataParallel(dim=1) model: ddp_shard_batch cuts the object's tensors along dim 1, the
+  original's weights (before: the object came back whole, every rank trained the whole
+  batch at WORLD_SIZE times the summed loss: weights -0.8436 for the original's -8.1600).
+- batches_s65_v1_wrap_stored_in_attribute (zihaohe123/pytorch-seq2seq@6a06fcc): a trainer
+  class stores its wrap through the local name (`model = nn.DataParallel(model)`, `self.model
+  = model`) and another method's loop over its iterator of batch objects calls `self.model`:
+  the loop feeds the wrap and is cut, the original's weights (before: not read as feeding a
+  wrapped model, every rank the whole batch at twice the summed loss: weights -1.5458 for
+  the original's -7.8611, no warning).
 """
 
 from __future__ import annotations
@@ -2372,6 +2384,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 65 v3: find_unused_parameters=True on each branch's wrap of one model (the base:
     # the CPU branch's wrap without it, "Expected to have finished reduction" at step 2)
     "model_wrap_s65_v3_unused_flag_each_branch_wrap": ("weights -1.3581",),
+    # stop 65 v1: the original's (the base printed weights -0.8436: the batch object came
+    # back whole from ddp_shard_batch, every rank trained all of it at twice the summed loss)
+    "batches_s65_v1_batch_object_attributes": ("weights -8.1600",),
+    # stop 65 v1: the original's (the base printed weights -1.5458: `self.model = model`
+    # after the wrap was not read as the wrap, the batches stayed whole at twice the loss)
+    "batches_s65_v1_wrap_stored_in_attribute": ("weights -7.8611",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -82,7 +82,7 @@ from dp2ddp.transforms.batches.loops import (
     cuts_with,
     straight_statements,
 )
-from dp2ddp.transforms.batches.returned_wraps import headed_outputs, returned_wraps
+from dp2ddp.transforms.batches.returned_wraps import headed_outputs, returned_wraps, stored_wraps
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
 from dp2ddp.transforms.batches.summed import keep_summed_losses
 from dp2ddp.transforms.batches.yielded import from_sharded_loader
@@ -122,6 +122,7 @@ class ShardBatches(BatchSqueezes):
         self.index(nodes)
         self._models = list(self.state.wrapped) or self._migrated_wraps(nodes)
         self._models += returned_wraps(nodes, self._models)
+        self._models += stored_wraps(nodes, self._models)
         self._loader_calls = {
             c: Loader(c, {}, *self._binding(c), None)
             for c in self._calls

@@ -99,3 +99,33 @@ def headed_outputs(body: cst.BaseSuite, outputs: set[str]) -> set[str]:
                 found.add(name)
                 grown = True
     return found
+
+
+def stored_wraps(nodes: ModuleNodes, wrapped: list[str]) -> list[str]:
+    """The attributes a function stores a wrapped name in after wrapping it there (`model =
+    DataParallel(model, dim=1)`, then `self.model = model`): the wrap the class's other
+    methods call as `self.model(src, trg)`, not in `wrapped` (stop 65, v1-B,
+    zihaohe123/pytorch-seq2seq@6a06fcc: its loop over `self.train_iterator` was not read as
+    feeding a wrapped model, so its batches stayed whole on every rank, unsaid, and a summed
+    loss was still multiplied by WORLD_SIZE)."""
+    known = set(wrapped)
+    names: list[str] = []
+    for function in nodes.of(cst.FunctionDef):
+        wrapped_here: set[str] = set()
+        for node in walk(function.body, skip_scopes=True):
+            if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+                continue
+            target, value = node.targets[0].target, node.value
+            if isinstance(target, cst.Name) and target.value in known:
+                if "DataParallel(" in code_of(value):
+                    wrapped_here.add(target.value)
+                else:
+                    wrapped_here.discard(target.value)
+            elif (
+                isinstance(target, cst.Attribute)
+                and isinstance(value, cst.Name)
+                and value.value in wrapped_here
+                and code_of(target) not in known | set(names)
+            ):
+                names.append(code_of(target))
+    return names
