@@ -88,7 +88,9 @@ LATER_HIGH: Final[dict[str, tuple[str, str]]] = {
     "DP070": (
         "the wrapped model is pickled whole",
         "A save pickles the wrapper object itself (`torch.save(model, path)`, "
-        "`torch.save(nn.Sequential(model), path)`, a dict or list holding it, "
+        "`torch.save(nn.Sequential(model), path)`, a dict or list holding it, or a name "
+        "such a display or an item store fills (`state = {'net': net}` or `state['net'] = "
+        "net`, then `torch.save(state, path)`: warned, not rewritten), "
         "`net.module if use_cuda else net` on the branch that keeps the wrapper), not its "
         "`state_dict()` or `.module`. The original's file held a DataParallel, which loads "
         "in any process; migrated, it holds the DistributedDataParallel object, and "
