@@ -122,7 +122,7 @@ class ShardBatches(BatchSqueezes):
         self.index(nodes)
         self._models = list(self.state.wrapped) or self._migrated_wraps(nodes)
         self._models += returned_wraps(nodes, self._models)
-        self._models += stored_wraps(nodes, self._models)
+        self._models += stored_wraps(nodes, self._models, self._is_dp)
         self._loader_calls = {
             c: Loader(c, {}, *self._binding(c), None)
             for c in self._calls

@@ -12,6 +12,8 @@ of a returned tuple or list, by position) are wrapped models too: `embedding_net
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import ModuleNodes, code_of, walk
@@ -101,13 +103,16 @@ def headed_outputs(body: cst.BaseSuite, outputs: set[str]) -> set[str]:
     return found
 
 
-def stored_wraps(nodes: ModuleNodes, wrapped: list[str]) -> list[str]:
+def stored_wraps(
+    nodes: ModuleNodes, wrapped: list[str], is_wrap: Callable[[cst.CSTNode], bool]
+) -> list[str]:
     """The attributes a function stores a wrapped name in after wrapping it there (`model =
     DataParallel(model, dim=1)`, then `self.model = model`): the wrap the class's other
     methods call as `self.model(src, trg)`, not in `wrapped` (stop 65, v1-B,
     zihaohe123/pytorch-seq2seq@6a06fcc: its loop over `self.train_iterator` was not read as
     feeding a wrapped model, so its batches stayed whole on every rank, unsaid, and a summed
-    loss was still multiplied by WORLD_SIZE)."""
+    loss was still multiplied by WORLD_SIZE). `is_wrap`: the pass's test of a wrap call, by
+    qualified name (an alias `DP(model)` is one; a name merely ending in DataParallel is not)."""
     known = set(wrapped)
     names: list[str] = []
     for function in nodes.of(cst.FunctionDef):
@@ -117,7 +122,7 @@ def stored_wraps(nodes: ModuleNodes, wrapped: list[str]) -> list[str]:
                 continue
             target, value = node.targets[0].target, node.value
             if isinstance(target, cst.Name) and target.value in known:
-                if "DataParallel(" in code_of(value):
+                if any(is_wrap(n) for n in walk(value)):
                     wrapped_here.add(target.value)
                 else:
                     wrapped_here.discard(target.value)
