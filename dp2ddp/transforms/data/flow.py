@@ -31,8 +31,12 @@ from dp2ddp.transforms._support.nodes import (
 MAX_DEPTH = 4
 
 Path = tuple[tuple[cst.Call, cst.BaseExpression], ...]
-
 """Call sites (innermost first) through which a value reached a function as an argument."""
+Guard = tuple[str, str | None]
+"""A parameter that switches a loop's training step on (`if train:`), with the string it is
+compared with (`if phase == "train":`; None: its truth)."""
+Around = cst.For | cst.While | cst.Module | None
+"""What `_loops_around` finds: a loop, the module (runs once) or None (unknown)."""
 
 
 def branch_calls(value: cst.BaseExpression | None) -> list[cst.Call]:
@@ -46,13 +50,6 @@ def branch_calls(value: cst.BaseExpression | None) -> list[cst.Call]:
     if isinstance(value, cst.IfExp):
         return branch_calls(value.body) + branch_calls(value.orelse)
     return []
-
-
-Guard = tuple[str, str | None]
-"""A parameter that switches a loop's training step on (`if train:`), with the string it is
-compared with (`if phase == "train":`; None: its truth)."""
-Around = cst.For | cst.While | cst.Module | None
-"""What `_loops_around` finds: a loop, the module (runs once) or None (unknown)."""
 
 
 class CallFlow(MigrationTransform):
