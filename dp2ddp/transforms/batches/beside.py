@@ -18,7 +18,7 @@ from dp2ddp.transforms.batches.field_lists import (
     whole_batch,
 )
 from dp2ddp.transforms.batches.loops import PER_RANK
-from dp2ddp.transforms.batches.source_syntax import size_read
+from dp2ddp.transforms.batches.source_syntax import per_dim_args, size_read
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.batches.proof import BatchProof
@@ -249,9 +249,7 @@ def _settle_tile(
     True), or a name or attribute made this rank's part at the tile (True); else False."""
     assert isinstance(call.func, cst.Attribute)
     dim = proof._dim or 0
-    sizes = [a.value for a in call.args if a.keyword is None and not a.star]
-    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
-        sizes = [e.value for e in sizes[0].elements]
+    sizes = per_dim_args(call)
     if dim >= len(sizes):
         return False
     count = sizes[dim]

@@ -63,6 +63,7 @@ from dp2ddp.transforms.batches.source_syntax import (
     binding_of,
     constant_sizes,
     filled_later,
+    per_dim_args,
     rows_cut,
     size_read,
     sizes_across,
@@ -436,9 +437,7 @@ class BatchProof(TrainingLoops):
         tensor factory of a library (not of this module)."""
         if name_of(call.func) not in FACTORIES or not isinstance(call.func, cst.Attribute):
             return None
-        sizes = [a.value for a in call.args if a.keyword is None and not a.star]
-        if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
-            sizes = [e.value for e in sizes[0].elements]
+        sizes = per_dim_args(call)
         if self._dim is None or self._dim >= len(sizes):
             return None
         size = sizes[self._dim]

@@ -107,10 +107,18 @@ def sizes_across(origin: Origin, dim: int | None) -> bool:
             continue
         if call.func.attr.value not in FACTORIES - {"normal"}:
             continue
-        sizes = [a.value for a in call.args if a.keyword is None and not a.star]
-        if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
-            sizes = [e.value for e in sizes[0].elements]
-        at = [i for i, size in enumerate(sizes) if size is before.node]
+        at = [i for i, size in enumerate(per_dim_args(call)) if size is before.node]
         if at and dim is not None and at[0] != dim:
             return True
     return False
+
+
+def per_dim_args(call: cst.Call) -> list[cst.BaseExpression]:
+    """A call's arguments one per dim (a tensor factory's sizes, `repeat`'s counts): its
+    positional arguments (`torch.zeros(1, bsz, h)`), or the elements of the one tuple or
+    list given (`torch.zeros((1, bsz, h))`); a starred argument is no known dim's and is
+    left out."""
+    sizes = [a.value for a in call.args if a.keyword is None and not a.star]
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        return [e.value for e in sizes[0].elements]
+    return sizes
