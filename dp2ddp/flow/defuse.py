@@ -414,7 +414,8 @@ class DefUse:
     def _reaching(self, name: cst.Name) -> list[Definition]:
         """The bindings that may reach this use, narrowed by the blocks around it: walking
         out from the use, a plain binding earlier in the same block (`x = ...` as a
-        statement of its own) hides everything before it; a binding nested in an earlier
+        statement of its own, or one in the body of a `with` there: the body runs
+        whenever the `with` does) hides everything before it; a binding nested in an earlier
         statement (an if, a loop) may or may not run, so it is kept and the walk goes on;
         leaving a loop's body adds the loop's own bindings (the previous iteration's).
         Bindings outside the use's function (module globals, closures) are kept where the
@@ -451,8 +452,10 @@ class DefUse:
                 if node in statements:
                     for statement in reversed(statements[: statements.index(node)]):
                         here = [d for d in every if id(statement) in inside[id(d)]]
-                        plain = isinstance(statement, cst.SimpleStatementLine) and any(
-                            d.kind in ("assign", "annassign") for d in here
+                        always = {id(line) for line in _always_run(statement)}
+                        plain = any(
+                            d.kind in ("assign", "annassign") and inside[id(d)] & always
+                            for d in here
                         )
                         for definition in here:
                             add(definition)
@@ -657,3 +660,24 @@ def _decorator(decorator: cst.Decorator) -> str:
 view = PerTree(DefUse)
 """The def-use view of a module, built once per tree: passes that leave the tree as it was
 (the pipeline's copy-on-write) share it, and a changed tree gets a new one."""
+
+
+def _always_run(statement: cst.CSTNode) -> list[cst.SimpleStatementLine]:
+    """The simple statements that run whenever `statement` does: itself, or those of a
+    `with` body (a `with` nested in it too). Not a `with suppress(...)`: an exception may
+    leave the rest of its body unrun (issue 28: `with torch.no_grad(): fake =
+    netG(fixed_noise)` hid the step's `fake = netG(noise)` from no read after it)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return [statement]
+    if not isinstance(statement, cst.With) or not isinstance(statement.body, cst.IndentedBlock):
+        return []
+    if any("suppress" in _called_name(item.item) for item in statement.items):
+        return []
+    return [line for inner in statement.body.body for line in _always_run(inner)]
+
+
+def _called_name(expr: cst.BaseExpression) -> str:
+    func = expr.func if isinstance(expr, cst.Call) else expr
+    while isinstance(func, cst.Attribute):
+        func = func.attr
+    return func.value if isinstance(func, cst.Name) else ""
