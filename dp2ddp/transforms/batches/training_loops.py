@@ -58,7 +58,6 @@ class TrainingLoops(DrawnBatches):
                     self.matches(_called(d.decorator), NO_GRAD) for d in ancestor.decorators
                 ):
                     return None
-                trains = function_trains(ancestor, self.qualified_names)
                 function = flow().functions.get(ancestor)
                 if function is None:
                     return None
