@@ -471,15 +471,15 @@ class ModelClass:
     several: str = ""
     bare: bool = False  #: it may hold no parameter (bare_modules.py): wrap decided at run time
     built: bool = True  #: the program may build it (class_reach.py; DP041's fallback)
-    #: Its methods (not forward()) that run its layers, and those proved to run none
-    #: (analysis/layer_methods.py): one of the first called through a wrapped model's
-    #: `.module` in a step that backpropagates runs them past DDP (DP108).
+    #: Its methods (not forward()) running its layers, those proved to run none (layer_methods.py):
+    #: one of the first called through a wrapped model's `.module` in a backpropagating step: DP108.
     runs: tuple[str, ...] = ()
     quiet: tuple[str, ...] = ()
     cuts: tuple[str, ...] = ()  #: rows cut by a held batch size (batch_pairs.forward_cuts, DP064)
     part_wrap: str = ""  #: its own or a built class's DataParallel submodule (part_wraps.py)
     draws: tuple[str, ...] = ()  #: methods drawing new weights (weight_draws.py, reinit.py)
     held: bool = True
+    norms: bool = False  #: it or a program class it builds makes a BatchNorm layer (DP216)
 
 
 @dataclass(frozen=True)

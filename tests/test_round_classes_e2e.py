@@ -1603,6 +1603,12 @@ Stop 65's language round (round 18, helper v1):
   the loop feeds the wrap and is cut, the original's weights (before: not read as feeding a
   wrapped model, every rank the whole batch at twice the summed loss: weights -1.5458 for
   the original's -7.8611, no warning).
+
+Stop 66 (lead), issue 28's fixed batches ("sample grids"):
+- batches_s66_lead_fixed_batch_norm_train: noise fixed before the loop run whole through a
+  generator with BatchNorm in train mode, each epoch and under no_grad every other step:
+  DP216 at both calls (DataParallel normalised each GPU's chunk by its own statistics);
+  every rank computes the whole grid, the original's figures on CPU (before: no warning).
 """
 
 from __future__ import annotations
@@ -2390,6 +2396,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 65 v1: the original's (the base printed weights -1.5458: `self.model = model`
     # after the wrap was not read as the wrap, the batches stayed whole at twice the loss)
     "batches_s65_v1_wrap_stored_in_attribute": ("weights -7.8611",),
+    # stop 66 lead: the whole fixed grid in train mode, the original's figures (DP216 says
+    # DataParallel's chunks normalised apart)
+    "batches_s66_lead_fixed_batch_norm_train": ("grid 0.1250", "weights 7.8359"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

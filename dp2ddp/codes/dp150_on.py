@@ -336,4 +336,20 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "keep the per-rank actors on purpose (more experience per step); then silence the "
         "warning with `# noqa: DP200`.",
     ),
+    "DP216": (
+        "a fixed batch run whole through a model with BatchNorm in train mode",
+        "A batch fixed before the training loop (noise drawn once, `fixed_z`, a debug or "
+        "sample batch) is run through the wrapped model in the loop while the model is in "
+        "train mode and holds BatchNorm layers. dp2ddp leaves such a batch whole, so every "
+        "rank computes all of its outputs, as DataParallel gathered them. But DataParallel "
+        "scattered it first: each GPU's replica normalised its own chunk by the chunk's "
+        "mean and variance (and replica 0's chunk moved the running statistics). Every "
+        "rank now normalises the whole batch by the whole batch's statistics, so the "
+        "outputs (a sample grid, a logged figure) and the running statistics differ from "
+        "DataParallel's. Where the samples are meant to show the model as it evaluates, "
+        "put it in eval mode around the call (`model.eval()` before it, `model.train()` "
+        "after: the original's figures change too, to the ones that mean something); to "
+        "keep DataParallel's per-chunk figures, cut the batch with `ddp_shard_batch` and "
+        "gather the outputs. Then silence the warning with `# noqa: DP216`.",
+    ),
 }

@@ -145,6 +145,7 @@ class ProgramTeller(LoaderTeller):
                 program_classified,
                 quiet_through_held,
             )
+            from dp2ddp.transforms.analysis.norm_layers import norm_classes
             from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
             from dp2ddp.transforms.analysis.weight_draws import drawing_methods, weight_draw_calls
@@ -219,15 +220,14 @@ class ProgramTeller(LoaderTeller):
             built = None if self.program.dynamic_sites else class_reach.built_classes(reaches)
             partial_uses = partial_models(classes, frozenset(empty))
             several = resolve_several({n: facts.several for n, facts in classes.items()})
-            part_wraps = partly_wrapped(
-                {n: f.held_wrap for n, f in classes.items()},
-                {n: f.children for n, f in classes.items()},
-            )
+            children_of = {n: f.children for n, f in classes.items()}
+            part_wraps = partly_wrapped({n: f.held_wrap for n, f in classes.items()}, children_of)
             self._models = {
                 name: (partial_uses[name].describe() if name in partial_uses else "")
                 for name in classes
             }
             drawing = drawing_methods(redraws)
+            norms = norm_classes({n: f.norms for n, f in classes.items()}, children_of)
             holding = held_classes(wraps)  # those a DataParallel may hold (DP022, DP007)
             # Shared by every module's facts (see draws).
             self._model_classes = tuple(
@@ -246,6 +246,7 @@ class ProgramTeller(LoaderTeller):
                     part_wraps.get(n, ""),
                     tuple(sorted(drawing.get(n, ()))),
                     holding is None or n.rpartition(".")[2] in holding,
+                    n in norms,
                 )  # fmt: skip
                 for n, use in self._models.items()
             )

@@ -15,6 +15,7 @@ from dp2ddp.facts import ModelClass
 from dp2ddp.transforms.analysis import class_reach
 from dp2ddp.transforms.analysis.bare_modules import bare_classes, empty_classes
 from dp2ddp.transforms.analysis.dropped_outputs import resolve_several
+from dp2ddp.transforms.analysis.norm_layers import norm_classes
 from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
 from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
 
@@ -30,10 +31,11 @@ def own_model_classes(source: str, tree: ast.Module) -> tuple[ModelClass, ...]:
     bare = bare_classes("", source)
     uses = partial_models(classes, empty_classes("", source))
     several = resolve_several({name: facts.several for name, facts in classes.items()})
+    children = {name: facts.children for name, facts in classes.items()}
     part_wraps = partly_wrapped(
-        {name: facts.held_wrap for name, facts in classes.items()},
-        {name: facts.children for name, facts in classes.items()},
+        {name: facts.held_wrap for name, facts in classes.items()}, children
     )
+    norms = norm_classes({name: facts.norms for name, facts in classes.items()}, children)
     return tuple(
         ModelClass(
             name,
@@ -45,6 +47,7 @@ def own_model_classes(source: str, tree: ast.Module) -> tuple[ModelClass, ...]:
             bare=name in bare,
             built=built is None or name in built,
             part_wrap=part_wraps.get(name, ""),
+            norms=name in norms,
         )
         for name, facts in classes.items()
     )

@@ -81,6 +81,7 @@ from dp2ddp.transforms.analysis.layer_arguments import (
     read_arguments,
 )
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
+from dp2ddp.transforms.analysis.norm_layers import builds_norm
 from dp2ddp.transforms.analysis.part_wraps import held_wrap
 from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside
 
@@ -140,6 +141,7 @@ class ClassFacts:
     reach: unproved_reach.Reach = unproved_reach.Reach()
     #: The submodule it wraps in DataParallel itself (analysis/part_wraps.py), "" if none.
     held_wrap: str = ""
+    norms: bool = False  #: its __init__ builds a BatchNorm layer (norm_layers.py)
 
 
 @dataclass
@@ -215,6 +217,7 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                     several=several,
                     reach=reach,
                     held_wrap=wrap,
+                    norms=builds_norm(node, lambda f: resolve(f, imports, local, prefix)),
                 )
     return found
 

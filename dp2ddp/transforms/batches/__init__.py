@@ -69,6 +69,7 @@ from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
 from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
 from dp2ddp.transforms.batches.after_loop import warn_picks_after_loop
 from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
+from dp2ddp.transforms.batches.fixed_norms import warn_fixed_norm_calls
 from dp2ddp.transforms.batches.fixed_positions import iterated_outputs, warn_fixed_positions
 from dp2ddp.transforms.batches.global_reshape import global_reshapes
 from dp2ddp.transforms.batches.loops import (
@@ -172,6 +173,7 @@ class ShardBatches(BatchSqueezes):
             self._plan_output_indices(nodes)
             self._warn_batch_positions(nodes)
             warn_picks_after_loop(self, nodes)
+            warn_fixed_norm_calls(self, node, nodes)
             self._keep_batch_dims(nodes)
         self._draw_whole_alike(nodes)  # after the proof: its splits draw alike already
         self._share_shuffles(nodes)

@@ -67,6 +67,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
 from dp2ddp.transforms.analysis.fixed_fetch import fixed_fetches
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
+from dp2ddp.transforms.analysis.norm_layers import BATCHNORM_LAYERS, TORCHVISION_BN
 from dp2ddp.transforms.analysis.owner_parameters import rebound_whole
 from dp2ddp.transforms.analysis.pickled_params import (
     PICKLERS,
@@ -106,7 +107,7 @@ from dp2ddp.transforms.hazards.scopes import (
     loop_info,
 )
 from dp2ddp.transforms.hazards.sub_wraps import unproved_pairs
-from dp2ddp.transforms.hazards.unbuilt_norms import BATCHNORM_LAYERS, TORCHVISION_BN, unbuilt
+from dp2ddp.transforms.hazards.unbuilt_norms import unbuilt
 from dp2ddp.transforms.hazards.visible_devices import (
     ENV_SETTERS,
     VISIBLE_DEVICES,

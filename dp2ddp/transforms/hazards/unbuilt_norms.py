@@ -13,7 +13,6 @@ model held BatchNorm, which it does not (round 14, v1-C). Anything else keeps it
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 
 import libcst as cst
@@ -22,19 +21,6 @@ from dp2ddp.facts import ModelClass
 from dp2ddp.transforms._support.nodes import walk
 
 Parent = Callable[[cst.CSTNode], cst.CSTNode | None]
-
-#: BatchNorm layer classes by qualified name (DP008, DP017).
-BATCHNORM_LAYERS = frozenset(
-    f"torch.nn{module}.{kind}BatchNorm{dim}d"
-    for module in ("", ".modules.batchnorm", ".modules")
-    for kind in ("", "Lazy")
-    for dim in (1, 2, 3)
-)
-#: torchvision models built with BatchNorm layers.
-TORCHVISION_BN = re.compile(
-    r"^torchvision\.models\.(\w+\.)?(resnet\d+|resnext\w+|wide_resnet\w+|densenet\d+|vgg\d+_bn"
-    r"|mobilenet\w*|efficientnet\w*|inception_v3|googlenet|shufflenet\w*|mnasnet\w*|regnet\w*)$"
-)
 
 
 def unbuilt(
