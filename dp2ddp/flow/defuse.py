@@ -671,13 +671,18 @@ def _always_run(statement: cst.CSTNode) -> list[cst.SimpleStatementLine]:
         return [statement]
     if not isinstance(statement, cst.With) or not isinstance(statement.body, cst.IndentedBlock):
         return []
-    if any("suppress" in _called_name(item.item) for item in statement.items):
+    if suppresses(statement):
         return []
     return [line for inner in statement.body.body for line in _always_run(inner)]
 
 
-def _called_name(expr: cst.BaseExpression) -> str:
-    func = expr.func if isinstance(expr, cst.Call) else expr
-    while isinstance(func, cst.Attribute):
-        func = func.attr
-    return func.value if isinstance(func, cst.Name) else ""
+def suppresses(statement: cst.With) -> bool:
+    """A `with` whose item may suppress an exception (`contextlib.suppress(...)`): the rest
+    of its body may not run (the readers that take a `with` body as always run ask)."""
+    for item in statement.items:
+        func = item.item.func if isinstance(item.item, cst.Call) else item.item
+        while isinstance(func, cst.Attribute):
+            func = func.attr
+        if isinstance(func, cst.Name) and "suppress" in func.value:
+            return True
+    return False

@@ -405,50 +405,6 @@ def remove_arg(args: list[cst.Arg], index: int) -> list[cst.Arg]:
     return [a for i, a in enumerate(args) if i != index]
 
 
-def bound_value(statement: cst.BaseStatement, name: str) -> tuple[bool, cst.BaseExpression | None]:
-    """Whether `statement` binds `name`, and to what value when that is plain to see."""
-    if isinstance(statement, cst.SimpleStatementLine):
-        for small in reversed(statement.body):
-            if isinstance(small, cst.Assign):
-                for assign_target in small.targets:
-                    target = assign_target.target
-                    if isinstance(target, cst.Name) and target.value == name:
-                        return True, small.value
-                    if isinstance(target, (cst.Tuple, cst.List)):
-                        names = [e.value for e in target.elements]
-                        hit = [
-                            i
-                            for i, n in enumerate(names)
-                            if isinstance(n, cst.Name) and n.value == name
-                        ]
-                        if hit:
-                            value = small.value
-                            if not isinstance(value, (cst.Tuple, cst.List)):
-                                return True, None
-                            if len(value.elements) != len(names):
-                                return True, None
-                            return True, value.elements[hit[0]].value
-            elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
-                if isinstance(small.target, cst.Name) and small.target.value == name:
-                    return True, small.value if isinstance(small, cst.AnnAssign) else None
-        return False, None
-    if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
-        # Binds its own name only: what its body binds is its own scope's (a `val()`
-        # with a local `loss_avg` before the module's loop that feeds the module's
-        # `loss_avg`: meijieru/crnn.pytorch, class F1 of stop 34).
-        return statement.name.value == name, None
-    for node in walk(statement, skip_scopes=True):
-        targets: list[cst.CSTNode] = []
-        if isinstance(node, cst.Assign):
-            targets = [t.target for t in node.targets]
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.For)):
-            targets = [node.target]
-        for bound in targets:
-            if any(isinstance(n, cst.Name) and n.value == name for n in walk(bound)):
-                return True, None
-    return False, None
-
-
 def reduces_counters(statement: cst.CSTNode | None) -> bool:
     """`... = ddp_all_reduce_sum(...)` (inserted by an earlier run)."""
     return (

@@ -7,8 +7,8 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
+from dp2ddp.transforms._support.bound_values import bound_value
 from dp2ddp.transforms._support.nodes import (
-    bound_value,
     name_of,
     target_names,
     variables_under,
@@ -23,6 +23,8 @@ from dp2ddp.transforms.data.mean_lists import mean_over_batch
 from dp2ddp.transforms.data.plan import ZERO_TENSOR
 
 #: Conversions that keep a figure's value: `.item()` of a sum is still a sum.
+#: numpy's arrays of zeros a loop may sum whole arrays into (_item_sums).
+NUMPY_ZEROS = frozenset({"numpy.zeros", "numpy.zeros_like"})
 _CONVERSIONS = frozenset({"item", "detach", "cpu", "float", "double", "long", "to", "numpy"})
 #: torch's sums and counts over samples.
 _TORCH_SUMS = frozenset({"torch.sum", "torch.count_nonzero", "torch.bincount", "torch.numel"})
@@ -160,7 +162,8 @@ class LoopCounters(LoaderImports):
 
     def _item_sums(self, loop: cst.For | cst.While) -> set[str]:
         """Lists and dicts of numbers, bound before the loop, whose items it sums into
-        (`total_losses[i * 2] += loss.item()`, `sums["mse"] += l1.item()`): running sums
+        (`total_losses[i * 2] += loss.item()`, `sums["mse"] += l1.item()`), and numpy
+        arrays of zeros it adds whole arrays to (`hist += ...`): running sums
         kept item by item, each holding this rank's batches only, as `total += x` does
         (class v3-A of stop 39: Daniil-Osokin/lightweight-human-pose-estimation.pytorch@d23c284
         printed its per-stage losses so, rank 0's half, without DP030). An item increased by
@@ -181,6 +184,17 @@ class LoopCounters(LoaderImports):
                 for e in target.slice
             )
             if not (literal_place and isinstance(added, (cst.Integer, cst.Float))):
+                found.add(name)
+        # an array summed into whole (`hist += fast_hist(pred, label, n)`, hist a numpy
+        # zeros): a sum of every item at once (issue 28, XDong18/dla_bdd100k@e93d08b's
+        # confusion matrix: its mIoU was rank 0's share, unsaid); a constant added counts
+        for name, added in self._accumulated(loop):
+            initial = self._initial_value(loop, name)
+            if (
+                isinstance(initial, cst.Call)
+                and self.matches(initial.func, NUMPY_ZEROS)
+                and not isinstance(added, (cst.Integer, cst.Float))
+            ):
                 found.add(name)
         return found
 
