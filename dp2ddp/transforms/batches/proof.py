@@ -53,7 +53,9 @@ from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.batches.beside import prove_beside_loader
 from dp2ddp.transforms.batches.cut_counts import settle_cuts, settle_output_cuts
 from dp2ddp.transforms.batches.fed import fed_share_loop
+from dp2ddp.transforms.batches.held_targets import per_rank_held_targets
 from dp2ddp.transforms.batches.loops import PER_RANK, ROUNDS, SAME_RANDOM, SHARD, _plain_target
+from dp2ddp.transforms.batches.model_states import from_method, model_method, per_rank_states
 from dp2ddp.transforms.batches.numbers import held_alike
 from dp2ddp.transforms.batches.reduced import reduced_name, reduces_batch
 from dp2ddp.transforms.batches.replicated import replicated
@@ -138,6 +140,7 @@ class BatchProof(TrainingLoops):
             ):
                 if prove_beside_loader(self, flow, call, loop, wrapped_here):
                     self._split_calls.add(call)
+                    per_rank_held_targets(self, flow, call, loop)
                 continue
             self._prove_call(flow, call, loop, wrapped_here)
 
@@ -168,6 +171,7 @@ class BatchProof(TrainingLoops):
         per_rank = False
         states: list[Origin] = []
         sliced: list[Origin] = []  # the slices on the way: their counts (cut_counts.py)
+        methods: list[cst.Call] = []  # state the model's own methods build (model_states.py)
 
         def stop(other: cst.Call) -> bool:  # a model's output: a source, not walked through
             return calls_model(other, wrapped)
@@ -175,6 +179,11 @@ class BatchProof(TrainingLoops):
         for value in (a.value for a in call.args if not size_read(a.value)):
             found = origins(flow, value, stop)
             sliced += found
+            method = model_method(self, found, wrapped)  # the wrapped model's own method's
+            rest = [o for o in found if method is None or not from_method(self, o, method)]
+            if method and all(self._classify(flow, o, wrapped) == "ok" for o in rest):
+                methods.append(method)
+                continue
             # selected by an index each rank takes its own of (`for i in
             # ddp_rank_batches(range(...))`: `X[i:i + n]`): this rank's batch
             dealt = any(o.selects and self._on_split(flow, o) for o in found)
@@ -252,7 +261,9 @@ class BatchProof(TrainingLoops):
                 if self._from_output(flow, origin, stop):
                     continue  # computed from this rank's output: not a target to split
                 if isinstance(node, cst.Call) and name_of(node.func) in FACTORIES | _LIKE:
-                    if self._state_factory(flow, origin) and (not origin.cut or origin.entered()):
+                    if self._state_factory(flow, origin, True) and (
+                        not origin.cut or origin.entered()
+                    ):
                         states.append(origin)
                         continue
                     if not origin.cut and not constant_sizes(node):
@@ -263,6 +274,7 @@ class BatchProof(TrainingLoops):
                     return
         for origin in states:
             self._per_rank_state(flow, origin, call)
+        per_rank_states(self, methods, call)
         self._split_calls.add(call)
         settle_cuts(self, flow, call, sliced, wrapped)
         settle_output_cuts(self, flow, call, sliced, wrapped)
@@ -407,14 +419,13 @@ class BatchProof(TrainingLoops):
                     return True
         return False
 
-    def _state_factory(self, flow: DefUse, origin: Origin) -> bool:
-        """A tensor factory sized along the split dim by a name: state built for a batch
-        (sized per rank), unless the path cuts rows of it (held data: `rows_cut`)."""
-        return (
-            isinstance(origin.node, cst.Call)
-            and self._sized_along_dim(origin.node) is not None
-            and not rows_cut(flow, origin, self._dim)
-        )
+    def _state_factory(self, flow: DefUse, origin: Origin, named: bool = False) -> bool:
+        """A tensor factory sized along the split dim by a name (`named`: not a setting's
+        attribute; a target so sized is split where it is bound, as before stop 66): state
+        built for a batch (sized per rank), unless the path cuts rows of it (`rows_cut`)."""
+        size = self._sized_along_dim(origin.node) if isinstance(origin.node, cst.Call) else None
+        named_ok = not (named and isinstance(size, cst.Attribute))
+        return size is not None and named_ok and not rows_cut(flow, origin, self._dim)
 
     def _share_draw(self, flow: DefUse, origin: Origin) -> None:
         """A random draw that selects the batch (`perm = np.random.permutation(n)`,
@@ -433,14 +444,17 @@ class BatchProof(TrainingLoops):
         )
 
     def _sized_along_dim(self, call: cst.Call) -> cst.BaseExpression | None:
-        """`torch.zeros(1, bsz, n)` with the split dim 1: the size along it (`bsz`), for a
-        tensor factory of a library (not of this module)."""
+        """`torch.zeros(1, bsz, n)` with the split dim 1: the size along it (`bsz`, or a
+        setting's `hp.batch_size`: dummy-ai/tacotron-pytorch@2d99b60's GO frame, stop 66),
+        for a tensor factory of a library (not of this module)."""
         if name_of(call.func) not in FACTORIES or not isinstance(call.func, cst.Attribute):
             return None
         sizes = per_dim_args(call)
         if self._dim is None or self._dim >= len(sizes):
             return None
         size = sizes[self._dim]
+        if isinstance(size, cst.Attribute):  # a fill, not a draw (DP006 says those)
+            return size if name_of(call.func) in ("zeros", "ones", "empty", "full") else None
         return size if isinstance(size, cst.Name) else None
 
     def _per_rank_state(self, flow: DefUse, origin: Origin, model_call: cst.Call) -> None:
