@@ -1609,6 +1609,24 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   generator with BatchNorm in train mode, each epoch and under no_grad every other step:
   DP216 at both calls (DataParallel normalised each GPU's chunk by its own statistics);
   every rank computes the whole grid, the original's figures on CPU (before: no warning).
+- batches_s66_lead_state_sized_by_setting (dummy-ai/tacotron-pytorch@2d99b60): a decoder's
+  first frame a numpy array of zeros sized by the settings' batch size (`hp.batch_size`),
+  its batches drawn by a dataset object's method: the frame takes this rank's part of the
+  batch beside the split batch and the hidden state, the original's weights (before: "Input
+  batch size 8 doesn't match hidden0 batch size 4" on both ranks).
+- data_s66_lead_running_sum_bound_in_with (the same repository's `print_loss_total = 0`
+  inside `with Timed(...)`): a running loss started in a `with` body, averaged over the
+  ranks where it is printed, the original's figures (before: rank 0's share, unsaid).
+- batches_s66_lead_held_target_sized_by_loader (nashory/pggan-pytorch@070cc23's labels):
+  targets built before the loop sized by the loader's batch size (spelled so, or a name
+  bound to it) take this rank's rows, the original's weights (before: every rank raised at
+  the loss on 4 outputs for 8 labels, unsaid).
+- batches_s66_lead_state_from_other_module (program; the same tacotron's `decoder.module.
+  init_hiddens(hp.batch_size)` of modules/decoder.py, in a step function handed the wrap):
+  the state the wrapped model's own method builds takes this rank's part, the original's
+  weights (before: the state split at the call on every decoder step, the recurrent state
+  halved again from the second step: "Input batch size 4 doesn't match hidden0 batch size
+  2" on both ranks, unsaid).
 """
 
 from __future__ import annotations
@@ -2399,9 +2417,18 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 66 lead: the whole fixed grid in train mode, the original's figures (DP216 says
     # DataParallel's chunks normalised apart)
     "batches_s66_lead_fixed_batch_norm_train": ("grid 0.1250", "weights 7.8359"),
+    # stop 66 lead: the original's (the base: both ranks raised at the decoder's first step)
+    "batches_s66_lead_state_sized_by_setting": ("weights -4.5609",),
+    # stop 66 lead: the original's (the base: rank 0's share of each printed loss, unsaid)
+    "data_s66_lead_running_sum_bound_in_with": ("loss 1.1958", "loss 0.6974", "weights -0.3631"),
+    # stop 66 lead: the original's (the base: both ranks raised at the loss)
+    "batches_s66_lead_held_target_sized_by_loader": ("weights -0.3831",),
+    # stop 66 lead: the original's (the base: both ranks raised at the second decoder step)
+    "batches_s66_lead_state_from_other_module": ("weights 0.4286",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "batches_s66_lead_state_from_other_module": "train.py",  # stop 66 lead
     "batches_s63_s1_method_given_position": "train.py",  # stop 63 s1
     "rank_zero_s63_v1_sample_draw_read_elsewhere": "train.py",  # stop 63 v1 (round 16)
     "data_s65_v2_factory_through_package": "train.py",  # stop 65 v2 (round 18)
