@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import DefUse, origins
-from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.batches.loops import PER_RANK
 from dp2ddp.transforms.batches.source_syntax import per_dim_args
 
@@ -59,11 +59,7 @@ def per_rank_held_targets(
             if not dims or not _global_size(proof, flow, dims[0], sizes):
                 continue
             size = dims[0]
-            if size in proof._swap or PER_RANK in proof.code(size):
-                continue
-            proof._swap[size] = call_named(PER_RANK, cst.Arg(size.deep_clone()))
-            proof.state.helpers.add("per_rank_batch")
-            proof.record(
+            proof._take_per_rank(
                 size,
                 f"{proof.code(factory)} is compared with {proof.code(call)}, which holds this "
                 f"rank's part of the loader's batch: {PER_RANK}({proof.code(size)}) rows, "

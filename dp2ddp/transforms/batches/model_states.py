@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import Origin
-from dp2ddp.transforms._support.nodes import call_named, name_of, walk
+from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.batches.loops import PER_RANK
 
 if TYPE_CHECKING:
@@ -100,11 +100,7 @@ def per_rank_states(proof: BatchProof, calls: list[cst.Call], model_call: cst.Ca
             )
             continue
         for size in given:
-            if size in proof._swap:
-                continue
-            proof._swap[size] = call_named(PER_RANK, cst.Arg(size.deep_clone()))
-            proof.state.helpers.add("per_rank_batch")
-            proof.record(
+            proof._take_per_rank(
                 size,
                 f"{proof.code(size)} sizes the state {proof.code(call)} builds for "
                 f"{proof.code(model_call.func)}() with this rank's part of the batch: "

@@ -42,7 +42,6 @@ from dp2ddp.flow import DefUse, Origin, code, origins, view
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
-    call_named,
     calls_model,
     name_of,
     target_names,
@@ -486,11 +485,7 @@ class BatchProof(TrainingLoops):
             if argument is None:
                 break
             expr = argument
-        if expr in self._swap or PER_RANK in self.code(expr):
-            return
-        self._swap[expr] = call_named(PER_RANK, cst.Arg(expr.deep_clone()))
-        self.state.helpers.add("per_rank_batch")
-        self.record(
+        self._take_per_rank(
             expr,
             f"{self.code(expr)} sizes state that goes into {self.code(model_call.func)}() with "
             f"this rank's part of the batch: {PER_RANK}({self.code(expr)}) along dim "
