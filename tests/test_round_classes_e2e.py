@@ -1609,6 +1609,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   generator with BatchNorm in train mode, each epoch and under no_grad every other step:
   DP216 at both calls (DataParallel normalised each GPU's chunk by its own statistics);
   every rank computes the whole grid, the original's figures on CPU (before: no warning).
+- batches_s67_lead_fixed_batch_norm_helper (stop 67 lead): the same grid drawn by helpers
+  the loop hands the wrap (`@torch.no_grad() def sample(net, z)`): DP216 at the model call
+  in each helper (before: none: the call was not followed to the loop around its helper).
 - batches_s66_lead_state_sized_by_setting (dummy-ai/tacotron-pytorch@2d99b60): a decoder's
   first frame a numpy array of zeros sized by the settings' batch size (`hp.batch_size`),
   its batches drawn by a dataset object's method: the frame takes this rank's part of the
@@ -2425,6 +2428,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s66_lead_held_target_sized_by_loader": ("weights -0.3831",),
     # stop 66 lead: the original's (the base: both ranks raised at the second decoder step)
     "batches_s66_lead_state_from_other_module": ("weights 0.4286",),
+    # stop 67 lead: the whole fixed grid through helpers handed the wrap, the original's
+    # figures (DP216 says DataParallel's chunks normalised apart)
+    "batches_s67_lead_fixed_batch_norm_helper": ("grid 0.1250", "weights 7.8359"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -25,6 +25,7 @@ from dp2ddp.transforms.data.plan import ZERO_TENSOR
 #: Conversions that keep a figure's value: `.item()` of a sum is still a sum.
 #: numpy's arrays of zeros a loop may sum whole arrays into (_item_sums).
 NUMPY_ZEROS = frozenset({"numpy.zeros", "numpy.zeros_like"})
+_NUMPY_FULL = frozenset({"numpy.full", "numpy.full_like"})
 _CONVERSIONS = frozenset({"item", "detach", "cpu", "float", "double", "long", "to", "numpy"})
 #: torch's sums and counts over samples.
 _TORCH_SUMS = frozenset({"torch.sum", "torch.count_nonzero", "torch.bincount", "torch.numel"})
@@ -43,6 +44,19 @@ def _reduction_sum(call: cst.Call) -> bool:
         and arg.value.evaluated_value == "sum"
         for arg in call.args
     )
+
+
+def _zero_fill(call: cst.Call) -> bool:
+    """`np.full(shape, 0)` / `np.full_like(a, 0.0)` (a call of _NUMPY_FULL): numpy zeros
+    spelled as a fill."""
+    fill = [a.value for a in call.args if a.keyword is None][1:2]
+    fill += [a.value for a in call.args if a.keyword and a.keyword.value == "fill_value"]
+    return bool(fill) and _number(fill[0]) and float(_literal(fill[0])) == 0.0
+
+
+def _literal(value: cst.BaseExpression) -> str:
+    inner = value.expression if isinstance(value, cst.UnaryOperation) else value
+    return inner.value if isinstance(inner, (cst.Integer, cst.Float)) else "nan"
 
 
 def _number(value: cst.BaseExpression) -> bool:
@@ -192,7 +206,10 @@ class LoopCounters(LoaderImports):
             initial = self._initial_value(loop, name)
             if (
                 isinstance(initial, cst.Call)
-                and self.matches(initial.func, NUMPY_ZEROS)
+                and (
+                    self.matches(initial.func, NUMPY_ZEROS)
+                    or (self.matches(initial.func, _NUMPY_FULL) and _zero_fill(initial))
+                )
                 and not isinstance(added, (cst.Integer, cst.Float))
             ):
                 found.add(name)

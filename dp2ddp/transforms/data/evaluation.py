@@ -28,6 +28,7 @@ from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.handed_loops import trains_after_eval
 from dp2ddp.transforms.data.handed_meters import reduced_handed_meters
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS, handed_objects
+from dp2ddp.transforms.data.held_tables import said_held_tables
 from dp2ddp.transforms.data.index_tables import said_index_tables
 from dp2ddp.transforms.data.inner_batches import inner_batches_only
 from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
@@ -304,6 +305,7 @@ class LoaderEvaluation(ShowingCalls):
         for loop in loops:
             warn_attribute_figures(self, loop)  # `self._tracker.update(loss)` (stop 54)
             added = said_index_tables(self, loop)  # type: ignore[arg-type]  # DP142's
+            said_held_tables(self, loader, loop)  # type: ignore[arg-type]  # a memory bank
             gathered_grids(self, loader, loop)
             if ends_with_break(loop) and gathers_only(loop.body, self.qualified_names):
                 continue  # gathers a fixed batch: read whole (shared_draws/whole_reads.py)
