@@ -1612,6 +1612,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
 - batches_s67_lead_fixed_batch_norm_helper (stop 67 lead): the same grid drawn by helpers
   the loop hands the wrap (`@torch.no_grad() def sample(net, z)`): DP216 at the model call
   in each helper (before: none: the call was not followed to the loop around its helper).
+- hazards_s67_lead_sum_over_global_batch (stop 67 lead, round 20): a summed loss divided by
+  the loader's batch size handed as a number: scaled by WORLD_SIZE for backward, the
+  original's weights (before: unscaled and unsaid, the updates 1/WORLD_SIZE of the
+  original's).
 - batches_s66_lead_state_sized_by_setting (dummy-ai/tacotron-pytorch@2d99b60): a decoder's
   first frame a numpy array of zeros sized by the settings' batch size (`hp.batch_size`),
   its batches drawn by a dataset object's method: the frame takes this rank's part of the
@@ -2431,6 +2435,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 67 lead: the whole fixed grid through helpers handed the wrap, the original's
     # figures (DP216 says DataParallel's chunks normalised apart)
     "batches_s67_lead_fixed_batch_norm_helper": ("grid 0.1250", "weights 7.8359"),
+    # stop 67 lead (round 20): the original's (the base: the summed loss over the global
+    # batch size left unscaled, unsaid)
+    "hazards_s67_lead_sum_over_global_batch": ("weights 1.3281",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

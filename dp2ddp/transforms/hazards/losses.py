@@ -46,6 +46,7 @@ from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.reductions import reduction as _reduction
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 from dp2ddp.transforms.hazards.told_sums import told_sum_terms
+from dp2ddp.transforms.hazards.uniform_counts import uniform_count
 
 _STACKING = frozenset(
     f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
@@ -66,33 +67,35 @@ def sum_through(
     summed: SummedCall,
     factor: Callable[[cst.BaseExpression], bool],
     depth: int = 0,
+    divisor: Callable[[cst.BaseExpression], bool] | None = None,
 ) -> bool:
     """`node` is a sum over the batch built from calls `summed` proves: a name every binding
     of which in the scope (`assigned`) is one, their sums and differences, a negation, or one
-    times a weight `factor` accepts; followed four levels deep. The one proof of DP004's
-    scaling (any factor) and of hazards.count_means' numerator (constant factors, and calls
+    times a weight `factor` accepts (or divided by one `divisor` accepts); followed four
+    levels deep. The one proof of DP004's scaling (any factor, a divisor alike on every rank
+    that counts no data) and of hazards.count_means' numerator (constant factors, and calls
     of the module's own functions, which `summed` follows with their own bindings)."""
     if depth > 4:
         return False
+
+    def inner(operand: cst.BaseExpression) -> bool:
+        return sum_through(operand, assigned, summed, factor, depth + 1, divisor)
+
     if isinstance(node, cst.Name):
         bound = assigned.get(node.value, [])
-        return bool(bound) and all(
-            sum_through(v, assigned, summed, factor, depth + 1) for v in bound
-        )
+        return bool(bound) and all(inner(v) for v in bound)
     if isinstance(node, cst.BinaryOperation):
         if isinstance(node.operator, (cst.Add, cst.Subtract)):
-            return sum_through(node.left, assigned, summed, factor, depth + 1) and sum_through(
-                node.right, assigned, summed, factor, depth + 1
-            )
+            return inner(node.left) and inner(node.right)
         if isinstance(node.operator, cst.Multiply):
-            return (
-                factor(node.right) and sum_through(node.left, assigned, summed, factor, depth + 1)
-            ) or (
-                factor(node.left) and sum_through(node.right, assigned, summed, factor, depth + 1)
+            return (factor(node.right) and inner(node.left)) or (
+                factor(node.left) and inner(node.right)
             )
+        if isinstance(node.operator, cst.Divide) and divisor is not None:
+            return divisor(node.right) and inner(node.left)
         return False
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        return sum_through(node.expression, assigned, summed, factor, depth + 1)
+        return inner(node.expression)
     return isinstance(node, cst.Call) and summed(node, assigned, depth)
 
 
@@ -430,7 +433,14 @@ class LossChecks:
         """`node` is a loss summed over the batch: a summed loss call (`summed`), a name
         bound only to such, their sums and differences, or one weighted by any factor."""
         return sum_through(
-            node, assigned, lambda call, bound, _: self.summed(call, bound, losses), _any_factor
+            node,
+            assigned,
+            lambda call, bound, _: self.summed(call, bound, losses),
+            _any_factor,
+            divisor=lambda d: (
+                self._module is not None
+                and uniform_count(view(self._module), self._alike_proof().uniform, d, node)
+            ),
         )
 
     def _batch_statistics(
