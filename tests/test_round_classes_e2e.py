@@ -1616,6 +1616,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   the loader's batch size handed as a number: scaled by WORLD_SIZE for backward, the
   original's weights (before: unscaled and unsaid, the updates 1/WORLD_SIZE of the
   original's).
+- data_s67_lead_size_cuts_output (stop 67 lead, round 20): the loader's batch size handed
+  through the training function to a loss that cuts the model's output by it: read per rank
+  at the call, the original's weights (before: every rank raised at the loss, unsaid).
 - batches_s66_lead_state_sized_by_setting (dummy-ai/tacotron-pytorch@2d99b60): a decoder's
   first frame a numpy array of zeros sized by the settings' batch size (`hp.batch_size`),
   its batches drawn by a dataset object's method: the frame takes this rank's part of the
@@ -2438,6 +2441,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 67 lead (round 20): the original's (the base: the summed loss over the global
     # batch size left unscaled, unsaid)
     "hazards_s67_lead_sum_over_global_batch": ("weights 1.3281",),
+    # stop 67 lead (round 20): the original's (the base: every rank raised at the loss)
+    "data_s67_lead_size_cuts_output": ("weights -0.3688",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -34,7 +34,10 @@ the same multiple of the rank's share); a literal of another value stays. Since 
 also the left operand of a floor division by a positive literal (`bs // 2` beside `og[::2]`:
 the same part of the share, `ddp_per_rank_batch(bs) // 2`); other arithmetic of the global
 batch size (`bs + 1`, `bs - 1`, `max(bs, 2)`) keeps no provable meaning for the rank's rows:
-left as written and said (DP156). A size
+left as written and said (DP156). Since stop 67 (round 20 of issue 28) the size parameter
+may also cut the rows of another parameter (`out[:n]`, `out[n:2 * n]`: positions counted
+by the batch size in a batch laid out as [firsts | seconds]), and the rows beside it may be
+the output of a wrapped model given this rank's batch (`pair_loss(model(x), n)`). A size
 handed with no batch of a sharded loader beside it (a sample or debug batch of its own) is
 left alone.
 """
@@ -80,7 +83,8 @@ def plan_handed_sizes(
     if not sharded:
         return
     flow = view(data._module_node)
-    sized: dict[tuple[cst.CSTNode, str], cst.Call | None] = {}  # (function, parameter)
+    wrapped = set(data.state.wrapped)
+    sized: dict[tuple[cst.CSTNode, str], cst.CSTNode | None] = {}  # (function, parameter)
     for call in nodes.of(cst.Call):
         callees = flow.callees(call)
         if not callees and len(call.args) >= 2:
@@ -93,7 +97,7 @@ def plan_handed_sizes(
             shaped = _sized_in_every(callees, call, arg, flow, data, shaped_call, sized)
             if shaped is None:
                 continue
-            loader = _rank_batch_beside(call, arg, sharded, flow)
+            loader = _rank_batch_beside(call, arg, sharded, flow, wrapped)
             if loader is None:
                 continue
             size = _global_part(arg.value, sharded[loader], flow)
@@ -120,11 +124,12 @@ def _sized_in_every(
     flow: DefUse,
     data: ShardDataLoaders,
     shaped_call: ShapedCall,
-    sized: dict[tuple[cst.CSTNode, str], cst.Call | None],
-) -> cst.Call | None:
+    sized: dict[tuple[cst.CSTNode, str], cst.CSTNode | None],
+) -> cst.CSTNode | None:
     """The first constructor or reshape sized by the parameter `arg` binds, where it is such a
-    dimension in every callee; else None. `sized`: each parameter's answer, once."""
-    first: cst.Call | None = None
+    dimension in every callee (or the cut of another parameter's rows at a multiple of it:
+    `_cut_at`); else None. `sized`: each parameter's answer, once."""
+    first: cst.CSTNode | None = None
     for callee in callees:
         param = _param_of(callee, call, arg)
         if param is None:
@@ -132,7 +137,9 @@ def _sized_in_every(
         key = (callee.node, param)
         if key not in sized:
             uses = flow.uses(callee.node, param)
-            sized[key] = next((c for u in uses if (c := shaped_call(u, data))), None)
+            shaped: list[cst.CSTNode | None] = [shaped_call(u, data) for u in uses]
+            shaped += [_cut_at(u, callee, data) for u in uses]  # a cut of handed rows
+            sized[key] = next((c for c in shaped if c is not None), None)
         if sized[key] is None:
             return None
         first = first or sized[key]
@@ -140,16 +147,65 @@ def _sized_in_every(
 
 
 def _rank_batch_beside(
-    call: cst.Call, size: cst.Arg, sharded: dict[cst.Call, cst.BaseExpression], flow: DefUse
+    call: cst.Call,
+    size: cst.Arg,
+    sharded: dict[cst.Call, cst.BaseExpression],
+    flow: DefUse,
+    wrapped: set[str],
 ) -> cst.Call | None:
-    """The sharded loader another argument of `call` is a part of (this rank's batch)."""
+    """The sharded loader another argument of `call` is a part of (this rank's batch), or
+    whose part a wrapped model's call that argument is the output of is given (round 20 of
+    issue 28: `triplet_loss(model(x), n)`, the output of this rank's rows)."""
+
+    def stop(other: cst.Call) -> bool:
+        return calls_model(other, wrapped)
+
     for arg in call.args:
         if arg is size or arg.star:
             continue
-        for origin in origins(flow, arg.value):
-            if origin.node in sharded and origin.cut and not origin.selects:
+        for origin in origins(flow, arg.value, stop if wrapped else None):
+            if origin.selects:
+                continue
+            if origin.node in sharded and origin.cut:
                 assert isinstance(origin.node, cst.Call)
                 return origin.node
+            if isinstance(origin.node, cst.Call) and wrapped and stop(origin.node):
+                given = [a.value for a in origin.node.args if not a.star]
+                for inner in (o for value in given for o in origins(flow, value)):
+                    if inner.node in sharded and inner.cut and not inner.selects:
+                        assert isinstance(inner.node, cst.Call)
+                        return inner.node
+    return None
+
+
+def _cut_at(use: cst.CSTNode, callee: Function, data: ShardDataLoaders) -> cst.Subscript | None:
+    """The subscript `use` (a parameter's read) is a bound of, alone or times a literal, where
+    it cuts the first dimension of another parameter of `callee` (`emb[:n]`, `emb[n:2 * n]`):
+    positions counted by a batch size in the rows of a batch or of an output it is handed."""
+    node: cst.CSTNode = use
+    parent = data.parent(node)
+    while (
+        isinstance(parent, cst.BinaryOperation)
+        and isinstance(parent.operator, cst.Multiply)
+        and isinstance(parent.left if parent.right is node else parent.right, cst.Integer)
+    ):
+        node, parent = parent, data.parent(parent)
+    if isinstance(parent, cst.Index) and parent.value is node:
+        element = data.parent(parent)
+    elif isinstance(parent, cst.Slice) and node in (parent.lower, parent.upper):
+        element = data.parent(parent)
+    else:
+        return None
+    subscript = data.parent(element) if isinstance(element, cst.SubscriptElement) else None
+    params = {p.name.value for p in callee.params}
+    if (
+        isinstance(subscript, cst.Subscript)
+        and subscript.slice[0] is element
+        and isinstance(subscript.value, cst.Name)
+        and subscript.value.value in params
+        and subscript.value.value != data.code(use)
+    ):
+        return subscript
     return None
 
 
@@ -220,7 +276,7 @@ def _said_derived(
     call: cst.Call,
     arg: cst.Arg,
     loader: cst.Call,
-    shaped: cst.Call,
+    shaped: cst.CSTNode,
     sharded: dict[cst.Call, cst.BaseExpression],
     flow: DefUse,
 ) -> list[tuple[cst.CSTNode, str, str]]:
