@@ -165,18 +165,26 @@ def origins(
     view: DefUse,
     expr: cst.BaseExpression,
     stop: Callable[[cst.Call], bool] | None = None,
+    free: Function | None = None,
 ) -> list[Origin]:
     """The sources `expr` may come from (see the module docstring), each once per source
     node, kind and role (data or selection), with the first path found to it. `stop`: calls
     the walk must not enter or go through (a wrapped model's call: its output is a source
-    of kind `call`)."""
-    return _Walk(view, stop).run(expr)
+    of kind `call`). `free`: a function whose parameters are sources of kind `parameter`,
+    whatever its module's calls pass (what a function computes of whatever it is given)."""
+    return _Walk(view, stop, free).run(expr)
 
 
 class _Walk:
-    def __init__(self, view: DefUse, stop: Callable[[cst.Call], bool] | None = None) -> None:
+    def __init__(
+        self,
+        view: DefUse,
+        stop: Callable[[cst.Call], bool] | None = None,
+        free: Function | None = None,
+    ) -> None:
         self.view = view
         self.stop = stop
+        self.free = free
         self.found: dict[tuple[int, str, bool], Origin] = {}
         self.seen: set[tuple[int, Context, bool, tuple[int, ...], bool]] = set()
         self.todo: list[_Item] = []
@@ -362,7 +370,7 @@ class _Walk:
 
     def _parameter(self, item: _Item, param: cst.Param) -> None:
         function = self.view.functions.get(self._owner(param))  # type: ignore[arg-type]
-        if function is None:
+        if function is None or function is self.free:
             self._source(
                 "parameter", _Item(param, item.steps, (), item.element, selects=item.selects)
             )

@@ -84,6 +84,7 @@ from dp2ddp.transforms.hazards.backward_program import (
     second_backwards,
 )
 from dp2ddp.transforms.hazards.batch_pairing import batch_pairings
+from dp2ddp.transforms.hazards.batch_sum_returns import own_sums
 from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.draws import HelperDraws
 from dp2ddp.transforms.hazards.forward_calls import helper_changes
@@ -137,7 +138,7 @@ class FlagHazards(MigrationTransform):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self._losses = LossChecks(self)
+        self._losses = LossChecks(self, lambda module: own_sums(self, module))
         self._means = MeanLosses(self, self._losses)
         self._counts = CountMeans(self, self._losses)
         #: Enclosing loops, innermost last; None marks a function boundary.

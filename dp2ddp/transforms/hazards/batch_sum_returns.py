@@ -17,6 +17,7 @@ sum, nor a hand mean (`x.sum() / x.size(0)`: divided by a size, not a term).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
@@ -348,7 +349,8 @@ def _summed_params(
     constants, through calls `computes` accepts (torch's functions of what they are given,
     whose arguments the walk follows too); () otherwise."""
     params: set[tuple[int, str]] = set()
-    for origin in origins(flow, value):
+    function = next((f for f in flow.functions.values() if own and own[0] in f.params), None)
+    for origin in origins(flow, value, free=function):
         if origin.selects or origin.kind == "constant":
             continue
         if origin.kind == "call" and isinstance(origin.node, cst.Call) and computes(origin.node):
@@ -382,3 +384,14 @@ def module_batch_sum_returns(
     reader = _ExportBatchSums(CodemodContext(filename=path), state, path, import_name)
     reader.transform_module(module)
     return {f"{import_name}.{name}": sums for name, sums in reader.found.items()}
+
+
+def own_sums(
+    transform: MigrationTransform, module: cst.Module
+) -> dict[str, tuple[BatchSumReturn, ...]]:
+    """The batch sums `module`'s own functions and classes return (LossChecks' own_sums), by
+    the names its own calls resolve (`WGANGP.criterion`, `vae_loss`): no import name."""
+    source = transform.state.text or ""
+    path = os.path.basename(transform.context.filename or "") or "<module>"
+    found = module_batch_sum_returns("", path, source, lambda: module)
+    return {name.lstrip("."): sums for name, sums in found.items()}

@@ -82,6 +82,9 @@ def additive_terms(
         yield from additive_terms(node.left, assigned, depth + 1, sizes, following, by_sizes)
     elif isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         yield from additive_terms(node.expression, assigned, depth + 1, sizes, following, by_sizes)
+    elif isinstance(node, cst.IfExp):  # `-d.sum() if real else d.sum()`: either is a term
+        yield from additive_terms(node.body, assigned, depth + 1, sizes, following, by_sizes)
+        yield from additive_terms(node.orelse, assigned, depth + 1, sizes, following, by_sizes)
     elif scaled := _scaled(node):
         if not (_method(node).startswith("mul") and any(_zero(o) for o in scaled)):
             for operand in scaled:

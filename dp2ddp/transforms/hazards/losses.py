@@ -32,6 +32,7 @@ from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
+from dp2ddp.transforms.hazards.input_gradients import input_arguments
 from dp2ddp.transforms.hazards.masked_means import MeanLossObjects
 from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
 from dp2ddp.transforms.hazards.reductions import SUMS as _SUMS
@@ -45,7 +46,7 @@ from dp2ddp.transforms.hazards.reductions import (
 from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.reductions import reduction as _reduction
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
-from dp2ddp.transforms.hazards.told_sums import told_sum_terms
+from dp2ddp.transforms.hazards.told_sums import Told, told_sum_terms
 from dp2ddp.transforms.hazards.uniform_counts import uniform_count
 
 _STACKING = frozenset(
@@ -99,42 +100,6 @@ def sum_through(
     return isinstance(node, cst.Call) and summed(node, assigned, depth)
 
 
-#: Attributes that name a model's weights: a gradient with respect to one is a parameter's.
-_WEIGHTS = frozenset({"parameters", "named_parameters", "weight", "bias", "state_dict"})
-
-
-def _input_arguments(grad: cst.Call, function: cst.FunctionDef) -> bool:
-    """`torch.autograd.grad(loss, inputs, ...)`: no `create_graph=True` (a gradient that is
-    backpropagated again scales with the loss), and `inputs` names no weight, through one
-    level of the function's plain bindings of its names (`adv_bx = bx.detach()`)."""
-    for arg in grad.args:
-        if arg.keyword is not None and arg.keyword.value == "create_graph":
-            if not (isinstance(arg.value, cst.Name) and arg.value.value == "False"):
-                return False
-    inputs = [a.value for a in grad.args[1:2] if a.keyword is None]
-    inputs += [a.value for a in grad.args if a.keyword is not None and a.keyword.value == "inputs"]
-    if len(inputs) != 1:
-        return False
-    names = {n.value for n in walk(inputs[0]) if isinstance(n, cst.Name)}
-    values: list[cst.CSTNode] = [inputs[0]]
-    for node in walk(function):
-        if isinstance(node, cst.Assign) and any(
-            isinstance(t.target, cst.Name) and t.target.value in names for t in node.targets
-        ):
-            values.append(node.value)
-        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-            values += [node.value] if node.target.value in names else []
-        elif isinstance(node, (cst.For, cst.CompFor)) and any(
-            isinstance(n, cst.Name) and n.value in names for n in walk(node.target)
-        ):
-            return False  # `for p in model.parameters()`
-    return not any(
-        isinstance(n, cst.Attribute) and n.attr.value in _WEIGHTS
-        for value in values
-        for n in walk(value)
-    )
-
-
 def _any_factor(node: cst.BaseExpression) -> bool:
     return True
 
@@ -150,8 +115,12 @@ class LossChecks:
     """DP004 for FlagHazards, which owns one and feeds it its visits: scopes that train, and
     the sums reaching backward(). Warnings go through the owning pass."""
 
-    def __init__(self, transform: MigrationTransform) -> None:
+    def __init__(
+        self, transform: MigrationTransform, own_sums: Callable[[cst.Module], Told] | None = None
+    ) -> None:
         self.t = transform
+        #: reads a module's own returned batch sums (hazards.batch_sum_returns.own_sums)
+        self.own_sums: Callable[[cst.Module], Told] = own_sums or (lambda _: {})
         #: Per enclosing scope: may a loss computed there reach backward()? Not in a
         #: no_grad function, nor in an evaluate()/test() that calls no backward itself.
         self._trains: list[bool] = []
@@ -172,9 +141,11 @@ class LossChecks:
         self._said_terms: set[cst.CSTNode] = set()
         self._given: BatchGiven | None = None
         self._module: cst.Module | None = None
+        self._own: Told | None = None
 
     def enter_module(self, node: cst.Module) -> None:
         self._module, self._given, self._alike, self._averaging = node, None, None, None
+        self._own = None
         read_tree(node, _LossConstructors(self))
         self._check_sums(node)
         self._trains.append(True)
@@ -303,7 +274,7 @@ class LossChecks:
                 return False
             if "torch.autograd.grad" not in self.t.qualified_names(grad.func):
                 return False
-            if not _input_arguments(grad, function):
+            if not input_arguments(grad, function):
                 return False
             differentiated = True
         return differentiated
@@ -374,6 +345,7 @@ class LossChecks:
         """DP004 at a batch sum among the terms of a loss not summed on every term
         (hazards.batch_terms): left unscaled, its gradient 1/WORLD_SIZE of DataParallel's."""
         told = dict(self.t.state.facts.batch_sum_returns)  # other modules' (told_sums)
+        told |= self._own_sums()  # and this module's own classes' and functions'
         if self._module is None or (self.t.state.text_count("sum") == 0 and not told):
             return  # a module that never spells "sum" has no batch sum to say
         if self._given is None:  # the module's def-use view, once, where a loss needs it
@@ -413,6 +385,15 @@ class LossChecks:
                     f"{self.t.code(term)} sums the batch beside terms that do not: "
                     "left unscaled (its gradient 1/WORLD_SIZE of DataParallel's)",
                 )
+
+    def _own_sums(self) -> Told:
+        """The batch sums this module's own loss classes and functions return, by the name
+        a call in the module resolves (`WGANGP.criterion`: a method of a class of its own
+        called on its instance, round 20 of issue 28), read once a module (`own_sums`, the
+        package's reader: hazards.batch_sum_returns reads with this module's proofs)."""
+        if self._own is None:
+            self._own = self.own_sums(self._module) if self._module is not None else {}
+        return self._own
 
     def _penalties(self, losses: list[cst.Call], loss: str) -> None:
         """DP120 at a sum of the scaled loss that sums no batch (batch_terms.penalty)."""

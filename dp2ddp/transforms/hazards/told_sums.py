@@ -138,9 +138,13 @@ def _callees(given: BatchGiven, call: cst.Call) -> set[str]:
 
 def _built(given: BatchGiven, value: cst.BaseExpression) -> Iterator[set[str]]:
     """The qualified names of the classes `value` may hold an instance of, through a
-    DataParallel or DDP wrap of one (its first argument)."""
+    DataParallel or DDP wrap of one (its first argument); a class of this module too
+    (an `instance` origin: its own loss class, stop 67)."""
     for origin in origins(given.flow, value):
-        if origin.kind != "call" or not isinstance(origin.node, cst.Call) or origin.selects:
+        kind = origin.kind
+        if kind not in ("call", "instance") or not isinstance(origin.node, cst.Call):
+            continue
+        if origin.selects:
             continue
         names = set(given.qualified_names(origin.node.func))
         if names & _WRAPS and origin.node.args:
