@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, origins, view
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.flow import DefUse, Origin, origins, view
+from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms.data.filled_tables import KEEPING
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
@@ -36,6 +37,16 @@ _INDEX_WRITES = {"index_copy_": 1, "index_add_": 1, "index_fill_": 1, "index_put
 #: How many calls deep the writes are looked for from the loop.
 _DEPTH = 3
 _SAID = frozenset({"DP028", "DP105", "DP142"})
+#: Calls an index keeps the batch's values through (conversions, iteration).
+_PASSING = KEEPING | {"next", "iter", "enumerate", "zip", "tqdm", "list", "tuple", "squeeze"}
+#: Expressions that compute a new value.
+_COMPUTED = (
+    cst.BinaryOperation,
+    cst.UnaryOperation,
+    cst.Comparison,
+    cst.BooleanOperation,
+    cst.FormattedString,
+)
 
 
 def said_held_tables(t: ShardDataLoaders, loader: Loader, loop: cst.For | cst.While) -> None:
@@ -51,7 +62,7 @@ def said_held_tables(t: ShardDataLoaders, loader: Loader, loop: cst.For | cst.Wh
             position = t._position(write)
             if position in said:
                 continue
-            if not any(o.node is loader.call for o in origins(flow, index)):
+            if not any(o.node is loader.call and _kept(o) for o in origins(flow, index)):
                 continue
             text = t.code(table)
             read = _read_in(t, bodies, text, write)
@@ -78,6 +89,21 @@ def said_held_tables(t: ShardDataLoaders, loader: Loader, loop: cst.For | cst.Wh
                     f"other ranks' samples keep what they held, different on each rank; not "
                     f"made whole: {text} is held beyond the loop's own names",
                 )
+
+
+def _kept(origin: Origin) -> bool:
+    """Every hop from the loader to the index keeps the batch's values (unpacking, an
+    element, an attribute, a conversion: `idx = batch[2].cuda()`), none computes with them
+    (a loss of the batch, `("loss", loss.item())` a logger is handed: no sample index)."""
+    for step in origin.path:
+        node = step.node
+        if node is origin.node:
+            continue  # the loader itself
+        if isinstance(node, _COMPUTED):
+            return False
+        if isinstance(node, cst.Call) and name_of(node.func) not in _PASSING:
+            return False
+    return True
 
 
 def _bodies(
