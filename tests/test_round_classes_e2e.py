@@ -1619,6 +1619,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
 - data_s67_lead_size_cuts_output (stop 67 lead, round 20): the loader's batch size handed
   through the training function to a loss that cuts the model's output by it: read per rank
   at the call, the original's weights (before: every rank raised at the loss, unsaid).
+- rank_zero_s67_lead_constant_rank_gate (stop 67 lead, round 20): `if local_rank == 0:`
+  where local_rank is the literal 0 on every rank: the print and the save go to rank 0
+  (before: both ranks printed and saved, unsaid).
 - batches_s66_lead_state_sized_by_setting (dummy-ai/tacotron-pytorch@2d99b60): a decoder's
   first frame a numpy array of zeros sized by the settings' batch size (`hp.batch_size`),
   its batches drawn by a dataset object's method: the frame takes this rank's part of the
@@ -2443,6 +2446,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "hazards_s67_lead_sum_over_global_batch": ("weights 1.3281",),
     # stop 67 lead (round 20): the original's (the base: every rank raised at the loss)
     "data_s67_lead_size_cuts_output": ("weights -0.3688",),
+    # stop 67 lead (round 20): rank 0 alone prints (the base: both ranks, a constant 0)
+    "rank_zero_s67_lead_constant_rank_gate": ("start training", "epoch 1 done", "weights -0.4694"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2534,6 +2539,7 @@ PROGRAMS = {
 }
 #: case -> a word rank 1's output must not hold (the printing stays on rank 0)
 RANK0_ONLY = {
+    "rank_zero_s67_lead_constant_rank_gate": "epoch",  # stop 67 lead (round 20)
     "s60_s1_logger_through_namespace_relative_import": "weights",  # stop 60 s1 (v1-E)
     "rank_zero_s61_v3_print_alias": "Epoch",  # stop 61 v3-B
     "rank_zero_s62_s1_print_alias_effectful_argument": "Val",  # stop 62 s1

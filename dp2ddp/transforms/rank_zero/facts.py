@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
 from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import (
@@ -18,10 +19,16 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_function,
     is_script_guard,
     unmoved,
+    walk,
 )
 from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms._support.visiting import read_tree
-from dp2ddp.transforms.analysis.guards import exits_block, is_main_test, is_not_main_test
+from dp2ddp.transforms.analysis.guards import (
+    exits_block,
+    is_main_test,
+    is_not_main_test,
+    mentions_rank,
+)
 from dp2ddp.transforms.analysis.object_returns import object_functions
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.rank_zero.program_hints import pure_functions
@@ -197,14 +204,14 @@ class RankZeroFacts:
         child, parent = node, self.t.parent(node)
         while parent is not None and not isinstance(parent, cst.Module):
             if isinstance(parent, cst.If):
-                if child is parent.body and is_main_test(parent.test):
+                if child is parent.body and self.main_test(parent.test):
                     return True
                 if child is parent.body and self.dead_script_block(parent):
                     return True
-                if child is parent.orelse and is_not_main_test(parent.test):
+                if child is parent.orelse and self.main_test(parent.test, main=False):
                     return True
             elif isinstance(parent, cst.IfExp):
-                if child is parent.body and is_main_test(parent.test):
+                if child is parent.body and self.main_test(parent.test):
                     return True
             elif isinstance(parent, cst.IndentedBlock):
                 for sibling in parent.body:
@@ -213,13 +220,34 @@ class RankZeroFacts:
                     if (
                         isinstance(sibling, cst.If)
                         and exits_block(sibling)
-                        and is_not_main_test(sibling.test)
+                        and self.main_test(sibling.test, main=False)
                     ):
                         return True
             elif isinstance(parent, cst.FunctionDef):
                 return parent.name.value in self.guarded_callees or self.unused(parent)
             child, parent = parent, self.t.parent(parent)
         return False
+
+    def main_test(self, test: cst.BaseExpression, *, main: bool = True) -> bool:
+        """`test` holds on rank 0 only (`main`; else on every rank but 0): spelled so
+        (analysis.guards), and its rank is one: not a name every binding of which is a
+        literal (`local_rank = 0` kept for a distributed mode the program does not use,
+        handed on to `fit(..., local_rank)`: the same 0 on every rank of the migration,
+        so the test guards nothing; round 20 of issue 28)."""
+        spelled = is_main_test(test) if main else is_not_main_test(test)
+        return spelled and not self._constant_rank(test)
+
+    def _constant_rank(self, test: cst.BaseExpression) -> bool:
+        """Every rank-named value `test` reads comes from literals only (flow.origins)."""
+        names = [n for n in walk(test) if isinstance(n, cst.Name) and mentions_rank(n)]
+        if not names:
+            return False
+        flow = view(self.module)
+        for name in names:
+            found = origins(flow, name)
+            if not found or any(o.kind != "constant" for o in found):
+                return False
+        return True
 
     def unused(self, function: cst.FunctionDef) -> bool:
         """A top-level function of a library module that nothing in the program refers to
@@ -334,7 +362,7 @@ class _Collector(cst.CSTVisitor):
         self.facts.sets = True
 
     def visit_If(self, node: cst.If) -> None:
-        if not is_main_test(node.test):
+        if not self.facts.main_test(node.test):
             return
         for call in calls_under(node.body):
             func = call.func
