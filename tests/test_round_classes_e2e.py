@@ -1622,6 +1622,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
 - rank_zero_s67_lead_constant_rank_gate (stop 67 lead, round 20): `if local_rank == 0:`
   where local_rank is the literal 0 on every rank: the print and the save go to rank 0
   (before: both ranks printed and saved, unsaid).
+- hazards_s67_lead_numpy_count (stop 67 lead, round 20): a loss over the hard samples
+  divided by their count through numpy (`len(np.where(m)[0])`), floored by one: shared
+  over the ranks with the floor on the whole batch's count, the original's weights
+  (before: each rank's own count, unsaid; a torch count floored per rank).
 - batches_s66_lead_state_sized_by_setting (dummy-ai/tacotron-pytorch@2d99b60): a decoder's
   first frame a numpy array of zeros sized by the settings' batch size (`hp.batch_size`),
   its batches drawn by a dataset object's method: the frame takes this rank's part of the
@@ -2448,6 +2452,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s67_lead_size_cuts_output": ("weights -0.3688",),
     # stop 67 lead (round 20): rank 0 alone prints (the base: both ranks, a constant 0)
     "rank_zero_s67_lead_constant_rank_gate": ("start training", "epoch 1 done", "weights -0.4694"),
+    # stop 67 lead (round 20): the original's (the base: each rank's own count, unsaid)
+    "hazards_s67_lead_numpy_count": ("weights -0.919664",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

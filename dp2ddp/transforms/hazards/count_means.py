@@ -24,7 +24,9 @@ differences and constant weights; also a method of the same class or a function 
 module every return of which is one), and the division reached by every rank as often:
 under conditions the same on every rank (analysis/uniformity.py, in this module and the
 program's others), or once per step of a loop that backpropagates (every rank takes as
-many, or DDP's own all-reduce would wait). Then `C` becomes `ddp_count_share(C)`: the count
+many, or DDP's own all-reduce would wait). Then `C` becomes `ddp_count_share(C)` (a count
+floored by a number, `max(C, 1)`: `ddp_count_share(C, floor=1)`, the floor of the whole
+batch's count, selection_counts.py; also its spellings through numpy there): the count
 summed over the ranks divided by WORLD_SIZE. Each rank's loss is its part's sum times
 WORLD_SIZE over the whole batch's count, and DDP's average of the ranks' gradients is
 DataParallel's gradient; the inf is gone with the zero count. Evaluated on the same
@@ -63,6 +65,12 @@ from dp2ddp.transforms.hazards.masked_means import (
 )
 from dp2ddp.transforms.hazards.reductions import whole_statistic
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
+from dp2ddp.transforms.hazards.selection_counts import (
+    kept,
+    literal_one,
+    selection_count,
+    share_call,
+)
 from dp2ddp.transforms.hazards.size_means import SizeMeans, global_count
 
 #: The inserted call (templates/helpers/count_share.py.j2).
@@ -75,7 +83,7 @@ _MASK_CALLS = frozenset(
 #: Calls that keep a mask a mask (casts, views, a copy).
 _MASK_KEEPS = frozenset(
     "long float int double byte half data detach clone cpu cuda to type type_as unsqueeze "
-    "squeeze expand expand_as view view_as reshape flatten contiguous".split()
+    "squeeze expand expand_as view view_as reshape flatten contiguous numpy ravel astype".split()
 )
 #: Tensors every element of which is 1: a mask that keeps everything (`torch.ones_like(y)`).
 _ONES = frozenset({"torch.ones", "torch.ones_like"})
@@ -158,7 +166,11 @@ class CountMeans:
             return updated
         if isinstance(updated, cst.BinaryOperation):
             total = original in self.totals
-            return updated.with_changes(right=(global_count if total else _share)(updated.right))
+            return updated.with_changes(
+                right=global_count(updated.right)
+                if total
+                else share_call(updated.right, COUNT_SHARE)
+            )
         return updated
 
     # -- the check ------------------------------------------------------------------------
@@ -478,7 +490,14 @@ class CountMeans:
             return any(_number(a) for a in args) and any(
                 self._count(a, assigned, depth + 1) for a in args
             )
-        return False
+        return selection_count(  # `len(np.where(m)[0])`, `torch.tensor(C)`, `np.sum(m)`
+            node,
+            names,
+            lambda c: self._count(c, assigned, depth + 1),
+            lambda m: self._mask(m, assigned, depth + 1),
+            lambda name: assigned.get(name, []),
+            self.t.qualified_names,
+        )
 
     def _loose_count(
         self, node: cst.BaseExpression, assigned: _Assigned, depth: int, floored: bool = False
@@ -559,7 +578,9 @@ class CountMeans:
             return True
         if isinstance(node, cst.Name):
             # `m = m.to(device)` keeps whatever m was bound to before
-            bound = [v for v in assigned.get(node.value, []) if not _kept(node.value, v)]
+            bound = [
+                v for v in assigned.get(node.value, []) if not kept(node.value, v, _MASK_KEEPS)
+            ]
             return bool(bound) and all(self._mask(v, assigned, depth + 1) for v in bound)
         if isinstance(node, cst.Attribute) and node.attr.value == "data":
             return self._mask(node.value, assigned, depth + 1)
@@ -576,7 +597,7 @@ class CountMeans:
         if (  # the complement of a 0/1 mask, `1 - m.float()` (UDA_pytorch's TSA mask)
             isinstance(node, cst.BinaryOperation)
             and isinstance(node.operator, cst.Subtract)
-            and _literal_one(node.left)
+            and literal_one(node.left)
         ):
             return self._mask(node.right, assigned, depth + 1)
         if not isinstance(node, cst.Call):
@@ -664,21 +685,6 @@ def _returns(function: cst.FunctionDef) -> Iterator[cst.Return]:
             yield node
 
 
-def _kept(name: str, value: cst.BaseExpression) -> bool:
-    """`value` is `name` itself through casts and views (`m.to(device)`, `m.float()`)."""
-    while (
-        isinstance(value, cst.Call)
-        and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value in _MASK_KEEPS
-    ):
-        value = value.func.value
-    return isinstance(value, cst.Name) and value.value == name
-
-
-def _literal_one(node: cst.BaseExpression) -> bool:
-    return isinstance(node, (cst.Integer, cst.Float)) and float(node.value) == 1.0
-
-
 def _number(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Integer, cst.Float))
 
@@ -690,11 +696,4 @@ def _constant(node: cst.BaseExpression) -> bool:
         return _constant(node.expression)
     return _number(node) or (
         isinstance(node, (cst.Name, cst.Attribute)) and not name_of(node).endswith("]")
-    )
-
-
-def _share(count: cst.BaseExpression) -> cst.Call:
-    return cst.Call(
-        func=cst.Name(COUNT_SHARE),
-        args=[cst.Arg(count.with_changes(lpar=[], rpar=[]) if count.lpar else count)],
     )
