@@ -93,14 +93,24 @@ def _arguments(call: cst.Call, positions: dict[str, int]) -> dict[str, cst.Arg] 
     return found
 
 
-def data_dependent_mean(call: cst.Call, positions: dict[str, int]) -> tuple[cst.Arg, str] | None:
+def data_dependent_mean(
+    call: cst.Call,
+    positions: dict[str, int],
+    mean: Callable[[cst.BaseExpression], bool] | None = None,
+) -> tuple[cst.Arg, str] | None:
     """(the argument, what each rank divides by) when `call`, a CrossEntropyLoss/NLLLoss
-    construction or a cross_entropy/nll_loss call, averages over a count the data decides."""
+    construction or a cross_entropy/nll_loss call, averages over a count the data decides.
+    `mean`: whether a reduction given by a value is proved 'mean' (a loss class's
+    `reduction='mean'` parameter handed on: round 20 of issue 28)."""
     args = _arguments(call, positions)
     if args is None:
         return None
     reduction = args.get("reduction")
-    if reduction is not None and string_value(reduction.value) != "mean":
+    if (
+        reduction is not None
+        and string_value(reduction.value) != "mean"
+        and not (mean is not None and mean(reduction.value))
+    ):
         return None  # 'sum' (DP004), 'none', or not known
     for legacy in ("size_average", "reduce"):
         given = args.get(legacy)
@@ -158,7 +168,7 @@ class MeanLosses:
         self._active = not text or any(name in text for name in _GATE)
         if not self._active:  # names no such loss, not even in an aliased import
             return
-        found = _Constructions(self.t.qualified_names)
+        found = _Constructions(self.t.qualified_names, lambda value: _proved_mean(node, value))
         read_tree(node, found)
         self._functions = found.functions
         for call, (arg, what) in found.constructions:
@@ -285,9 +295,14 @@ class _Constructions(cst.CSTVisitor):
     """Pre-pass: the loss objects built with such a mean, the names the module calls, and
     the functions it defines."""
 
-    def __init__(self, qualified_names: Callable[[cst.CSTNode], set[str]]) -> None:
+    def __init__(
+        self,
+        qualified_names: Callable[[cst.CSTNode], set[str]],
+        mean: Callable[[cst.BaseExpression], bool],
+    ) -> None:
         super().__init__()
         self._names = qualified_names
+        self._mean = mean
         self.constructions: list[tuple[cst.Call, tuple[cst.Arg, str]]] = []
         self.called: set[str] = set()
         self.functions: set[str] = set()
@@ -301,9 +316,22 @@ class _Constructions(cst.CSTVisitor):
             self.called.add(key)
         kind = mean_loss_kind(self._names(node.func))
         if kind is not None and kind[0]:
-            found = data_dependent_mean(node, kind[1])
+            found = data_dependent_mean(node, kind[1], self._mean)
             if found is not None:
                 self.constructions.append((node, found))
+
+
+def _proved_mean(module: cst.Module, value: cst.BaseExpression) -> bool:
+    """Every value `value` may hold is the literal 'mean' (flow.origins: a parameter's
+    default, what each caller passes)."""
+    if not isinstance(value, (cst.Name, cst.Attribute)):
+        return False
+    found = origins(view(module), value)
+    return bool(found) and all(
+        o.kind == "constant" and string_value(o.node) == "mean"  # type: ignore[arg-type]
+        for o in found
+        if not o.selects
+    )
 
 
 _MAY_MATCH = ("CrossEntropyLoss", "NLLLoss", "cross_entropy", "nll_loss")
