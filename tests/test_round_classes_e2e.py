@@ -1626,6 +1626,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   divided by their count through numpy (`len(np.where(m)[0])`), floored by one: shared
   over the ranks with the floor on the whole batch's count, the original's weights
   (before: each rank's own count, unsaid; a torch count floored per rank).
+- shared_draws_s67_lead_method_noise (stop 67 lead, round 20): a GAN's noise drawn in a
+  method of its trainer class for the batch it is handed: the global batch's rows on rank
+  0's stream, each rank its own (before: the same rows on every rank, unsaid).
 - batches_s66_lead_state_sized_by_setting (dummy-ai/tacotron-pytorch@2d99b60): a decoder's
   first frame a numpy array of zeros sized by the settings' batch size (`hp.batch_size`),
   its batches drawn by a dataset object's method: the frame takes this rank's part of the
@@ -2454,6 +2457,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s67_lead_constant_rank_gate": ("start training", "epoch 1 done", "weights -0.4694"),
     # stop 67 lead (round 20): the original's (the base: each rank's own count, unsaid)
     "hazards_s67_lead_numpy_count": ("weights -0.919664",),
+    # stop 67 lead (round 20): the original's (the base: the same noise rows on every rank)
+    "shared_draws_s67_lead_method_noise": ("weights -1.1654",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

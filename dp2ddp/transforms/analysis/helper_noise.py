@@ -1,6 +1,8 @@
 """Noise a function of the module draws for the batch it is given: `def dsm_loss(model,
 samples, ...): torch.randn_like(samples)` (ermongroup/ncsn@7f27f4a), called in loops over
-loaders with their batch (HelperNoise). Moved out of batch_noise.py at stop 55 (its length);
+loaders with their batch (HelperNoise); since stop 67 also a method of a class of the module
+called on an instance of it (`trainer.update(x)`, the receiver's origins proved that class's
+instances: another object's `optimizer.step()` is no call of a `step` method). Moved out of batch_noise.py at stop 55 (its length);
 the shared_draws pass draws such noise as the global batch's rows, hazards leaves it DP006's
 question only where a call's loader is not sharded."""
 
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from dp2ddp.flow import origins, view
 from dp2ddp.transforms._support.nodes import nodes_of, target_names, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     batch_of_size,
@@ -44,8 +47,9 @@ def helper_noise(
     loaders: dict[str, str],
     draws: frozenset[str],
 ) -> list[HelperNoise]:
-    """The module's functions whose draws are noise for the batch they are given, drawn as
-    DataParallel drew it once every call site's loop is sharded (HelperNoise). A function
+    """The module's functions (and methods of its classes, by a name no other function or
+    method has) whose draws are noise for the batch they are given, drawn as DataParallel
+    drew it once every call site's loop is sharded (HelperNoise). A function
     with any other draw, a parameter it rebinds, a use that is not a call, or a call given
     something else than a batch of its loop is not one (DP006 at its calls stays)."""
     if not loaders:
@@ -53,6 +57,15 @@ def helper_noise(
     functions = {
         s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef) and not s.decorators
     }
+    # a method of a class of the module, called on an instance (`gan.step(x)`: round 20 of
+    # issue 28, facebookresearch/pytorch_GAN_zoo's BaseGAN): its parameters after `self`,
+    # its calls any `<x>.step(...)`, where no other function or method has the name
+    methods: dict[str, list[tuple[cst.FunctionDef, cst.ClassDef]]] = {}
+    for statement in module.body:
+        if isinstance(statement, cst.ClassDef) and isinstance(statement.body, cst.IndentedBlock):
+            for inner in statement.body.body:
+                if isinstance(inner, cst.FunctionDef) and not inner.decorators:
+                    methods.setdefault(inner.name.value, []).append((inner, statement))
     candidates: dict[str, tuple[cst.FunctionDef, list[str], dict[cst.Call, str]]] = {}
     for name, function in functions.items():
         params = [p.name.value for p in function.params.params]
@@ -61,6 +74,18 @@ def helper_noise(
         sized = _param_draws(function, params, qualified_names, draws)
         if sized:
             candidates[name] = (function, params, sized)
+    owners: dict[str, cst.ClassDef] = {}  # a method's name -> its class
+    for name, defined in methods.items():
+        if len(defined) != 1 or name in functions or name.startswith("__"):
+            continue
+        function, owner = defined[0]
+        params = [p.name.value for p in function.params.params][1:]
+        if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or not params:
+            continue
+        sized = _param_draws(function, params, qualified_names, draws)
+        if sized:
+            candidates[name] = (function, params, sized)
+            owners[name] = owner
     if not candidates:
         return []  # the module is walked for uses only when a function may be one
     uses: dict[str, list[cst.Name]] = {}
@@ -74,6 +99,12 @@ def helper_noise(
             if use is function.name:
                 continue
             call = parent(use)
+            if name in owners:  # a method's use: `gan.step`, its receiver an instance
+                if not isinstance(call, cst.Attribute) or call.attr is not use:
+                    break
+                if not _instance_of(call.value, owners[name], module):
+                    continue  # another object's `step` (`optimizer.step()`)
+                use, call = call, parent(call)  # type: ignore[assignment]
             if not isinstance(call, cst.Call) or call.func is not use:
                 break
             loop = _batch_loop(call, function, sized, params, parent, loaders)
@@ -84,6 +115,23 @@ def helper_noise(
             if sites:
                 found.append(HelperNoise(function, list(sized), sites))
     return found
+
+
+def _instance_of(receiver: cst.BaseExpression, owner: cst.ClassDef, module: cst.Module) -> bool:
+    """Every origin of `receiver` (flow.origins) is an instance of the class `owner` builds
+    (`gan = GAN()`), or `self` in a method of it."""
+    flow = view(module)
+    found = [o for o in origins(flow, receiver) if not o.selects]
+    return bool(found) and all(
+        o.kind == "instance"
+        and isinstance(o.node, cst.Call)
+        and flow.class_called(o.node) is owner
+        or o.kind == "parameter"
+        and isinstance(o.node, cst.Param)
+        and o.node.name.value == "self"
+        and any(a is owner for a in flow.ancestors(o.node))
+        for o in found
+    )
 
 
 def _param_draws(
