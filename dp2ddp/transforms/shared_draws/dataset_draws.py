@@ -31,6 +31,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, seeding, stream_of
+from dp2ddp.transforms.shared_draws.callable_draws import drawing_callable
 from dp2ddp.transforms.shared_draws.handed_evaluations import handed_to_evaluation
 
 if TYPE_CHECKING:
@@ -396,7 +397,13 @@ class DatasetDrawFinder:
                     if func.attr.value in methods:
                         todo.append(func.attr.value)
                         continue
-                    drawing = self._drawing_transform()
+                    drawing = self._drawing_transform() or drawing_callable(
+                        self.module,
+                        func,
+                        self.t.qualified_names,
+                        lambda c: self._is_draw(c) and self._alike_draw(c),
+                        self._alike_stream,
+                    )
                     if drawing:
                         seeded = self._seeded([stream for _, stream in drawing])
                         self.t.warn(
