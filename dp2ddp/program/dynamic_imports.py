@@ -165,6 +165,8 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
                 calls.append((node, True))
         elif isinstance(func, ast.Name) and func.id == "__import__":
             calls.append((node, False))
+        elif isinstance(func, ast.Name) and func.id == "exec" and _imports_in(node.args[0]):
+            calls.append((node, False))  # `exec("from " + package + " import " + name)`
     if not calls:
         return None
     constants = module_constants(tree)
@@ -174,6 +176,11 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
     for node, relative_ok in calls:
         code = ast.unparse(node)
         call = node
+        if isinstance(node.func, ast.Name) and node.func.id == "exec":
+            # the statement's text is no module name: a name known only at run time
+            opaque = ast.Call(ast.Name("__import__", ast.Load()), [ast.Name(_EXECUTED)], [])
+            found.append((node, opaque, code, False))
+            continue
         argument = node.args[0]
         if isinstance(argument, ast.Name) and argument.id not in constants:
             # `filename = "models." + name + "_model"; import_module(filename)`
@@ -208,6 +215,26 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
             found.append((node, call, ast.unparse(node), False))
             via_helper[id(node)] = func.id
     return FoundCalls(tuple(found), constants, via_helper, bounds)
+
+
+#: The opaque name an `exec()` of an import statement imports (no binding has it).
+_EXECUTED = "<exec>"
+#: A text that may call exec() (the ast is parsed for its import calls only then).
+_EXEC_CALL = re.compile(r"\bexec\s*\(")
+
+
+def _imports_in(statement: ast.expr) -> bool:
+    """A string an `exec()` runs that is an import statement, built at run time: a
+    string constant of it starts `from ` or holds ` import ` (pytorch_GAN_zoo's
+    `loadmodule`: `exec("from " + prefix + package + " import " + name + " as module")`,
+    round 20 of issue 28). A literal statement is an import discovery could read, but
+    exec's names are not followed: opaque all the same."""
+    return any(
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and (node.value.lstrip().startswith("from ") or " import " in f" {node.value} ")
+        for node in ast.walk(statement)
+    )
 
 
 def _parent_of(node: ast.expr) -> ast.expr:
@@ -487,7 +514,7 @@ class DynamicImports:
             # kept: a large project's trees take far more memory than its text); the
             # dotted constants were taken when the file was read.
             calls: tuple[DynamicSite, ...] = ()
-            if mentions(text, "import_module", "__import__"):
+            if mentions(text, "import_module", "__import__") or _EXEC_CALL.search(text):
                 if module.real not in self.memo.calls:
                     self.memo.calls[module.real] = found_calls(ast.parse(text))
                 found_here = self.memo.calls[module.real]
