@@ -22,7 +22,7 @@ from dp2ddp.transforms.data.attribute_figures import warn_attribute_figures
 from dp2ddp.transforms.data.closure_reads import inner_figures, nested_shows
 from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
 from dp2ddp.transforms.data.decisions import no_grad_inside
-from dp2ddp.transforms.data.figure_aliases import figure_aliases, may_hold
+from dp2ddp.transforms.data.figure_aliases import figure_aliases, may_hold, reads_weights
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
 from dp2ddp.transforms.data.handed_loops import trains_after_eval
@@ -362,7 +362,7 @@ class LoaderEvaluation(ShowingCalls):
                         figure
                         for value in values
                         for n in walk(value)
-                        if isinstance(n, cst.Name)
+                        if isinstance(n, cst.Name) and not reads_weights(n, self.parent)
                         for figure in seen.get(n.value, ())
                         if figure in shown_counters or figure in objects
                         if inner is not None or not after or may_hold(self, n, figure, end, seen)

@@ -3,6 +3,7 @@ names bound from them, and lists fed with them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -116,4 +117,23 @@ def may_hold(
             reads.append(target)  # `s += ...` keeps what s held
         if any(may_hold(t, n, figure, end, held, inner) for n in reads):
             return True
+    return False
+
+
+#: What reads a model's weights, not a figure: `gan.D.parameters()`, `net.fc.weight`.
+_WEIGHTS = frozenset(
+    {"parameters", "named_parameters", "state_dict", "buffers", "named_buffers", "weight", "bias"}
+)
+
+
+def reads_weights(name: cst.Name, parent: Callable[[cst.CSTNode], cst.CSTNode | None]) -> bool:
+    """`name` is the root of a read of a model's weights through attributes (`sum(p.sum()
+    for p in gan.D.parameters())`, round 20 of issue 28): the weights DDP keeps alike on
+    every rank, not a figure an object it holds accumulates from this rank's batches."""
+    node: cst.CSTNode = name
+    above = parent(node)
+    while isinstance(above, cst.Attribute) and above.value is node:
+        if above.attr.value in _WEIGHTS:
+            return True
+        node, above = above, parent(above)
     return False
