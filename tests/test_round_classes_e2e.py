@@ -1629,6 +1629,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
 - shared_draws_s67_lead_method_noise (stop 67 lead, round 20): a GAN's noise drawn in a
   method of its trainer class for the batch it is handed: the global batch's rows on rank
   0's stream, each rank its own (before: the same rows on every rank, unsaid).
+- batches_s67_lead_lengths_beside_dim1 (stop 67 lead, round 20): sequence-first batches
+  split along dim 1 beside 1-D lengths tensors: the lengths cut along their only dim, the
+  original's weights (before: every rank raised in ddp_shard_batch, unsaid).
 - batches_s66_lead_state_sized_by_setting (dummy-ai/tacotron-pytorch@2d99b60): a decoder's
   first frame a numpy array of zeros sized by the settings' batch size (`hp.batch_size`),
   its batches drawn by a dataset object's method: the frame takes this rank's part of the
@@ -2459,6 +2462,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "hazards_s67_lead_numpy_count": ("weights -0.919664",),
     # stop 67 lead (round 20): the original's (the base: the same noise rows on every rank)
     "shared_draws_s67_lead_method_noise": ("weights -1.1654",),
+    # stop 67 lead (round 20): the original's (the base: "has no dim 1 to split it along")
+    "batches_s67_lead_lengths_beside_dim1": ("weights 2.8820",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
