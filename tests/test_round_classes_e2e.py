@@ -1632,6 +1632,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
 - batches_s67_lead_lengths_beside_dim1 (stop 67 lead, round 20): sequence-first batches
   split along dim 1 beside 1-D lengths tensors: the lengths cut along their only dim, the
   original's weights (before: every rank raised in ddp_shard_batch, unsaid).
+- s67_lead_own_method_in_other_module (stop 67 lead, round 20; a program fixture): the
+  guarded wrap handed to another module's function that calls the model's own method on
+  it: `model.module.greedy(x)` there, the original's figures (before: AttributeError).
 - batches_s66_lead_state_sized_by_setting (dummy-ai/tacotron-pytorch@2d99b60): a decoder's
   first frame a numpy array of zeros sized by the settings' batch size (`hp.batch_size`),
   its batches drawn by a dataset object's method: the frame takes this rank's part of the
@@ -2464,9 +2467,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s67_lead_method_noise": ("weights -1.1654",),
     # stop 67 lead (round 20): the original's (the base: "has no dim 1 to split it along")
     "batches_s67_lead_lengths_beside_dim1": ("weights 2.8820",),
+    # stop 67 lead (round 20): the original's (the base: AttributeError on every rank)
+    "s67_lead_own_method_in_other_module": ("epoch 1 decoded [2, 2]", "weights 0.5556"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s67_lead_own_method_in_other_module": "train.py",  # stop 67 lead (round 20)
     "batches_s66_lead_state_from_other_module": "train.py",  # stop 66 lead
     "batches_s63_s1_method_given_position": "train.py",  # stop 63 s1
     "rank_zero_s63_v1_sample_draw_read_elsewhere": "train.py",  # stop 63 v1 (round 16)

@@ -191,11 +191,16 @@ class OwnMethodCalls:
             self._unwrap_guards.add(id(guard))
             names -= unwrapped  # bare again after the unwrap, as in the original
         forwarded = self._forwarding_wrapped(module)
+        # a parameter another module's call hands a wrap a device guard held (ProgramHints.
+        # wrap_reaches: `decode(model, x)` -> `def decode(model, x): model.greedy(x)`): the
+        # original called the model's own method there unwrapped only, as here (round 20)
+        hinted = _hinted_places(module, t.state.hints.wrap_reaches)
+        names |= frozenset(param for _, _, param in hinted)
         if not names and not forwarded:
             return
         methods = model_methods(t)
         held_names = names | frozenset(forwarded)
-        handed = _handed_places(module, held_names)
+        handed = _handed_places(module, held_names) | {(f, slot) for f, slot, _ in hinted}
         flow = view(module)
         for call, method, running in own_method_calls(module, held_names, methods, t.code):
             if not self._holds_wrap(call, handed) or self._before_the_wrap(flow, call):
@@ -338,6 +343,27 @@ class OwnMethodCalls:
             return updated
         inner = cst.Attribute(value=func.value, attr=cst.Name("module"))
         return updated.with_changes(func=func.with_changes(value=inner))
+
+
+def _hinted_places(module: cst.Module, hints: frozenset[str]) -> set[tuple[str, str, str]]:
+    """(function, slot, parameter) of this module's top-level functions whose parameter at
+    `slot` (a position or a keyword) a call of another module may hand a wrap (`hints`:
+    `function|slot`)."""
+    if not hints:
+        return set()
+    functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    found: set[tuple[str, str, str]] = set()
+    for hint in hints:
+        name, _, slot = hint.partition("|")
+        function = functions.get(name)
+        if function is None:
+            continue
+        params = [*function.params.posonly_params, *function.params.params]
+        params += function.params.kwonly_params
+        for index, param in enumerate(params):
+            if slot in (str(index), param.name.value):
+                found.add((name, slot, param.name.value))
+    return found
 
 
 def _handed_places(module: cst.Module, names: frozenset[str]) -> set[tuple[str, str]]:
