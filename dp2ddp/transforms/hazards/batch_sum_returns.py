@@ -394,4 +394,13 @@ def own_sums(
     source = transform.state.text or ""
     path = os.path.basename(transform.context.filename or "") or "<module>"
     found = module_batch_sum_returns("", path, source, lambda: module)
-    return {name.lstrip("."): sums for name, sums in found.items()}
+    resolved = forwarded_sums({name.lstrip("."): sums for name, sums in found.items()})
+    # a class's forward() the loss's own scope follows already (BatchGiven.forward_terms),
+    # and a loss object built with a summed reduction is said where it is built: only the
+    # explicit sums other functions and methods return (`return -pred[:, 0].sum()`)
+    return {
+        name: kept
+        for name, sums in resolved.items()
+        if not name.endswith((".forward", ".__call__"))
+        and (kept := tuple(s for s in sums if "sum(" in s.text))
+    }
