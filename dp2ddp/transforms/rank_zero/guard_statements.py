@@ -127,6 +127,10 @@ class StatementGuards(Rule):
         """What a statement does that belongs on rank 0, if that is all it does."""
         if isinstance(small, cst.Expr) and isinstance(small.value, cst.Tuple):
             return self.tuple_kind(small.value)
+        if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):  # output read
+            if self.t.qualified_names(small.value.func) & CHILD_PROCESSES:
+                self.child_every_rank(small.value, read=True)
+            return None
         if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
             return None
         func = small.value.func
@@ -219,24 +223,22 @@ class StatementGuards(Rule):
         self.said.add(id(call))
         return True
 
-    def child_every_rank(self, call: cst.Call) -> None:
+    def child_every_rank(self, call: cst.Call, *, read: bool = False) -> None:
         """DP087 for a statement that runs a child process (`os.system(cmd)`,
         `subprocess.run(args)`) on every rank: what the command does is not read, so nothing
         proves it safe to repeat (GDANet's `cp` backups ran once per rank, stop 39, v4-F), nor
         that rank 0 alone may run it (a script whose output every rank reads). Said, not
-        guarded; but `mkdir -p path` alone is proved safe to repeat (repeat_safe_command)."""
-        if self.facts.under_guard(call) or repeat_safe_command(
-            call, self.t.qualified_names(call.func)
-        ):
-            return  # `mkdir -p path`: safe to repeat (side_effects.repeat_safe_command)
+        guarded; but `mkdir -p path` alone is proved safe to repeat (repeat_safe_command).
+        `read`: its output is read (NEU_NMT_v2's BLEU script, round 20 of issue 28)."""
+        names = self.t.qualified_names(call.func)  # `mkdir -p path`: safe to repeat
+        if self.facts.under_guard(call) or repeat_safe_command(call, names):
+            return
         if not self.first_saying(call):
             return
-        self.t.warn(
-            call,
-            "DP087",
-            f"{self.t.code(call.func)}() runs a child process on every rank; what it does is "
-            "not read, so it is neither proved safe to repeat nor put on rank 0",
-        )
+        used = ", and every rank reads its output" if read else ""
+        what = f"{self.t.code(call.func)}() runs a child process on every rank{used}; what"
+        detail = "it does is not read, so it is neither proved safe to repeat nor put on rank 0"
+        self.t.warn(call, "DP087", f"{what} {detail}")
 
     def report_every_rank(self, call: cst.Call, model: cst.BaseExpression) -> None:
         """DP099 for a library report (`summary(model, ...)`, library_prints.py) left on

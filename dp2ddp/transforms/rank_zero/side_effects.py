@@ -44,6 +44,9 @@ CHILD_PROCESSES: Final = frozenset(
         "subprocess.check_call",
         "subprocess.check_output",
         "subprocess.Popen",
+        "subprocess.getstatusoutput",
+        "subprocess.getoutput",
+        "os.popen",
     }
 )
 #: What a shell reads between commands or as a substitution: a command text holding one of
