@@ -50,8 +50,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Function, Origin, origins, view
-from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, calls_model
+from dp2ddp.flow import DefUse, Function, Origin, code, origins, view
+from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, calls_model, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.data.handoffs import global_batch_size
@@ -344,16 +344,18 @@ def said_unread(
     the output by it), beside an output of the wrapped model or this rank's batch. Whether
     the function sizes that rank's rows by it (then it must read ddp_per_rank_batch(B)) is
     not proved here, so it is said. Only a function called by a bare name that no library
-    binds; the size proved the loader's (the same sources as its batch_size=)."""
+    binds; the size proved the loader's (the same sources as its batch_size=). Since stop 67
+    (round 20, bubbliiiing/facenet-pytorch@af7d20c: `fit_one_epoch(..., gen, ...,
+    batch_size // 3, ...)` of utils/utils_fit.py, whose triplet loss cuts the output by it)
+    also beside the sharded loader itself, in or out of a training loop: the function
+    trains on its batches."""
     func = call.func
     if not isinstance(func, cst.Name) or hasattr(builtins, func.value):
         return []
     names = data.qualified_names(func)
     if any(n.split(".")[0] in _LIBRARIES for n in names):
         return []
-    loop = _training_loop(data, call)
-    if loop is None:
-        return []
+    training = _training_loop(data, call) is not None  # else only the loader itself counts
     wrapped = set(data.state.wrapped)
 
     def stop(other: cst.Call) -> bool:
@@ -361,15 +363,22 @@ def said_unread(
 
     for arg in call.args:
         size = arg.value
-        if arg.star or not isinstance(size, (cst.Name, cst.Attribute)):
-            continue
+        if arg.star or not isinstance(size, (cst.Name, cst.Attribute, cst.BinaryOperation)):
+            continue  # `batch_size // 3` beside `DataLoader(..., batch_size=batch_size // 3)`
         loader = next((c for c, b in sharded.items() if _same_size(size, b, flow)), None)
+        if loader is None and isinstance(size, cst.BinaryOperation):
+            loader = next((c for c, b in sharded.items() if _same_text(size, b, flow)), None)
         if loader is None:
             continue
         for other in call.args:
             if other is arg or other.star:
                 continue
-            what = rank_share(flow, other.value, stop, sharded)
+            what = rank_share(flow, other.value, stop, sharded) if training else None
+            if what is None and any(  # the loader itself: its batches are this rank's
+                o.node is loader and not o.cut and not o.selects
+                for o in origins(flow, other.value, stop)
+            ):
+                what = "the sharded loader itself, whose batches it sizes"
             if what is None:
                 continue
             held = data._loaders[loader].binding if loader in data._loaders else None
@@ -387,6 +396,16 @@ def said_unread(
                 )
             ]
     return []
+
+
+def _same_text(size: cst.BaseExpression, batch_size: cst.BaseExpression, flow: DefUse) -> bool:
+    """`size` is written as the loader's batch_size (`batch_size // 3` both) and each name in
+    it comes from the sources of the same name there."""
+    if code(size) != code(batch_size):
+        return False
+    ours = [n for n in walk(size) if isinstance(n, cst.Name)]
+    theirs = [n for n in walk(batch_size) if isinstance(n, cst.Name)]
+    return bool(ours) and all(_same_sources(a, b, flow) for a, b in zip(ours, theirs, strict=True))
 
 
 def _same_size(size: cst.BaseExpression, batch_size: cst.BaseExpression, flow: DefUse) -> bool:
