@@ -155,6 +155,7 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
         return None
     importlib_names, import_module_names = _bindings(imports)
     calls: list[tuple[ast.Call, bool]] = []
+    local: dict[int, dict[str, ast.expr]] | None = None
     for node in candidates:
         func = node.func
         if isinstance(func, ast.Name) and func.id in import_module_names:
@@ -165,12 +166,17 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
                 calls.append((node, True))
         elif isinstance(func, ast.Name) and func.id == "__import__":
             calls.append((node, False))
-        elif isinstance(func, ast.Name) and func.id == "exec" and _imports_in(node.args[0]):
-            calls.append((node, False))  # `exec("from " + package + " import " + name)`
+        elif isinstance(func, ast.Name) and func.id == "exec":
+            statement = node.args[0]
+            if isinstance(statement, ast.Name):  # `strCmd = "from " + ...; exec(strCmd)`
+                if local is None:
+                    local = local_values(tree)
+                statement = local.get(id(node), {}).get(statement.id, statement)
+            if _imports_in(statement):
+                calls.append((node, False))  # `exec("from " + package + " import " + name)`
     if not calls:
         return None
     constants = module_constants(tree)
-    local: dict[int, dict[str, ast.expr]] | None = None
     found: list[tuple[ast.Call, ast.Call, str, bool]] = []
     bounds: dict[int, tuple[str, ...]] = {}
     for node, relative_ok in calls:

@@ -8,7 +8,8 @@ import sys
 
 
 def load(package, name):
-    exec("from " + package + " import " + name + " as module")
+    statement = "from " + package + " import " + name + " as module"
+    exec(statement)
     return eval("module")
 
 
