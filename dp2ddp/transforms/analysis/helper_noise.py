@@ -2,9 +2,10 @@
 samples, ...): torch.randn_like(samples)` (ermongroup/ncsn@7f27f4a), called in loops over
 loaders with their batch (HelperNoise); since stop 67 also a method of a class of the module
 called on an instance of it (`trainer.update(x)`, the receiver's origins proved that class's
-instances: another object's `optimizer.step()` is no call of a `step` method). Moved out of batch_noise.py at stop 55 (its length);
-the shared_draws pass draws such noise as the global batch's rows, hazards leaves it DP006's
-question only where a call's loader is not sharded."""
+instances: another object's `optimizer.step()` is no call of a `step` method). Moved out
+of batch_noise.py at stop 55 (its length); the shared_draws pass draws such noise as the
+global batch's rows, hazards leaves it DP006's question only where a call's loader is not
+sharded."""
 
 from __future__ import annotations
 

@@ -8,47 +8,141 @@ dequantization noise, round 20 of issue 28): followed through the def-use view
 (flow.origins of `self.transform`: the attribute's binding, the constructor's parameter, the
 argument each construction passes) to the function or lambda it holds, whose body draws from
 a process-wide stream every rank seeds alike: rank r's k-th sample gets every rank's k-th
-draw, as for a transform class.
+draw, as for a transform class. The same where the dataset is a library's
+(`datasets.CIFAR10(root, transform=tf)`, `tf = transforms.Compose([transforms.ToTensor(),
+lambda x: x + torch.zeros_like(x).uniform_(0, 1 / 256)])`: pytorch-glow itself): the
+program's own function or lambda among the transforms it hands a dataset's construction
+(`transform=`, `target_transform=`, `transforms=`, through a Compose's list) draws per
+sample all the same (handed_transforms).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 import libcst as cst
 
-from dp2ddp.flow import origins, view
+from dp2ddp.flow import DefUse, origins, view
 from dp2ddp.transforms._support.nodes import code_of, walk
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 
-Check = Callable[[cst.Call], bool]
+
+class Finder(Protocol):
+    """What the dataset-draws finder lends these readings (dataset_draws.DatasetDraws)."""
+
+    module: cst.Module
+
+    def qualified(self, node: cst.CSTNode) -> set[str]: ...
+
+    def alike(self, stream: str | None) -> bool: ...
 
 
-def drawing_callable(
-    module: cst.Module,
-    func: cst.Attribute,
-    qualified: Callable[[cst.CSTNode], set[str]],
-    alike_draw: Check,
-    alike_stream: Callable[[str | None], bool],
-) -> list[tuple[str, str | None]]:
+def drawing_callable(finder: Finder, func: cst.Attribute) -> list[tuple[str, str | None]]:
     """(what draws, its stream) for the first draw of each function or lambda `func` (the
-    attribute a per-sample method calls) may hold: a draw `alike_draw` accepts, or a fill
-    of a tensor just built (`zeros_like(x).uniform_()`) where torch's stream is seeded
-    alike (`alike_stream`)."""
+    attribute a per-sample method calls) may hold, from a process-wide stream every rank
+    seeds alike (`finder.alike`; a fill of a tensor just built, `zeros_like(x).uniform_()`,
+    draws from torch's)."""
+    module = finder.module
     found: list[tuple[str, str | None]] = []
     for origin in origins(view(module), func):
         body = origin.node
         if origin.kind != "definition" or not isinstance(body, (cst.Lambda, cst.FunctionDef)):
             continue
-        for node in walk(body.body):
-            if not isinstance(node, cst.Call):
-                continue
-            names = qualified(node.func)
-            drawn = bool(names & RANDOM_DRAWS) and alike_draw(node)
-            if drawn or (fresh_fill(node) and alike_stream("torch")):
-                stream = stream_of(names) if drawn else "torch"
-                shown = f"{code_of(func)} = {code_of(body)[:30]}...: {code_of(node.func)[-40:]}()"
-                found.append((shown, stream))
-                break
+        drawn = _draw_in(body, finder.qualified)
+        if drawn is not None and finder.alike(drawn[1]):
+            found.append((f"{code_of(func)} = {code_of(body)[:30]}...: {drawn[0]}()", drawn[1]))
     return found
+
+
+#: The keywords a dataset's construction takes its per-sample transforms by.
+_TRANSFORM_KEYWORDS = frozenset({"transform", "target_transform", "transforms"})
+
+
+def handed_detail(call: cst.Call, what: str, seeded: str) -> str:
+    """DP067's detail at a construction handed a drawing transform (handed_transforms)."""
+    return (
+        f"{code_of(call.func)}() is handed a transform of the program that draws from the "
+        f"process-wide generator ({what}): {seeded}, rank r's k-th sample gets every rank's "
+        "k-th draw"
+    )
+
+
+def handed_transforms(finder: Finder) -> list[tuple[cst.Call, str, str | None]]:
+    """(the construction, what draws, its stream) for each dataset construction of the
+    module a sharded loader loads, handed by a transform keyword a function or lambda of
+    the program (directly, through names, or in the list of a `Compose([...])`) that draws
+    per call from a process-wide stream every rank seeds alike (`finder.alike`); a draw
+    with a generator of its own is none."""
+    flow = view(finder.module)
+    loaded = _sharded_datasets(flow)
+    found: list[tuple[cst.Call, str, str | None]] = []
+    for call in flow.calls:
+        if id(call) not in loaded:
+            continue  # no sharded loader loads it (an evaluation set every rank reads whole)
+        given = [a.value for a in call.args if a.keyword and a.keyword.value in _TRANSFORM_KEYWORDS]
+        for value in given:
+            for part in _transform_parts(flow, value):
+                drawn = _draw_in(part, finder.qualified)
+                if drawn is not None and finder.alike(drawn[1]):
+                    found.append((call, f"{code_of(part)[:40]}...: {drawn[0]}()", drawn[1]))
+                    break
+    return found
+
+
+def _sharded_datasets(flow: DefUse) -> set[int]:
+    """The ids of the calls a sharded DataLoader's dataset comes from: a loader whose
+    batch_size the data pass read per rank (`ddp_per_rank_batch(...)`), its first argument
+    or `dataset=` followed through names (flow.origins)."""
+    found: set[int] = set()
+    for call in flow.calls:
+        sizes = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_size"]
+        if not sizes or not isinstance(sizes[0], cst.Call):
+            continue
+        if code_of(sizes[0].func) != "ddp_per_rank_batch":
+            continue
+        first = [a.value for a in call.args if a.keyword is None][:1]
+        first += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
+        found |= {id(o.node) for value in first for o in origins(flow, value)}
+    return found
+
+
+def _transform_parts(flow: DefUse, value: cst.BaseExpression) -> list[cst.CSTNode]:
+    """The functions and lambdas of the program `value` may hold: itself, the elements of a
+    Compose's list argument, through the names they are bound to (flow.origins)."""
+    parts: list[cst.CSTNode] = []
+    for origin in origins(flow, value):
+        node = origin.node
+        if origin.kind == "definition" and isinstance(node, (cst.Lambda, cst.FunctionDef)):
+            parts.append(node)
+    if isinstance(value, cst.Call) and value.args:  # `Compose([...])`
+        listed = value.args[0].value
+        if isinstance(listed, (cst.List, cst.Tuple)):
+            for element in listed.elements:
+                if isinstance(element.value, cst.Lambda):
+                    parts.append(element.value)
+                else:
+                    parts += _transform_parts(flow, element.value)
+    if isinstance(value, cst.Name):
+        for definition in flow.definitions(value):
+            if definition.kind == "assign" and isinstance(definition.value, cst.Call):
+                parts += _transform_parts(flow, definition.value)
+    return parts
+
+
+def _draw_in(
+    function: cst.CSTNode, qualified: Callable[[cst.CSTNode], set[str]]
+) -> tuple[str, str | None] | None:
+    """(the draw as written, its stream) of the first draw from a process-wide stream in
+    `function`'s body; None where it draws none."""
+    body = function.body if isinstance(function, (cst.Lambda, cst.FunctionDef)) else function
+    for node in walk(body):
+        if not isinstance(node, cst.Call):
+            continue
+        names = qualified(node.func)
+        if names & RANDOM_DRAWS and not own_stream(node):
+            return code_of(node.func)[-40:], stream_of(names)
+        if fresh_fill(node):
+            return code_of(node.func)[-40:], "torch"
+    return None

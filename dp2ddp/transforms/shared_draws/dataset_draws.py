@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
+import dp2ddp.transforms.shared_draws.callable_draws as called
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import view
 from dp2ddp.flow.bindings import bindings
@@ -31,7 +32,6 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, seeding, stream_of
-from dp2ddp.transforms.shared_draws.callable_draws import drawing_callable
 from dp2ddp.transforms.shared_draws.handed_evaluations import handed_to_evaluation
 
 if TYPE_CHECKING:
@@ -116,6 +116,10 @@ class DatasetDrawFinder:
         classes = self._dataset_classes()
         for cls in classes:
             self._dataset_class(cls)
+        own = {cls.name.value for cls in classes}  # their __getitem__ is read (_per_sample)
+        for call, what, stream in called.handed_transforms(self):
+            if code_of(call.func) not in own:
+                self.t.warn(call, "DP067", called.handed_detail(call, what, self._seeded([stream])))
         for node in nodes_of(self.module, cst.Call):
             if self._is_split_without_generator(node):
                 self._add(node)
@@ -148,7 +152,7 @@ class DatasetDrawFinder:
     def _alike_draw(self, call: cst.Call) -> bool:
         """The draw reads a process-wide stream every rank provably seeds alike: the
         program's (ProgramFacts.seeded_streams), else this module's own reading."""
-        return self._alike_stream(stream_of(self.t.qualified_names(call.func)))
+        return self.alike(stream_of(self.t.qualified_names(call.func)))
 
     def _describe(self, helper: HelperDraw) -> str:
         """The helper's draw, its line in the user's file where it is this module's (this
@@ -157,7 +161,10 @@ class DatasetDrawFinder:
             helper = replace(helper, line=self.t.state.line_map(helper.line))
         return helper.describe()
 
-    def _alike_stream(self, stream: str | None) -> bool:
+    def qualified(self, node: cst.CSTNode) -> set[str]:
+        return self.t.qualified_names(node)
+
+    def alike(self, stream: str | None) -> bool:
         """`stream` (None: not known) is one every rank provably seeds alike."""
         if self._alike is None:
             self._alike = alike_streams(self.t.state.facts.seeded_streams, lambda: self.module.code)
@@ -166,7 +173,7 @@ class DatasetDrawFinder:
     def _seeded(self, streams: list[str | None]) -> str:
         """DP067's words for how the streams drawn from are seeded alike on every rank (the
         program's seed, or its loader workers'), "where ..." for a stream not known."""
-        self._alike_stream(None)
+        self.alike(None)
         alike = self._alike or frozenset()
         known = sorted({s for s in streams if s is not None and s in alike})
         if not known:
@@ -397,13 +404,7 @@ class DatasetDrawFinder:
                     if func.attr.value in methods:
                         todo.append(func.attr.value)
                         continue
-                    drawing = self._drawing_transform() or drawing_callable(
-                        self.module,
-                        func,
-                        self.t.qualified_names,
-                        lambda c: self._is_draw(c) and self._alike_draw(c),
-                        self._alike_stream,
-                    )
+                    drawing = self._drawing_transform() or called.drawing_callable(self, func)
                     if drawing:
                         seeded = self._seeded([stream for _, stream in drawing])
                         self.t.warn(
@@ -429,7 +430,7 @@ class DatasetDrawFinder:
                         "k-th sample gets every rank's k-th draw",
                     )
                     return
-                elif (helper := self.t.helper_draw_of(node)) is not None and self._alike_stream(
+                elif (helper := self.t.helper_draw_of(node)) is not None and self.alike(
                     helper.stream
                 ):
                     # A function of the program that draws, itself or through the functions
@@ -489,7 +490,7 @@ class DatasetDrawFinder:
                         )
                         todo = []
                         break
-                    elif (helper := self.t.helper_draw_of(node)) is not None and self._alike_stream(
+                    elif (helper := self.t.helper_draw_of(node)) is not None and self.alike(
                         helper.stream
                     ):
                         # a function of another module (or this one's, reached by an alias)
