@@ -202,7 +202,12 @@ def test_there_are_program_fixtures() -> None:
 #: The single-file form (`--inline-helpers`, stdin) is not analysed again by `--check`: no
 #: import of the helpers module says it was migrated, so only its markers (the MARKED
 #: codes, dp2ddp/migrate/markers.py) remain; DP006 is re-derived in the module form only.
-KNOWN_LOST: dict[str, set[str]] = {"single_file_inline": {"DP006"}}
+KNOWN_LOST: dict[str, set[str]] = {
+    "single_file_inline": {"DP006"},
+    # stop 67: DP140 in a library module the migration leaves unchanged (no marker is
+    # written there) is not re-derived when the migrated program is checked again
+    "s67_lead_size_handed_on_to_callable": {"DP140"},
+}
 
 
 @pytest.mark.parametrize("name", CASES)

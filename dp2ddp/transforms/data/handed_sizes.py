@@ -54,7 +54,7 @@ from dp2ddp.flow import DefUse, Function, Origin, code, origins, view
 from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, calls_model, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.analysis.training import loop_trains
-from dp2ddp.transforms.data.handoffs import global_batch_size
+from dp2ddp.transforms.data.handoffs import fed_size_loops, global_batch_size
 from dp2ddp.transforms.data.size_guards import PER_RANK
 
 if TYPE_CHECKING:
@@ -79,6 +79,7 @@ def plan_handed_sizes(
     """Add to `plan` the global batch sizes handed beside a sharded loader's batch to
     functions of the program that size a tensor by them (swaps, records); to `said` those
     handed to a function this module does not read (DP140)."""
+    said.extend(_said_fed_sizes(data, nodes))
     sharded = {c: g for c in data._edits if (g := global_batch_size(data, c)) is not None}
     if not sharded:
         return
@@ -356,6 +357,9 @@ def said_unread(
     if any(n.split(".")[0] in _LIBRARIES for n in names):
         return []
     training = _training_loop(data, call) is not None  # else only the loader itself counts
+    # a function of the program's other modules is told the size with the loader
+    # (LoaderFeed.sizes): it reads it per rank, or says what it hands it to (_said_fed_sizes)
+    read_elsewhere = bool(names & {name for name, _ in data.state.facts.loaders.consumers})
     wrapped = set(data.state.wrapped)
 
     def stop(other: cst.Call) -> bool:
@@ -374,9 +378,13 @@ def said_unread(
             if other is arg or other.star:
                 continue
             what = rank_share(flow, other.value, stop, sharded) if training else None
-            if what is None and any(  # the loader itself: its batches are this rank's
-                o.node is loader and not o.cut and not o.selects
-                for o in origins(flow, other.value, stop)
+            if (
+                what is None
+                and not read_elsewhere
+                and any(
+                    o.node is loader and not o.cut and not o.selects  # the loader itself
+                    for o in origins(flow, other.value, stop)
+                )
             ):
                 what = "the sharded loader itself, whose batches it sizes"
             if what is None:
@@ -396,6 +404,57 @@ def said_unread(
                 )
             ]
     return []
+
+
+def _said_fed_sizes(
+    data: ShardDataLoaders, nodes: ModuleNodes
+) -> list[tuple[cst.CSTNode, str, str]]:
+    """DP140 in a function other modules hand a sharded loader and its global batch size
+    (facts.LoaderFeed.sizes, handoffs.fed_size_loops): in the loop over that loader, the
+    size handed on, beside the loop's batch or what is computed from it, to a callable this
+    module does not read (a parameter, another module's function: bubbliiiing/
+    facenet-pytorch@af7d20c's `loss(outputs1, Batch_size)`, a triplet loss of a third module
+    that cuts the output by it; round 20 of issue 28, every rank raised unsaid): whether it
+    sizes this rank's rows by it is not proved here."""
+    found: list[tuple[cst.CSTNode, str, str]] = []
+    fed = fed_size_loops(data, nodes)
+    flow = view(data._module_node) if fed else None
+    for loop, names in fed.items():
+        assert flow is not None
+        batch = {id(n) for n in walk(loop.target)}
+        for call in (n for n in walk(loop.body) if isinstance(n, cst.Call)):
+            func = call.func
+            if (
+                flow.callees(call)
+                or not isinstance(func, cst.Name)
+                or hasattr(builtins, func.value)
+            ):
+                continue
+            sizes = [
+                a.value
+                for a in call.args
+                if isinstance(a.value, cst.Name) and a.value.value in names
+            ]
+            rows = [
+                a.value
+                for a in call.args
+                if not (isinstance(a.value, cst.Name) and a.value.value in names)
+                and any(id(step.node) in batch for o in origins(flow, a.value) for step in o.path)
+            ]
+            if sizes and rows:
+                found.append(
+                    (
+                        call,
+                        "DP140",
+                        f"{data.code(sizes[0])}, the global batch_size of the loader every "
+                        f"caller hands this function (each rank's loader gives "
+                        f"ddp_per_rank_batch({data.code(sizes[0])}) samples), is handed to "
+                        f"{func.value}(), which this module does not read, beside "
+                        f"{data.code(rows[0])}, computed from this rank's batch: not proved "
+                        f"whether {func.value}() sizes, splits or counts this rank's rows by it",
+                    )
+                )
+    return found
 
 
 def _same_text(size: cst.BaseExpression, batch_size: cst.BaseExpression, flow: DefUse) -> bool:
