@@ -24,6 +24,7 @@ from typing import Protocol
 import libcst as cst
 
 from dp2ddp.flow import DefUse, origins, view
+from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import code_of, walk
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
@@ -32,9 +33,11 @@ from dp2ddp.transforms.analysis.seeded_streams import stream_of
 class Finder(Protocol):
     """What the dataset-draws finder lends these readings (dataset_draws.DatasetDraws)."""
 
-    module: cst.Module
+    @property
+    def module(self) -> cst.Module: ...
 
-    def qualified(self, node: cst.CSTNode) -> set[str]: ...
+    @property
+    def t(self) -> MigrationTransform: ...
 
     def alike(self, stream: str | None) -> bool: ...
 
@@ -50,7 +53,7 @@ def drawing_callable(finder: Finder, func: cst.Attribute) -> list[tuple[str, str
         body = origin.node
         if origin.kind != "definition" or not isinstance(body, (cst.Lambda, cst.FunctionDef)):
             continue
-        drawn = _draw_in(body, finder.qualified)
+        drawn = _draw_in(body, finder.t.qualified_names)
         if drawn is not None and finder.alike(drawn[1]):
             found.append((f"{code_of(func)} = {code_of(body)[:30]}...: {drawn[0]}()", drawn[1]))
     return found
@@ -75,6 +78,8 @@ def handed_transforms(finder: Finder) -> list[tuple[cst.Call, str, str | None]]:
     the program (directly, through names, or in the list of a `Compose([...])`) that draws
     per call from a process-wide stream every rank seeds alike (`finder.alike`); a draw
     with a generator of its own is none."""
+    if finder.t.state.text_count("transform") == 0:
+        return []  # no construction is handed one: the view is not built for nothing
     flow = view(finder.module)
     loaded = _sharded_datasets(flow)
     found: list[tuple[cst.Call, str, str | None]] = []
@@ -84,7 +89,7 @@ def handed_transforms(finder: Finder) -> list[tuple[cst.Call, str, str | None]]:
         given = [a.value for a in call.args if a.keyword and a.keyword.value in _TRANSFORM_KEYWORDS]
         for value in given:
             for part in _transform_parts(flow, value):
-                drawn = _draw_in(part, finder.qualified)
+                drawn = _draw_in(part, finder.t.qualified_names)
                 if drawn is not None and finder.alike(drawn[1]):
                     found.append((call, f"{code_of(part)[:40]}...: {drawn[0]}()", drawn[1]))
                     break

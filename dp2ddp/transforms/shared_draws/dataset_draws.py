@@ -161,9 +161,6 @@ class DatasetDrawFinder:
             helper = replace(helper, line=self.t.state.line_map(helper.line))
         return helper.describe()
 
-    def qualified(self, node: cst.CSTNode) -> set[str]:
-        return self.t.qualified_names(node)
-
     def alike(self, stream: str | None) -> bool:
         """`stream` (None: not known) is one every rank provably seeds alike."""
         if self._alike is None:
