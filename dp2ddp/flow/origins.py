@@ -55,8 +55,7 @@ TRANSPARENT = frozenset(
         "FloatTensor", "Tensor", "to_tensor", "autocast",
     }
 )  # fmt: skip
-#: Methods that take out an element some code put into their receiver (a queue, a deque,
-#: a list: `q.get()`, `q.popleft()`, `items.pop()`), given no key or index.
+#: Methods taking out an element put into their receiver (`q.get()`, `items.pop()`).
 TAKEN = frozenset({"get", "get_nowait", "popleft", "pop"})
 #: Decorators (by their last name) that leave what a function returns as it is.
 _KEEP_RETURNS = frozenset(
@@ -73,8 +72,7 @@ ELEMENT = frozenset({"next", "iter"})
 BUDGET = 20_000
 #: How many calls deep the walk enters functions.
 MAX_CALLS = 6
-#: The deepest unpacked element told apart (`out, aux = out` reaching itself in a loop asked
-#: for elements without end); deeper, the whole value is followed: its sources hold them all.
+#: The deepest unpacked element told apart (`out, aux = out` in a loop); deeper, the whole.
 MAX_PICK = 4
 
 
@@ -161,6 +159,9 @@ class _Item:
     selects: bool = False  # some step so far selects or shapes (see Origin.selects)
 
 
+_Stop = Callable[[cst.Call], bool] | None
+
+
 def origins(
     view: DefUse,
     expr: cst.BaseExpression,
@@ -170,18 +171,12 @@ def origins(
     """The sources `expr` may come from (see the module docstring), each once per source
     node, kind and role (data or selection), with the first path found to it. `stop`: calls
     the walk must not enter or go through (a wrapped model's call: its output is a source
-    of kind `call`). `free`: a function whose parameters are sources of kind `parameter`,
-    whatever its module's calls pass (what a function computes of whatever it is given)."""
+    of kind `call`). `free`: a function whose parameters are sources, whatever is passed."""
     return _Walk(view, stop, free).run(expr)
 
 
 class _Walk:
-    def __init__(
-        self,
-        view: DefUse,
-        stop: Callable[[cst.Call], bool] | None = None,
-        free: Function | None = None,
-    ) -> None:
+    def __init__(self, view: DefUse, stop: _Stop = None, free: Function | None = None) -> None:
         self.view = view
         self.stop = stop
         self.free = free
@@ -411,10 +406,8 @@ class _Walk:
             )
 
     def _owner(self, param: cst.Param) -> cst.CSTNode | None:
-        for ancestor in self.view.ancestors(param):
-            if isinstance(ancestor, (cst.FunctionDef, cst.Lambda)):
-                return ancestor
-        return None
+        kinds = (cst.FunctionDef, cst.Lambda)
+        return next((a for a in self.view.ancestors(param) if isinstance(a, kinds)), None)
 
     def _attribute(self, item: _Item, node: cst.Attribute) -> None:
         receiver = node.value

@@ -169,8 +169,7 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
         elif isinstance(func, ast.Name) and func.id == "exec":
             statement = node.args[0]
             if isinstance(statement, ast.Name):  # `strCmd = "from " + ...; exec(strCmd)`
-                if local is None:
-                    local = local_values(tree)
+                local = local_values(tree) if local is None else local
                 statement = local.get(id(node), {}).get(statement.id, statement)
             if _imports_in(statement):
                 calls.append((node, False))  # `exec("from " + package + " import " + name)`
@@ -182,9 +181,8 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
     for node, relative_ok in calls:
         code = ast.unparse(node)
         call = node
-        if isinstance(node.func, ast.Name) and node.func.id == "exec":
-            # the statement's text is no module name: a name known only at run time
-            opaque = ast.Call(ast.Name("__import__", ast.Load()), [ast.Name(_EXECUTED)], [])
+        if isinstance(node.func, ast.Name) and node.func.id == "exec":  # an opaque name
+            opaque = ast.Call(ast.Name("__import__"), [ast.Name("<exec>")], [])  # no module's
             found.append((node, opaque, code, False))
             continue
         argument = node.args[0]
@@ -223,18 +221,12 @@ def found_calls(tree: ast.Module) -> FoundCalls | None:
     return FoundCalls(tuple(found), constants, via_helper, bounds)
 
 
-#: The opaque name an `exec()` of an import statement imports (no binding has it).
-_EXECUTED = "<exec>"
 #: A text that may call exec() (the ast is parsed for its import calls only then).
 _EXEC_CALL = re.compile(r"\bexec\s*\(")
 
 
 def _imports_in(statement: ast.expr) -> bool:
-    """A string an `exec()` runs that is an import statement, built at run time: a
-    string constant of it starts `from ` or holds ` import ` (pytorch_GAN_zoo's
-    `loadmodule`: `exec("from " + prefix + package + " import " + name + " as module")`,
-    round 20 of issue 28). A literal statement is an import discovery could read, but
-    exec's names are not followed: opaque all the same."""
+    """`exec()`'s text is an import statement (pytorch_GAN_zoo's `loadmodule`, round 20)."""
     return any(
         isinstance(node, ast.Constant)
         and isinstance(node.value, str)
