@@ -30,7 +30,6 @@ from dp2ddp.flow.defuse import Function
 from dp2ddp.flow.origins import Origin, argument_for
 from dp2ddp.transforms._support.grad_mode import grad_off, module_mode
 from dp2ddp.transforms._support.nodes import ModuleNodes, calls_model, name_of, walk
-from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.analysis.norm_layers import NORM_LAYERS, TORCHVISION_BN
 from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
 from dp2ddp.transforms.batches.stepped import fixed_sample
@@ -50,15 +49,7 @@ def warn_fixed_norm_calls(proof: ShardBatches, module: cst.Module, nodes: Module
     wrappers = own_functions_that_wrap(module, proof._is_dp) | {*proof.state.facts.wrap_functions}
     built = wrapper_results(module, proof, frozenset(wrappers), proof._is_dp)
     wrapped = set(proof._models) | built.spelled
-    bare = {w for w in wrapped if w.isidentifier()}
-    handed = handed_parameters(
-        view(module),
-        lambda a: (
-            (isinstance(a, cst.Name) and a.value in bare)
-            or (isinstance(a, cst.Attribute) and proof.code(a) in wrapped)
-        ),
-        proof.state.hints.wrap_parameters,
-    )
+    handed = proof._handed_wraps(module, wrapped)
     if not wrapped and not built and not handed:
         return
     flow: DefUse | None = None

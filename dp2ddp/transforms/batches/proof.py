@@ -48,7 +48,6 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.fed_slots import fed_share
-from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.batches.beside import prove_beside_loader
 from dp2ddp.transforms.batches.cut_counts import settle_cuts, settle_output_cuts
 from dp2ddp.transforms.batches.fed import fed_share_loop
@@ -109,15 +108,7 @@ class BatchProof(TrainingLoops):
         if not self._models and not hinted:
             return
         wrapped = set(self._models)
-        bare = {w for w in wrapped if w.isidentifier()}
-        handed = handed_parameters(
-            view(module),
-            lambda a: (
-                (isinstance(a, cst.Name) and a.value in bare)
-                or (isinstance(a, cst.Attribute) and self.code(a) in wrapped)
-            ),
-            hinted,
-        )
+        handed = self._handed_wraps(module, wrapped)
         flow: DefUse | None = None  # built for the first call that needs it
         for call in nodes.of(cst.Call):
             wrapped_here = wrapped | self._handed_here(call, handed) if handed else wrapped

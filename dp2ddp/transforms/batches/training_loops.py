@@ -15,9 +15,10 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Function, origins
+from dp2ddp.flow import DefUse, Function, origins, view
 from dp2ddp.transforms._support.grad_mode import module_mode
 from dp2ddp.transforms._support.nodes import NO_GRAD, target_names, walk
+from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.analysis.training import (
     function_trains,
     is_backward_call,
@@ -145,6 +146,22 @@ class TrainingLoops(DrawnBatches):
                     if method is not None:
                         found.append(method)
         return found
+
+    def _handed_wraps(
+        self, module: cst.Module, wrapped: set[str]
+    ) -> dict[cst.FunctionDef, frozenset[str]]:
+        """The parameters, by function, that a call hands one of `wrapped` (a name, or an
+        attribute as spelled), or another module's call hands a wrap (ProgramHints.
+        wrap_parameters): analysis/handed_wraps.py, asked so by the proof and by DP216."""
+        bare = {w for w in wrapped if w.isidentifier()}
+        return handed_parameters(
+            view(module),
+            lambda a: (
+                (isinstance(a, cst.Name) and a.value in bare)
+                or (isinstance(a, cst.Attribute) and self.code(a) in wrapped)
+            ),
+            self.state.hints.wrap_parameters,
+        )
 
 
 def _differentiated(flow: DefUse, site: cst.Call) -> bool:

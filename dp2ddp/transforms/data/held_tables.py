@@ -53,10 +53,11 @@ def said_held_tables(t: ShardDataLoaders, loader: Loader, loop: cst.For | cst.Wh
     """DP028/DP105 at each write of a held table at this rank's samples' indices in `loop`
     (a pass over `loader`, sharded) or in the functions it calls (module docstring)."""
     flow = view(t._module_node)
-    bodies = _bodies(flow, loop)
+    bodies = [(body, _writes(body)) for body in _bodies(flow, loop)]  # each walked once
+    written = {id(table) for _, writes in bodies for _, table, _ in writes}
     said = {(r.line, r.col) for r in t.state.warnings if r.code in _SAID}
-    for body, _ in bodies:
-        for write, table, index in _writes(body):
+    for body, writes in bodies:
+        for write, table, index in writes:
             if isinstance(table, cst.Name) and body is loop.body:
                 continue  # a name the loop writes itself: index_tables.py's (made whole)
             position = t._position(write)
@@ -65,7 +66,7 @@ def said_held_tables(t: ShardDataLoaders, loader: Loader, loop: cst.For | cst.Wh
             if not any(o.node is loader.call and _kept(o) for o in origins(flow, index)):
                 continue
             text = t.code(table)
-            read = _read_in(t, bodies, text, write)
+            read = _read_in(t, [body for body, _ in bodies], written, text, write)
             start = t.input_position(loop)[0]
             shown = t.code(write).strip().splitlines()[0][:70]
             said.add(position)
@@ -106,15 +107,9 @@ def _kept(origin: Origin) -> bool:
     return True
 
 
-def _bodies(
-    flow: DefUse, loop: cst.For | cst.While
-) -> list[tuple[cst.CSTNode, cst.FunctionDef | cst.Lambda | None]]:
-    """The loop's body and the bodies of this module's functions it calls, `_DEPTH` deep,
-    each with the function it belongs to."""
-    around = flow.function_around(loop)
-    found: list[tuple[cst.CSTNode, cst.FunctionDef | cst.Lambda | None]] = [
-        (loop.body, around.node if around is not None else None)
-    ]
+def _bodies(flow: DefUse, loop: cst.For | cst.While) -> list[cst.CSTNode]:
+    """The loop's body and the bodies of this module's functions it calls, `_DEPTH` deep."""
+    found: list[cst.CSTNode] = [loop.body]
     seen: set[cst.CSTNode] = set()
     todo = [(loop.body, 0)]
     while todo:
@@ -129,7 +124,7 @@ def _bodies(
                 if function in seen or not isinstance(function, cst.FunctionDef):
                     continue
                 seen.add(function)
-                found.append((function.body, function))
+                found.append(function.body)
                 todo.append((function.body, depth + 1))
     return found
 
@@ -169,14 +164,15 @@ def _writes(
 
 def _read_in(
     t: ShardDataLoaders,
-    bodies: list[tuple[cst.CSTNode, cst.FunctionDef | cst.Lambda | None]],
+    bodies: list[cst.CSTNode],
+    written: set[int],
     text: str,
     write: cst.CSTNode,
 ) -> int | None:
     """The line of a read of `text` (the table's spelling) in the pass other than as the
-    target of a write: the pass reads the rows back."""
-    written = {id(table) for body, _ in bodies for _, table, _ in _writes(body)}
-    for body, _ in bodies:
+    target of a write (`written`: the ids of every write's table): the pass reads the rows
+    back."""
+    for body in bodies:
         for node in walk(body, skip_scopes=True):
             if (
                 isinstance(node, (cst.Name, cst.Attribute))
