@@ -26,6 +26,7 @@ import libcst as cst
 from dp2ddp.flow import DefUse, origins, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import code_of, walk
+from dp2ddp.transforms.analysis.batch_noise import PER_RANK_BATCH
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 
@@ -105,7 +106,7 @@ def _sharded_datasets(flow: DefUse) -> set[int]:
         sizes = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_size"]
         if not sizes or not isinstance(sizes[0], cst.Call):
             continue
-        if code_of(sizes[0].func) != "ddp_per_rank_batch":
+        if code_of(sizes[0].func) != PER_RANK_BATCH:
             continue
         first = [a.value for a in call.args if a.keyword is None][:1]
         first += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
