@@ -92,6 +92,21 @@ def test_tensors_that_disagree_along_dim_are_refused() -> None:
         shard((torch.zeros(5, 4), torch.zeros(20)), dim=1)
 
 
+def test_a_tokens_and_lengths_pair_that_disagrees_is_refused_not_dealt_out() -> None:
+    """Stop 68 (round 20, a torchtext Field with lengths, sequence first, the wrap at
+    dim 0): the (tokens, lengths) pairs are no lists of samples (their tensors differ in
+    shape); before, the row-list fallback gave rank 0 the tokens and rank 1 the lengths."""
+
+    class Batch:
+        def __init__(self) -> None:
+            self.src = (torch.zeros(5, 4, dtype=torch.long), torch.full((4,), 5))
+            self.trg = (torch.zeros(6, 4, dtype=torch.long), torch.full((4,), 6))
+
+    for rank in range(2):
+        with pytest.raises(ValueError, match="differ in size along dim 0.*lengths"):
+            _helpers(rank, 2)["ddp_shard_batch"](Batch())
+
+
 def test_lists_of_samples_in_a_dict_are_cut_by_their_length() -> None:
     """A replay memory's {"s": [...], "a": [...], "d": [...]} (v4-A): 0-dim tensors and
     flags cannot be cut along dim 0, so the lists of samples are, as the tensors stacked
