@@ -1653,6 +1653,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   weights (before: the state split at the call on every decoder step, the recurrent state
   halved again from the second step: "Input batch size 4 doesn't match hidden0 batch size
   2" on both ranks, unsaid).
+- model_wrap_s68_lead_output_replaced_on_path (stop 68 lead, round 20's STgram-MFN): an
+  encoder's logits replaced by a margin head's on one path: DP041's
+  find_unused_parameters=True, the original's weights (before: DDP failed at the second
+  step, unsaid).
 """
 
 from __future__ import annotations
@@ -2469,6 +2473,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s67_lead_lengths_beside_dim1": ("weights 2.8820",),
     # stop 67 lead (round 20): the original's (the base: AttributeError on every rank)
     "s67_lead_own_method_in_other_module": ("epoch 1 decoded [2, 2]", "weights 0.5556"),
+    # stop 68 lead (round 20's STgram-MFN): the original's (the base: a reduction error)
+    "model_wrap_s68_lead_output_replaced_on_path": ("epoch 1 done", "weights -1.4603"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -18,6 +18,15 @@ from dataclasses import dataclass
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
 from dp2ddp.transforms.analysis.growing_methods import put_into
+from dp2ddp.transforms.analysis.name_paths import branches as _branches
+from dp2ddp.transforms.analysis.name_paths import names as _names
+from dp2ddp.transforms.analysis.name_paths import own_nodes as _own_nodes
+from dp2ddp.transforms.analysis.name_paths import read_paths
+from dp2ddp.transforms.analysis.name_paths import rebindings as _rebindings
+from dp2ddp.transforms.analysis.name_paths import rebound as _rebound
+
+#: Per path through a method, the indices of a call's unpacked outputs it reads.
+_Paths = tuple[tuple[int, ...], ...]
 
 #: Per element of what a forward() returns, the (attribute, holds) pairs of the registered
 #: layers feeding it (holds: "" for torch.nn layers and parameters, else the project class).
@@ -43,6 +52,11 @@ class DroppedOutput:
     #: (ksw0306/ClariNet@df31b4c: `forward()` returns `self.wavenet(x)`, the helper drops
     #: the last block's residual).
     method: str = "forward"
+    #: Per path through the method, the elements it reads after the call
+    #: (name_paths.read_paths): `kept` is what every path reads; a layer starves when it
+    #: feeds no element some path reads (STgram-MFN's head, read only where no margin
+    #: head replaces it). (): not known per path, `kept` stands for every path.
+    paths: tuple[tuple[int, ...], ...] = ()
 
 
 def starved(
@@ -61,10 +75,24 @@ def starved(
         if dropped.arity and dropped.arity != len(outputs):
             continue
         expanded = [_expand(element, outputs_of) for element in outputs]
-        kept = {pair for index in dropped.kept if index < len(outputs) for pair in expanded[index]}
+        how = _starved_on(dropped, callee, expanded, known)
+        if how is not None:
+            return how
+    return None
+
+
+def _starved_on(
+    dropped: DroppedOutput,
+    callee: str,
+    expanded: list[set[tuple[str, str]]],
+    known: Container[str],
+) -> str | None:
+    """starved's answer for one callee, per path (DroppedOutput.paths)."""
+    for read in dropped.paths or (dropped.kept,):
+        kept = {pair for index in read if index < len(expanded) for pair in expanded[index]}
         kept_names = {attribute for attribute, _ in kept}
         for index, element in enumerate(expanded):
-            if index in dropped.kept:
+            if index in read:
                 continue
             alone = [
                 attribute
@@ -72,17 +100,18 @@ def starved(
                 if attribute not in kept_names and (not holds or holds in known)
             ]
             if alone:
+                elsewhere = not dropped.last_pass and any(index in p for p in dropped.paths)
                 which = "the last pass's element" if dropped.last_pass else "element"
                 layers = ", ".join(f"self.{a}" for a in alone)
                 through = (
                     "" if dropped.method == "forward" else f"through self.{dropped.method}(): "
                 )
-                how = (
+                path = " on a path that does not read it" if elsewhere else ""
+                return (
                     f"{through}drops {which} {index} of what {{attr}} returns "
-                    f"(`{dropped.call}`), "
+                    f"(`{dropped.call}`){path}, "
                     f"which {callee.rsplit('.', 1)[-1]}.forward() alone feeds from {layers}"
                 )
-                return how
     return None
 
 
@@ -454,9 +483,9 @@ def dropped_outputs(
 
     return tuple(
         DroppedOutput(
-            cls, attribute, callees, kept, arity, line, path, call, last_pass, forward.name
+            cls, attribute, callees, kept, arity, line, path, call, last_pass, forward.name, paths
         )
-        for attribute, kept, arity, line, call, last_pass, _node in _unread(forward, callee)
+        for attribute, kept, arity, line, call, last_pass, _node, paths in _unread(forward, callee)
         if (callees := held_classes.get(attribute, ()))
     )
 
@@ -498,10 +527,11 @@ def _loop_variables(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -
 def _unread(
     function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
     callee: Callable[[ast.AST], str | None],
-) -> list[tuple[str, tuple[int, ...], int, int, str, bool, ast.Call]]:
-    """(callee, kept, arity, line, call, last_pass, the call) of each call in `function`'s
-    own body that `callee` names whose result is unpacked into names not all read after it
-    (`_` too), or subscripted with a constant (see DroppedOutput)."""
+) -> list[tuple[str, tuple[int, ...], int, int, str, bool, ast.Call, _Paths]]:
+    """(callee, kept, arity, line, call, last_pass, the call, paths) of each call in
+    `function`'s own body that `callee` names whose result is unpacked into names not all
+    read after it on every path (`_` too; `paths`: what each path reads), or subscripted
+    with a constant (see DroppedOutput)."""
     branches = _branches(function)
     names = [n for n in _own_nodes(function) if isinstance(n, ast.Name)]
     loads = [
@@ -519,9 +549,10 @@ def _unread(
         and type(n.slice.value) is int
         and n.slice.value >= 0
     }
-    found: list[tuple[str, tuple[int, ...], int, int, str, bool, ast.Call]] = []
+    found: list[tuple[str, tuple[int, ...], int, int, str, bool, ast.Call, _Paths]] = []
     for node in _own_nodes(function):
         attribute: str | None = None
+        paths: _Paths = ()
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
@@ -571,6 +602,25 @@ def _unread(
                     last_pass = True  # read only before the call (in a loop: its last pass)
                     # or on another branch: FloWaveNet's `if self.skip: h, s = f(h, c)` ...
                     # `else: out = self.final_conv(h)`
+            stories = None
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                stories = read_paths(function, node, (t.id for t in targets))  # type: ignore[attr-defined]
+            if stories:  # what each path reads, before the name is bound again
+                paths = tuple(
+                    sorted(
+                        {
+                            tuple(i for i, t in enumerate(targets) if t.id in story)  # type: ignore[attr-defined]
+                            for story in stories
+                        }
+                    )
+                )
+                kept = [i for i in range(len(targets)) if all(i in p for p in paths)]
+                last_pass = any(  # a dropped element read before the call: in a loop
+                    n == target.id and at < end  # type: ignore[attr-defined]
+                    for index, target in enumerate(targets)
+                    if index not in kept
+                    for n, at, _where in loads
+                )
             if len(kept) == len(targets):
                 continue
             arity = len(targets)
@@ -596,102 +646,7 @@ def _unread(
                 ast.unparse(node).split("\n")[0],
                 last_pass,
                 node.value,  # type: ignore[arg-type]
+                paths,
             )
         )
     return found
-
-
-#: A name bound by a plain assignment: (name, where the statement ends, its branches).
-_Store = tuple[str, tuple[int, int], frozenset[tuple[int, str]]]
-
-
-def _rebindings(
-    function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
-    branches: Mapping[int, frozenset[tuple[int, str]]],
-) -> list[_Store]:
-    """The names `function`'s own plain assignments (`x = ...`, `a, b = ...`, `x: T = ...`)
-    bind, each at the end of its statement: its value is read before the name is bound
-    (`h = f(h)` reads the old `h`). Augmented assignments read the name: no rebinding."""
-    stores: list[_Store] = []
-    for node in _own_nodes(function):
-        if isinstance(node, ast.Assign):
-            targets: list[ast.expr] = list(node.targets)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            targets = [node.target]
-        else:
-            continue
-        end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
-        where = branches.get(id(node), frozenset())
-        for target in targets:
-            if isinstance(target, (ast.Name, ast.Tuple, ast.List)):
-                stores.extend((name, end, where) for name in _names(target))
-    return stores
-
-
-def _rebound(
-    stores: list[_Store],
-    name: str,
-    after: tuple[int, int],
-    before: tuple[int, int],
-    where: frozenset[tuple[int, str]],
-) -> bool:
-    """`name` is bound again between a call (ending at `after`) and a read (at `before`,
-    under the branches `where`) by an assignment that runs whenever the read does (under no
-    branch the read is not under): the read sees that value, not the call's. WaveNet's
-    `output, skip = self._residual(output, ...)` in the loop, then `output =
-    sum(skips)`: the last pass's residual reaches nothing."""
-    return any(n == name and after < at < before and under <= where for n, at, under in stores)
-
-
-def _branches(
-    function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
-) -> dict[int, frozenset[tuple[int, str]]]:
-    """id(node) -> the branches it is under: (id of an `if`, a conditional expression or a
-    `try`, which side). A read after a call counts as keeping its value only if it runs
-    whenever the call did: under no branch the call is not under too."""
-    under: dict[int, frozenset[tuple[int, str]]] = {}
-
-    def visit(node: ast.AST, where: frozenset[tuple[int, str]]) -> None:
-        under[id(node)] = where
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            return
-        if isinstance(node, (ast.If, ast.IfExp)):
-            visit(node.test, where)
-            sides: tuple[tuple[str, list[ast.AST]], ...] = (
-                ("body", list(node.body) if isinstance(node.body, list) else [node.body]),
-                ("orelse", list(node.orelse) if isinstance(node.orelse, list) else [node.orelse]),
-            )
-            for side, children in sides:
-                for child in children:
-                    visit(child, where | {(id(node), side)})
-            return
-        if isinstance(node, ast.Try):
-            for child in node.body:
-                visit(child, where)
-            for handler in node.handlers:
-                visit(handler, where | {(id(node), f"except {id(handler)}")})
-            for child in (*node.orelse, *node.finalbody):
-                visit(child, where | {(id(node), "else")} if child in node.orelse else where)
-            return
-        for child in ast.iter_child_nodes(node):
-            visit(child, where)
-
-    for statement in function.body:
-        visit(statement, frozenset())
-    return under
-
-
-def _own_nodes(
-    function: ast.Module | ast.FunctionDef | ast.AsyncFunctionDef,
-) -> Iterable[ast.AST]:
-    """The nodes of `function`'s body, not those of the functions and classes it defines."""
-    stack: list[ast.AST] = list(reversed(function.body))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
-
-
-def _names(node: ast.AST) -> frozenset[str]:
-    return frozenset(n.id for n in ast_nodes.walk(node) if isinstance(n, ast.Name))

@@ -15,13 +15,10 @@ from collections.abc import Callable, Container, Iterable, Mapping
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
-from dp2ddp.transforms.analysis.dropped_outputs import (
-    _loop_variables,
-    _names,
-    _own_nodes,
-    _unread,
-)
+from dp2ddp.transforms.analysis.dropped_outputs import _loop_variables, _unread
 from dp2ddp.transforms.analysis.layer_names import CONTAINERS
+from dp2ddp.transforms.analysis.name_paths import names as _names
+from dp2ddp.transforms.analysis.name_paths import own_nodes as _own_nodes
 
 
 def filled_containers(
@@ -133,7 +130,7 @@ def layers_as_arguments(
             given = [*call.args, *(k.value for k in call.keywords)]
             return call.func.attr if any(layer_of(a) for a in given) else None
 
-        for name, kept, arity, line, text, last_pass, call in _unread(function, callee):
+        for name, kept, arity, line, text, last_pass, call, _bound in _unread(function, callee):
             plain = isinstance(call.func, ast.Name)
             method = functions.get(name) if plain else methods.get(name)
             fed = _fed_by_parameters(method, call, arity, on_self=not plain)

@@ -65,7 +65,6 @@ from dp2ddp.transforms.analysis.class_reach import NEVER_USED
 from dp2ddp.transforms.analysis.dropped_outputs import (
     DroppedOutput,
     Outputs,
-    _names,
     called_methods,
     dropped_outputs,
     held_classes,
@@ -81,6 +80,7 @@ from dp2ddp.transforms.analysis.layer_arguments import (
     read_arguments,
 )
 from dp2ddp.transforms.analysis.layer_names import has_parameters, module_imports, resolve
+from dp2ddp.transforms.analysis.name_paths import names as _names
 from dp2ddp.transforms.analysis.norm_layers import builds_norm
 from dp2ddp.transforms.analysis.part_wraps import held_wrap
 from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside

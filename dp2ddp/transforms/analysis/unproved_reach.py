@@ -35,8 +35,10 @@ from dataclasses import dataclass
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
-from dp2ddp.transforms.analysis.dropped_outputs import _names, _own_nodes, held_classes
+from dp2ddp.transforms.analysis.dropped_outputs import held_classes
 from dp2ddp.transforms.analysis.module_parts import handed_in
+from dp2ddp.transforms.analysis.name_paths import names as _names
+from dp2ddp.transforms.analysis.name_paths import own_nodes as _own_nodes
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
