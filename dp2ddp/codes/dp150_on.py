@@ -352,4 +352,19 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "keep DataParallel's per-chunk figures, cut the batch with `ddp_shard_batch` and "
         "gather the outputs. Then silence the warning with `# noqa: DP216`.",
     ),
+    "DP217": (
+        "the wrapped model's forward() couples the rows of its batch",
+        "The wrapped model's forward() computes a statistic over the rows of the batch it "
+        "is handed (a prototype or covariance over a few-shot episode's support rows, "
+        "`feats.mean(0)`, a normalisation over dim 0 written by hand) or compares its rows "
+        "with each other (`x @ x.t()`, cdist). DataParallel on several GPUs ran forward() "
+        "on each GPU's chunk, so it computed that over the chunk's rows, as each DDP rank "
+        "now does over its share: the migration keeps that. On one GPU or on CPU "
+        "DataParallel ran it on the whole batch, so the original run there (and `dp2ddp "
+        "verify` on CPU) computes a different function of the samples, and verify reports "
+        "NOT EQUIVALENT naming this line. Where the whole batch's value is meant, gather "
+        "the rows over the ranks inside forward() "
+        "(torch.distributed.nn.functional.all_gather keeps the gradients); then silence "
+        "the warning with `# noqa: DP217`.",
+    ),
 }

@@ -128,6 +128,7 @@ MARKED = frozenset(
         "DP189",  # stop 55 v4: the parts are split by this migration, then not re-derived
         "DP190",  # stop 56 v1: the device guard is gone with the wrap this migration hoisted
         "DP197",  # stop 57 v4: the DataParallel call is gone with the wrap this migration made
+        "DP217",  # stop 68: the DataParallel call it is said at is DDP's after this migration
     }
 )
 #: Codes about the rewrite of the text itself (DP110: lines re-indented for libcst's parser,

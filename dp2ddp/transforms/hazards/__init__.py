@@ -5,8 +5,8 @@ over the batch is multiplied by WORLD_SIZE where it is backpropagated (see hazar
 `keep_summed_loss` leaves it, warned). Each check is narrow on purpose; a warning must
 point at a real difference between one DataParallel process and WORLD_SIZE DDP processes:
 
-- DP004 a loss reduced with sum that is not scaled (see hazards.losses); a `.sum()` is a
-  sum over the batch only where it sums dim 0 of a tensor no reduction took dim 0 from.
+- DP004 a loss reduced with sum that is not scaled (see hazards.losses); a `.sum()` sums
+  the batch only where it sums dim 0 of a tensor no reduction took dim 0 from.
 - DP059 a mean over the batch dimension under a non-linear function (the batch's mean
   prediction's entropy) in a loss: each rank computes it over its share (hazards.losses).
 - DP043 a mean loss whose denominator the data decides (`ignore_index=`, class `weight=`,
@@ -15,12 +15,13 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 - DP005 `X[i:i+bs]` indexed by a counter in a training `while` loop: every rank would train
   on the same samples (a `for` loop's are split by transforms/batches.py, or warned DP037).
 - DP006 torch/numpy/random draws inside a training loop (one warning per call), also
-  through a project helper the loop calls (see hazards.draws).
-- DP007 `forward()` changing state on `self`.
+  through a project helper the loop calls (see hazards.draws). DP007 `forward()` changing
+  state on `self`.
 - DP008 BatchNorm layers (once; DP017 with --sync-batchnorm); DP010 CUDA_VISIBLE_DEVICES set.
 - DP063 the wrapped model's state written from its output (hazards.output_state).
 - DP040 a loss comparing samples across the batch (hazards.pairs); DP115 code outside a
-  partial wrap that did so, DP116 a criterion of a class not known statically (sub_wraps).
+  partial wrap that did so, DP116 a criterion of a class not known statically (sub_wraps);
+  DP217 a wrapped model whose own forward() couples its batch's rows (coupled_forwards).
 - DP071 a loss dividing one sum over the batch by another (Dice, IoU): each rank's ratio
   over its part, averaged, is not the whole batch's (see hazards.count_means).
 - DP070 `torch.save` of an object holding a wrapped model itself (not its `.module` or
@@ -30,12 +31,10 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
   to a function that only pickles that parameter whole (analysis/pickled_params.py, W2).
 - DP026 a second backward pass through the outputs of one forward of a wrapped model: its
   gradients are not all-reduced; the weights it updates drift apart (hazards.backward).
-
 An optimizer over a model no DataParallel call wraps (DP069) is the model-wrap pass's, with
-the syncs that answer it (analysis/outside_parameters.py).
-
-A gradient penalty (`torch.autograd.grad(..., create_graph=True)`) is rewritten, or warned
-with DP023, by its own pass: transforms/gradient_penalty.py.
+the syncs that answer it (analysis/outside_parameters.py). A gradient penalty
+(`torch.autograd.grad(..., create_graph=True)`) is rewritten, or warned with DP023, by its
+own pass: transforms/gradient_penalty.py.
 """
 
 from __future__ import annotations
@@ -86,6 +85,7 @@ from dp2ddp.transforms.hazards.backward_program import (
 from dp2ddp.transforms.hazards.batch_pairing import batch_pairings
 from dp2ddp.transforms.hazards.batch_sum_returns import own_sums
 from dp2ddp.transforms.hazards.count_means import CountMeans
+from dp2ddp.transforms.hazards.coupled_forwards import coupled_wraps
 from dp2ddp.transforms.hazards.draws import HelperDraws
 from dp2ddp.transforms.hazards.forward_calls import helper_changes
 from dp2ddp.transforms.hazards.handed_forwards import handed_forwards
@@ -277,14 +277,10 @@ class FlagHazards(MigrationTransform):
                 f"{name}() ({expression.splitlines()[0][:60]}): each rank's "
                 "loss sees its own part of each batch, DataParallel's saw the whole batch",
             )
-        pairs_of = ClassPairs(
-            self.state.facts.models,
-            lambda: self.state.text or original_node.code,
-            self.qualified_names,
-        )
+        text = self.state.text or original_node.code
+        pairs_of = ClassPairs(self.state.facts.models, lambda: text, self.qualified_names)
         for at, code, detail in criterion_findings(original_node, wrapped, pairs_of, self):
             self.warn(at, code, detail)
-        text = self.state.text or original_node.code
         own = frozenset(n.split(".")[0] for n, _ in self.state.loaders.consumers)
         mix = self._draws.mixer() if self._draws is not None else None  # DP147 via helpers
         paired = batch_pairings(
@@ -295,7 +291,8 @@ class FlagHazards(MigrationTransform):
         )
         subs = unproved_pairs(original_node, wrapped, self, pairs_of)
         written = output_state_writes(original_node, self._wrapped, self.code, self._position)
-        for at, code, detail in [*paired, *memories, *subs, *written]:
+        coupled = coupled_wraps(original_node, self._is_wrap, pairs_of)
+        for at, code, detail in [*paired, *memories, *subs, *written, *coupled]:
             self.warn(at, code, detail)
         if self._batchnorms:  # those no construction builds are no BatchNorm held
             home = self.state.facts.hints.home_classes if self.state.facts.in_program else None
