@@ -259,7 +259,7 @@ def config_draw(node: cst.Call, module: cst.Module | None) -> str:
     taufikxu/Triple-GAN@127948d train_triplegan.py:159, v3-C of stop 53): a count of the
     configuration, not proved this rank's share, drawn whole on every rank, where it meets a
     sharded loader's batch the global batch's rows beside this rank's. "" for another draw."""
-    first = node.args[0].value if node.args and node.args[0].keyword is None else None
+    first = _drawn_size(node)
     if (
         module is None
         or not isinstance(first, cst.Attribute)
@@ -286,13 +286,38 @@ def config_draw(node: cst.Call, module: cst.Module | None) -> str:
     )
 
 
+#: Samplers whose leading arguments are the distribution's parameters, not a size: their
+#: size is `size=` (`np.random.beta(args.alpha, args.alpha)` draws one number; round 21,
+#: yhu01/PT-MAP@134b940: DP006 called it "sized by `args.alpha`" and advised drawing
+#: ddp_per_rank_batch(args.alpha) rows).
+_PARAMETERS_FIRST = frozenset(
+    {
+        "beta", "binomial", "choice", "dirichlet", "exponential", "gamma", "geometric",
+        "gumbel", "integers", "laplace", "logistic", "lognormal", "multinomial",
+        "multivariate_normal", "normal", "poisson", "randint", "triangular", "uniform",
+        "vonmises", "weibull",
+    }
+)  # fmt: skip
+
+
+def _drawn_size(node: cst.Call) -> cst.BaseExpression | None:
+    """The expression a draw's first dimension is given by: its first positional argument,
+    or `size=` for a sampler whose leading arguments are parameters (_PARAMETERS_FIRST)."""
+    if name_of(node.func).rpartition(".")[2] in _PARAMETERS_FIRST:
+        return next(
+            (a.value for a in node.args if a.keyword is not None and a.keyword.value == "size"),
+            None,
+        )
+    return node.args[0].value if node.args and node.args[0].keyword is None else None
+
+
 def global_draw(node: cst.Call, module: cst.Module | None = None) -> str:
     """DP006's detail for a draw sized by a batch size not proved the loader's
     (`torch.randn(self.batch_size, z_dim)`, the configured size reaching the loader through
     another object: sxhxliang/BigGAN-pytorch@be65631, stop 42's v2-C): each rank draws the
     whole batch that size names, from the same stream where the ranks seed it alike
     (torch's default seed is the same in every process). "" for another draw."""
-    first = node.args[0].value if node.args and node.args[0].keyword is None else None
+    first = _drawn_size(node)
     last = name_of(first).lower() if first is not None else ""
     if name_of(node.func).endswith("_like") or not (
         last == "bs" or ("batch" in last and ("size" in last or last.startswith("n")))
