@@ -1657,6 +1657,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   encoder's logits replaced by a margin head's on one path: DP041's
   find_unused_parameters=True, the original's weights (before: DDP failed at the second
   step, unsaid).
+- hazards_s68_lead_summed_loss_either_branch (stop 68 lead, round 21): a summed loss chosen
+  by a conditional expression of two summed criterion calls, the criterion's name shared
+  with an evaluation function's: scaled by WORLD_SIZE, the original's weights (before: half
+  the updates, DP004 said at the evaluation's criterion).
 """
 
 from __future__ import annotations
@@ -2475,6 +2479,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "s67_lead_own_method_in_other_module": ("epoch 1 decoded [2, 2]", "weights 0.5556"),
     # stop 68 lead (round 20's STgram-MFN): the original's (the base: a reduction error)
     "model_wrap_s68_lead_output_replaced_on_path": ("epoch 1 done", "weights -1.4603"),
+    # stop 68 lead (round 21): the original's (the base: half the updates)
+    "hazards_s68_lead_summed_loss_either_branch": ("weights -1.3634",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

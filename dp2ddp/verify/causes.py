@@ -62,7 +62,7 @@ from dp2ddp.verify.draw_cause import (
 from dp2ddp.verify.first_step import before_mismatch, gradient_evidence, later, mismatch_step
 from dp2ddp.verify.hand_made import differs_fix, hand_made, overlap_fix, undivided_fix
 from dp2ddp.verify.hand_made import same_data as same_data_by_hand
-from dp2ddp.verify.in_place import moved_in_place
+from dp2ddp.verify.in_place import moved_in_place, structure_causes
 from dp2ddp.verify.ratio_cause import (
     ranks_apart,
     said_at,
@@ -136,7 +136,7 @@ def diagnose(ev: Evidence) -> list[Cause]:
         head = diagnose(dataclasses.replace(ev, sharding=earlier))
         return head + [later(c, step, first) for c in _data(ev)]
     causes: list[Cause] = []
-    causes += _structure(ev)
+    causes += structure_causes(ev)
     causes += _datasets(ev) or _data(ev)
     causes += _hyper(ev)
     if not ev.in_sync:
@@ -233,32 +233,6 @@ def _mean_losses(ev: Evidence) -> Cause:
         "to keep DataParallel's loss, or accept the per-rank weighting; verify then cannot "
         "show equivalence for this loss.",
     )
-
-
-def _structure(ev: Evidence) -> list[Cause]:
-    causes = []
-    if ev.numerics.structure:
-        causes.append(
-            Cause(
-                "structure",
-                "the runs optimize different parameters or step differently",
-                "; ".join(ev.numerics.structure[:3]),
-                "Build the same model and optimizers in the migration.",
-            )
-        )
-    if not ev.numerics.initial_equal and moved_in_place(ev) is None:
-        causes.append(
-            Cause(
-                "initial_weights",
-                "initial weights differ",
-                f"{ev.numerics.initial_worst} differs by up to "
-                f"{ev.numerics.initial_max_abs_diff:.3g} before the first step, although every "
-                "RNG was seeded alike",
-                "Build the model before anything that draws random numbers differently in the "
-                "two scripts (e.g. seeding per rank before the model is created).",
-            )
-        )
-    return causes
 
 
 def _datasets(ev: Evidence) -> list[Cause]:

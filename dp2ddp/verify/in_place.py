@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from dp2ddp.verify.ratio_cause import said_at
 from dp2ddp.verify.report import Cause
 
 if TYPE_CHECKING:
@@ -60,3 +61,45 @@ def moved_in_place(ev: Evidence) -> Cause | None:
         "computed: they differ as those steps differ, not as the model was built",
         "See the causes above, of the earlier steps' difference; the weights follow them.",
     )
+
+
+def structure_causes(ev: Evidence) -> list[Cause]:
+    """The runs optimise different parameters, or their initial weights differ: moved in
+    place before the first step (moved_in_place, said later), set by a first forward from
+    the batch (DP007), or else drawn differently."""
+    causes = []
+    if ev.numerics.structure:
+        causes.append(
+            Cause(
+                "structure",
+                "the runs optimize different parameters or step differently",
+                "; ".join(ev.numerics.structure[:3]),
+                "Build the same model and optimizers in the migration.",
+            )
+        )
+    if not ev.numerics.initial_equal and moved_in_place(ev) is None:
+        differs = (
+            f"{ev.numerics.initial_worst} differs by up to "
+            f"{ev.numerics.initial_max_abs_diff:.3g} before the first step"
+        )
+        mutated = said_at(ev.migration_warnings, "DP007", "module state mutated in forward()")
+        causes.append(
+            Cause(
+                "initial_weights",
+                "initial weights differ",
+                # the first forward set them from its batch (an ActNorm's data-dependent
+                # initialisation): each rank's share, not the original's batch (round 21,
+                # chrischute/flowplusplus@4f12a46: before, "although every RNG was seeded
+                # alike" sent the user to the order of the draws)
+                f"{differs}, set by the model's first forward from each rank's share of the "
+                f"batch, not the whole batch{mutated}"
+                if mutated
+                else f"{differs}, although every RNG was seeded alike",
+                "Initialise such layers from the whole first batch on every rank (or from a "
+                "fixed batch before wrapping) and verify again."
+                if mutated
+                else "Build the model before anything that draws random numbers differently "
+                "in the two scripts (e.g. seeding per rank before the model is created).",
+            )
+        )
+    return causes

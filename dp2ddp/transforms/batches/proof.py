@@ -425,12 +425,25 @@ class BatchProof(TrainingLoops):
         statement = flow.statement_of(origin.node)
         if statement in self._same_random or SAME_RANDOM in self.code(statement):
             return
-        if not self._outside_same_random(statement):
+        if not self._outside_same_random(statement) or self._own_rows(flow, origin.node):
             return
         self._draw_alike_at(
             statement,
             f"{code(origin.node)} selects training batches: drawn alike on every rank "
             "(ddp_same_random), so the ranks' parts of each batch do not overlap",
+        )
+
+    def _own_rows(self, flow: DefUse, draw: cst.CSTNode) -> bool:
+        """A draw sized by a batch already this rank's (`torch.randperm(y.size(0))`, y from
+        a sharded loader): it orders this rank's own rows, it selects no part of a global
+        batch; drawn alike it would only force rank 0's order on every rank, against
+        DP147's advice to seed the ranks apart (round 21, STGAN-pytorch@1136a5d)."""
+        size = draw.args[0].value if isinstance(draw, cst.Call) and draw.args else None
+        return size is not None and any(
+            self._classify(flow, found, set()) == "sharded"
+            for name in walk(size)
+            if isinstance(name, cst.Name)
+            for found in origins(flow, name)
         )
 
     def _sized_along_dim(self, call: cst.Call) -> cst.BaseExpression | None:

@@ -58,6 +58,8 @@ _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNOR
 
 _Bound = dict[str, list[cst.BaseExpression]]
 
+#: A loss object's sum reduction: (the offending argument, its text).
+_Sums = tuple[cst.Arg, str]
 #: The proof of a summed call of one scope (its bindings, how deep it is followed).
 SummedCall = Callable[[cst.Call, dict[str, list[cst.BaseExpression]], int], bool]
 
@@ -97,6 +99,8 @@ def sum_through(
         return False
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
         return inner(node.expression)
+    if isinstance(node, cst.IfExp):  # `crit(a, y) if full else crit(a, y[:n])`: either sums
+        return inner(node.body) and inner(node.orelse)
     return isinstance(node, cst.Call) and summed(node, assigned, depth)
 
 
@@ -127,7 +131,11 @@ class LossChecks:
         #: Per enclosing `with`: does it turn gradients off?
         self._no_grad: list[bool] = []
         #: Loss objects built with a sum reduction: name -> the offending argument.
-        self.sum_losses: dict[str, tuple[cst.Arg, str]] = {}
+        self.sum_losses: dict[str, _Sums] = {}
+        #: Every loss object's binding by name: (its function, None at module level; the
+        #: offending argument where it sums, else None). A name bound in two functions
+        #: (a training criterion and an evaluation one) is read in the call's own.
+        self.loss_bindings: dict[str, list[tuple[cst.CSTNode | None, _Sums | None]]] = {}
         #: backward() calls whose loss is scaled by WORLD_SIZE.
         self.scaled: set[cst.Call] = set()
         #: Loss calls inside a scaled loss: no DP004 for them.
@@ -176,7 +184,7 @@ class LossChecks:
         names = self.t.qualified_names(node.func)
         if (
             (self._is_loss_sum(node) and _batch_sum(node, assigned, self.t) is True)
-            or loss_key(node.func) in self.sum_losses
+            or self.summed_object(node) is not None
             or (
                 any(n.startswith("torch.nn.functional.") for n in names)
                 and self.sum_reduction(node) is not None
@@ -207,9 +215,26 @@ class LossChecks:
                 and not self.per_row(node)
             ):
                 self.t.warn(*offending)
-        loss = self.sum_losses.get(loss_key(node.func))
+        loss = self.summed_object(node)
         if loss is not None and self.feeds_backward(node) and not self.per_row(node):
             self.t.warn(loss[0], "DP004", loss[1])
+
+    def summed_object(self, node: cst.Call) -> _Sums | None:
+        """The sum reduction of the loss object `node` calls, read in the call's function's
+        bindings, else the module's, else all (round 21, jzhou316/Unsupervised-Sentence-
+        Summarization@2f62975: DP004 at validating()'s `criterion`, not train()'s)."""
+        key = loss_key(node.func)
+        bindings = self.loss_bindings.get(key, [])
+        if isinstance(node.func, cst.Name) and bindings:
+            here = enclosing_function(node, self.t)
+            for where in (here, None):
+                own = [summed for function, summed in bindings if function is where]
+                if own:
+                    return own[0] if all(own) else None
+        summed = [s for _, s in bindings]
+        if summed and all(summed):
+            return summed[0]
+        return self.sum_losses.get(key) if not bindings else None
 
     def per_row(self, node: cst.Call) -> bool:
         """A loss summed over its rows and divided by their count (per_row_sums.py): a
@@ -606,8 +631,6 @@ class _LossConstructors(cst.CSTVisitor):
         if not any(n.startswith("torch.nn.") and n.rsplit(".", 1)[-1][:1].isupper() for n in names):
             return
         offending = self.checks.sum_reduction(node)
-        if offending is None:
-            return
         parent = self.t.parent(node)
         # `nn.BCELoss(reduction='sum').cuda()` (MILVLG/mcan-vqa@6b165e9, stop 42 v3-D): a
         # move returns the same loss module, so the name binds the summed loss all the same
@@ -626,7 +649,13 @@ class _LossConstructors(cst.CSTVisitor):
             target = None
         key = loss_key(target) if target is not None else ""
         if key:
-            self.checks.sum_losses[key] = (offending[0], offending[2])
+            bound = None if offending is None else (offending[0], offending[2])
+            where = enclosing_function(node, self.t) if isinstance(target, cst.Name) else None
+            self.checks.loss_bindings.setdefault(key, []).append((where, bound))
+            if bound is not None:
+                self.checks.sum_losses.setdefault(key, bound)
+        elif offending is None:
+            return
         elif not (isinstance(parent, cst.Call) and self.checks.per_row(node)):
             self.t.warn(*offending)  # not `nn.MSELoss(reduction="sum")(a, b) / n` of a's rows
 
