@@ -116,6 +116,10 @@ class MigrationState:
     #: the user's input, the call's function as written). What one returns is made anew at
     #: every call: a batch the batches pass splits where it meets the model (stop 56 s1).
     elsewhere_draws: set[tuple[int, str]] = field(default_factory=set)
+    #: The module's functions that return a figure of this rank's batches (the data pass's
+    #: DP030 at a `return` after the loop): name -> that return's line. A learning rate
+    #: decided by a call of one is decided by each rank's share (DP090, rank_zero/run_dir).
+    per_rank_figures: dict[str, int] = field(default_factory=dict)
     #: The file uses DataParallel in a way dp2ddp migrates.
     has_dataparallel: bool = False
     #: The file is DataParallel machinery of the project's own (it defines a DataParallel

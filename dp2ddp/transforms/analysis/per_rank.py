@@ -14,7 +14,7 @@ the agreement proof's: rank_zero/run_dir.py makes it rank 0's.)
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Final
 
@@ -336,3 +336,29 @@ def _next_call(node: ast.expr) -> bool:
         and node.func.id == "next"
         and len(node.args) == 1
     )
+
+
+def returned_figure(
+    module: cst.Module, expr: cst.BaseExpression, figures: Mapping[str, int]
+) -> bool:
+    """`expr` is, or reads a name bound only to, a call of a function of `module` that
+    returns a figure of this rank's batches (`figures`: MigrationState.per_rank_figures, the
+    data pass's DP030 at such a return): an epoch's mean loss from `train()` handed to
+    `ReduceLROnPlateau.step` decides each rank's rate from its share (round 21,
+    princeton-vl/SimpleView's class: before, only DP030 at the return, and the ranks set
+    different rates). DP090's question, as `from_own_batches` for a loop's own figure."""
+    if not figures:
+        return False
+    flow = view(module)
+
+    def returns_figure(node: cst.CSTNode | None) -> bool:
+        return isinstance(node, cst.Call) and name_of(node.func) in figures
+
+    for node in walk(expr):
+        if returns_figure(node):
+            return True
+        if isinstance(node, cst.Name) and flow.parent(node) is not None:
+            found = flow.reaching(node)
+            if found and all(d.kind == "assign" and returns_figure(d.value) for d in found):
+                return True
+    return False

@@ -398,6 +398,8 @@ class LoaderEvaluation(ShowingCalls):
                     verb_s = "accumulates" if len(kept) == 1 else "accumulate"
                     parts.append(f"{', '.join(kept)} {verb_s} this rank's batches only")
                 self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}{loader.maybe}")
+                if isinstance(node, cst.Return) and isinstance(root, cst.FunctionDef):
+                    self.state.per_rank_figures.setdefault(root.name.value, line)
 
     def _guard_on_only(self, loader: Loader, loop: cst.For) -> Guard | None:
         """The loop's training guard when every call bringing `loader` into `loop` turns it

@@ -62,7 +62,7 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_state,
     worker_handoff,
 )
-from dp2ddp.transforms.analysis.per_rank import from_own_batches
+from dp2ddp.transforms.analysis.per_rank import from_own_batches, returned_figure
 from dp2ddp.transforms.analysis.plateau_steps import plateau_steps
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
@@ -226,7 +226,11 @@ class RunDirValues(CallRule):
             if self.facts.under_guard(site) or self._in_inserted_helper(site):
                 continue
             line = self.t.input_position(write)[0]
-            if line in said or self._from_own_batches(expr, site):
+            if (
+                line in said
+                or self._from_own_batches(expr, site)
+                or returned_figure(self.facts.module, expr, self.t.state.per_rank_figures)
+            ):
                 if line not in said:
                     said.add(line)
                     self.t.warn(
