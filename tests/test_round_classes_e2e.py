@@ -1661,6 +1661,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   by a conditional expression of two summed criterion calls, the criterion's name shared
   with an evaluation function's: scaled by WORLD_SIZE, the original's weights (before: half
   the updates, DP004 said at the evaluation's criterion).
+- hazards_s68_lead_masked_size_count (stop 68 lead, round 21's CSPN): a masked loss divided
+  by the size of what its mask selects (`x[m].size(0)`, `.numel()`, `len(x[m])`, in a loss
+  class and inline): the count shared over the ranks, the original's weights (before: each
+  rank's own count, unsaid).
 """
 
 from __future__ import annotations
@@ -2481,6 +2485,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s68_lead_output_replaced_on_path": ("epoch 1 done", "weights -1.4603"),
     # stop 68 lead (round 21): the original's (the base: half the updates)
     "hazards_s68_lead_summed_loss_either_branch": ("weights -1.3634",),
+    # stop 68 lead (round 21): the original's (the base: each rank's own count, unsaid)
+    "hazards_s68_lead_masked_size_count": ("weights 6.0018",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

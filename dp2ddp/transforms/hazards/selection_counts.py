@@ -55,8 +55,23 @@ def selection_count(
     if len(args) == 1 and names & _NUMPY_COUNTS:
         return mask(args[0])
     if len(args) == 1 and "builtins.len" in names:
-        return _selected(args[0], mask, bound, qualified, 0)
+        return _selected(args[0], mask, bound, qualified, 0) or _masked(args[0], mask)
+    func = node.func
+    if isinstance(func, cst.Attribute) and _masked(func.value, mask):
+        # `label[mask].size(0)`, `.numel()`: the selected elements' count (round 21,
+        # XinJCheng/CSPN@b3e487b's masked L1 depth loss, `sum(...) / label[mask].size(0)`)
+        if func.attr.value in ("numel", "nelement") and not args:
+            return True
+        return func.attr.value == "size" and len(args) == 1 and code_of(args[0]) == "0"
     return False
+
+
+def _masked(node: cst.BaseExpression, mask: Reads) -> bool:
+    """`x[m]` with `m` a mask: the elements where it is true."""
+    if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
+        return False
+    index = node.slice[0].slice
+    return isinstance(index, cst.Index) and mask(index.value)
 
 
 def _one(node: cst.BaseExpression, qualified: Names) -> bool:
