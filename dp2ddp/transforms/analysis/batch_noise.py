@@ -42,6 +42,7 @@ import libcst as cst
 from dp2ddp.flow import DefUse
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, target_names, walk
+from dp2ddp.transforms.analysis.filled_draws import FILLED_LIKE, filled_like
 from dp2ddp.transforms.analysis.handed_loaders import (
     FactorySlots,
     handed_loader,
@@ -83,7 +84,11 @@ LIKE_DRAWS = frozenset({"torch.rand_like", "torch.randn_like", "torch.randint_li
 DISTRIBUTION_SAMPLE = "torch.distributions.Distribution.sample"
 DISTRIBUTION_METHODS = frozenset({"sample", "rsample"})
 BATCH_DRAWS = (
-    _TORCH_SIZED | _NUMPY_DIMS | frozenset(_NUMPY_SIZED) | LIKE_DRAWS | {DISTRIBUTION_SAMPLE}
+    _TORCH_SIZED
+    | _NUMPY_DIMS
+    | frozenset(_NUMPY_SIZED)
+    | LIKE_DRAWS
+    | {DISTRIBUTION_SAMPLE, FILLED_LIKE}
 )
 #: The helper that shapes a like-draw's tensor as the global batch.
 GLOBAL_LIKE = "ddp_global_like"
@@ -94,6 +99,8 @@ def like_argument(call: cst.Call, names: Iterable[str]) -> cst.BaseExpression | 
     X of a sized draw given X's whole shape (`torch.randn(*X.shape)`, princeton-vl/
     RAFT@3fa0bb0's image noise, `torch.rand(X.size())`, `torch.randn(size=X.shape)`)."""
     names = set(names)
+    if FILLED_LIKE in names:
+        return filled_like(call)  # `torch.FloatTensor(x.size()).normal_()`: filled_draws.py
     if names & _TORCH_SIZED:
         given = [a for a in call.args if a.keyword is None or a.keyword.value == "size"]
         if len(given) != 1 or given[0].star not in ("", "*"):

@@ -63,6 +63,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     is_batch_noise,
     per_rank_noise,
 )
+from dp2ddp.transforms.analysis.filled_draws import with_fill
 from dp2ddp.transforms.analysis.fixed_fetch import fixed_fetches
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
@@ -580,7 +581,7 @@ class FlagHazards(MigrationTransform):
         """DP006: a draw in the loop, or a call of a project helper that draws. Also a
         tensor filled in place from the global generator (`torch.FloatTensor(size)
         .normal_(std=s)`: SaoYan/DnCNN-PyTorch's noise), which no qualified name shows."""
-        func = node.func
+        func, names = node.func, with_fill(node, names)
         if (
             is_batch_noise(node, names, self._batch_sizes.written)
             or any(

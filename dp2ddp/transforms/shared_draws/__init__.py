@@ -82,6 +82,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     loops_over,
     per_rank_noise,
 )
+from dp2ddp.transforms.analysis.filled_draws import with_fill
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, imported_distributions
@@ -320,7 +321,7 @@ class ShareDatasetDraws(WholeReads):
     def _draw_names(self, call: cst.Call) -> set[str]:
         """The draw's qualified names; a `torch.distributions` object's `sample`/`rsample`
         (batch_noise.is_distribution_draw) also named DISTRIBUTION_SAMPLE."""
-        names = self.qualified_names(call.func)
+        names = with_fill(call, self.qualified_names(call.func))
         if is_distribution_draw(call, self._receivers, self.qualified_names):
             names = {*names, DISTRIBUTION_SAMPLE}
         return names
