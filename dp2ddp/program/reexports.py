@@ -87,14 +87,21 @@ def module_bindings(module: ProgramModule) -> dict[str, str]:
     return bound
 
 
-def star_exports(module: ProgramModule) -> dict[str, str]:
+def star_exports(
+    module: ProgramModule,
+    modules: Mapping[str, ProgramModule] | None = None,
+    seen: frozenset[str] = frozenset(),
+) -> dict[str, str]:
     """What `from <module> import *` binds in its importer by the module's own imports: each
     name the module binds at module level by an import (`import os` -> os, `import os.path`
     -> os, `from datetime import datetime` -> datetime.datetime), with the absolute dotted
-    name it imports. Not a name with a leading underscore (a star import skips it), nor one
-    bound twice or otherwise at column 0; nothing where the module says `__all__` (its list
-    decides, not read here)."""
-    if "__all__" in module.source.text:
+    name it imports; with the program's `modules`, also what its own star imports of them
+    bind, transitively (round 21, YuanGongND/gopt@bed909d: `from models import *`, whose
+    `from .gopt import *` brought `import numpy as np`: `np.savetxt(result.csv)` stayed on
+    every rank, unsaid). Not a name with a leading underscore (a star import skips it), nor
+    one bound twice or otherwise at column 0; nothing where the module says `__all__` (its
+    list decides, not read here)."""
+    if "__all__" in module.source.text or len(seen) > _DEPTH:
         return {}
     bound: dict[str, str] = {}
     twice: set[str] = set()
@@ -115,6 +122,10 @@ def star_exports(module: ProgramModule) -> dict[str, str]:
                 if alias.name != "*":
                     name = alias.asname or alias.name
                     pairs.append((name, f"{base}.{alias.name}" if base else None))
+                elif modules is not None and base is not None and base in modules:
+                    if base not in seen:
+                        inner = star_exports(modules[base], modules, seen | {module.name})
+                        pairs.extend(inner.items())
         for name, target in pairs:
             if name.startswith("_"):
                 continue
@@ -254,7 +265,7 @@ class ProgramReexports:
                 defined = found_name.group(1) or found_name.group(2)
                 if not defined.startswith("_"):
                     found.setdefault(defined, f"{base}.{defined}")
-            for bound, target in star_exports(source).items():
+            for bound, target in star_exports(source, self._modules).items():
                 found.setdefault(bound, target)
         for own in _OTHER_BINDINGS.finditer(module.source.text):
             found.pop(own.group(1) or own.group(2), None)
@@ -323,7 +334,7 @@ class ProgramReexports:
             base = absolute_base(module, node.level, node.module)
             if base is None or base not in self._modules:
                 continue
-            for name, target in star_exports(self._modules[base]).items():
+            for name, target in star_exports(self._modules[base], self._modules).items():
                 real = self.resolve(target)
                 if real is None or name in twice or found.get(name, real) != real:
                     found.pop(name, None)
