@@ -104,6 +104,11 @@ def verified(
             CASES / "mlp_ddp_own_run_dir.py",
             options=to_end,
         ),
+        "apart_at_end": Pair(
+            "test_ranks_apart_at_the_end_fail_the_verdict",
+            CASES / "plateau_on_rank_figure_dp.py",
+            options=to_end,
+        ),
         "no_sampler": Pair(
             "test_to_end_is_reported_when_the_step_comparison_fails",
             ORIGINAL,
@@ -265,6 +270,18 @@ def test_both_runs_going_nan_is_not_comparable(verified: dict[str, Shared]) -> N
     assert _keys(report) == ["nonfinite_both"]
     assert "both runs diverge (non-finite) at step" in report.causes[0].title
     assert "learning rate" in report.causes[0].fix
+
+
+def test_ranks_apart_at_the_end_fail_the_verdict(verified: dict[str, Shared]) -> None:
+    """The steps compared agree and the ranks are in sync there, but a learning rate each
+    rank stepped on its own share's figure (DP090) parted them later: NOT EQUIVALENT, named
+    with the warning's line (before: "EQUIVALENT over the first 3 optimizer steps only",
+    "ranks DIFFER at the end" as information)."""
+    report = report_of(verified, "apart_at_end")
+    assert report.exit_code != 0, report
+    assert "ranks DIFFER at the end" in report.to_end["final params"]
+    cause = next(c for c in report.causes if c.key == "ranks_apart_at_end")
+    assert "DP090 at " in cause.detail and "plateau_on_rank_figure_dp.py:4" in cause.detail, cause
 
 
 def test_to_end_is_reported_when_the_step_comparison_fails(verified: dict[str, Shared]) -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from dp2ddp.verify import launch, protocol, toend
 from dp2ddp.verify.config import VerifyConfig
 from dp2ddp.verify.failures import deliberate_exit, exit_aborts
+from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.records import RankRecord, load_run
 from dp2ddp.verify.report import Cause
 from dp2ddp.verify.toend import to_end_causes
@@ -117,16 +118,42 @@ def to_end_rows(
     if readers:
         rows["stdin"] = "NOT once: read by rank " + ", ".join(map(str, readers)) + " as well"
     distance = toend.final_distance(original.final(), ranks[0].final(), original.names())
+    apart = False
     if distance is not None:
         rel, name = distance
-        sync = _final_sync(ranks)
+        apart = not _final_sync(ranks)
         rows["final params"] = (
             f"relative distance up to {rel:.3g} ({name}), information only; ranks "
-            + ("identical" if sync else "DIFFER")
+            + ("DIFFER" if apart else "identical")
             + " at the end"
         )
     causes = to_end_causes(output, shared, scripts.display, own, readers, scripts.warnings)
+    if apart:
+        causes.append(_apart_at_end(scripts.warnings))
     return rows, causes, notes, distance
+
+
+def _apart_at_end(warnings: tuple[str, ...]) -> Cause:
+    """The ranks ended with different parameters: DDP keeps them equal at every step, so
+    something each rank decided from its own share changed its training after the steps
+    compared (a learning rate stepped on a rank's own figure: round 21's class, verify
+    said "EQUIVALENT over the first 3 optimizer steps only" with the ranks apart)."""
+    said = [
+        f"{code} at {place}"
+        for code in ("DP090", "DP068", "DP007", "DP057")
+        for place in warned(warnings, code)
+    ]
+    return Cause(
+        "ranks_apart_at_end",
+        "the ranks' parameters differ at the end",
+        "every rank ran its script to the end, and their final parameters are not "
+        "identical: DDP keeps them equal at every step it reduces, so a rank trained "
+        "differently after the steps compared"
+        + (f"; dp2ddp migrate warned {'; '.join(said[:3])}" if said else ""),
+        "Make what each rank decides from its own share (a learning rate, a module trained "
+        "outside the wrap) alike on every rank, as those warnings say; rerun with more "
+        "--steps to find the step.",
+    )
 
 
 def _some(paths: list[str], shown: int = 5) -> str:
