@@ -123,7 +123,11 @@ def _migrated(
             break  # every later pass only acts on DataParallel uses
     changes = [c for c in changes if not c.description.startswith(tuple(state.withdrawn))]
     warnings = [
-        d for d in warnings if not _scale_withdrawn(d, state.withdrawn) and not _alike(d, state)
+        d
+        for d in warnings
+        if not _scale_withdrawn(d, state.withdrawn)
+        and not _alike(d, state)
+        and not any(first <= d.line <= last for first, last in state.dropped_spans)
     ]
     if any(d.code == "DP005" for d in warnings) and SHARD in code:
         warnings = _split_whiles_said(warnings, module, line_map)

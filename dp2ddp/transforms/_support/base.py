@@ -116,6 +116,11 @@ class MigrationState:
     #: the user's input, the call's function as written). What one returns is made anew at
     #: every call: a batch the batches pass splits where it meets the model (stop 56 s1).
     elsewhere_draws: set[tuple[int, str]] = field(default_factory=set)
+    #: The user's input lines (first, last) of the branches a pass deleted (the model-wrap
+    #: pass's `if multi: save(net.module) else: save(net)` keeps the `.module` side): a
+    #: warning an earlier pass said there is about code no longer in the file (round 21:
+    #: DP070 and its marker stayed, and `--check` failed on a right migration).
+    dropped_spans: list[tuple[int, int]] = field(default_factory=list)
     #: The module's functions that return a figure of this rank's batches (the data pass's
     #: DP030 at a `return` after the loop): name -> that return's line. A learning rate
     #: decided by a call of one is decided by each rank's share (DP090, rank_zero/run_dir).
@@ -368,6 +373,14 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         names (a flow's steps), as the warning's own place is reported."""
         line, col = self._position(node)
         return self.state.line_map(line), col - 1
+
+    def input_span(self, node: cst.CSTNode) -> tuple[int, int]:
+        """`node`'s first and last lines in the input."""
+        try:
+            where = self.get_metadata(PositionProvider, node)
+        except KeyError:
+            return (0, 0)
+        return self.state.line_map(where.start.line), self.state.line_map(where.end.line)
 
     def record(self, node: cst.CSTNode, description: str) -> None:
         """Record an edit made at `node` (an original node of this pass's input)."""

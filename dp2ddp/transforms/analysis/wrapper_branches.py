@@ -91,6 +91,10 @@ class WrapperBranches:
             self.warn_attributes(original, original.test, body, other)
             return None
         kept = statements(updated.body if side == "body" else updated.orelse.body)
+        dropped = statements(orelse.body if side == "body" else original.body)
+        if dropped:  # from its first statement to its last, not the `if`/`else` line
+            span = (self.t.input_span(dropped[0])[0], self.t.input_span(dropped[-1])[1])
+            self.t.state.dropped_spans.append(span)
         first = kept[0]
         kept[0] = first.with_changes(leading_lines=[*updated.leading_lines, *first.leading_lines])
         test = self.t.code(original.test)
