@@ -240,6 +240,10 @@ class PinDevices(MigrationTransform):
                 original_node.args[0].value, m.Name("LOCAL_RANK")
             ):
                 self.record(original_node, "torch.cuda.set_device() now pins GPU LOCAL_RANK")
+                if not self.state.wrapped and not isinstance(
+                    original_node.args[0].value, cst.Integer
+                ):  # a GPU the user picks (`--gpu 1`), in a file that wraps no model itself
+                    self.warn(original_node, "DP018", self.code(original_node))
                 return updated_node.with_changes(
                     args=[updated_node.args[0].with_changes(value=cst.Name("LOCAL_RANK"))]
                 )
