@@ -40,8 +40,7 @@ call of another module's function that writes one (`prep.build_cache(CACHE)`, at
 or a fixed path: ProgramHints.file_written_by), the barrier after the call. A
 preprocess-once cache (`if not os.path.isfile(CACHE): ... pickle.dump(...)` then
 `pickle.load`) was read by rank 1 before rank 0 had finished it
-(a repo crashed on 3 of 3 first runs). Where no such place exists, DP054 names the write and
-the read. The path is matched by its text, or by its shape (path_shapes.py): a loop
+(a repo crashed on 3 of 3 first runs). Where no such place exists, DP054 names both. The path is matched by its text, or by its shape (path_shapes.py): a loop
 variable by the loop's iterable, a listing (glob, listdir) of the directory written into; a
 read that may name the file in a way neither shows (a loop over another iterable, one helper
 given other arguments, one attribute of another object) gets DP066 naming the write and the
@@ -629,20 +628,21 @@ class Barriers(Rule):
         return ""
 
     def _before_any_save(self, statement: cst.CSTNode) -> bool:
-        """A load that runs before anything in this run saved (resuming from a checkpoint
-        at start-up): its function saves only after it, and no loop around it saves."""
+        """A load that runs before anything in this run saved (a resume at start-up): its
+        function (or the module) saves only after it, and no loop around it saves."""
         function = enclosing_function(statement, self.t)
         scope: cst.CSTNode = function if function is not None else self.facts.module
         child, parent = statement, self.t.parent(statement)
         later = False
-        while parent is not None and parent is not scope:
+        while parent is not None and child is not scope:  # the module's own body too
             if isinstance(parent, (cst.For, cst.While)) and self.saves(parent):
                 return False
             if isinstance(parent, (cst.IndentedBlock, cst.Module)):
                 body = list(parent.body)
                 at = next(i for i, s in enumerate(body) if s is child)
-                if any(self.saves(s) for s in body[:at]):
-                    return False
+                ran = [s for s in body[:at] if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+                if any(self.saves(s) for s in ran):
+                    return False  # a def of a saving helper above saves nothing yet
                 later = later or any(self.saves(s) for s in body[at + 1 :])
             child, parent = parent, self.t.parent(parent)
         return later
