@@ -1665,6 +1665,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   by the size of what its mask selects (`x[m].size(0)`, `.numel()`, `len(x[m])`, in a loss
   class and inline): the count shared over the ranks, the original's weights (before: each
   rank's own count, unsaid).
+- hazards_s68_lead_sum_over_rows_times_constant (stop 68 lead, round 21's ADNet): a summed
+  loss divided by `x.size()[0] * 2`: a mean over the rows, left as written, no DP004, the
+  original's weights.
 """
 
 from __future__ import annotations
@@ -2487,6 +2490,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "hazards_s68_lead_summed_loss_either_branch": ("weights -1.3634",),
     # stop 68 lead (round 21): the original's (the base: each rank's own count, unsaid)
     "hazards_s68_lead_masked_size_count": ("weights 6.0018",),
+    # stop 68 lead (round 21): the original's, unscaled and unsaid (the base: a false DP004)
+    "hazards_s68_lead_sum_over_rows_times_constant": ("weights 0.4387",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

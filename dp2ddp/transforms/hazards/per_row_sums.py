@@ -62,7 +62,14 @@ def divided_by_its_rows(
 
 
 def _rows_of(expr: cst.BaseExpression) -> cst.Name | None:
-    """`t` of `t.size(0)`, `t.shape[0]`, `len(t)`, and of `t.data.size(0)`; else None."""
+    """`t` of `t.size(0)`, `t.shape[0]`, `t.size()[0]`, `len(t)`, and of `t.data.size(0)`,
+    also times a number (`x.size()[0] * 2`: hellloxiaotian/ADNet@6debc33's summed MSE over
+    2N, round 21's false DP004); else None."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
+        numbers = (cst.Integer, cst.Float)
+        if isinstance(expr.right, numbers):
+            return _rows_of(expr.left)
+        return _rows_of(expr.right) if isinstance(expr.left, numbers) else None
     expr = _undata(expr)
     if isinstance(expr, cst.Call):
         func, args = expr.func, expr.args
@@ -81,13 +88,14 @@ def _rows_of(expr: cst.BaseExpression) -> cst.Name | None:
     if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
         index = expr.slice[0].slice
         value = expr.value
-        if (
-            isinstance(index, cst.Index)
-            and _zero(index.value)
-            and isinstance(value, cst.Attribute)
-            and value.attr.value == "shape"
-            and isinstance(value.value, cst.Name)
-        ):
+        if isinstance(value, cst.Call) and not value.args:  # `t.size()[0]`
+            value = value.func if isinstance(value.func, cst.Attribute) else value
+            if not (isinstance(value, cst.Attribute) and value.attr.value == "size"):
+                return None
+        elif not (isinstance(value, cst.Attribute) and value.attr.value == "shape"):
+            return None
+        zero = isinstance(index, cst.Index) and _zero(index.value)
+        if zero and isinstance(value.value, cst.Name):
             return value.value
     return None
 

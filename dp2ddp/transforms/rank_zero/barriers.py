@@ -31,16 +31,16 @@ pretrain.get_model() loads downloaded models), and a helper module shared by two
 Any other file (issue 29): a file this pass sends to rank 0 (open(path, "w"), np.save,
 `.to_csv`, `path.write_text`, pickle/json/yaml into such an open) whose path, as written, is
 also read by every rank (open(path), np.load, pd.read_csv, `path.read_text()`) in this
-module, in the same function or another, or by a call of another module's function that reads
-a file at its parameter (`utils.load_cache(CACHE)`: ProgramHints.file_read_by; at or under
-it, or lists it, for every file written within that folder: `Frames(ROOT)` listing ROOT in
-`__init__`, file_paths.folders_elsewhere, stop 61), gets a
-`ddp_barrier()` after the write where every rank arrives, as a checkpoint does; so does a
-call of another module's function that writes one (`prep.build_cache(CACHE)`, at a parameter
-or a fixed path: ProgramHints.file_written_by), the barrier after the call. A
-preprocess-once cache (`if not os.path.isfile(CACHE): ... pickle.dump(...)` then
-`pickle.load`) was read by rank 1 before rank 0 had finished it
-(a repo crashed on 3 of 3 first runs). Where no such place exists, DP054 names both. The path is matched by its text, or by its shape (path_shapes.py): a loop
+module, in the same function or another, or by a call of another module's function that
+reads a file at its parameter (`utils.load_cache(CACHE)`: ProgramHints.file_read_by; at or
+under it, or lists it, for every file written within that folder: `Frames(ROOT)` listing
+ROOT in `__init__`, file_paths.folders_elsewhere, stop 61), gets a `ddp_barrier()` after the
+write where every rank arrives, as a checkpoint does; so does a call of another module's
+function that writes one (`prep.build_cache(CACHE)`, at a parameter or a fixed path:
+ProgramHints.file_written_by), the barrier after the call. A preprocess-once cache (`if not
+os.path.isfile(CACHE): ... pickle.dump(...)` then `pickle.load`) was read by rank 1 before
+rank 0 had finished it (a repo crashed on 3 of 3 first runs). Where no such place exists,
+DP054 names both. The path is matched by its text, or by its shape (path_shapes.py): a loop
 variable by the loop's iterable, a listing (glob, listdir) of the directory written into; a
 read that may name the file in a way neither shows (a loop over another iterable, one helper
 given other arguments, one attribute of another object) gets DP066 naming the write and the
