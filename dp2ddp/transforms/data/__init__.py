@@ -325,7 +325,12 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             return None
         for arg in call.args:
             if arg.star == "**" and not self._kwargs_are_safe(arg.value, args):
-                self.warn(call, "DP020", f"arguments passed as **{self.code(arg.value)}")
+                self.warn(
+                    call,
+                    "DP020",
+                    f"arguments passed as **{self.code(arg.value)}, whose keys may set shuffle "
+                    "or a sampler: left unsharded, every rank loads every batch whole",
+                )
                 return None
         dataset = call.args[args["dataset"]].value
         if self._is_iterable_dataset(dataset):
