@@ -55,9 +55,9 @@ def selection_count(
     if len(args) == 1 and names & _NUMPY_COUNTS:
         return mask(args[0])
     if len(args) == 1 and "builtins.len" in names:
-        return _selected(args[0], mask, bound, qualified, 0) or _masked(args[0], mask)
+        return _selected(args[0], mask, bound, qualified, 0) or _masked(args[0], mask, bound)
     func = node.func
-    if isinstance(func, cst.Attribute) and _masked(func.value, mask):
+    if isinstance(func, cst.Attribute) and _masked(func.value, mask, bound):
         # `label[mask].size(0)`, `.numel()`: the selected elements' count (round 21,
         # XinJCheng/CSPN@b3e487b's masked L1 depth loss, `sum(...) / label[mask].size(0)`)
         if func.attr.value in ("numel", "nelement") and not args:
@@ -66,8 +66,17 @@ def selection_count(
     return False
 
 
-def _masked(node: cst.BaseExpression, mask: Reads) -> bool:
-    """`x[m]` with `m` a mask: the elements where it is true."""
+def _masked(
+    node: cst.BaseExpression,
+    mask: Reads,
+    bound: Callable[[str], list[cst.BaseExpression]],
+    depth: int = 0,
+) -> bool:
+    """`x[m]` with `m` a mask: the elements where it is true; through names bound only to
+    such (`_label = label[mask]`, then `_label.size(0)`: CSPN's)."""
+    if isinstance(node, cst.Name) and depth < 4:
+        values = bound(node.value)
+        return bool(values) and all(_masked(v, mask, bound, depth + 1) for v in values)
     if not isinstance(node, cst.Subscript) or len(node.slice) != 1:
         return False
     index = node.slice[0].slice
