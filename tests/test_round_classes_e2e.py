@@ -1668,6 +1668,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
 - hazards_s68_lead_sum_over_rows_times_constant (stop 68 lead, round 21's ADNet): a summed
   loss divided by `x.size()[0] * 2`: a mean over the rows, left as written, no DP004, the
   original's weights.
+- data_s68_lead_loader_name_rebound_for_evaluation (stop 68 lead, round 21's SegPosTag): the
+  training loader's name bound again to a whole evaluation loader: the evaluation loop's
+  figures are the whole set's, nothing said, rank 0 prints the original's (before: false
+  DP030/DP052).
 """
 
 from __future__ import annotations
@@ -2492,6 +2496,11 @@ CASES: dict[str, tuple[str, ...]] = {
     "hazards_s68_lead_masked_size_count": ("weights 6.0018",),
     # stop 68 lead (round 21): the original's, unscaled and unsaid (the base: a false DP004)
     "hazards_s68_lead_sum_over_rows_times_constant": ("weights 0.4387",),
+    # stop 68 lead (round 21): the original's figures (the base: the same, with false warnings)
+    "data_s68_lead_loader_name_rebound_for_evaluation": (
+        "epoch 0 loss 0.9753",
+        "epoch 2 loss 0.9116",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -111,6 +111,7 @@ from dp2ddp.transforms.data.decisions import (
 )
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
+from dp2ddp.transforms.data.flow import reaching_loaders
 from dp2ddp.transforms.data.handoffs import (
     fed_loaders,
     loader_handoffs,
@@ -185,7 +186,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         for loop in live_loops(self, nodes):
             for expr in self._iterated_through_names(loop.iter):
                 for found in (loaders, self._sampler_sharded):
-                    for call, path in self._resolve(expr, found, 0):
+                    for call, path in reaching_loaders(node, expr, self._resolve(expr, found, 0)):
                         if not any(seen is loop for seen, _, _ in found[call].loops):
                             found[call].loops.append((loop, expr, path))
                     for call in self._read_through(expr, found):

@@ -433,3 +433,23 @@ def _tested(test: cst.BaseExpression, params: set[str]) -> tuple[Guard, bool] | 
         if isinstance(literal, str):
             return (test.left.value, literal), isinstance(test.comparisons[0].operator, cst.Equal)
     return None
+
+
+def reaching_loaders(
+    module: cst.Module, expr: cst.BaseExpression, resolved: list[tuple[cst.Call, Path]]
+) -> list[tuple[cst.Call, Path]]:
+    """The loaders a loop's name may be (`_resolve`: every binding of it before the loop),
+    less those no path brings to the loop: where every definition of the name reaching it
+    is an assignment of one of them (round 21, YUNMI2/SegPosTag@77c9a8a: `train_loader`
+    bound again to a whole evaluation loader in the epoch loop; its loop was taken for one
+    over the sharded training loader, a false DP052, DP030 and DP032)."""
+    if not isinstance(expr, cst.Name) or len(resolved) < 2:
+        return resolved
+    flow = view(module)
+    found = flow.reaching(expr) if flow.parent(expr) is not None else []
+    values = [d.value for d in found if d.kind == "assign"]
+    calls = {id(c) for c, _ in resolved}
+    if not found or len(values) != len(found) or any(id(v) not in calls for v in values):
+        return resolved
+    reached = {id(v) for v in values}
+    return [(c, path) for c, path in resolved if id(c) in reached]
