@@ -111,9 +111,42 @@ def _statistic(cls: cst.ClassDef) -> str:
                 held, dims = func.value, call.args
             if held is None or not _reads(held, inputs):
                 continue  # a weight or a table of its own (`self.w.mean(0)`) is no input's
-            if _over_rows(list(dims)):
+            if _over_rows(list(dims)) and _returned(forward, call):
                 return f"`{code_of(call)[:70]}`"
     return ""
+
+
+def _returned(forward: cst.FunctionDef, reduction: cst.Call) -> bool:
+    """The reduction's value reaches what forward() returns (in a `return`, or through the
+    names bound from it): a statistic only stored on `self` (`self.state += x.sum(0)`,
+    DP007's) couples no output."""
+    statements = list(walk(forward.body, skip_scopes=True))
+    holder = next(
+        (
+            s
+            for s in statements
+            if isinstance(s, (cst.Assign, cst.AugAssign, cst.Return))
+            and any(n is reduction for n in walk(s))
+        ),
+        None,
+    )
+    if isinstance(holder, cst.Return):
+        return True
+    if isinstance(holder, cst.Assign):
+        targets = [t.target for t in holder.targets]
+    elif isinstance(holder, cst.AugAssign):
+        targets = [holder.target]
+    else:
+        return False
+    tainted = {t.value for t in targets if isinstance(t, cst.Name)}
+    for _ in range(4):  # through the names bound from it, a few steps deep
+        for s in statements:
+            if isinstance(s, cst.Assign) and _reads(s.value, tainted):
+                tainted |= {t.target.value for t in s.targets if isinstance(t.target, cst.Name)}
+    return any(
+        isinstance(s, cst.Return) and s.value is not None and _reads(s.value, tainted)
+        for s in statements
+    )
 
 
 def _reads(node: cst.CSTNode, names: set[str]) -> bool:
