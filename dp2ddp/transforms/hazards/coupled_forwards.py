@@ -36,16 +36,18 @@ def coupled_wraps(
     is_wrap: Callable[[cst.Call], bool],
     pairs_of: Callable[[cst.Call], str],
 ) -> Iterator[tuple[cst.Call, str, str]]:
-    """(wrap, "DP217", detail) for each DataParallel wrap along dim 0 of a construction (directly or
-    through a name bound to it in this module) whose class couples its batch's rows."""
+    """(wrap, "DP217", detail) for each DataParallel wrap along dim 0 of a construction
+    (directly or through a name bound to it in this module) whose class couples its batch's
+    rows. The module's bindings are read only where it has such a wrap."""
+    wraps = [c for c in nodes_of(module, cst.Call) if is_wrap(c) and c.args and _dim(c) == 0]
+    if not wraps:
+        return  # most modules: no bindings or classes read
     classes = {c.name.value: c for c in nodes_of(module, cst.ClassDef)}
     built: dict[str, cst.Call] = {}
     for assign in nodes_of(module, cst.Assign):
         if isinstance(assign.value, cst.Call) and len(assign.targets) == 1:
             built.setdefault(code_of(assign.targets[0].target), assign.value)
-    for wrap in nodes_of(module, cst.Call):
-        if not is_wrap(wrap) or not wrap.args or _dim(wrap) != 0:
-            continue
+    for wrap in wraps:
         made = wrap.args[0].value
         while isinstance(made, cst.Call) and isinstance(made.func, cst.Attribute):
             if made.func.attr.value not in ("to", "cuda", "cpu", "float", "double"):
