@@ -471,8 +471,7 @@ class ModelClass:
     several: str = ""
     bare: bool = False  #: it may hold no parameter (bare_modules.py): wrap decided at run time
     built: bool = True  #: the program may build it (class_reach.py; DP041's fallback)
-    #: Its methods (not forward()) running its layers, those proved to run none (layer_methods.py):
-    #: one of the first called through a wrapped model's `.module` in a backpropagating step: DP108.
+    #: Methods (not forward()) running its layers, those proved to run none (DP108, layer_methods)
     runs: tuple[str, ...] = ()
     quiet: tuple[str, ...] = ()
     cuts: tuple[str, ...] = ()  #: rows cut by a held batch size (batch_pairs.forward_cuts, DP064)
@@ -480,6 +479,7 @@ class ModelClass:
     draws: tuple[str, ...] = ()  #: methods drawing new weights (weight_draws.py, reinit.py)
     held: bool = True
     norms: bool = False  #: it or a program class it builds makes a BatchNorm layer (DP216)
+    pools: str = ""  #: where its forward() pools its batch's rows (batch_axis.py, DP217)
 
 
 @dataclass(frozen=True)

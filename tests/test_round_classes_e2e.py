@@ -1672,6 +1672,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   training loader's name bound again to a whole evaluation loader: the evaluation loop's
   figures are the whole set's, nothing said, rank 0 prints the original's (before: false
   DP030/DP052).
+- Stop 69 lead (round 22): data_s69_lead_factory_calls_in_one_tuple (a factory's calls
+  bound in one tuple, an epoch function training only when given an optimizer: the
+  validation and test loaders whole, the original's figures; before: sharded, each rank
+  deciding the test pass on its own half); s69_lead_method_factory_evaluated_by_flagged_pass
+  and _inline (a Dataset's loader method in another module, called for training and for
+  evaluation: the evaluation call built whole, the factory given ddp_shard; before: rank
+  0's half unsaid, or TypeError); s69_lead_runtime_sampler_loader_from_factory (a loader
+  with the caller's sampler, sharded at run time in another module: exported, the mean
+  divided by the batch's size takes the global count, the original's weights; before:
+  updates doubled, unsaid).
 """
 
 from __future__ import annotations
@@ -2501,9 +2511,31 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 0 loss 0.9753",
         "epoch 2 loss 0.9116",
     ),
+    # stop 69 lead (round 22's audio_classification): the original's figures and weights
+    # (the base: the validation sharded, each rank deciding the test pass on its own half)
+    "data_s69_lead_factory_calls_in_one_tuple": (
+        "val acc 0.0",
+        "test acc 0.25",
+        "weights -0.276257",
+    ),
+    # stop 69 lead (round 22, text): the evaluation whole (the base: rank 0's half, unsaid)
+    "s69_lead_method_factory_evaluated_by_flagged_pass": (
+        "epoch 0 eval acc 0.5000 over 2 batches",
+        "epoch 1 eval acc 0.5000 over 2 batches",
+    ),
+    # stop 69 lead (round 22, text): the original's (the base: TypeError on every rank)
+    "s69_lead_method_factory_evaluated_inline": (
+        "epoch 1 eval acc 0.5000 over 8 samples",
+        "weights 2.915613",
+    ),
+    # stop 69 lead (round 22, audio): the original's (the base: updates doubled, unsaid)
+    "s69_lead_runtime_sampler_loader_from_factory": ("weights -1.1584",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead
+    "s69_lead_method_factory_evaluated_inline": "train.py",  # stop 69 lead
+    "s69_lead_runtime_sampler_loader_from_factory": "train.py",  # stop 69 lead
     "s67_lead_own_method_in_other_module": "train.py",  # stop 67 lead (round 20)
     "batches_s66_lead_state_from_other_module": "train.py",  # stop 66 lead
     "batches_s63_s1_method_given_position": "train.py",  # stop 63 s1

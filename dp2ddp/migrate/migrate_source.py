@@ -155,7 +155,10 @@ def _migrated(
     # a batch sampler's shard is told also once written (DP082 in the importer, re-derived),
     # a function yielding a sharded loader's batches and a class's method taking them (no
     # second cut in the importer)
-    exports = tuple(e for e in state.exports if code != source or e.batches or e.yields or e.taker)
+    kept = (*state.standing, *(e for e in state.exports if e.batches or e.yields or e.taker))
+    exports = (
+        tuple(state.exports) if code != source else tuple(e for e in state.exports if e in kept)
+    )
     factories = tuple(state.evaluation_factories) if code != source else ()
     helpers: tuple[str, ...] = ()
     helpers_module = ""

@@ -65,6 +65,7 @@ from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, Migrati
 from dp2ddp.transforms._support.ast_nodes import from_import_base
 from dp2ddp.transforms._support.identifiers import mentions
 
+Exports = tuple[LoaderExport, ...]
 # The passes' program-wide analyses and the helpers module (libcst, jinja2) load inside
 # the functions that need them: a program without DataParallel needs none of them.
 if TYPE_CHECKING:
@@ -219,8 +220,7 @@ def _merge_generated(plan: ProgramPlan, real: str, item: _Migrated) -> None:
 
 def _script_of_its_own(module: ProgramModule) -> bool:
     """An imported module whose `__main__` block wraps a model (ProgramHints.script) is a
-    training script too, its block calling ddp_setup(): the launch hint names it (v4-A of
-    stop 57). Not a package's module: the hint cannot spell its `-m` from here."""
+    training script too: the launch hint names it (v4-A of stop 57); not a package's."""
     if not module.entry_script or module.is_package or "." in module.name:
         return False
     from dp2ddp.transforms.rank_zero.script_modules import wraps_as_script
@@ -366,21 +366,26 @@ def _migrate(
                 data = program.modules[0].source.encode(code)
             migrated[0] = _Migrated(replace(first, result=result), data)
         return [*migrated, *_generated(program, migrated, told)]
-    if not gate.has_dataparallel:
-        migrated = [
-            _module(m, _shut(m, gate, told), gate, project)
-            if project.may_use_dataparallel(m)
-            else project.remembered(("unchanged", m.real, m.path), partial(_unchanged, m))
-            for m in program.modules
-        ]
+    if not gate.has_dataparallel:  # libraries first: their loaders' exports told (fixed point)
+        shut: dict[str, _Migrated] = {}
+        exports: Exports = ()
+        for m in [*_dependencies_first(program.libraries), program.modules[0]]:
+            if project.may_use_dataparallel(m):
+                shut[m.real] = _module(m, _shut(m, gate, told, exports), gate, project)
+                exports += _exports(m, shut[m.real], gate.reexports)
+            else:
+                shut[m.real] = project.remembered(
+                    ("unchanged", m.real, m.path), partial(_unchanged, m)
+                )
+        migrated = [shut[m.real] for m in program.modules]
         if any(_imports_helpers(m, helpers) for m in migrated):
             return [*migrated, *_generated(program, migrated, told)]
         return migrated
     # Imported modules before their importers (discovery lists them after), so a module
     # that iterates another's loader in its epoch loop is told about it (set_epoch there).
-    exported: tuple[LoaderExport, ...] = ()
+    exported: Exports = ()
     done: dict[str, _Migrated] = {}
-    before: dict[str, tuple[LoaderExport, ...]] = {}
+    before: dict[str, Exports] = {}
     for module in _dependencies_first(program.libraries):
         before[module.real] = exported
         done[module.real] = _module(module, told.facts(module, "library", exported), gate, project)
@@ -405,10 +410,14 @@ def _migrate(
     # A factory another module calls for an evaluation loader (ddp_shard=False there, see
     # data/imported.py) takes that parameter: its module is migrated again, told so.
     split: dict[str, list[str]] = {}
+    modules = {m.name for m in program.libraries}
     for each in (*done.values(), entry):
         outcome = each.outcome.result
         for name in outcome.evaluation_factories if outcome is not None else ():
             module_name, _, function = name.rpartition(".")
+            if module_name not in modules:  # a method: `module.Class.method`
+                module_name, _, owner = module_name.rpartition(".")
+                function = f"{owner}.{function}"
             split.setdefault(module_name, []).append(function)
     # A loader another module passes to one of a library's functions (data/handoffs.py):
     # its batches there are this rank's share where it is sharded, so the library is
@@ -454,12 +463,11 @@ def _entry(
 
 
 def _group_calls(libraries: Sequence[ProgramModule], done: dict[str, _Migrated]) -> frozenset[str]:
-    """The names of the libraries' top-level functions and classes whose call runs what
-    their migration made need the process group (process_group.group_functions), through
-    one another too: the entry's import-time call of one needs ddp_setup() before it (v3-A,
-    stop 44: e3_diffusion's module-level `dataset.retrieve_dataloaders(args)` built its
-    DistributedSampler before the ddp_setup() in main()). Only modules whose migrated code
-    writes such a name are parsed."""
+    """The libraries' top-level functions and classes whose call runs what their migration
+    made need the process group (process_group.group_functions), through one another too:
+    the entry's import-time call of one needs ddp_setup() before it (v3-A, stop 44:
+    e3_diffusion's `dataset.retrieve_dataloaders(args)` at module level built its
+    DistributedSampler before main()'s ddp_setup()). Only modules writing such a name are parsed."""
     import libcst as cst
 
     from dp2ddp.transforms.process_group import NEEDS_GROUP, group_functions
@@ -571,9 +579,8 @@ def _imported_names(module: ProgramModule) -> list[str]:
 def _exports(
     module: ProgramModule, migrated: _Migrated, reexports: ProgramReexports | None
 ) -> tuple[LoaderExport, ...]:
-    """The training loaders `module` sharded for its importers' epoch loops, named by its
-    import name (the data pass that found them does not know it) and by the names other
-    program modules re-export them by (LoaderExport.aliases)."""
+    """The training loaders `module` sharded for its importers' epoch loops, by its import
+    name (unknown to the data pass) and the names modules re-export them by (aliases)."""
     result = migrated.outcome.result
     if result is None:
         return ()
@@ -587,15 +594,17 @@ def _exports(
     )
 
 
-def _shut(module: ProgramModule, gate: ProgramGate, told: ProgramTeller) -> ProgramFacts:
+def _shut(
+    m: ProgramModule, gate: ProgramGate, told: ProgramTeller, exported: Exports
+) -> ProgramFacts:
     """Gate shut by another module's DDP path: a module that wraps, or only tests for
     DataParallel, stays as it is too (role library, gate shut: a DDP program's unwrap
-    helper must not start unwrapping its DDP model); else the module is migrated as a
-    single file."""
+    helper must not start unwrapping its DDP model); else migrated as a single file."""
+    module = m
     verdict = gate.modules[module.real]
     if (verdict.has_dataparallel or verdict.checks_only) and gate.ddp_path_in is not None:
         return told.facts(module, "library", hints=False, draws=False, uniform=False, gate=False)
-    facts = told.facts(module, None, hints=False, draws=False, models=False)
+    facts = told.facts(module, None, exported, hints=False, draws=False, models=False)
     if gate.ddp_path_in is not None and module.real == gate.ddp_path_in.real:
         # DP003's way out names the program's `--local_rank`, parsed in another module
         facts = replace(facts, command_line=told.command_line())

@@ -247,6 +247,7 @@ class ProgramTeller(LoaderTeller):
                     tuple(sorted(drawing.get(n, ()))),
                     holding is None or n.rpartition(".")[2] in holding,
                     n in norms,
+                    classes[n].pools,
                 )  # fmt: skip
                 for n, use in self._models.items()
             )

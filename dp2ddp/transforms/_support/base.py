@@ -151,6 +151,9 @@ class MigrationState:
     facts: ProgramFacts = field(default_factory=ProgramFacts)
     #: Training loaders this module shards for its importers' epoch loops (program mode).
     exports: list[LoaderExport] = field(default_factory=list)
+    #: ... of them, those already sharded when read (`**ddp_loader_arguments(...)`, a second
+    #: run): told also from a module the run leaves unchanged (a fixed point).
+    standing: list[LoaderExport] = field(default_factory=list)
     #: Exported loaders of other modules iterated here, with whether set_epoch was placed
     #: around each loop (MigrationResult.epoch_loops).
     epoch_loops: list[tuple[str, bool]] = field(default_factory=list)

@@ -86,7 +86,7 @@ def loop_role(flow: DefUse, loop: cst.For | cst.FunctionDef) -> str:
     if roles._trains(loop, 0):
         # `if train: loss.backward()`: one loop for both passes (class E1), its role
         # decided by each call's flag, not proved here
-        return "unknown" if _guarded_steps(flow, loop) else "trains"
+        return "unknown" if guarded_steps(flow, loop) else "trains"
     function = loop if isinstance(loop, cst.FunctionDef) else flow.function_around(loop)
     node = (
         function.node
@@ -98,7 +98,7 @@ def loop_role(flow: DefUse, loop: cst.For | cst.FunctionDef) -> str:
     return "unknown"
 
 
-def _guarded_steps(flow: DefUse, loop: cst.For | cst.FunctionDef) -> bool:
+def guarded_steps(flow: DefUse, loop: cst.For | cst.FunctionDef) -> bool:
     """Every `.backward()`/`.step()` written in `loop` runs under an `if` inside it."""
     steps = [
         n

@@ -60,6 +60,7 @@ from dp2ddp.transforms.analysis import (
     unproved_reach,
 )
 from dp2ddp.transforms.analysis.bare_modules import bare_class_names
+from dp2ddp.transforms.analysis.batch_axis import class_pools
 from dp2ddp.transforms.analysis.batch_pairs import forward_cuts, forward_pairs
 from dp2ddp.transforms.analysis.class_reach import NEVER_USED
 from dp2ddp.transforms.analysis.dropped_outputs import (
@@ -128,12 +129,11 @@ class ClassFacts:
     registered: frozenset[str] = frozenset()
     taken_apart: tuple[module_parts.TakenApart, ...] = ()
     methods: frozenset[str] = frozenset()
-    #: Where forward() compares the rows of its batch with each other
-    #: (analysis/batch_pairs.py), "path:line: expression"; "" when it does not.
+    #: "path:line: expression" where forward() compares its batch's rows with each other
+    #: (analysis/batch_pairs.py), pools them (batch_axis.py, DP217); "" when it does not.
     pairs: str = ""
-    #: Where forward() cuts an input's rows by a batch size it holds (batch_pairs.py
-    #: `forward_cuts`); () when it does not.
-    cuts: tuple[str, ...] = ()
+    pools: str = ""
+    cuts: tuple[str, ...] = ()  #: rows cut by a batch size it holds (forward_cuts)
     #: Its methods that register parameters outside __init__, with a line (DP098).
     grows: tuple[tuple[str, int], ...] = ()
     several: str = ""  #: outputs `outputs` does not map (dropped_outputs.several_outputs)
@@ -201,7 +201,9 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                 # No __init__ of its own (a loss class needs none): only what forward()
                 # compares is known of it, and it is all DP040 by use asks (stop 49 f1);
                 # and that it may hold no parameter, for its wrap (stop 58 s1, left).
-                found[prefix + node.name] = ClassFacts(pairs=pairs, cuts=cuts)
+                found[prefix + node.name] = ClassFacts(
+                    pairs=pairs, cuts=cuts, pools=class_pools(node, path)
+                )
             if facts is not None:
                 several = several_outputs(node, lambda f: resolve(f, imports, local, prefix))
                 grows = growing_methods(node, lambda v: has_parameters(v, imports, local, prefix))
@@ -218,6 +220,7 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                     reach=reach,
                     held_wrap=wrap,
                     norms=builds_norm(node, lambda f: resolve(f, imports, local, prefix)),
+                    pools=class_pools(node, path),
                 )
     return found
 

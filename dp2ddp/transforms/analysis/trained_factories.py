@@ -27,8 +27,10 @@ from libcst.helpers import get_full_name_for_node
 
 from dp2ddp.flow import view
 from dp2ddp.flow.defuse import Definition, DefUse
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.result import LoaderExport
-from dp2ddp.transforms.analysis.generator_batches import loop_role
+from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms.analysis.generator_batches import guarded_steps, loop_role
 from dp2ddp.transforms.analysis.loader_consumers import _passed, takers_of
 from dp2ddp.transforms.analysis.module_index import argument
 
@@ -45,8 +47,12 @@ def module_trained_factories(tree: cst.Module) -> tuple[str, ...]:
     flow = view(tree)
     found: dict[str, None] = {}
     for taker, iterable in takers:
-        calls = _calls_behind(flow, iterable)
-        if not calls or loop_role(flow, taker) != "trains":
+        role = loop_role(flow, taker)
+        if role == "unknown" and guarded_steps(flow, taker):  # `if train: loss.backward()`
+            calls = _calls_behind(flow, iterable, _switched_off(flow, taker))
+        elif role == "trains":
+            calls = _calls_behind(flow, iterable)
+        else:
             continue
         for call in calls:
             name = imported_name(flow, call.func)
@@ -55,8 +61,37 @@ def module_trained_factories(tree: cst.Module) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _calls_behind(flow: DefUse, expr: cst.BaseExpression) -> list[cst.Call]:
-    """The calls whose value `expr` is, through names and this module's parameters."""
+def _switched_off(flow: DefUse, loop: cst.For) -> frozenset[cst.BaseExpression]:
+    """The arguments of the calls of `loop`'s function that switch its steps off: one loop
+    for both passes, `run(net, loader, opt, train=False)` (its steps under `if train:`, a
+    parameter whose argument there is False, or whose default is where none is passed);
+    the loaders those calls hand in are evaluated, not trained on (round 22: a Dataset's
+    `get_loader()` in another module, its evaluation loader sharded with nothing said)."""
+    function = flow.function_around(loop)
+    if function is None or not isinstance(function.node, cst.FunctionDef):
+        return frozenset()
+    tests = {
+        n.test.value
+        for n in walk(loop.body, skip_scopes=True)
+        if isinstance(n, cst.If) and isinstance(n.test, cst.Name)
+    }
+    params = [p for p in function.node.params.params if p.name.value in tests]
+    off: set[cst.BaseExpression] = set()
+    for call in flow.call_sites(function):
+        for param in params:
+            given = argument_for(call, function, param)
+            if given is None:
+                given = param.default
+            if isinstance(given, cst.Name) and given.value == "False":
+                off.update(a.value for a in call.args)
+    return frozenset(off)
+
+
+def _calls_behind(
+    flow: DefUse, expr: cst.BaseExpression, off: frozenset[cst.BaseExpression] = frozenset()
+) -> list[cst.Call]:
+    """The calls whose value `expr` is, through names and this module's parameters (not
+    through the arguments `off`: of calls that switch the loop's steps off)."""
     seen: set[cst.CSTNode] = set()
     todo: list[cst.BaseExpression] = [expr]
     calls: list[cst.Call] = []
@@ -67,9 +102,9 @@ def _calls_behind(flow: DefUse, expr: cst.BaseExpression) -> list[cst.Call]:
         seen.add(value)
         for definition in flow.definitions(value):
             if isinstance(definition.target, cst.Param):
-                todo += _passed(flow, definition.target)
-            elif definition.kind == "assign" and not definition.element:
-                if isinstance(definition.value, cst.Call):
+                todo += [a for a in _passed(flow, definition.target) if a not in off]
+            elif definition.kind == "assign":
+                if isinstance(definition.value, cst.Call):  # `loader, _ = lib.get(8)` too
                     calls.append(definition.value)
                 elif isinstance(definition.value, cst.Name):
                     todo.append(definition.value)

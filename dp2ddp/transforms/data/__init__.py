@@ -269,7 +269,10 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
 
     def _prepare(self, call: cst.Call) -> Loader | None:
         """Map the loader's arguments; warn and return None when it must stay as it is."""
-        if sharded_at_run_time(call):
+        if sharded_at_run_time(call):  # a second run: exported again, as the first run did
+            before = len(self.state.exports)
+            self._export(Loader(call, {}, *self._binding(call), None), self._all_loaders, False)
+            self.state.standing += self.state.exports[before:]
             return None
         args: dict[str, int] = {}
         positional = 0
@@ -416,13 +419,15 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             if decision is None:
                 continue
             steps = " → ".join(f"{code(n, 30)} at {self._line(n)}" for n in decision.path[:-1])
+            runs = f", whose branch runs `{decision.runs}`" if decision.runs else ""
+            wait = "collective" if decision.runs else "all-reduce"
             self.warn(
                 loop,
                 "DP052",
                 f"the figures of this loop over {label} decide "
                 f"`{statement_header(decision.test)}` at line {self._line(decision.test)} "
-                f"({steps}), and {label} is sharded (another loop trains on it): the ranks "
-                "may decide apart, and one would wait in the next all-reduce forever",
+                f"({steps}){runs}, and {label} is sharded (another loop trains on it): the "
+                f"ranks may decide apart, and one would wait in the next {wait} forever",
             )
 
     def _line(self, node: cst.CSTNode) -> int:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse
+from dp2ddp.flow import DefUse, code
 from dp2ddp.transforms._support.grad_mode import Matches, grad_off
 from dp2ddp.transforms._support.nodes import variables_under, walk
 from dp2ddp.transforms.analysis.training import QualifiedNames, loop_trains
@@ -30,6 +30,8 @@ from dp2ddp.transforms.analysis.training import QualifiedNames, loop_trains
 #: How far the figure is followed (items: a name, a function's return, an attribute).
 _MAX_ITEMS = 200
 _ACCUMULATE = frozenset({"append", "extend", "add", "update", "insert"})
+_COLLECTIVES = frozenset({"all_reduce", "barrier", "broadcast", "all_gather", "reduce"})
+_WRAPS = frozenset({"DataParallel", "DistributedDataParallel"})
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,10 @@ class Decision:
 
     test: cst.If
     path: tuple[cst.CSTNode, ...]
+    #: What the decided branch does that every rank must do alike ("" for a `break` out
+    #: of the training loop): runs the wrapped model (a DDP forward syncs its buffers, a
+    #: training step all-reduces), or a collective of torch.distributed.
+    runs: str = ""
 
 
 def deciding_break(
@@ -159,6 +165,8 @@ class _Follow:
                     return None
                 if isinstance(parent, cst.If) and self._leaves_training(parent):
                     return Decision(parent, path + (parent,))
+                if isinstance(parent, cst.If) and (runs := self._collective(parent)):
+                    return Decision(parent, path + (parent,), runs)
                 for node in _under_branches(parent):
                     for target in _assigned(node):
                         self._taint_target(target, path + (parent,))
@@ -252,6 +260,29 @@ class _Follow:
                 ):
                     return True
         return False
+
+    def _collective(self, test: cst.If) -> str:
+        """The first call under the `if` that every rank must make alike (round 22,
+        liucong3/audio_classification@08575b2: `if acc > best:` on a sharded validation's
+        accuracy ran the test pass, DDP forwards, on one rank; the other went on to a
+        barrier: the run hung): a collective of torch.distributed, or a call given (or of)
+        a model wrapped in DataParallel or DDP (through its bindings); "" when none."""
+        for node in _under_branches(test):
+            if not isinstance(node, cst.Call):
+                continue
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in _COLLECTIVES:
+                return code(node, 40)
+            held = [func, *(a.value for a in node.args)]
+            if any(self._wrapped(v) for v in held if isinstance(v, cst.Name)):
+                return code(node, 40)
+        return ""
+
+    def _wrapped(self, name: cst.Name) -> bool:
+        return any(
+            isinstance(d.value, cst.Call) and code(d.value.func).rpartition(".")[2] in _WRAPS
+            for d in self.flow.definitions(name)
+        )
 
 
 def _under_branches(node: cst.If | cst.While) -> Iterator[cst.CSTNode]:

@@ -53,6 +53,7 @@ from dp2ddp.transforms._support.nodes import ModuleNodes, enclosing_function, ke
 from dp2ddp.transforms.data.batch_shard import ShardEdit, is_sampler_shard
 from dp2ddp.transforms.data.factory_wrappers import told_slots
 from dp2ddp.transforms.data.flow import Path
+from dp2ddp.transforms.data.handoffs import fed_name
 from dp2ddp.transforms.data.plan import EVAL_NAME, LINE_LIMIT, SHARD_FLAG, TRAIN_NAME, Loader
 from dp2ddp.transforms.data.split_loaders import SplitLoaders
 
@@ -268,7 +269,7 @@ class FactorySites:
                 isinstance(p, cst.Param) and p.name.value == FLAG for p in walk(function.params)
             ):
                 continue
-            if function.name.value in told and isinstance(self.t.parent(function), cst.Module):
+            if fed_name(self.t, function)[0] in told:
                 # Another module calls it for an evaluation loader (ddp_shard=False there).
                 self._factories[loader.call] = _Factory(function, [])
                 self._functions.add(function)

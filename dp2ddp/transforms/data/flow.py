@@ -33,6 +33,8 @@ MAX_DEPTH = 4
 Path = tuple[tuple[cst.Call, cst.BaseExpression], ...]
 """Call sites (innermost first) through which a value reached a function as an argument."""
 Guard = tuple[str, str | None]
+#: A guard's "literal" where it tests `param is not None` (on: any value but None passed).
+NOT_NONE = "<not None>"
 """A parameter that switches a loop's training step on (`if train:`), with the string it is
 compared with (`if phase == "train":`; None: its truth)."""
 Around = cst.For | cst.While | cst.Module | None
@@ -378,6 +380,8 @@ class CallFlow(MigrationTransform):
                 ):
                     return None
                 value = param.default
+            if literal == NOT_NONE:
+                return None if value is None else name_of(value) != "None"
             if literal is None:
                 if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
                     return value.value == "True"
@@ -421,6 +425,15 @@ def _tested(test: cst.BaseExpression, params: set[str]) -> tuple[Guard, bool] | 
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = _tested(test.expression, params)
         return None if inner is None else (inner[0], not inner[1])
+    if (  # `optimizer is not None`: on where a value is passed (round 22)
+        isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and test.left.value in params
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+        and name_of(test.comparisons[0].comparator) == "None"
+    ):
+        return (test.left.value, NOT_NONE), isinstance(test.comparisons[0].operator, cst.IsNot)
     if (
         isinstance(test, cst.Comparison)
         and isinstance(test.left, cst.Name)

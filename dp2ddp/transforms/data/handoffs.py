@@ -224,7 +224,7 @@ def fed_size_loops(t: ShardDataLoaders, nodes: ModuleNodes) -> dict[cst.For, set
         function = enclosing_function(loop, t)
         if not isinstance(function, cst.FunctionDef):
             continue
-        receiver = _fed_name(t, function)[1]
+        receiver = fed_name(t, function)[1]
         for position, keyword in feed.sizes:
             param = _param_at(function, position, keyword, receiver)
             if param is None:
@@ -254,7 +254,7 @@ def _fed_loops(
         return
     yield from _stored_loops(t, nodes, tuple(feeds))
     for function in nodes.of(cst.FunctionDef):
-        key, receiver = _fed_name(t, function)
+        key, receiver = fed_name(t, function)
         if key is None:
             continue
         for feed in feeds:
@@ -381,12 +381,12 @@ def _fed_parameter(t: ShardDataLoaders, expr: cst.BaseExpression, feeds: set[str
     for referent in t.referents(expr):
         if isinstance(referent.node, cst.Param):
             function = enclosing_function(referent.node, t)
-            if function is not None and _fed_name(t, function)[0] in feeds:
+            if function is not None and fed_name(t, function)[0] in feeds:
                 return True
     return False
 
 
-def _fed_name(t: ShardDataLoaders, function: cst.FunctionDef) -> tuple[str | None, int]:
+def fed_name(t: ShardDataLoaders, function: cst.FunctionDef) -> tuple[str | None, int]:
     """How the program's hand-offs name `function` (facts.LoaderFeed.function): a top-level
     function by its name, a method of a top-level class as "Class.method"; and how many
     leading parameters no call site passes (a method's receiver, not a staticmethod's)."""

@@ -25,6 +25,7 @@ is in the entry. Each module is migrated on its own, so the two sides meet here:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -167,7 +168,8 @@ class LoaderImports(LoaderSetEpoch):
         call builds it whole (ddp_shard=False: FactorySites.split_shards). Before, such a
         factory was never exported, and the dev and test loaders of one factory for all
         three were sharded as training data (class v2-E of stop 41)."""
-        if is_sampler_shard(self._shards[loader.call]):
+        shard = self._shards[loader.call]
+        if is_sampler_shard(shard) or shard.arguments is not None:  # or at run time (r22)
             self._export(loader, self._all_loaders)
 
     def _export_composed(self, loaders: dict[cst.Call, Loader]) -> None:
@@ -498,11 +500,13 @@ class LoaderImports(LoaderSetEpoch):
         if not factories:
             return found
         trained: set[cst.Call] = set()
-        for loop in nodes.of(cst.For):
-            if not self._trains(loop):
-                continue
-            for expr in iterated(loop.iter):
-                trained.update(o.call for o in self._origins(expr, (), 0) if o.call is not None)
+        evaluated: dict[cst.Call, str] = {}  # a pass with its backward off: `train=False`
+        for loop in (loop for loop in nodes.of(cst.For) if self._trains(loop)):
+            for made, path in self._origins_of(loop):
+                if self._guard_passed(loop, path) is not False:
+                    trained.add(made)
+                else:
+                    evaluated.setdefault(made, f"its loop at line {self.line_of(loop)}")
         for call in nodes.of(cst.Call):
             if call in trained:
                 continue
@@ -518,7 +522,8 @@ class LoaderImports(LoaderSetEpoch):
             values = [argument(call, e.shuffle, e.shuffle_index) for e in matching if e.shuffle]
             ordered = any(isinstance(v, cst.Name) and v.value == "False" for v in values)
             sample = fetched_once(self, call)  # one fixed batch: whole, as fetched
-            why = "" if sample else self._handed_evaluates(call, ordered)
+            why = "" if sample else self._handed_evaluates(call, ordered or call in evaluated)
+            why = f"{evaluated[call]} evaluates it" if why == "" and call in evaluated else why
             if why is None:
                 continue
             found.add(call)
@@ -677,6 +682,10 @@ class LoaderImports(LoaderSetEpoch):
             elif not isinstance(epoch_loop, cst.Module):
                 placed = False
         return placed and bool(around)
+
+    def _origins_of(self, loop: cst.For) -> Iterator[tuple[cst.Call, Path]]:
+        for expr in iterated(loop.iter):
+            yield from ((o.call, o.path) for o in self._origins(expr, (), 0) if o.call)
 
     def _trains(self, loop: cst.For) -> bool:
         """The loop trains (analysis/training.py), itself or through the functions of this

@@ -124,8 +124,10 @@ class LoaderResolution(CallFlow):
                     found.append((unpacked, ()))
                 elif assigned is not None and self._keyword_read(assigned) is not None:
                     found += self._resolve(assigned, loaders, depth)
-                else:
-                    for returned in self._returned(target):
+                else:  # `a, b = make(1), make(2)`: b's call's returns (round 22)
+                    paired = self._paired_value(target)
+                    through = [paired] if isinstance(paired, cst.Call) else self._returned(target)
+                    for returned in through:
                         found += self._resolve(returned, loaders, depth + 1)
         return found
 

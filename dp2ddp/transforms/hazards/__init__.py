@@ -292,7 +292,8 @@ class FlagHazards(MigrationTransform):
         )
         subs = unproved_pairs(original_node, wrapped, self, pairs_of)
         written = output_state_writes(original_node, self._wrapped, self.code, self._position)
-        coupled = coupled_wraps(original_node, self._is_wrap, pairs_of)
+        facts = self.state.facts
+        coupled = coupled_wraps(original_node, self._is_wrap, pairs_of, facts, text)
         for at, code, detail in [*paired, *memories, *subs, *written, *coupled]:
             self.warn(at, code, detail)
         if self._batchnorms:  # those no construction builds are no BatchNorm held

@@ -19,22 +19,25 @@ statistic is meant, gather it over the ranks (torch.distributed.nn.functional.al
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from collections.abc import Callable, Iterator
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, walk
-
-#: Reductions over the dims given (first argument or dim=) that mix the rows they reduce.
-_REDUCTIONS = frozenset(
-    {"mean", "sum", "std", "var", "logsumexp", "norm", "prod", "amax", "amin", "median"}
-)
+from dp2ddp.facts import ProgramFacts
+from dp2ddp.transforms._support.ast_nodes import parse_python
+from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of
+from dp2ddp.transforms.analysis.batch_axis import class_pools
+from dp2ddp.transforms.analysis.wrapped_classes import held_classes, module_wraps
 
 
 def coupled_wraps(
     module: cst.Module,
     is_wrap: Callable[[cst.Call], bool],
     pairs_of: Callable[[cst.Call], str],
+    facts: ProgramFacts,
+    text: str,
 ) -> Iterator[tuple[cst.Call, str, str]]:
     """(wrap, "DP217", detail) for each DataParallel wrap along dim 0 of a construction
     (directly or through a name bound to it in this module) whose class couples its batch's
@@ -55,14 +58,41 @@ def coupled_wraps(
             made = made.func.value  # `Net().to(device)`
         if not isinstance(made, cst.Call):
             made = built.get(code_of(made), made)
-        if not isinstance(made, cst.Call):
-            continue
-        how = pairs_of(made)
-        if not how:
+        how = pairs_of(made) if isinstance(made, cst.Call) else ""
+        if isinstance(made, cst.Call) and not how:
             cls = classes.get(name_of(made.func) or "")
             how = _statistic(cls) if cls is not None else ""
-        if how:
+        if how and isinstance(made, cst.Call):
             yield wrap, "DP217", _detail(name_of(made.func) or code_of(made.func), how)
+            continue
+        held = _held_pooling(facts, text)  # a class it may hold, or build, pools them
+        if held:
+            name, where = held[0]
+            site, _, expression = where.partition(": ")
+            more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
+            how = f"`{expression}` at {site}{more}, a class this wrap may hold"
+            yield wrap, "DP217", _detail(name.rpartition(".")[2], how)
+
+
+def _held_pooling(facts: ProgramFacts, text: str) -> list[tuple[str, str]]:
+    """(class, "path:line: expression") of the classes a DataParallel may hold (itself or
+    a class it builds, ModelClass.held) whose forward() pools its batch's rows: the
+    program's as told, a single file's own."""
+    if facts.models:
+        found = {m.pools: m.name for m in facts.models if m.pools and m.held}
+        return sorted((name, where) for where, name in found.items())
+    try:
+        tree = parse_python(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    held = held_classes([module_wraps(tree)])
+    return [
+        (node.name, where)
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and (held is None or node.name in held)
+        and (where := class_pools(node, "line").replace("line:", "line ", 1))
+    ]
 
 
 def _detail(name: str, how: str) -> str:
@@ -85,91 +115,13 @@ def _dim(wrap: cst.Call) -> int | None:
 
 
 def _statistic(cls: cst.ClassDef) -> str:
-    """`line-free expression` of the first reduction over dim 0 of a value of forward()'s
-    inputs in the class's forward() ("" when none): a value rooted at `self` alone (a
-    weight, a table) is no input's."""
-    forward = next(
-        (
-            s
-            for s in nodes_of(cls.body, cst.FunctionDef, skip_scopes=True)
-            if s.name.value == "forward"
-        ),
-        None,
-    )
-    if forward is None or not forward.params.params:
+    """`expression` of the first reduction in the class's forward() that pools the rows of
+    a value of its inputs and reaches what forward() returns (analysis/batch_axis: over
+    dim 0, or over the dim a permute or view moved them to); "" when none."""
+    try:
+        tree = ast.parse(textwrap.dedent(code_of(cls.with_changes(decorators=()))))
+    except (SyntaxError, ValueError, RecursionError):
         return ""
-    inputs = {p.name.value for p in forward.params.params[1:]}
-    inputs |= {p.name.value for p in forward.params.kwonly_params}
-    for node in walk(forward.body, skip_scopes=True):  # names bound from the inputs
-        if isinstance(node, cst.Assign) and _reads(node.value, inputs):
-            for target in node.targets:
-                inputs |= {n.value for n in walk(target.target) if isinstance(n, cst.Name)}
-    for call in nodes_of(forward.body, cst.Call, skip_scopes=True):
-        func = call.func
-        if isinstance(func, cst.Attribute) and func.attr.value in _REDUCTIONS:
-            if name_of(func.value) == "torch" or code_of(func.value) in ("torch", "F"):
-                held, dims = (call.args[0].value if call.args else None), call.args[1:]
-            else:
-                held, dims = func.value, call.args
-            if held is None or not _reads(held, inputs):
-                continue  # a weight or a table of its own (`self.w.mean(0)`) is no input's
-            if _over_rows(list(dims)) and _returned(forward, call):
-                return f"`{code_of(call)[:70]}`"
-    return ""
-
-
-def _returned(forward: cst.FunctionDef, reduction: cst.Call) -> bool:
-    """The reduction's value reaches what forward() returns (in a `return`, or through the
-    names bound from it): a statistic only stored on `self` (`self.state += x.sum(0)`,
-    DP007's) couples no output."""
-    statements = list(walk(forward.body, skip_scopes=True))
-    holder = next(
-        (
-            s
-            for s in statements
-            if isinstance(s, (cst.Assign, cst.AugAssign, cst.Return))
-            and any(n is reduction for n in walk(s))
-        ),
-        None,
-    )
-    if isinstance(holder, cst.Return):
-        return True
-    if isinstance(holder, cst.Assign):
-        targets = [t.target for t in holder.targets]
-    elif isinstance(holder, cst.AugAssign):
-        targets = [holder.target]
-    else:
-        return False
-    tainted = {t.value for t in targets if isinstance(t, cst.Name)}
-    for _ in range(4):  # through the names bound from it, a few steps deep
-        for s in statements:
-            if isinstance(s, cst.Assign) and _reads(s.value, tainted):
-                tainted |= {t.target.value for t in s.targets if isinstance(t.target, cst.Name)}
-    return any(
-        isinstance(s, cst.Return) and s.value is not None and _reads(s.value, tainted)
-        for s in statements
-    )
-
-
-def _reads(node: cst.CSTNode, names: set[str]) -> bool:
-    return any(isinstance(n, cst.Name) and n.value in names for n in walk(node))
-
-
-def _over_rows(args: list[cst.Arg]) -> bool:
-    """The dims given (first positional or dim=/axis=) include a literal 0."""
-    given = next(
-        (
-            a.value
-            for a in args
-            if (a.keyword is None and a is args[0])
-            or (a.keyword is not None and a.keyword.value in ("dim", "axis"))
-        ),
-        None,
-    )
-    if isinstance(given, cst.Integer):
-        return given.value == "0"
-    if isinstance(given, (cst.Tuple, cst.List)):
-        return any(
-            isinstance(e.value, cst.Integer) and e.value.value == "0" for e in given.elements
-        )
-    return False
+    parsed = tree.body[0] if tree.body else None
+    found = class_pools(parsed, "") if isinstance(parsed, ast.ClassDef) else ""
+    return f"`{found.partition(': ')[2]}`" if found else ""

@@ -260,6 +260,13 @@ class SizeMeans:
             return False
         return any(p is node for p in params)
 
+    @property
+    def _made(self) -> frozenset[str]:
+        """Other modules' functions returning a loader they shard (LoaderExport): a loop
+        here over what a call returns takes this rank's share (round 22: `lib.get(4, 8)`)."""
+        exported = self.t.state.loaders.exported
+        return frozenset(f"{e.module}.{e.name}" for e in exported if e.function and e.module)
+
     def _share(self, value: cst.BaseExpression) -> bool:
         """`value` comes only from an element of a DataLoader's iteration or from the wrapped
         model's output: this rank's share of DataParallel's batch under DDP. A parameter no
@@ -281,7 +288,7 @@ class SizeMeans:
                 continue
             if origin.kind != "call" or not isinstance(origin.node, cst.Call):
                 return False
-            loader = bool(self.t.qualified_names(origin.node.func) & DATALOADER)
+            loader = bool(self.t.qualified_names(origin.node.func) & (DATALOADER | self._made))
             if (loader and origin.cut) or (not loader and given._is_wrapped_call(origin.node)):
                 found = True
                 continue
