@@ -1681,7 +1681,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   0's half unsaid, or TypeError); s69_lead_runtime_sampler_loader_from_factory (a loader
   with the caller's sampler, sharded at run time in another module: exported, the mean
   divided by the batch's size takes the global count, the original's weights; before:
-  updates doubled, unsaid).
+  updates doubled, unsaid); model_wrap_s69_lead_teacher_read_by_comparison and
+  s69_lead_class_through_package_star (a teacher read only detached and through a
+  comparison; a distiller's class through a package's star re-export: DP041's
+  find_unused_parameters=True, the original's weights; before: DDP failed at step 2).
 """
 
 from __future__ import annotations
@@ -2530,9 +2533,14 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     # stop 69 lead (round 22, audio): the original's (the base: updates doubled, unsaid)
     "s69_lead_runtime_sampler_loader_from_factory": ("weights -1.1584",),
+    # stop 69 lead (round 22, AB_distillation): find_unused_parameters=True, the original's
+    # (the base: "Expected to have finished reduction" at step 2, unsaid)
+    "model_wrap_s69_lead_teacher_read_by_comparison": ("weights -0.687998",),
+    "s69_lead_class_through_package_star": ("weights -0.687998",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_inline": "train.py",  # stop 69 lead
     "s69_lead_runtime_sampler_loader_from_factory": "train.py",  # stop 69 lead

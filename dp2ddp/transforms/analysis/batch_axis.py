@@ -135,7 +135,9 @@ def _bind(target: ast.expr, value: ast.expr, rows: Rows | None, scope: _Scope) -
             if isinstance(element, ast.Name):
                 scope.rows.pop(element.id, None)
                 scope.sizes.discard(element.id)
-                if shaped is not None and shaped.at == index and not shaped.merged:
+                if rows is not None:  # `support, query = input`: each scattered alike
+                    scope.rows[element.id] = rows
+                elif shaped is not None and shaped.at == index and not shaped.merged:
                     scope.sizes.add(element.id)
 
 

@@ -376,8 +376,10 @@ def _through_items(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> ast.AST
 
 
 def _measured(node: ast.AST, parents: Mapping[ast.AST, ast.AST]) -> bool:
-    """`len(t_feats)`, `t.shape`, `t.size(0)`: a size read, no gradient path."""
+    """`len(t)`, `t.shape`, `t.size(0)`, `t > 0` (round 22, AB_distillation): no gradient."""
     parent = parents.get(node)
+    if isinstance(parent, ast.Compare):
+        return True
     if isinstance(parent, ast.Call) and node in parent.args:
         return isinstance(parent.func, ast.Name) and parent.func.id == "len"
     return isinstance(parent, ast.Attribute) and parent.attr in ("shape", "size", "dtype", "device")

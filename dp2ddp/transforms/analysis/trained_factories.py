@@ -29,7 +29,7 @@ from dp2ddp.flow import view
 from dp2ddp.flow.defuse import Definition, DefUse
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.result import LoaderExport
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import iterated, walk
 from dp2ddp.transforms.analysis.generator_batches import guarded_steps, loop_role
 from dp2ddp.transforms.analysis.loader_consumers import _passed, takers_of
 from dp2ddp.transforms.analysis.module_index import argument
@@ -103,11 +103,12 @@ def _calls_behind(
         for definition in flow.definitions(value):
             if isinstance(definition.target, cst.Param):
                 todo += [a for a in _passed(flow, definition.target) if a not in off]
-            elif definition.kind == "assign":
-                if isinstance(definition.value, cst.Call):  # `loader, _ = lib.get(8)` too
-                    calls.append(definition.value)
-                elif isinstance(definition.value, cst.Name):
-                    todo.append(definition.value)
+            elif definition.kind == "assign" and definition.value is not None:
+                for inner in iterated(definition.value):  # `pbar = tqdm(loader)` (round 22)
+                    if isinstance(inner, cst.Call):  # `loader, _ = lib.get(8)` too
+                        calls.append(inner)
+                    elif isinstance(inner, cst.Name):
+                        todo.append(inner)
     return calls
 
 

@@ -522,7 +522,7 @@ class UnusedParameters:
             if name not in classes:  # also re-exported: `models.DispResNet` (a package's)
                 last = name.rsplit(".", 1)[-1]
                 same = [c for c in classes if c.rsplit(".", 1)[-1] == last]
-                if len(same) == 1:
+                if len({classes[c] for c in same}) == 1:  # one class, or a package's alias
                     names.add(same[0])
         return names
 

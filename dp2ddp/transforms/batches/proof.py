@@ -64,6 +64,7 @@ from dp2ddp.transforms.batches.source_syntax import (
     constant_sizes,
     filled_later,
     per_dim_args,
+    picks_setting,
     rows_cut,
     size_read,
     sizes_across,
@@ -418,14 +419,15 @@ class BatchProof(TrainingLoops):
         return size is not None and named_ok and not rows_cut(flow, origin, self._dim)
 
     def _share_draw(self, flow: DefUse, origin: Origin) -> None:
-        """A random draw that selects the batch (`perm = np.random.permutation(n)`,
-        `idx = perm[i:i + bs]`): each rank would draw its own and the parts it keeps would
-        overlap; drawn inside `with ddp_same_random():` every rank cuts its part of rank 0's
-        draw (templates/helpers/same_random.py.j2), as DataParallel cut one draw."""
+        """A random draw that selects the batch (`perm = np.random.permutation(n)`, `idx =
+        perm[i:i + bs]`): drawn per rank the parts overlap; in `with ddp_same_random():`
+        every rank cuts its part of rank 0's draw, as DataParallel cut one draw."""
         statement = flow.statement_of(origin.node)
         if statement in self._same_random or SAME_RANDOM in self.code(statement):
             return
         if not self._outside_same_random(statement) or self._own_rows(flow, origin.node):
+            return
+        if picks_setting(flow, origin):  # no row of the data: a table of settings
             return
         self._draw_alike_at(
             statement,
@@ -434,10 +436,9 @@ class BatchProof(TrainingLoops):
         )
 
     def _own_rows(self, flow: DefUse, draw: cst.CSTNode) -> bool:
-        """A draw sized by a batch already this rank's (`torch.randperm(y.size(0))`, y from
-        a sharded loader): it orders this rank's own rows, it selects no part of a global
-        batch; drawn alike it would only force rank 0's order on every rank, against
-        DP147's advice to seed the ranks apart (round 21, STGAN-pytorch@1136a5d)."""
+        """A draw sized by a batch already this rank's (`torch.randperm(y.size(0))`): it
+        orders this rank's own rows; drawn alike it would force rank 0's order on every
+        rank, against DP147's advice (round 21, STGAN-pytorch@1136a5d)."""
         size = draw.args[0].value if isinstance(draw, cst.Call) and draw.args else None
         return size is not None and any(
             self._classify(flow, found, set()) == "sharded"

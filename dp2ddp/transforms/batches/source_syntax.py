@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Origin
+from dp2ddp.flow import DefUse, Origin, origins
 from dp2ddp.transforms._support.nodes import walk
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
@@ -122,3 +122,19 @@ def per_dim_args(call: cst.Call) -> list[cst.BaseExpression]:
     if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
         return [e.value for e in sizes[0].elements]
     return sizes
+
+
+def picks_setting(flow: DefUse, origin: Origin) -> bool:
+    """The draw's first index picks an entry of a table written as literals (`limits[kind]`
+    with `limits = [[0, 75], [0, 80]]`, round 22 seg, yzhouas/PD-Denoising-pytorch@240a3cd:
+    a noise level per sample): a setting of each sample's augmentation, no row of the data.
+    DataParallel drew one per row of the whole batch; drawn alike the ranks' rows would
+    pair up, and under a per-rank branch (`if mixed == 0:`) the ranks wait apart."""
+    step = next((s for s in origin.path if s.index), None)
+    node = step.node if step is not None else None
+    while node is not None and not isinstance(node, cst.Subscript):
+        node = flow.parent(node)
+    if not isinstance(node, cst.Subscript):
+        return False
+    found = origins(flow, node.value)
+    return bool(found) and all(o.kind == "constant" for o in found)

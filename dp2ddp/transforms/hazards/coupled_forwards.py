@@ -65,13 +65,21 @@ def coupled_wraps(
         if how and isinstance(made, cst.Call):
             yield wrap, "DP217", _detail(name_of(made.func) or code_of(made.func), how)
             continue
-        held = _held_pooling(facts, text)  # a class it may hold, or build, pools them
+        known = isinstance(made, cst.Call) and _known_class(made, classes, facts)
+        held = [] if known else _held_pooling(facts, text)  # a class it may hold pools them
         if held:
             name, where = held[0]
             site, _, expression = where.partition(": ")
             more = f" (and {len(held) - 1} more)" if len(held) > 1 else ""
             how = f"`{expression}` at {site}{more}, a class this wrap may hold"
             yield wrap, "DP217", _detail(name.rpartition(".")[2], how)
+
+
+def _known_class(made: cst.Call, classes: dict[str, cst.ClassDef], facts: ProgramFacts) -> bool:
+    """The wrapped construction's class is known (this module's, or the program's by its
+    last name): its own forward() was read; what it builds is not (a note left)."""
+    name = name_of(made.func)
+    return name in classes or any(m.name.rpartition(".")[2] == name for m in facts.models)
 
 
 def _held_pooling(facts: ProgramFacts, text: str) -> list[tuple[str, str]]:
