@@ -195,15 +195,13 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
         if isinstance(node, ast.ClassDef):  # a plain class is no module: its pairs only
             plain = plain_class(node)
             facts = None if plain else _class_facts(node, imports, local, prefix, path, functions)
-            pairs = forward_pairs(node, path, functions)
+            pairs, pools = forward_pairs(node, path, functions), class_pools(node, path)
             cuts = forward_cuts(node, path)
-            if facts is None and (pairs or cuts or node.name in bare):
+            if facts is None and (pairs or cuts or pools or node.name in bare):
                 # No __init__ of its own (a loss class needs none): only what forward()
                 # compares is known of it, and it is all DP040 by use asks (stop 49 f1);
                 # and that it may hold no parameter, for its wrap (stop 58 s1, left).
-                found[prefix + node.name] = ClassFacts(
-                    pairs=pairs, cuts=cuts, pools=class_pools(node, path)
-                )
+                found[prefix + node.name] = ClassFacts(pairs=pairs, cuts=cuts, pools=pools)
             if facts is not None:
                 several = several_outputs(node, lambda f: resolve(f, imports, local, prefix))
                 grows = growing_methods(node, lambda v: has_parameters(v, imports, local, prefix))
@@ -220,7 +218,7 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                     reach=reach,
                     held_wrap=wrap,
                     norms=builds_norm(node, lambda f: resolve(f, imports, local, prefix)),
-                    pools=class_pools(node, path),
+                    pools=pools,
                 )
     return found
 

@@ -18,6 +18,7 @@ from dp2ddp.flow.signatures import may_call
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
+    assigned_value,
     enclosing_class,
     enclosing_function,
     method_class,
@@ -409,12 +410,24 @@ class CallFlow(MigrationTransform):
         child, parent = node, self.parent(node)
         while parent is not None and parent is not top:
             if isinstance(parent, cst.If) and child in (parent.body, parent.orelse):
-                tested = _tested(parent.test, params)
+                tested = _tested(self._flag_value(parent.test, params), params)
                 if tested is not None:
                     guard, sense = tested
                     found.append((guard, sense if child is parent.body else not sense))
             child, parent = parent, self.parent(parent)
         return found
+
+    def _flag_value(self, test: cst.BaseExpression, params: set[str]) -> cst.BaseExpression:
+        """A local flag bound once from a test of a parameter stands for that test
+        (`is_train = optimizer is not None`, then `if is_train:`: round 22,
+        liucong3/audio_classification@08575b2); anything else is itself."""
+        if not isinstance(test, cst.Name) or test.value in params:
+            return test
+        found = [r.node for r in self.referents(test)]
+        value = assigned_value(found[0], self) if len(found) == 1 else None
+        if value is None or _tested(value, params) is None:
+            return test
+        return value
 
 
 def _tested(test: cst.BaseExpression, params: set[str]) -> tuple[Guard, bool] | None:

@@ -161,16 +161,15 @@ class LoaderImports(LoaderSetEpoch):
             export_wrappers(self, function)  # `return train_loader, val_loader` of its calls
         return exported or len(self.state.exports) > before
 
-    def _export_shard(self, loader: Loader) -> None:
-        """Export a loader sharded through its own sampler (`DataLoader(data, sampler=
-        RandomSampler(data), ...)` → DdpSamplerShard) as any training loader: importers
-        then classify their calls of its factory by the loops over them, and an evaluation
-        call builds it whole (ddp_shard=False: FactorySites.split_shards). Before, such a
-        factory was never exported, and the dev and test loaders of one factory for all
-        three were sharded as training data (class v2-E of stop 41)."""
+    def _export_shard(self, loader: Loader) -> bool:
+        """Export a loader sharded through its own sampler (`sampler=RandomSampler(data)` →
+        DdpSamplerShard; or at run time, `**ddp_loader_arguments(...)`: round 22, its loss
+        over `x.size(0)` doubled, unsaid) as any training loader: importers classify their
+        calls of its factory by their loops, an evaluation call builds it whole (v2-E of
+        stop 41: dev and test loaders were sharded as training data)."""
         shard = self._shards[loader.call]
-        if is_sampler_shard(shard) or shard.arguments is not None:  # or at run time (r22)
-            self._export(loader, self._all_loaders)
+        exported = is_sampler_shard(shard) or shard.arguments is not None
+        return exported and self._export(loader, self._all_loaders)
 
     def _export_composed(self, loaders: dict[cst.Call, Loader]) -> None:
         """Tell importers which exported loaders a shard helper keeps the program's own
@@ -489,12 +488,10 @@ class LoaderImports(LoaderSetEpoch):
         self, nodes: ModuleNodes, exported: tuple[LoaderExport, ...]
     ) -> set[cst.Call]:
         """Calls of another module's loader factory that build an evaluation loader: no
-        training loop here iterates what it returns, and the loops of the other modules it
-        is handed to evaluate it, or, handed to none, the factory takes `shuffle=` from a
-        parameter and this call passes False there (thunlp/OpenNRE: SentenceRELoader in
-        framework/data_loader.py, its calls in framework/sentence_re.py, the loaders kept on
-        `self.val_loader`, `self.test_loader`). Each passes `ddp_shard=False` (DP015); the
-        program tells the factory's module to take that parameter."""
+        loop here trains on what it returns (a pass with its steps switched off,
+        `run(loader, train=False)`, evaluates), and other modules' loops it is handed to
+        evaluate it, or the factory's `shuffle=` parameter gets False (thunlp/OpenNRE's
+        SentenceRELoader). Each passes `ddp_shard=False` (DP015); the factory takes it."""
         found: set[cst.Call] = set()
         factories = [e for e in exported if e.function and e.position is None and not e.branched]
         if not factories:
@@ -535,12 +532,10 @@ class LoaderImports(LoaderSetEpoch):
         return found
 
     def _handed_evaluates(self, call: cst.Call, ordered: bool) -> str | None:
-        """Whether the loader a factory `call` builds is an evaluation loader (None: no;
-        else why, "" for its flag): by the loops of the other modules its result is handed
-        to, where it is handed to some (class v1-F of stop 39: QANet's `get_loader(dev,
-        shuffle=True)` handed to a Trainer that evaluates it under `no_grad()`); else, as
-        before, by its `shuffle=False` (`ordered`). Handed on where no loop is proved to
-        train or to evaluate it: the flag decides, and DP084 says so at the call."""
+        """Whether a factory `call` builds an evaluation loader (None: no; else why, "" for
+        its flag): by other modules' loops its result is handed to (v1-F of stop 39: QANet's
+        `get_loader(dev, shuffle=True)` evaluated by a Trainer under `no_grad()`), else by
+        `ordered` (shuffle=False); handed where nothing is proved: the flag, DP084 said."""
         handed = handed_on(self, lambda e: any(o.call is call for o in self._origins(e, (), 0)))
         where = "; ".join(f"{h.text()} at line {self.line_of(h.site)}" for h in handed)
         flag = "" if ordered else None
@@ -683,17 +678,15 @@ class LoaderImports(LoaderSetEpoch):
                 placed = False
         return placed and bool(around)
 
-    def _origins_of(self, loop: cst.For) -> Iterator[tuple[cst.Call, Path]]:
+    def _origins_of(self, loop: cst.For) -> Iterator[tuple[cst.Call, Path]]:  # by calls
         for expr in iterated(loop.iter):
             yield from ((o.call, o.path) for o in self._origins(expr, (), 0) if o.call)
 
     def _trains(self, loop: cst.For) -> bool:
-        """The loop trains (analysis/training.py), itself or through the functions of this
-        module its body calls (`train_step(model, batch)`), or it hands the loss and the
-        optimizer to a call that steps or is not read (handed_loops.py)."""
-        if trains_through(loop, self.qualified_names, self._functions_called):
-            return True
-        return hands_step(self, loop)
+        """The loop trains (analysis/training.py), itself or through this module's functions
+        (`train_step(model, batch)`), or hands loss and optimizer on (handed_loops.py)."""
+        called = self._functions_called
+        return trains_through(loop, self.qualified_names, called) or hands_step(self, loop)
 
     def _trains_or_hands_loss(self, loop: cst.For) -> bool:
         """`_trains`, or the loop hands the loss alone to a call not read (DP152): asked
