@@ -70,19 +70,23 @@ def _switched_off(flow: DefUse, loop: cst.For) -> frozenset[cst.BaseExpression]:
     function = flow.function_around(loop)
     if function is None or not isinstance(function.node, cst.FunctionDef):
         return frozenset()
-    tests = {
-        n.test.value
-        for n in walk(loop.body, skip_scopes=True)
-        if isinstance(n, cst.If) and isinstance(n.test, cst.Name)
-    }
-    params = [p for p in function.node.params.params if p.name.value in tests]
+    tested: dict[str, bool] = {}  # parameter -> its steps run when it is not None (else: true)
+    for node in walk(loop.body, skip_scopes=True):
+        test = node.test if isinstance(node, cst.If) else None
+        if isinstance(test, cst.Name) and len(found := flow.definitions(test)) == 1:
+            test = found[0].value if found[0].kind == "assign" else test  # `is_train = ...`
+        if isinstance(test, cst.Name):
+            tested[test.value] = False
+        elif isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name):
+            if isinstance(test.comparisons[0].operator, cst.IsNot):  # `opt is not None`
+                tested[test.left.value] = True
     off: set[cst.BaseExpression] = set()
     for call in flow.call_sites(function):
-        for param in params:
-            given = argument_for(call, function, param)
-            if given is None:
-                given = param.default
-            if isinstance(given, cst.Name) and given.value == "False":
+        for param in (p for p in function.node.params.params if p.name.value in tested):
+            given = argument_for(call, function, param) or param.default
+            if isinstance(given, cst.Name) and given.value == (
+                "None" if tested[param.name.value] else "False"
+            ):
                 off.update(a.value for a in call.args)
     return frozenset(off)
 
