@@ -66,11 +66,9 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan, plan_body
-from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
 from dp2ddp.transforms.batches.after_loop import warn_picks_after_loop
 from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
 from dp2ddp.transforms.batches.fixed_norms import warn_fixed_norm_calls
-from dp2ddp.transforms.batches.fixed_positions import iterated_outputs, warn_fixed_positions
 from dp2ddp.transforms.batches.global_reshape import global_reshapes
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
@@ -83,7 +81,8 @@ from dp2ddp.transforms.batches.loops import (
     cuts_with,
     straight_statements,
 )
-from dp2ddp.transforms.batches.returned_wraps import headed_outputs, returned_wraps, stored_wraps
+from dp2ddp.transforms.batches.output_indices import plan_output_indices
+from dp2ddp.transforms.batches.returned_wraps import returned_wraps, stored_wraps
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
 from dp2ddp.transforms.batches.summed import keep_summed_losses
 from dp2ddp.transforms.batches.yielded import from_sharded_loader
@@ -170,7 +169,7 @@ class ShardBatches(BatchSqueezes):
         if self._dim is not None:
             self._prove(node, nodes)
             self._plan_chunks()
-            self._plan_output_indices(nodes)
+            plan_output_indices(self, nodes)
             self._warn_batch_positions(nodes)
             warn_picks_after_loop(self, nodes)
             warn_fixed_norm_calls(self, node, nodes)
@@ -182,168 +181,12 @@ class ShardBatches(BatchSqueezes):
         keep_summed_losses(self, nodes)
         return True
 
-    def _plan_output_indices(self, nodes: ModuleNodes) -> None:
-        """An index into a wrapped model's output built from the global batch size
-        (`probs[j * 8]` for head j of a (heads x batch) output, the loader's batch_size 8;
-        the class of soobinseo/Transformer-TTS@87bd9c9): DataParallel gathered the outputs
-        of the whole batch, each rank now holds those of its part, and the index runs past
-        them (IndexError on every rank). The size the data pass took per rank for the
-        loader (`batch_size=ddp_per_rank_batch(8)`) is read per rank in the index too, as
-        in a `range()` the index is drawn from."""
-        if self.state.options.per_process_batch or self._dim != 0:
-            return  # (along another dim, the output's first positions are not the batch's)
-        sizes: set[str] = set()  # the global sizes of the loaders sharded here
-        datasets: set[str] = set()  # and their datasets
-        for call in self._loader_calls:
-            given = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_size"]
-            if given and isinstance(given[0], cst.Call) and name_of(given[0].func) == PER_RANK:
-                if given[0].args:
-                    sizes.add(self.code(given[0].args[0].value))
-                first = [a.value for a in call.args if a.keyword is None][:1]
-                first += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
-                datasets |= {self.code(d) for d in first}
-        if not sizes:
-            return
-        self._sized = (sizes, datasets)
-        module = self._module
-        assert module is not None
-        # also a model the program's wrapping function returned (`model = generate_model()`)
-        wrappers = own_functions_that_wrap(module, self._is_dp) | {*self.state.facts.wrap_functions}
-        built = wrapper_results(module, self, frozenset(wrappers), self._is_dp)
-        for call in nodes.of(cst.Call):
-            func = call.func  # `m.forward(x)` calls the wrap as `m(x)` does
-            if isinstance(func, cst.Attribute) and func.attr.value == "forward":
-                func = func.value
-            called = self.code(func)
-            if (
-                called not in self.state.wrapped
-                and called not in built.spelled
-                and not (isinstance(func, cst.Name) and built.holds(func, lambda: view(module)))
-            ):
-                continue
-            loop = self._training_loop(lambda: view(module), call)
-            assign = self.parent(call)
-            if loop is None or not isinstance(assign, cst.Assign) or assign.value is not call:
-                continue
-            outputs = {n for t in assign.targets for n in target_names(t.target)}
-            outputs |= headed_outputs(loop.body, outputs)
-            outputs |= iterated_outputs(loop.body, outputs)
-            for node in walk(loop.body):
-                if (
-                    isinstance(node, cst.Subscript)
-                    and isinstance(node.value, cst.Name)
-                    and node.value.value in outputs
-                    and node.slice
-                ):
-                    self._index_per_rank(node, node.slice[0].slice, loop, call)
-
     def _is_dp(self, node: cst.CSTNode) -> bool:
         """A wrap: DataParallel, or the DDP call the model pass made of one."""
         return isinstance(node, cst.Call) and (
             self.matches(node.func, DATAPARALLEL)
             or self.matches(node.func, DISTRIBUTED_DATA_PARALLEL)
         )
-
-    def _index_per_rank(
-        self,
-        subscript: cst.Subscript,
-        index: cst.BaseSlice,
-        loop: cst.For | cst.While,
-        call: cst.Call,
-    ) -> None:
-        """The reads of a global batch size in `index` (also through a name the loop binds
-        once, and in the `range()` its loop variables come from) take this rank's part; a
-        position counted over the dataset (`len(dataset)`) cannot be: DP060."""
-        sizes, datasets = self._sized
-        parts = (
-            [index.value]
-            if isinstance(index, cst.Index)
-            else [b for b in (index.lower, index.upper) if b is not None]
-            if isinstance(index, cst.Slice)
-            else []
-        )
-        bound: dict[str, list[cst.BaseExpression]] = {}
-        for node in walk(loop.body):
-            if isinstance(node, cst.Assign) and len(node.targets) == 1:
-                target = node.targets[0].target
-                if isinstance(target, cst.Name):
-                    bound.setdefault(target.value, []).append(node.value)
-        parts += [
-            values[0]
-            for n in [m for part in parts for m in walk(part)]
-            if isinstance(n, cst.Name) and len(values := bound.get(n.value, [])) == 1
-        ]
-        reads = [
-            n
-            for part in parts
-            for n in walk(part)
-            if isinstance(n, (cst.Name, cst.Attribute, cst.Integer))
-            and self.code(n) in sizes
-            and not (isinstance(self.parent(n), cst.Attribute))
-        ]
-        variables = {n.value for part in parts for n in walk(part) if isinstance(n, cst.Name)}
-        for ancestor in self._ancestors_to(subscript, None):
-            if isinstance(ancestor, (cst.FunctionDef, cst.ClassDef)):
-                break
-            fors = (
-                [ancestor]
-                if isinstance(ancestor, cst.For)
-                else [ancestor.for_in]
-                if isinstance(ancestor, (cst.ListComp, cst.GeneratorExp, cst.SetComp))
-                else []
-            )
-            for inner in fors:
-                if target_names(inner.target) & variables and counts(inner.iter):
-                    reads += [
-                        n
-                        for n in walk(inner.iter)
-                        if isinstance(n, (cst.Name, cst.Attribute, cst.Integer))
-                        and self.code(n) in sizes
-                        and not isinstance(self.parent(n), cst.Attribute)
-                    ]
-        counted = [
-            n
-            for part in parts
-            for n in walk(part)
-            if isinstance(n, cst.Call)
-            and name_of(n.func) == "len"
-            and n.args
-            and (
-                self.code(n.args[0].value) in datasets
-                or self.code(n.args[0].value).endswith(".dataset")
-            )
-        ]
-        if counted:
-            self.warn(
-                subscript,
-                "DP060",
-                f"{self.code(subscript)} indexes {self.code(call.func)}()'s output at a "
-                f"position counted over the dataset ({self.code(counted[0])}): each rank "
-                "holds the output of its part of the batch only",
-            )
-            return
-        if not reads:
-            warn_fixed_positions(self, subscript, index, call)
-        for read in reads:
-            if read in self._swap or self._read_per_rank(read):
-                continue
-            assert isinstance(read, cst.BaseExpression)
-            self._swap[read] = call_named(PER_RANK, cst.Arg(read.deep_clone()))
-            self.state.helpers.add("per_rank_batch")
-            self.record(
-                read,
-                f"{self.code(subscript)} indexes {self.code(call.func)}()'s output by the "
-                f"global batch size {self.code(read)}: each rank holds the output of its "
-                f"part, so the index reads {PER_RANK}({self.code(read)})",
-            )
-
-    def _read_per_rank(self, read: cst.CSTNode) -> bool:
-        """`read` is already ddp_per_rank_batch's argument: the data pass read the count of
-        a loop over the batch's samples per rank (data/batch_shapes.py, `for k in
-        range(B)`), and reading it per rank again would halve it twice."""
-        arg = self.parent(read)
-        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
-        return isinstance(call, cst.Call) and name_of(call.func) == PER_RANK
 
     def _plan_chunks(self) -> None:
         """Chunks of a global size cut from a batch split where it is bound (a language

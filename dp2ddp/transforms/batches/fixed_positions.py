@@ -7,8 +7,8 @@ train_transformer.py:69-89, `prob` an element of the output list `attn_probs`). 
 gathered the whole batch's outputs along dim 0, so the positions were rows of the global
 batch; each rank now holds its part, and the same positions pick other rows, or none: with 8
 rows a rank, 4 heads, `prob[32]` raised IndexError on both ranks, no warning. A position built
-from the global batch size is read per rank (ShardBatches._plan_output_indices, issue 28's
-N5); these name no size, so nothing proves what they stand for: said, DP123, not rewritten.
+from the global batch size is read per rank (output_indices.py, issue 28's N5); these name
+no size, so nothing proves what they stand for: said, DP123, not rewritten.
 
 Only a computed position is read (`j * 16`, `16 * j + 1`, a counter of a fixed `range()`
 with constants): a constant alone (`out[1]`) or a counter alone (`out[j]`) is an item of a
