@@ -272,6 +272,7 @@ class WrapModelInDDP(MigrationTransform):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         self._warn_submodule_wraps()
         body = self._outside.after(original_node.body, updated_node.body)
+        self._outside.reinit.unplaced()
         module = updated_node if body is None else updated_node.with_changes(body=body)
         return self._forwarding.respelled(module)
 

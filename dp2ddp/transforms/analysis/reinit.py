@@ -2,15 +2,27 @@
 `model.apply(weights_init)` after `DataParallel(model)`): DDP copies rank 0's weights at the
 wrap only, so each rank would go on training its own draw. model_wrap.py tells this
 collaborator each call it leaves and asks it, block by block, where `ddp_broadcast_module(T)`
-goes (or DP039 where a rank may leave the block before reaching it)."""
+goes (or DP039 where a rank may leave the block before reaching it).
+
+Round 22 (cls), UMBCvision/CompRess@c5e57ed: `model_key.apply(set_bn_train)` (a function that
+only calls `m.train()`) inside a training function defined after main(), whose wrap of a
+local `model_key` was read into the module's block through the def statement: the broadcast
+went to module level after the later def, `ddp_broadcast_module(model_key)` with no
+`model_key` bound there (NameError at import, every rank). A block's statements are read
+for the wraps and re-initialisations they run themselves, not those of the functions and
+classes they define (each body is a block of its own, asked in its turn), so the broadcast
+stands where the wrap's name is bound and after the call; and an `apply(f)` of a function
+that only switches modes (`train()`, `eval()`, `requires_grad_()`, `.requires_grad =`,
+`.training =`, behind tests of the module's class) re-initialises nothing: no broadcast."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.names import DDP_WRAPS, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.weight_draws import drawing_methods, weight_draw_calls
@@ -20,6 +32,14 @@ if TYPE_CHECKING:
 
 #: Methods that re-draw a module's weights in place (apply(f): f usually initialises).
 _REINIT_METHODS = frozenset({"apply", "reset_parameters"})
+#: What a function applied to every submodule may call and still only switch modes: the
+#: switches themselves, and the tests of which module it is (`classname.find("BatchNorm")`).
+_MODE_CALLS = frozenset(
+    {"train", "eval", "requires_grad_", "isinstance", "hasattr", "getattr", "type", "str",
+     "find", "startswith", "endswith", "lower", "upper", "len"}
+)  # fmt: skip
+#: The attributes such a function may set.
+_MODE_ATTRIBUTES = frozenset({"requires_grad", "training"})
 
 
 class ReinitBroadcasts:
@@ -43,6 +63,8 @@ class ReinitBroadcasts:
         `T.apply(f)`, `T.module.reset_parameters()`, `nn.init.xavier_uniform_(T.fc.weight)`,
         `T.fc.weight.data.normal_()` (T: what a DataParallel wrap was assigned to)."""
         func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "apply" and self._switches(call):
+            return None  # `T.apply(set_bn_train)`: modes switched, no weight drawn
         if isinstance(func, cst.Attribute) and (
             func.attr.value in _REINIT_METHODS or func.attr.value in INPLACE_RANDOM_FILLS
         ):
@@ -56,6 +78,28 @@ class ReinitBroadcasts:
         if call.args and any(n.startswith("torch.nn.init.") for n in self.t.qualified_names(func)):
             return self._wrapped_root(self.t.code(call.args[0].value))
         return None
+
+    def _switches(self, call: cst.Call) -> bool:
+        """`call` is `T.apply(f)` with `f` a lambda or a function of this module (every
+        binding of its name a def) that only switches modes (_only_switches)."""
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            return False
+        applied = call.args[0].value
+        if isinstance(applied, cst.Lambda):
+            return _only_switches(applied.body)
+        if not isinstance(applied, cst.Name):
+            return False
+        module: cst.CSTNode | None = call
+        while module is not None and not isinstance(module, cst.Module):
+            module = self.t.parent(module)
+        if module is None:
+            return False
+        bound = view(module).definitions(applied)
+        return (
+            bool(bound)
+            and all(d.kind == "def" and isinstance(d.statement, cst.FunctionDef) for d in bound)
+            and all(_only_switches(d.statement) for d in bound)
+        )
 
     def _drawing(self) -> frozenset[str]:
         """The names of the model classes' methods that draw new weights: the program's
@@ -90,7 +134,7 @@ class ReinitBroadcasts:
             out.append(stmt)
             late = [
                 self._reinits.pop(c)
-                for c in walk(stmt)
+                for c in _runs(stmt)
                 if isinstance(c, cst.Call) and self._peek(c) in wrapped
             ]
             if late and _falls_through(stmt):
@@ -98,7 +142,7 @@ class ReinitBroadcasts:
                 for target in dict.fromkeys(name for _, name in late):
                     if following is not None and any(
                         name == target
-                        for c in walk(following)
+                        for c in _runs(following)
                         if (name := self._peek(c)) is not None
                     ):
                         continue  # broadcast once, after the last of a run of them
@@ -121,22 +165,96 @@ class ReinitBroadcasts:
             wrapped.update(_wrap_targets(stmt, owner.code))
         return out if changed else None
 
+    def unplaced(self) -> None:
+        """DP039 for a re-initialisation left in a function that wraps nothing of its
+        target, of a name the module wraps elsewhere (`def reset(net): net.apply(init)`
+        after main() wrapped `net`): no block holds both, so no broadcast was placed, and
+        the function may run after the wrap. Asked once, after the module's blocks."""
+        for original, target in self._reinits.values():
+            function = self._function_of(original)
+            if function is None or target in _wrap_targets_in(function, self.t.code):
+                continue
+            self.t.warn(
+                original,
+                "DP039",
+                f"{self.t.code(original.func)}(...) re-initialises {target} in "
+                f"{function.name.value}(), which does not wrap it: no broadcast placed (call "
+                f"ddp_broadcast_module({target}) after it where every rank runs it)",
+            )
+        self._reinits.clear()
+
+    def _function_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
+        above = self.t.parent(node)
+        while above is not None and not isinstance(above, cst.FunctionDef):
+            above = self.t.parent(above)
+        return above
+
     def _peek(self, node: cst.CSTNode) -> str | None:
         entry = self._reinits.get(node) if isinstance(node, cst.Call) else None
         return entry[1] if entry is not None else None
 
 
+def _runs(stmt: cst.CSTNode) -> list[cst.CSTNode]:
+    """The nodes `stmt` runs where it stands: none of a def or class statement (its body
+    runs where it is called, a block of its own), nor of the defs and lambdas inside it."""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return []
+    return list(walk(stmt, skip_scopes=True))
+
+
+def _only_switches(body: cst.CSTNode) -> bool:
+    """Every call under `body` is a mode switch or a test of the module's class
+    (_MODE_CALLS), and every attribute it sets is a mode (_MODE_ATTRIBUTES): no weight of
+    the module is drawn or written."""
+    for node in walk(body):
+        if isinstance(node, cst.Call):
+            func = node.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else ""
+            name = func.value if isinstance(func, cst.Name) else name
+            if name not in _MODE_CALLS:
+                return False
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, cst.Attribute) and target.attr.value not in _MODE_ATTRIBUTES:
+                return False
+            if not isinstance(target, (cst.Name, cst.Attribute)):
+                return False
+    return True
+
+
 def _wrap_targets(stmt: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> set[str]:
-    """What the DistributedDataParallel wraps in `stmt` (at any depth) are assigned to."""
+    """What the DistributedDataParallel wraps `stmt` runs (_runs) are assigned to."""
+    return _assigned_wraps(_runs(stmt), code)
+
+
+def _wrap_targets_in(function: cst.FunctionDef, code: Callable[[cst.CSTNode], str]) -> set[str]:
+    """What the wraps anywhere in `function` (DataParallel, or as migrated) are assigned to."""
+    return _assigned_wraps(list(walk(function)), code, ("DataParallel", *DDP_WRAPS))
+
+
+def _assigned_wraps(
+    nodes: list[cst.CSTNode],
+    code: Callable[[cst.CSTNode], str],
+    wraps: Collection[str] = DDP_WRAPS,
+) -> set[str]:
     return {
         code(target.target)
-        for node in walk(stmt)
+        for node in nodes
         if isinstance(node, cst.Assign)
         and isinstance(node.value, cst.Call)
-        and isinstance(node.value.func, cst.Name)
-        and node.value.func.value in DDP_WRAPS
+        and _wrap_name(node.value.func) in wraps
         for target in node.targets
     }
+
+
+def _wrap_name(func: cst.BaseExpression) -> str:
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
 
 
 def _falls_through(node: cst.CSTNode, in_loop: bool = False) -> bool:
