@@ -45,9 +45,11 @@ from dp2ddp.transforms.hazards.reductions import (
 )
 from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.reductions import reduction as _reduction
+from dp2ddp.transforms.hazards.replica_means import MEAN, ReplicaMeans
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 from dp2ddp.transforms.hazards.told_sums import Told, told_sum_terms
 from dp2ddp.transforms.hazards.uniform_counts import uniform_count
+from dp2ddp.transforms.hazards.world_scaled import scaled_by_world_size, unscale
 
 _STACKING = frozenset(
     f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
@@ -150,6 +152,7 @@ class LossChecks:
         self._given: BatchGiven | None = None
         self._module: cst.Module | None = None
         self._own: Told | None = None
+        self._replica: ReplicaMeans | None = None
 
     def enter_module(self, node: cst.Module) -> None:
         self._module, self._given, self._alike, self._averaging = node, None, None, None
@@ -244,7 +247,41 @@ class LossChecks:
             node, parent = parent, self.t.parent(parent)  # `nn.MSELoss(reduction="sum")(a, b)`
         if self._module is None or not isinstance(parent, cst.BinaryOperation):
             return False
-        return divided_by_its_rows(node, view(self._module), self.t.parent)
+        if divided_by_its_rows(node, view(self._module), self.t.parent):
+            return True
+        return self._replicas().divided(node, self.t.parent)  # `/ self.batch_size` of its rows
+
+    def _replicas(self) -> ReplicaMeans:
+        """The module's proof of replica means (hazards.replica_means), built once."""
+        assert self._module is not None
+        if self._replica is None or self._replica.flow.module is not self._module:
+            flow, names = view(self._module), self.t.qualified_names
+            alike = lambda d: uniform_count(flow, self._alike_proof().uniform, d, d)  # noqa: E731
+            self._replica = ReplicaMeans(flow, names, self._sums_in, alike)
+        return self._replica
+
+    def _sums_in(self, function: Function, value: cst.BaseExpression) -> bool:
+        """`value` is a loss summed over the batch in `function` (its own bindings)."""
+        if not isinstance(function.node, cst.FunctionDef):
+            return False
+        scope = ScopeFacts(function.node, self.t.qualified_names)
+        read_tree(function.node, scope)
+        return sum_through(
+            value, scope.assigned, lambda c, bound, _: self.summed(c, bound, []), _any_factor
+        )
+
+    def _replica_losses(
+        self, backward: cst.Call, receiver: cst.BaseExpression, losses: list[cst.Call]
+    ) -> bool:
+        """hazards.replica_means: a sum of a wrapped model's replica means is left unscaled,
+        unsaid; of quotients not proved either way, unscaled and said (DP004). False: scale."""
+        reason = None if self._module is None else self._replicas().outputs(unscale(receiver))
+        if reason is None:
+            return False
+        self._covered.update(losses)
+        if reason != MEAN:
+            self.t.warn(backward, "DP004", f"{self.t.code(receiver)} sums {reason}")
+        return True
 
     def enter_with(self, node: cst.With) -> None:
         self._no_grad.append(any(grad_off(item.item, self.t.matches) for item in node.items))
@@ -330,10 +367,10 @@ class LossChecks:
         read_tree(scope, facts)
         keep = self.t.state.options.keep_summed_loss
         for receiver, backward in zip(facts.backward, facts.backward_calls, strict=True):
-            value = _unscale(receiver)
+            value = unscale(receiver)
             values = facts.assigned.get(value.value, []) if isinstance(value, cst.Name) else [value]
             losses: list[cst.Call] = []
-            if _scaled_by_world_size(receiver):  # by an earlier run: its sums are covered
+            if scaled_by_world_size(receiver):  # by an earlier run: its sums are covered
                 if all(self._summed(v, facts.assigned, losses) for v in values):
                     self._covered.update(losses)
                 continue
@@ -344,6 +381,8 @@ class LossChecks:
                 and all(self._summed(v, facts.assigned, losses) for v in values)
                 and not under_grad_off(backward, self.t.parent, self.t.matches)
             ):
+                if self._replica_losses(backward, receiver, losses):
+                    continue
                 self.scaled.add(backward)
                 self._covered.update(losses)
                 self.t.record(
@@ -658,43 +697,3 @@ class _LossConstructors(cst.CSTVisitor):
             return
         elif not (isinstance(parent, cst.Call) and self.checks.per_row(node)):
             self.t.warn(*offending)  # not `nn.MSELoss(reduction="sum")(a, b) / n` of a's rows
-
-
-def _scaled_by_world_size(node: cst.BaseExpression) -> bool:
-    """`(X * WORLD_SIZE)`, as this pass writes it, possibly inside `scaler.scale(...)` or a
-    division: the loss was scaled already."""
-    while True:
-        if (
-            isinstance(node, cst.BinaryOperation)
-            and isinstance(node.operator, cst.Multiply)
-            and isinstance(node.right, cst.Name)
-            and node.right.value == "WORLD_SIZE"
-        ):
-            return True
-        unscaled = _unscale_once(node)
-        if unscaled is node:
-            return False
-        node = unscaled
-
-
-def _unscale_once(node: cst.BaseExpression) -> cst.BaseExpression:
-    """One layer of `scaler.scale(x)`, `x / k` or `x * w` -> `x` (else `node` itself)."""
-    if (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value == "scale"
-        and len(node.args) == 1
-    ):
-        return node.args[0].value
-    if isinstance(node, cst.BinaryOperation) and isinstance(
-        node.operator, (cst.Divide, cst.Multiply)
-    ):
-        return node.left
-    return node
-
-
-def _unscale(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`scaler.scale(loss)`, `loss / accumulation` and `loss * w` -> `loss`."""
-    while (unscaled := _unscale_once(node)) is not node:
-        node = unscaled
-    return node

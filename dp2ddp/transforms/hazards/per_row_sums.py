@@ -51,25 +51,25 @@ def divided_by_its_rows(
             counts = [d.value for d in bindings if d.value is not None]
     sources: set[int] | None = None
     for count in counts:
-        rows = _rows_of(count)
+        rows = rows_of(count)
         if rows is None:
             return False
         bound = {id(d.target) for d in flow.reaching(rows)}
-        sources = _sources(call, flow) if sources is None else sources
+        sources = argument_sources(call, flow) if sources is None else sources
         if not bound or not bound <= sources:
             return False
     return True
 
 
-def _rows_of(expr: cst.BaseExpression) -> cst.Name | None:
+def rows_of(expr: cst.BaseExpression) -> cst.Name | None:
     """`t` of `t.size(0)`, `t.shape[0]`, `t.size()[0]`, `len(t)`, and of `t.data.size(0)`,
     also times a number (`x.size()[0] * 2`: hellloxiaotian/ADNet@6debc33's summed MSE over
     2N, round 21's false DP004); else None."""
     if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Multiply):
         numbers = (cst.Integer, cst.Float)
         if isinstance(expr.right, numbers):
-            return _rows_of(expr.left)
-        return _rows_of(expr.right) if isinstance(expr.left, numbers) else None
+            return rows_of(expr.left)
+        return rows_of(expr.right) if isinstance(expr.left, numbers) else None
     expr = _undata(expr)
     if isinstance(expr, cst.Call):
         func, args = expr.func, expr.args
@@ -117,7 +117,7 @@ def _zero(expr: cst.BaseExpression) -> bool:
     return isinstance(expr, cst.Integer) and expr.evaluated_value == 0
 
 
-def _sources(call: cst.Call, flow: DefUse) -> set[int]:
+def argument_sources(call: cst.Call, flow: DefUse) -> set[int]:
     """The bindings (their targets' ids) the call's arguments are computed from, followed
     back `_DEPTH` bindings through the view's reaching definitions."""
     found: set[int] = set()
