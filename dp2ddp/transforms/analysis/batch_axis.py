@@ -13,12 +13,21 @@ and answers those whose value reaches what forward() returns (a statistic only s
 `self`, DP007's, couples no output). A value whose rows it cannot place is dropped (no
 finding): the proof is of a coupling, and DP217 is a note. One reader, on `ast`, for the
 program's classes (ModelClass.pools) and a single file's (hazards/coupled_forwards.py).
+
+A value's number of dims is kept where a permute, view or flatten tells it, so a reduction
+over a negative dim is placed: round 22 (seg), ooooverflow/BiSeNet@284a8f6's per-class Dice
+`flatten(x)` helper (`x.permute(1, 0, 2, 3).contiguous().view(C, -1)`) then `.sum(-1)`
+pools the rows it merged into the last dim. A helper function of the module (or a method of
+the class) is read for where its return holds the rows it was handed. `pooling_reductions`
+answers every such reduction of a module, wherever its value goes, in each function (its
+tensor parameters hold the rows at dim 0) and in each loop over batches (the loop's targets
+do): hazards/count_means.py's DP071 asks it of a ratio's sums over some dims.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 #: Reductions over the dims given (first argument or dim=) that mix the rows they reduce.
 REDUCTIONS = frozenset(
@@ -38,10 +47,15 @@ _MODULES = frozenset({"torch", "F", "functional"})
 @dataclass(frozen=True)
 class Rows:
     """The rows are dim `at` of the value; `merged`: that dim also holds other elements
-    (a view folded them together)."""
+    (a view folded them together); `ndim`: the value's number of dims where known."""
 
     at: int
     merged: bool = False
+    ndim: int | None = None
+
+    def dim(self, given: int) -> int:
+        """`given` counted from the front (a negative dim needs the known ndim)."""
+        return given + self.ndim if given < 0 and self.ndim is not None else given
 
 
 def class_pools(cls: ast.ClassDef, path: str) -> str:
@@ -67,6 +81,13 @@ class _Scope:
     found: list[tuple[ast.Call, ast.Call]] = field(default_factory=list)
     methods: dict[str, ast.FunctionDef] = field(default_factory=dict)
     depth: int = 0
+    #: the module's functions (`flatten(x)`, a helper read for where it returns the rows)
+    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    #: every reduction that pools the rows, in this read and those it makes of helpers
+    sink: list[ast.Call] = field(default_factory=list)
+    #: a loop over anything but a count binds a batch: its targets hold rows at dim 0
+    batches: bool = False
+    returned: list[Rows | None] = field(default_factory=list)
 
 
 def _pooled(
@@ -74,20 +95,82 @@ def _pooled(
     given: list[Rows | None],
     methods: dict[str, ast.FunctionDef],
     depth: int,
+    outer: _Scope | None = None,
+    skip: int = 1,
 ) -> list[tuple[ast.Call, ast.Call]]:
     """(call to follow to the return, the reduction) for each pooling in `function` whose
-    value reaches its return; `given`: the rows of its parameters after `self`."""
-    params = [a.arg for a in function.args.args[1:]]
+    value reaches its return; `given`: the rows of its parameters after the first `skip`
+    (`self`); `outer`: the read whose helper this is (its sink, functions and returns)."""
+    params = [a.arg for a in function.args.args[skip:]]
     rows = {name: r for name, r in zip(params, given, strict=False) if r is not None}
     rows |= {a.arg: Rows(0) for a in function.args.kwonlyargs} if depth == 0 else {}
+    scope = _read(function, rows, methods, depth, outer)
+    return [(call, inner) for call, inner in scope.found if _returned(function, call)]
+
+
+def _read(
+    function: ast.FunctionDef,
+    rows: dict[str, Rows],
+    methods: dict[str, ast.FunctionDef],
+    depth: int,
+    outer: _Scope | None,
+) -> _Scope:
     scope = _Scope(rows, methods=methods, depth=depth)
+    if outer is not None:
+        scope.functions, scope.sink, scope.batches = outer.functions, outer.sink, outer.batches
     for statement in function.body:
         _statement(statement, scope)
-    return [(call, inner) for call, inner in scope.found if _returned(function, call)]
+    return scope
+
+
+def _handed(
+    function: ast.FunctionDef, given: list[Rows | None], scope: _Scope, skip: int
+) -> tuple[list[tuple[ast.Call, ast.Call]], Rows | None]:
+    """A helper (`skip` 0) or method of the class (`skip` 1) read with the rows handed to
+    it: its poolings that reach its return, and where every return of it holds the rows
+    (None where they differ or are not placed)."""
+    params = [a.arg for a in function.args.args[skip:]]
+    rows = {name: r for name, r in zip(params, given, strict=False) if r is not None}
+    inner = _read(function, rows, scope.methods, scope.depth + 1, scope)
+    found = [(c, i) for c, i in inner.found if _returned(function, c)]
+    placed = set(inner.returned)
+    return found, placed.pop() if len(placed) == 1 else None
+
+
+def pooling_reductions(tree: ast.Module) -> list[ast.Call]:
+    """Every reduction of the module that pools the batch's rows: in each function and
+    method (its parameters but `self`/`cls` and those defaulting to a constant hold the rows
+    at dim 0; its class's methods and the module's helpers it calls are read with the rows
+    handed to them) and at the module's level, where a loop's targets over anything but a
+    count hold them."""
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    scope = _Scope({}, functions=functions, batches=True)
+    for statement in tree.body:
+        _statement(statement, scope)
+    owners = [(None, list(functions.values()))] + [
+        (n, [f for f in n.body if isinstance(f, ast.FunctionDef)])
+        for n in tree.body
+        if isinstance(n, ast.ClassDef)
+    ]
+    for owner, read in owners:
+        methods = {f.name: f for f in read} if owner is not None else {}
+        for function in read:
+            args = function.args.args
+            skip = 1 if args and args[0].arg in ("self", "cls") else 0
+            defaults: list[ast.expr | None] = [None] * (len(args) - len(function.args.defaults))
+            defaults += function.args.defaults
+            given: list[Rows | None] = [
+                None if isinstance(d, ast.Constant) else Rows(0) for d in defaults[skip:]
+            ]
+            _pooled(function, given, methods, 1, scope, skip)
+    return list({id(c): c for c in scope.sink}.values())
 
 
 def _statement(node: ast.stmt, scope: _Scope) -> None:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return
+    if isinstance(node, ast.Return) and node.value is not None:
+        scope.returned.append(_rows(node.value, scope))
         return
     if isinstance(node, ast.Assign):
         value = _rows(node.value, scope)
@@ -102,6 +185,8 @@ def _statement(node: ast.stmt, scope: _Scope) -> None:
         if isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name):
             each = None if node.iter.func.id in ("range", "enumerate", "zip") else each
         _bind(node.target, node.iter, each, scope)
+        if scope.batches and each is None:
+            _batch_targets(node.target, node.iter, scope)
         if isinstance(node.target, ast.Name):
             scope.row_indices.discard(node.target.id)
             if _over_rows(node.iter, scope):
@@ -139,6 +224,31 @@ def _bind(target: ast.expr, value: ast.expr, rows: Rows | None, scope: _Scope) -
                     scope.rows[element.id] = rows
                 elif shaped is not None and shaped.at == index and not shaped.merged:
                     scope.sizes.add(element.id)
+
+
+#: Iterations that yield no batch (a model's parameters, a dict's entries).
+_NOT_BATCHES = frozenset(
+    {"parameters", "named_parameters", "modules", "named_modules", "children", "items",
+     "keys", "values", "state_dict", "range", "len", "split", "chunk", "unbind"}
+)  # fmt: skip
+
+
+def _batch_targets(target: ast.expr, iterated: ast.expr, scope: _Scope) -> None:
+    """`for x, y in loader` / `for i, (x, y) in enumerate(loader)`: the batch's tensors
+    hold their rows at dim 0 (a loop over a count, or over a model's parameters, binds
+    none)."""
+    named = iterated.func if isinstance(iterated, ast.Call) else None
+    name = named.attr if isinstance(named, ast.Attribute) else getattr(named, "id", "")
+    if name in _NOT_BATCHES or isinstance(iterated, (ast.Constant, ast.Tuple, ast.List)):
+        return
+    if name == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        assert isinstance(iterated, ast.Call)
+        if iterated.args:
+            _batch_targets(target.elts[1], iterated.args[0], scope)
+        return
+    for element in ast.walk(target):
+        if isinstance(element, ast.Name):
+            scope.rows[element.id] = Rows(0)
 
 
 def _over_rows(iterated: ast.expr, scope: _Scope) -> bool:
@@ -214,11 +324,11 @@ def _own(call: ast.Call, func: ast.Attribute, scope: _Scope) -> Rows | None:
     method = scope.methods.get(func.attr) if ast.unparse(func.value) == "self" else None
     if method is None or scope.depth >= 3:
         return next((r for r in given if r is not None), None)
-    inner = _pooled(method, given, scope.methods, scope.depth + 1)
+    inner, placed = _handed(method, given, scope, 1)
     if inner:
         scope.found.append((call, inner[0][1]))
         return None
-    return next((r for r in given if r is not None), None)
+    return placed or next((r for r in given if r is not None), None)
 
 
 def _first_of(values: list[ast.expr], scope: _Scope) -> Rows | None:
@@ -243,8 +353,14 @@ def _call(call: ast.Call, scope: _Scope) -> Rows | None:
         _first_of(args + keywords, scope)
         if held is None and ast.unparse(func.value).split(".")[0] == "self":
             return _own(call, func, scope)
-    else:
-        return _first_of(call.args + keywords, scope)  # a helper or layer on the inputs
+    else:  # a helper or layer on the inputs: row-wise unless a helper read says where
+        given = [_rows(a, scope) for a in call.args]
+        _first_of(keywords, scope)
+        helper = scope.functions.get(func.id) if isinstance(func, ast.Name) else None
+        placed = None
+        if helper is not None and scope.depth < 3 and any(given):
+            placed = _handed(helper, given, scope, 0)[1]
+        return placed or next((r for r in given if r is not None), None)
     if held is None:
         return None
     return _method(call, func.attr, args, held, scope)
@@ -261,32 +377,56 @@ def _method(
     if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
         numbers = [_literal(e) for e in args[0].elts]
     if method == "permute":
-        if held.at not in numbers or None in numbers:
+        order = [n + len(numbers) if n is not None and n < 0 else n for n in numbers]
+        if held.at not in order or None in order:
             return None
-        return Rows(numbers.index(held.at), held.merged)
-    if method in ("transpose", "swapaxes") and len(numbers) == 2 and None not in numbers:
-        first, second = numbers
-        if held.at == first and second is not None and second >= 0:
-            return Rows(second, held.merged)
-        if held.at == second and first is not None and first >= 0:
-            return Rows(first, held.merged)
-        return held if first != held.at and second != held.at else None
+        return Rows(order.index(held.at), held.merged, len(order))
+    if method in ("transpose", "swapaxes") and len(numbers) == 2:
+        if numbers[0] is None or numbers[1] is None:
+            return None
+        first, second = held.dim(numbers[0]), held.dim(numbers[1])
+        if held.at == first:
+            return replace(held, at=second) if second >= 0 else None
+        if held.at == second:
+            return replace(held, at=first) if first >= 0 else None
+        return held
     if method == "t" and held.at in (0, 1):
-        return Rows(1 - held.at, held.merged)
+        return Rows(1 - held.at, held.merged, 2)
     if method in ("view", "reshape"):
         return _reshaped(args, held, scope)
     if method == "flatten":
-        start = numbers[0] if numbers else 0
-        if start is None or start < 0:
-            return None
-        return held if held.at < start else Rows(start, merged=True)
+        return _flattened(numbers, held)
     if method in ("unsqueeze", "squeeze") and numbers and numbers[0] is not None:
-        if numbers[0] < 0:
+        grown = 1 if method == "unsqueeze" else -1
+        ndim = None if held.ndim is None else held.ndim + grown
+        at = numbers[0]
+        if at < 0:  # unsqueeze(-1) adds a last dim: counted in the new ndim
+            at = at + (ndim or 0) if method == "unsqueeze" else held.dim(at)
+        if at < 0:
             return None
         if method == "unsqueeze":
-            return Rows(held.at + 1, held.merged) if numbers[0] <= held.at else held
-        return Rows(held.at - 1, held.merged) if numbers[0] < held.at else held
+            return Rows(held.at + 1 if at <= held.at else held.at, held.merged, ndim)
+        return Rows(held.at - 1 if at < held.at else held.at, held.merged, ndim)
     return None
+
+
+def _flattened(numbers: list[int | None], held: Rows) -> Rows | None:
+    """`flatten(start, end)`: dims start..end become one (merged where the rows are among
+    them; the value then has `start + 1` dims where `end` is the last)."""
+    given = [*numbers, *(0, -1)[len(numbers) :]][:2]  # flatten(start=0, end=-1)
+    if given[0] is None or given[1] is None:
+        return None
+    start, end = held.dim(given[0]), held.dim(given[1])
+    if start < 0 or (end < 0 and end != -1):
+        return None
+    if end == -1:  # the last dim, of a value whose ndim is not known
+        return replace(held, ndim=start + 1) if held.at < start else Rows(start, True, start + 1)
+    ndim = None if held.ndim is None else held.ndim - (end - start)
+    if held.at < start:
+        return replace(held, ndim=ndim)
+    if held.at > end:
+        return Rows(held.at - (end - start), held.merged, ndim)
+    return Rows(start, True, ndim)
 
 
 def _reshaped(args: list[ast.expr], held: Rows, scope: _Scope) -> Rows | None:
@@ -295,13 +435,14 @@ def _reshaped(args: list[ast.expr], held: Rows, scope: _Scope) -> Rows | None:
     shape = args
     if len(shape) == 1 and isinstance(shape[0], (ast.Tuple, ast.List)):
         shape = shape[0].elts
+    ndim = len(shape) if not any(isinstance(d, ast.Starred) for d in shape) else None
     for index, dim in enumerate(shape):
         if (isinstance(dim, ast.Name) and dim.id in scope.sizes) or _counts_rows(dim, scope):
-            return Rows(index, held.merged)
+            return Rows(index, held.merged, ndim)
     unknown = [i for i, d in enumerate(shape) if _literal(d) == -1]
     if held.at == 0 and unknown == [0]:
-        return Rows(0, merged=True)
-    return Rows(unknown[0], merged=True) if len(unknown) == 1 else None
+        return Rows(0, True, ndim)
+    return Rows(unknown[0], True, ndim) if len(unknown) == 1 else None
 
 
 def _reduced(call: ast.Call, args: list[ast.expr], held: Rows, scope: _Scope) -> Rows | None:
@@ -312,19 +453,21 @@ def _reduced(call: ast.Call, args: list[ast.expr], held: Rows, scope: _Scope) ->
     given = args[0] if args else named.get("dim", named.get("axis"))
     if given is None:
         return None  # over every element: a loss, not a statistic (other passes)
-    dims = (
-        [_literal(e) for e in given.elts]
-        if isinstance(given, (ast.Tuple, ast.List))
-        else [_literal(given)]
-    )
-    if None in dims:
+    literals = [
+        _literal(e) for e in (given.elts if isinstance(given, (ast.Tuple, ast.List)) else [given])
+    ]
+    if None in literals:
         return None
+    dims = [held.dim(d) for d in literals if d is not None]
     if held.at in dims:
         scope.found.append((call, call))
+        scope.sink.append(call)
         return None
     keep = "keepdim" in named or len(args) > 1
     below = sum(1 for d in dims if d is not None and 0 <= d < held.at)
-    return held if keep else Rows(held.at - below, held.merged)
+    if keep:
+        return held
+    return Rows(held.at - below, held.merged, None if held.ndim is None else held.ndim - len(dims))
 
 
 def _returned(forward: ast.FunctionDef, reduction: ast.Call) -> bool:

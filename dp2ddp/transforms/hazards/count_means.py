@@ -34,12 +34,8 @@ batches on every rank (an unsharded evaluation loader) it gives the original's v
 WORLD_SIZE equal counts summed and divided by WORLD_SIZE. Elsewhere DP043, naming the
 division and why it was left.
 
-DP071 (never rewritten): a division `S / T` whose denominator is itself a sum over the
-whole batch (`x.sum()`, `torch.sum(x)` with no dims, through names, `+ smooth` and constant
-factors) as is its numerator, reaching the loss as above: a Dice or IoU loss (Beckschen/
-TransUNet@02ef001's `DiceLoss`). DDP's mean of the ranks' gradients of their parts' ratios
-is not the gradient of the whole batch's ratio, and no count share makes it one. Not for a
-ratio per sample (`.sum(dim=1)`), averaged over the batch: unchanged under DDP.
+DP071 (never rewritten, batch_ratios.py): a division `S / T` of two sums over the whole
+batch (Dice, IoU), reaching the loss as above or through a reduction of the ratio.
 """
 
 from __future__ import annotations
@@ -51,11 +47,12 @@ import libcst as cst
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.grad_mode import under_grad_off
-from dp2ddp.transforms._support.nodes import enclosing_function, method_class, name_of, walk
+from dp2ddp.transforms._support.nodes import enclosing_function, method_class, walk
 from dp2ddp.transforms.analysis.numpy_values import numpy_value
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.training import is_backward_call
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.hazards.batch_ratios import BatchRatios, constant, no_dims, number
 from dp2ddp.transforms.hazards.loss_reach import reaches, reaching_names
 from dp2ddp.transforms.hazards.losses import LossChecks, sum_through
 from dp2ddp.transforms.hazards.masked_means import (
@@ -103,13 +100,6 @@ def _method(call: cst.Call) -> str:
     return call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
 
 
-def _no_dims(call: cst.Call, tensors: int = 0) -> bool:
-    """A total: `tensors` arguments by position (`m.sum()` none, `torch.sum(m)` one), no
-    `dim=`/`axis=` (`m.sum(1)` counts per row); a dtype keeps it one (stop 60 v3-A)."""
-    dims = any(a.keyword is not None and a.keyword.value in ("dim", "axis") for a in call.args)
-    return not dims and sum(a.keyword is None for a in call.args) == tensors
-
-
 class CountMeans:
     """DP043 (hand-written) or `ddp_count_share`, for FlagHazards beside its LossChecks."""
 
@@ -126,6 +116,7 @@ class CountMeans:
         self._per_sample: frozenset[int] | None = None
         self._active = True
         self._mean_objects: MeanLossObjects | None = None
+        self._ratios = BatchRatios(transform, self._count)
 
     # -- visits ---------------------------------------------------------------------------
     def enter_module(self, node: cst.Module) -> None:
@@ -221,10 +212,10 @@ class CountMeans:
                 ):
                     continue
                 if isinstance(node, cst.BinaryOperation) and self._batch_ratio(
-                    node, numerator, count, facts, reaching
+                    node, numerator, count, facts, scope
                 ):
                     if not self._numpy(numerator):
-                        self._warn_ratio(node, count)
+                        self._ratios.warn(node, count)
                     continue
                 loose = self._loose_count(count, facts.assigned, 0)
                 if (
@@ -339,56 +330,20 @@ class CountMeans:
         numerator: cst.BaseExpression,
         denominator: cst.BaseExpression,
         facts: ScopeFacts,
-        reaching: set[str],
+        scope: cst.Module | cst.FunctionDef,
     ) -> bool:
         """`S / T` with both a sum over the whole batch (Dice, IoU) whose value reaches the
-        loss of a scope that may train, out of no_grad. Not a rate of two mask counts
-        (`correct / total`: a figure), nor a ratio per sample (a sum over some dims only,
-        `p.sum(dim=(1, 2))`: averaged over the batch, it is unchanged under DDP)."""
+        loss of a scope that may train (a reduction of it too: per-class ratios averaged),
+        out of no_grad. Not a rate of two mask counts (`correct / total`: a figure), nor a
+        ratio per sample (a sum within each row, `p.sum(dim=(1, 2))`: averaged over the
+        batch, it is unchanged under DDP); batch_ratios.py proves the sums."""
         assigned = facts.assigned
-        if not (self._total(numerator, assigned, 0) and self._total(denominator, assigned, 0)):
+        if not self._ratios.ratio(numerator, denominator, assigned):
             return False
-        if self._count(numerator, assigned, 0):
-            return False
-        return self._reaches(node, reaching, assigned) and not under_grad_off(
+        reaching = reaching_names(scope, facts, self.t.qualified_names, reduced=True)
+        return self._reaches(node, reaching, assigned, reduced=True) and not under_grad_off(
             node, self.t.parent, self.t.matches
         )
-
-    def _total(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
-        """`node` is a total over every element of the batch: `x.sum()` or `torch.sum(x)`
-        with no dims, through names, sums and differences of totals (`+ smooth`, `+ eps`
-        beside one) and constant factors."""
-        if depth > 6:
-            return False
-        if isinstance(node, cst.Name):
-            bound = assigned.get(node.value, [])
-            return bool(bound) and all(self._total(v, assigned, depth + 1) for v in bound)
-        if isinstance(node, cst.BinaryOperation):
-            sides = (node.left, node.right)
-            if isinstance(node.operator, (cst.Add, cst.Subtract)):
-                totals = [self._total(s, assigned, depth + 1) for s in sides]
-                return any(totals) and all(
-                    t or _constant(s) for t, s in zip(totals, sides, strict=True)
-                )
-            if isinstance(node.operator, cst.Multiply):
-                return any(
-                    _constant(a) and self._total(b, assigned, depth + 1)
-                    for a, b in (sides, sides[::-1])
-                )
-            return False
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-            return self._total(node.expression, assigned, depth + 1)
-        if not isinstance(node, cst.Call):
-            return False
-        method = _method(node)
-        if method == "sum" and _no_dims(node):
-            return True
-        if self.t.qualified_names(node.func) & {"torch.sum"}:
-            return len(node.args) == 1 and node.args[0].keyword is None
-        if method in _COUNT_KEEPS - {"item", "detach"}:  # a detached value trains nothing
-            assert isinstance(node.func, cst.Attribute)
-            return self._total(node.func.value, assigned, depth + 1)
-        return False
 
     # -- a product of two batch statistics (DP059) ---------------------------------------------
     def _batch_product(
@@ -406,7 +361,7 @@ class CountMeans:
         if left is None:
             return
         if isinstance(node.operator, cst.Power):
-            if _number(node.right) and self.t.code(node.right).strip() in ("1", "1.0"):
+            if number(node.right) and self.t.code(node.right).strip() in ("1", "1.0"):
                 return
             right = left
         else:
@@ -427,31 +382,26 @@ class CountMeans:
             "ranks' gradients, DataParallel multiplied the whole batch's",
         )
 
-    def _warn_ratio(self, node: cst.BinaryOperation, denominator: cst.BaseExpression) -> None:
-        division = self.t.code(node).strip().splitlines()[0][:80]
-        self.t.warn(
-            denominator,
-            "DP071",
-            f"{division}: each rank divides its own part's sum by its own part's "
-            f"{self.t.code(denominator)} and DDP averages the ranks' gradients; "
-            "DataParallel took the whole batch's ratio: the gradient differs",
-        )
-
     # -- what reaches the loss ------------------------------------------------------------
     def _reaches(
-        self, node: cst.CSTNode, reaching: set[str], assigned: _Assigned | None = None
+        self,
+        node: cst.CSTNode,
+        reaching: set[str],
+        assigned: _Assigned | None = None,
+        reduced: bool = False,
     ) -> bool:
         """The value is (a term of) what the scope returns or backpropagates (loss_reach):
         with constant factors only; given the scope's `assigned`, with any factor that is
-        not a count (a warning's reach: the term's count is still in the gradient)."""
+        not a count (a warning's reach: the term's count is still in the gradient); where
+        `reduced`, also through a reduction of it (DP071's per-class ratios averaged)."""
 
         def not_a_count(other: cst.BaseExpression) -> bool:
             return assigned is not None and not self._count(other, assigned, 0)
 
         def factor(other: cst.BaseExpression) -> bool:
-            return _constant(other) or not_a_count(other)
+            return constant(other) or not_a_count(other)
 
-        return reaches(node, reaching, self.t.parent, self.t.qualified_names, factor)
+        return reaches(node, reaching, self.t.parent, self.t.qualified_names, factor, reduced)
 
     # -- counts, masks, sums ----------------------------------------------------------------
     def _count(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:
@@ -465,7 +415,7 @@ class CountMeans:
             return self._count(node.value, assigned, depth + 1)
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
             sides = (node.left, node.right)
-            return any(_number(s) for s in sides) and any(
+            return any(number(s) for s in sides) and any(
                 self._count(s, assigned, depth + 1) for s in sides
             )
         if not isinstance(node, cst.Call):
@@ -473,12 +423,12 @@ class CountMeans:
         method = _method(node)
         names = self.t.qualified_names(node.func)
         args = [a.value for a in node.args if a.keyword is None]
-        if method in _COUNTING and _no_dims(node):
+        if method in _COUNTING and no_dims(node):
             assert isinstance(node.func, cst.Attribute)
             receiver = node.func.value
             return self._mask(receiver, assigned, depth + 1) or self._partial(receiver, assigned, 0)
         if names & {"torch.sum", "torch.count_nonzero"}:
-            return _no_dims(node, 1) and (
+            return no_dims(node, 1) and (
                 self._mask(args[0], assigned, depth + 1) or self._partial(args[0], assigned, 0)
             )
         if method in _COUNT_KEEPS:
@@ -487,7 +437,7 @@ class CountMeans:
         if names & {"builtins.float", "builtins.int"} and len(args) == 1:
             return self._count(args[0], assigned, depth + 1)
         if "builtins.max" in names and len(args) == 2:
-            return any(_number(a) for a in args) and any(
+            return any(number(a) for a in args) and any(
                 self._count(a, assigned, depth + 1) for a in args
             )
         return selection_count(  # `len(np.where(m)[0])`, `torch.tensor(C)`, `np.sum(m)`
@@ -636,11 +586,11 @@ class CountMeans:
             returns = list(_returns(helper))
             return bool(returns) and all(
                 r.value is not None
-                and sum_through(r.value, facts.assigned, summed, _constant, depth + 1)
+                and sum_through(r.value, facts.assigned, summed, constant, depth + 1)
                 for r in returns
             )
 
-        return sum_through(node, assigned, summed, _constant)
+        return sum_through(node, assigned, summed, constant)
 
     def _helper(self, call: cst.Call) -> cst.FunctionDef | None:
         """The function `call` calls: `self.m(...)` a method of the enclosing class, `f(...)`
@@ -683,17 +633,3 @@ def _returns(function: cst.FunctionDef) -> Iterator[cst.Return]:
     for node in walk(function.body, skip_scopes=True):
         if isinstance(node, cst.Return):
             yield node
-
-
-def _number(node: cst.BaseExpression) -> bool:
-    return isinstance(node, (cst.Integer, cst.Float))
-
-
-def _constant(node: cst.BaseExpression) -> bool:
-    """A factor the same for every element: a number, a name or an attribute (`self.alpha`,
-    `args.weight`), not a tensor computed here."""
-    if isinstance(node, cst.UnaryOperation):
-        return _constant(node.expression)
-    return _number(node) or (
-        isinstance(node, (cst.Name, cst.Attribute)) and not name_of(node).endswith("]")
-    )

@@ -17,6 +17,10 @@ weight (a number, a name, an attribute) may multiply it (count_means' `_constant
 needs only that the term's value flows into the gradient, so any factor that is not itself a
 count does (`w[k] * mean`, a weight a list holds: the term's count is still the rank's own;
 a count factor, `masked.mean() * mask.sum()`, would undo the mean into a sum).
+
+A warning may also ask for the reach through a reduction of the term (`reduced`): a
+per-class Dice's ratios, one per class, averaged into the loss (`1 - (inter / denom).mean()`,
+round 22 (seg), ooooverflow/BiSeNet@284a8f6) are in the gradient each.
 """
 
 from __future__ import annotations
@@ -34,45 +38,65 @@ _Parent = Callable[[cst.CSTNode], "cst.CSTNode | None"]
 _STACKS = frozenset({"torch.stack", "torch.cat"})
 #: What a stacked collection is reduced with to a total (no dims: every term once).
 _TOTALS = frozenset({"sum", "mean"})
+#: Reductions a term reaches the loss through, for a warning (`reduced`).
+_REDUCED = frozenset({"sum", "mean", "nansum", "nanmean"})
 
 
-def reaching_names(scope: cst.CSTNode, facts: ScopeFacts, names: _Names) -> set[str]:
-    """Names whose value flows (through sums, products, tuples and summed collections) into
-    what the scope returns or backpropagates."""
+def reaching_names(
+    scope: cst.CSTNode, facts: ScopeFacts, names: _Names, reduced: bool = False
+) -> set[str]:
+    """Names whose value flows (through sums, products, tuples and summed collections; a
+    reduction too where `reduced`, `iou.mean()`) into what the scope returns or
+    backpropagates."""
     reaching: set[str] = set()
     for node in walk(scope, skip_scopes=True):
         if isinstance(node, cst.Return) and node.value is not None:
-            reaching |= operands(node.value, names)
+            reaching |= operands(node.value, names, reduced)
     for receiver in facts.backward:
-        reaching |= operands(receiver, names)
+        reaching |= operands(receiver, names, reduced)
     changed = True
     while changed:
         changed = False
         for name in list(reaching):
             for value in facts.assigned.get(name, []):
-                more = operands(value, names) - reaching
+                more = operands(value, names, reduced) - reaching
                 if more:
                     reaching |= more
                     changed = True
     return reaching
 
 
-def operands(node: cst.BaseExpression, names: _Names) -> set[str]:
+def operands(node: cst.BaseExpression, names: _Names, reduced: bool = False) -> set[str]:
     """Names in `node` reached through arithmetic, tuples, comprehensions and a collection's
     sum only (not a call's arguments: `loss.item()`, `print(loss)` use a value, they do not
-    become it)."""
+    become it); where `reduced`, through a reduction of a value too (`iou.mean()`)."""
     if isinstance(node, cst.Name):
         return {node.value}
     if isinstance(node, cst.BinaryOperation):
-        return operands(node.left, names) | operands(node.right, names)
+        return operands(node.left, names, reduced) | operands(node.right, names, reduced)
     if isinstance(node, cst.UnaryOperation):
-        return operands(node.expression, names)
+        return operands(node.expression, names, reduced)
     if isinstance(node, (cst.Tuple, cst.List)):
-        return set().union(*(operands(e.value, names) for e in node.elements))
+        return set().union(*(operands(e.value, names, reduced) for e in node.elements))
     if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
-        return operands(node.elt, names)
+        return operands(node.elt, names, reduced)
     collection = _summed_collection(node, names)
-    return operands(collection, names) if collection is not None else set()
+    if collection is None and reduced:
+        collection = _reduced_value(node, names)
+    return operands(collection, names, reduced) if collection is not None else set()
+
+
+def _reduced_value(node: cst.BaseExpression, names: _Names) -> cst.BaseExpression | None:
+    """`X` of `X.mean()`, `X.sum(dim)`, `torch.mean(X)`; None for anything else."""
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value in _REDUCED:
+        return func.value
+    if node.args and node.args[0].keyword is None:
+        if {f"torch.{r}" for r in _REDUCED} & names(func):
+            return node.args[0].value
+    return None
 
 
 def _summed_collection(node: cst.BaseExpression, names: _Names) -> cst.BaseExpression | None:
@@ -114,11 +138,12 @@ def reaches(
     parent_of: _Parent,
     names: _Names,
     factor: Callable[[cst.BaseExpression], bool],
+    reduced: bool = False,
 ) -> bool:
     """`node`'s value is (a term of) what the scope returns or backpropagates: through sums,
     differences, negation, factors `factor` accepts (on either side of a product; a
-    division only of the term, by such a factor) and summed collections (the module's
-    docstring)."""
+    division only of the term, by such a factor), summed collections (the module's
+    docstring) and, where `reduced`, a reduction of the term (`.mean()`, `torch.sum(t)`)."""
     if isinstance(node, cst.AugAssign):
         return isinstance(node.target, cst.Name) and node.target.value in reaching
     child, parent = node, parent_of(node)
@@ -137,12 +162,21 @@ def reaches(
         elif isinstance(parent, (cst.ListComp, cst.GeneratorExp)):
             if parent.elt is not child:
                 return False
+        elif reduced and isinstance(parent, cst.Attribute) and parent.attr.value in _REDUCED:
+            call = parent_of(parent)
+            if not (isinstance(call, cst.Call) and call.func is parent):
+                return False
+            child, parent = call, parent_of(call)
+            continue
         elif isinstance(parent, cst.Arg):
             call = parent_of(parent)
             if not isinstance(call, cst.Call) or not call.args or call.args[0] is not parent:
                 return False
             if _appends_to(call, reaching):
                 return True
+            if reduced and {f"torch.{r}" for r in _REDUCED} & names(call.func):
+                child, parent = call, parent_of(call)
+                continue
             total = _total_of(call, parent_of, names)
             if total is None:
                 return False
