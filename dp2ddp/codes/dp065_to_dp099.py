@@ -110,8 +110,12 @@ LATER_HIGH: Final[dict[str, tuple[str, str]]] = {
     "DP071": (
         "loss is a ratio of two sums over the batch",
         "A loss dividing one sum over the whole batch by another (Dice: `2 * (p * t).sum() "
-        "/ (p.sum() + t.sum())`, IoU/Jaccard: `inter / (p.sum() + t.sum() - inter)`) is "
-        "not a mean of per-sample terms. DataParallel computed it once, on the gathered "
+        "/ (p.sum() + t.sum())`, IoU/Jaccard: `inter / (p.sum() + t.sum() - inter)`, a "
+        "denominator bound to a name first) is not a mean of per-sample terms; nor is a "
+        "per-class ratio whose sums run over the dims that hold the batch's rows "
+        "(`.sum((0, 2, 3))`, or `.sum(-1)` after `x.permute(1, 0, 2, 3).contiguous()"
+        ".view(C, -1)` merged them into the last dim: round 22, ooooverflow/BiSeNet@284a8f6), "
+        "averaged over the classes. DataParallel computed it once, on the gathered "
         "outputs: the whole batch's ratio. Under DDP each rank takes the ratio of its own "
         "part's sums and DDP averages the ranks' gradients, which is not the gradient of "
         "the whole batch's ratio: the training differs from the original's, silently "

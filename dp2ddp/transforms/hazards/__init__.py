@@ -23,7 +23,8 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
   partial wrap that did so, DP116 a criterion of a class not known statically (sub_wraps);
   DP217 a wrapped model whose own forward() couples its batch's rows (coupled_forwards).
 - DP071 a loss dividing one sum over the batch by another (Dice, IoU): each rank's ratio
-  over its part, averaged, is not the whole batch's (see hazards.count_means).
+  over its part, averaged, is not the whole batch's (hazards.batch_ratios: also sums over
+  the dims a permute or view moved the rows to, analysis.batch_axis).
 - DP070 `torch.save` of an object holding a wrapped model itself (not its `.module` or
   state_dict): the migrated file pickles the DDP object, which loads only in a process group.
   `torch.save(net, path)` (or a dict/list holding `net`) where the wrap is proved to reach
