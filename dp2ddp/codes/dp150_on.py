@@ -367,4 +367,22 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "(torch.distributed.nn.functional.all_gather keeps the gradients); then silence "
         "the warning with `# noqa: DP217`.",
     ),
+    "DP218": (
+        "an optimizer trains a module a plain object holds, not proved built or wrapped",
+        "The optimizer's parameters come through an object of a plain class of the module "
+        "(no nn.Module: a holder such as an actor-critic's `Baseline`): a method of it "
+        "(`baseline.get_learnable_parameters()` returning `self.critic.parameters()`), an "
+        "attribute bound to parameters (`baseline.params`) or `baseline.critic."
+        "parameters()`. DataParallel's one process trained that module on every whole "
+        "batch; migrated, no DDP holds it, each rank steps it on its own share's gradient "
+        "and the ranks' copies drift apart. Where every binding of the attribute is a "
+        "construction that does not wrap, dp2ddp adds `ddp_sync_module(baseline.critic)` "
+        "after the optimizer's statement itself (see DP068); where every one is a wrap, "
+        "DDP averages it and nothing is said. Here neither is proved (the warning says "
+        "why: a binding not read to a construction, wraps and constructions mixed, or "
+        "parameters of a module no attribute of the object names), and nothing was added. "
+        "Call `ddp_sync_module(X)` on that module after the optimizer where every rank "
+        "arrives (`from <helpers> import ddp_sync_module`), or wrap it in "
+        "DistributedDataParallel, then silence the warning with `# noqa: DP218`.",
+    ),
 }

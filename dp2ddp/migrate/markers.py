@@ -129,6 +129,7 @@ MARKED = frozenset(
         "DP190",  # stop 56 v1: the device guard is gone with the wrap this migration hoisted
         "DP197",  # stop 57 v4: the DataParallel call is gone with the wrap this migration made
         "DP217",  # stop 68: the DataParallel call it is said at is DDP's after this migration
+        "DP218",  # stop 69: the pass reads optimizers beside a DataParallel wrap, DDP's now
     }
 )
 #: Codes about the rewrite of the text itself (DP110: lines re-indented for libcst's parser,

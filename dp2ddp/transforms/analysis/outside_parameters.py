@@ -56,6 +56,7 @@ from dp2ddp.transforms.analysis.built_by import built_by, sequential_parts
 from dp2ddp.transforms.analysis.grown_models import GrownModels
 from dp2ddp.transforms.analysis.handed_parameters import handed, stored_from, unproved
 from dp2ddp.transforms.analysis.handed_parameters import wraps as wraps_value
+from dp2ddp.transforms.analysis.held_parameters import HeldParameters
 from dp2ddp.transforms.analysis.iterated_modules import Iteration, iterated, place_each
 from dp2ddp.transforms.analysis.module_index import binds_name
 from dp2ddp.transforms.analysis.outside_tensors import (
@@ -244,6 +245,13 @@ class OutsideParameters:
         read = read_names(arg.value for call in optimizers for arg in call.args)
         uniform: RankUniformity | None = None
         done: set[tuple[int, str]] = set()
+        found: list[tuple[cst.CSTNode, str, tuple[str, str] | None]] = []
+
+        def kept(x: str, held: bool = False) -> bool:  # not the wrapped model, nor a part of it
+            if x == "self" or _within(x, wrapped) or x in owners:
+                return False  # `model.net` for a class's `self.net = DP(...)`: read, if held
+            return held or not any(x.endswith(m) or m + "." in x for m in members)
+
         for node in nodes_of(module, cst.Call):
             if not (
                 not node.args
@@ -259,11 +267,7 @@ class OutsideParameters:
                 seen = (inside, read, view(module))
                 self._sync_each(node, x, each, seen, (done, synced), uniform)
                 continue
-            if x == "self" or _within(x, wrapped) or x in owners:
-                continue
-            if built_wraps.holds(node.func.value, lambda: view(module)):
-                continue
-            if any(x.endswith(m) or m + "." in x for m in members):
+            if not kept(x) or built_wraps.holds(node.func.value, lambda: view(module)):
                 continue
             scope = _scope(node, x, t)
             subject, reasons = "", list[str]()
@@ -274,38 +278,50 @@ class OutsideParameters:
                 subject, reasons = unproved(node, scope, x, t, self._is_wrap, wrapped)
                 if not reasons:
                     continue
-            line = self._line(node)
+            why = (
+                f"{subject}, but {', '.join(reasons)}: it is not proved to be (inside) a wrapped "
+                f"model, and {HELPER}({x}) was not placed; if it is not, each rank trains its "
+                "own copy"
+            )
+            found.append((node, x, ("DP119", why) if reasons else None))
+        # `baseline.get_learnable_parameters()`: a module held by a plain object
+        held = HeldParameters(t, module, self._is_wrap, wrappers)
+        feeding = lambda n: (line := self._line(n)) is not None and _feeds(line, read)  # noqa: E731
+        for h in held.found(optimizers, feeding):
+            why = (
+                f"{h.x}'s parameters reach the optimizer through {t.code(h.node)}, but "
+                f"{', '.join(h.reasons)}: {HELPER} was not placed; if no wrapped model "
+                "holds it, each rank trains its own copy"
+            )
+            if kept(h.x, held=True):  # DP218: which module it is, or that it is built, not proved
+                found.append((h.node, h.x, ("DP218", why) if h.reasons else None))
+        for at, x, warning in found:
+            line = self._line(at)
             if line is None or (id(line), x) in done:
                 continue
-            if not (id(node) in inside or _feeds(line, read)):
+            if not (id(at) in inside or _feeds(line, read)):
                 continue
             done.add((id(line), x))
-            optimizer = inside.get(id(node))
+            optimizer = inside.get(id(at))
             if optimizer is not None:
                 synced.add((t.input_position(optimizer)[0], x))  # no DP069: synced, or DP068
-            if reasons:
-                t.warn(
-                    node,
-                    "DP119",
-                    f"{subject}, but {', '.join(reasons)}: it "
-                    f"is not proved to be (inside) a wrapped model, and {HELPER}({x}) was "
-                    "not placed; if it is not, each rank trains its own copy",
-                )
+            if warning:
+                t.warn(at, *warning)
                 continue
             uniform = uniform or RankUniformity.for_pass(t, module)
-            where = self._unreached(node, line, uniform)
+            where = self._unreached(at, line, uniform)
             if where is None:
                 self._after.setdefault(id(line), []).append(f"{HELPER}({x})")
                 t.state.helpers.add("sync_module")
                 t.record(
-                    node,
+                    at,
                     f"{x}'s parameters are trained outside DistributedDataParallel: "
                     f"{HELPER}({x}) after they reach the optimizer (rank 0's values, "
                     "gradients averaged over the ranks)",
                 )
             else:
                 t.warn(
-                    node,
+                    at,
                     "DP068",
                     f"{x}.parameters() reaches the optimizer {where}, so {HELPER}({x}) "
                     "could not be placed where every rank reaches it",
