@@ -94,6 +94,8 @@ class HeldParameters:
             if not isinstance(node, (cst.Call, cst.Attribute)):
                 continue
             read = self._read(node)
+            if read is None and id(node) in inside and (other := self._other_holder(node)):
+                yield HeldModule(node, code_of(node), (other,))
             if read is None or not (id(node) in inside or feeds(node)):
                 continue
             receiver, owner, sources = read
@@ -140,6 +142,30 @@ class HeldParameters:
             for s in self._sources(d.value, self.defs.function_around(d.value), set(), 0)
         ]
         return node.value, owner, found
+
+    def _other_holder(self, node: cst.CSTNode) -> str:
+        """Why `obj.method()` handed to an optimizer is not proved: `obj` an object of a
+        class of another module of the program that is no nn.Module of it (TSP-improve's
+        own layout: CriticBaseline in nets/reinforce_baselines.py), whose methods are not
+        read here; "" for anything else (a library's object, a program's model)."""
+        if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+            return ""
+        if node.func.attr.value in _PARAMETERS or not isinstance(node.func.value, cst.Name):
+            return ""
+        answer = self.held(node.func.value)
+        calls = [c for c in answer.calls if self.defs.class_called(c) is None]
+        names = {q for c in calls for q in self.t.qualified_names(c.func)}
+        facts = self.t.state.facts
+        models = {m.name.rpartition(".")[2] for m in facts.models}
+        roots = {m.name.split(".")[0] for m in facts.models if "." in m.name}
+        if len(calls) != 1 or not names or not answer.complete:
+            return ""
+        if any(n.rpartition(".")[2] in models or n.split(".")[0] not in roots for n in names):
+            return ""  # a model of the program, a library's or the wraps' own object
+        return (
+            f"{code_of(node.func.value)} is an object of {sorted(names)[0]}, a class of "
+            "another module whose methods are not read here"
+        )
 
     def _plain_class(self, expr: cst.BaseExpression) -> cst.ClassDef | None:
         """The plain class of this module whose object `expr` (a name or attribute chain)
