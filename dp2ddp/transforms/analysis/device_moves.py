@@ -93,6 +93,21 @@ def _moved_ast(node: ast.expr, name: str) -> bool:
     return last in CONVERSIONS and len(node.args) == 1 and _moved_ast(node.args[0], name)
 
 
+def kept_rows(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` less the METHODS chained on it (`next(it).to(device).float()` -> `next(it)`):
+    the value whose rows it holds, as they are. The one home of that peel for a tensor (a
+    batch drawn `x = next(it).to(device)` is the loader's batch: loop_takers.next_bound,
+    sample_grids; round 22 (gen), pkuanjie/ArtFlow@bbc33ec's `content =
+    next(content_iter).to(device)` left its running figures without DP030)."""
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in METHODS
+    ):
+        node = node.func.value
+    return node
+
+
 def moved(node: cst.BaseExpression, name: str, moves: frozenset[str]) -> bool:
     """`node` is the value of `name` moved element-wise (see the module docstring);
     `moves`: the program's functions that move their first argument."""

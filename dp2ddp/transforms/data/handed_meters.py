@@ -38,6 +38,7 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms.analysis.device_moves import METHODS
 from dp2ddp.transforms.data.handed_objects import _callees
 from dp2ddp.transforms.data.mean_lists import (
     _SCALAR,
@@ -46,7 +47,7 @@ from dp2ddp.transforms.data.mean_lists import (
     mean_over_batch,
     mentions,
 )
-from dp2ddp.transforms.data.meters import _KEEPS_ROWS, _Meter, _meter
+from dp2ddp.transforms.data.meters import _Meter, _meter
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data.evaluation import LoaderEvaluation
@@ -377,7 +378,7 @@ def _rows(
             not d.element
             and isinstance(value, cst.Call)
             and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value in _KEEPS_ROWS
+            and value.func.attr.value in METHODS
             and isinstance(value.func.value, cst.Name)
         ):
             inner = value.func.value

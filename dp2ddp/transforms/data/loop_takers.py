@@ -22,6 +22,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.device_moves import kept_rows
 from dp2ddp.transforms.analysis.fixed_fetch import iterates_built_loader
 from dp2ddp.transforms.analysis.generator_batches import generator_takers
 from dp2ddp.transforms.data.decisions import LIBRARY_ROOTS
@@ -181,13 +182,16 @@ def batch_names(loop: cst.For | cst.While) -> set[str]:
 
 
 def next_bound(body: cst.CSTNode) -> set[str]:
-    """The names `body` (not the scopes defined in it) binds from `next(it)`."""
+    """The names `body` (not the scopes defined in it) binds from `next(it)`, moved or cast
+    as a whole too (`x = next(it).to(device)`: device_moves.kept_rows; round 22 (gen),
+    pkuanjie/ArtFlow@bbc33ec: its running losses, rank 0's share, were printed with no
+    DP030 where `x = next(it)` had it)."""
     return {
         n.value
         for node in walk(body, skip_scopes=True)
         if isinstance(node, cst.Assign)
-        and isinstance(node.value, cst.Call)
-        and name_of(node.value.func) == "next"
+        and isinstance(value := kept_rows(node.value), cst.Call)
+        and name_of(value.func) == "next"
         for t in node.targets
         for n in variables_under(t.target)
     }

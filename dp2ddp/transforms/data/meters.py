@@ -48,14 +48,12 @@ from dp2ddp.facts import MeterClass
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import variables_under, walk
 from dp2ddp.transforms._support.qualified import told_matches
+from dp2ddp.transforms.analysis.device_moves import METHODS
 from dp2ddp.transforms.data.mean_lists import even_pass, fresh_before, mentions, per_batch_mean
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data.evaluation import LoaderEvaluation
     from dp2ddp.transforms.data.plan import Loader
-
-#: Calls that keep a tensor's rows (the batch's size stays dim 0).
-_KEEPS_ROWS = frozenset({"to", "cuda", "float", "double", "long", "cpu"})
 
 
 @dataclass
@@ -506,7 +504,7 @@ def _unpacked(t: LoaderEvaluation, loop: cst.For, name: cst.Name, hops: int) -> 
             and not d.element
             and isinstance(value, cst.Call)
             and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value in _KEEPS_ROWS
+            and value.func.attr.value in METHODS
             and isinstance(value.func.value, cst.Name)
             and _unpacked(t, loop, value.func.value, hops - 1)
         ):

@@ -29,12 +29,10 @@ import libcst as cst
 
 from dp2ddp.flow import Function, view
 from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms.analysis.device_moves import METHODS
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders
-
-#: Methods that keep what they are called on (a move, a conversion).
-_KEEPING = frozenset({"to", "cuda", "cpu", "float", "half", "double", "long", "int", "detach"})
 
 #: (loop, global batch size texts of its sharded loaders, the names holding its batch)
 Loop = tuple[cst.For, set[str], set[str]]
@@ -111,7 +109,7 @@ def _kept_name(value: cst.BaseExpression) -> str | None:
         elif (
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value in _KEEPING
+            and value.func.attr.value in METHODS
         ):
             value = value.func.value
         else:

@@ -76,6 +76,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
+from dp2ddp.transforms.analysis.device_moves import METHODS, kept_rows
 from dp2ddp.transforms.analysis.generator_batches import generator_takers
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.data.loop_takers import batch_names, helper_batch_names
@@ -91,8 +92,6 @@ IMAGE_SAVES = frozenset({"torchvision.utils.save_image"})
 #: shows it: `writer.add_image(tag, make_grid(x))`).
 IMAGE_CALLS = IMAGE_SAVES | {"torchvision.utils.make_grid"}
 _SAVE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in IMAGE_CALLS)
-#: Calls that keep a tensor's rows as they are.
-_AS_IS = frozenset({"to", "cuda", "detach", "cpu", "float", "clone"})
 GATHER = "ddp_gather_rows"
 
 
@@ -352,7 +351,7 @@ def _plan(
             return f"`{t.code(d.statement)}` may not be reached by every rank".replace("\n", " ")
         if not _read_only_by(t, flow, d, saved, read):
             return f"`{t.code(d.target)}` is read by more than the saved grid"
-        for part in (_as_is(p) for p in parts):
+        for part in (kept_rows(p) for p in parts):
             if not isinstance(part, cst.Name):
                 return f"`{t.code(part)}` in the grid is not a name"
             if _rows(t, flow, step, part, set()):
@@ -485,8 +484,7 @@ def _rows(
         while (
             isinstance(value, cst.Call)
             and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value in _AS_IS
-            and (not value.args or value.func.attr.value in ("to", "cuda"))
+            and value.func.attr.value in METHODS
         ):
             inner = value.func.value
             if isinstance(inner, cst.Name):
@@ -580,7 +578,7 @@ def _unproved_method(
     """The receiver of a method handed this rank's rows that binds one of `found`, not
     proved the wrap (_wrap_method said no): for DP132's text."""
     for d in found:
-        value = _as_is(d.value) if d.value is not None else None
+        value = kept_rows(d.value) if d.value is not None else None
         if (
             d.kind == "assign"
             and isinstance(value, cst.Call)
@@ -604,12 +602,12 @@ def _batch_names(t: LoaderEvaluation, step: _Step) -> set[str]:
 
 def _taken(t: LoaderEvaluation, step: _Step) -> set[str]:
     """Names the loop binds from `next(it)` of `loader`'s batches, through `.to(device)`
-    and the like (`x = next(it).to(device)`; loop_takers.next_bound reads `next(it)` bare)."""
+    and the like (`x = next(it).to(device)`: device_moves.kept_rows, as next_bound)."""
     found: set[str] = set()
     for node in walk(step.loop.body, skip_scopes=True):
         if not isinstance(node, cst.Assign):
             continue
-        value = _as_is(node.value)
+        value = kept_rows(node.value)
         if (
             isinstance(value, cst.Call)
             and name_is(value, "next")
@@ -619,25 +617,13 @@ def _taken(t: LoaderEvaluation, step: _Step) -> set[str]:
     return found
 
 
-def _as_is(value: cst.BaseExpression) -> cst.BaseExpression:
-    """`value` less the calls that keep its rows as they are (`.to(device)`, `.detach()`)."""
-    while (
-        isinstance(value, cst.Call)
-        and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value in _AS_IS
-        and (not value.args or value.func.attr.value in ("to", "cuda"))
-    ):
-        value = value.func.value
-    return value
-
-
 def _wrap(t: LoaderEvaluation, flow: DefUse, func: cst.Name) -> bool:
     """Every binding reaching `func` is the DataParallel wrap (migrated already by the
     model pass: `DistributedDataParallel(...)`, `ddp_wrap_trainable(...)`), through
     `.to()`/`.cuda()`."""
     found = _defs(flow, func)
     for d in found:
-        value = _as_is(d.value) if d.value is not None else None
+        value = kept_rows(d.value) if d.value is not None else None
         if not (d.kind == "assign" and not d.element and isinstance(value, cst.Call)):
             return False
         if not _is_wrap(t, value):
