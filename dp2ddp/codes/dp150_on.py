@@ -385,4 +385,19 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "arrives (`from <helpers> import ddp_sync_module`), or wrap it in "
         "DistributedDataParallel, then silence the warning with `# noqa: DP218`.",
     ),
+    "DP219": (
+        "a branch of the training step decided on a figure of this rank's own batch",
+        "A Python `if` in the training loop tests a loss or an output of the model "
+        "(`if loss < 0.5: k = 1.0 else: k = 0.0`, a loss-dependent weight, a curriculum "
+        "switch, `if loss > limit: loss = loss * 0.1`) and its branch changes what is "
+        "trained: it assigns a value the loss reads, or runs a backward. DataParallel "
+        "decided once, on the whole batch's figure; under DDP each rank decides on its own "
+        "share, the ranks may take different branches, and DDP averages the gradients of "
+        "different objectives, a step the original never took (round 22: its fixture's "
+        "weights -1.157388 under DataParallel, -1.190831 on 2 ranks). dp2ddp does not make "
+        "the figure rank 0's: it is this rank's data. Decide on the whole batch's figure "
+        "(all-reduce it first: `dist.all_reduce(x, op=dist.ReduceOp.AVG)` on a detached "
+        "copy) or on something every rank computes alike; then silence the warning with "
+        "`# noqa: DP219`.",
+    ),
 }

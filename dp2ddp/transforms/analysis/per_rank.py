@@ -85,6 +85,29 @@ def from_own_batches(
     return not u.value(expr, at) and _loop_local(u, expr, loop, set(), lambda _: False)
 
 
+def decided_by_own_batches(
+    u: RankUniformity,
+    expr: cst.BaseExpression,
+    loop: cst.For | cst.While,
+    at: cst.CSTNode,
+    fetchers: frozenset[str] = frozenset(),
+) -> bool:
+    """`expr` (read at `at`) reads a value `loop` computes from this rank's own batches, as
+    `from_own_batches`, a batch taken by `next()` (moved or cast as it is taken: `x =
+    next(it).to(device)`), by a fetcher (batch_fetch) or cut by `ddp_shard_batch` counted
+    too: no rank or clock test (those are the agreement proof's). DP219's question (a
+    branch of the training step decided per rank: rank_zero/local_branches.py)."""
+
+    def taken(node: cst.BaseExpression) -> bool:
+        return any(
+            isinstance(call, cst.Call)
+            and (batch_fetch(call, fetchers) or name_of(call.func) == "ddp_shard_batch")
+            for call in walk(node)
+        )
+
+    return not u.value(expr, at) and _loop_local(u, expr, loop, set(), taken, nested=False)
+
+
 def _reached_agreed(u: RankUniformity, name: cst.Name) -> bool:
     """Every binding reaching this read of `name` is an agreed helper's value (`total =
     ddp_all_reduce_mean(total)` right before it, the data pass's): every rank's alike."""
@@ -100,9 +123,14 @@ def _loop_local(
     seen: set[str],
     direct: Callable[[cst.BaseExpression], bool],
     held: frozenset[str] = frozenset(),
+    *,
+    nested: bool = True,
 ) -> bool:
     """`expr` is `direct` or reads a name `loop` binds from such a value, from its batches
-    or under an `if` whose test is (`seen`: the names asked already)."""
+    or under an `if` whose test is (`seen`: the names asked already). `nested=False`: a
+    loop nested in `loop` binds this rank's own values only where what it iterates is
+    (`for part in output.split(2)`), not because it is not proved alike (`for name, param
+    in model.named_parameters()`: DP219 asks so, a figure of the batch, no likely culprit)."""
     if _agreed(expr):
         return False  # reduced over the ranks (a batch's mark, ddp_any_rank): every rank's
     if direct(expr):
@@ -118,11 +146,15 @@ def _loop_local(
         if (
             isinstance(call, cst.Call)
             and _receiver(call.func) in held
-            and any(_loop_local(u, a.value, loop, seen, direct) for a in call.args)
+            and any(_loop_local(u, a.value, loop, seen, direct, nested=nested) for a in call.args)
         ):
             return True  # `stopper(val_loss)` as a statement: the object keeps the figure
         if isinstance(node, cst.For):
             bound = [n for n in names if binds_name(node.target, n)]
+            if bound and not nested and node is not loop:
+                if _loop_local(u, node.iter, loop, seen, direct, nested=False):
+                    return True
+                continue
             if bound and counts(node.iter):
                 # a counter (`range(s_epoch, n)`): this rank's own only where a bound is
                 # (`range(len(x))` of a batch x); a bound not proved uniform (a parameter)
@@ -130,7 +162,7 @@ def _loop_local(
                 bounds = [
                     a.value for c in walk(node.iter) if isinstance(c, cst.Call) for a in c.args
                 ]
-                if any(_loop_local(u, b, loop, seen, direct) for b in bounds):
+                if any(_loop_local(u, b, loop, seen, direct, nested=nested) for b in bounds):
                     return True
                 continue
             alike = u.value(node.iter, node) and not iterates_loader(u, node.iter)
@@ -144,7 +176,7 @@ def _loop_local(
             continue
         if _agreed(node.value):
             continue
-        if node.value is None or _loop_local(u, node.value, loop, seen, direct):
+        if node.value is None or _loop_local(u, node.value, loop, seen, direct, nested=nested):
             return True
         child: cst.CSTNode = node
         parent = u.view.parent(node)
@@ -153,7 +185,7 @@ def _loop_local(
                 isinstance(parent, cst.If)
                 and child is not parent.test
                 and not u.is_shared(parent.test)
-                and _loop_local(u, parent.test, loop, seen, direct)
+                and _loop_local(u, parent.test, loop, seen, direct, nested=nested)
             ):
                 return True
             child, parent = parent, u.view.parent(parent)

@@ -30,6 +30,8 @@ block). Each rule's module says what it does and why:
 - map_location.py: torch.load onto this process's DEVICE (DP019);
 - loop_exits.py: DP032, a training loop left on a rank-local condition; DP075, an
   optimizer step taken on one;
+- local_branches.py: DP219, a branch of the training step (a weight of the loss, a
+  backward) decided on a figure of this rank's own batch;
 - quiet_logging.py: log records below WARNING dropped off rank 0 by the setup block, at import.
 
 The call rules are asked in that order (run_dir first: its clock reads are known by node);
@@ -51,6 +53,7 @@ from dp2ddp.transforms.rank_zero.guard_statements import (
     StatementGuards,
 )
 from dp2ddp.transforms.rank_zero.library_prints import TracedGraphs
+from dp2ddp.transforms.rank_zero.local_branches import LocalBranches
 from dp2ddp.transforms.rank_zero.loop_exits import LoopExits
 from dp2ddp.transforms.rank_zero.map_location import CheckpointLoads
 from dp2ddp.transforms.rank_zero.mkdir import Directories
@@ -78,6 +81,7 @@ class RankZeroOnly(MigrationTransform):
         self.file_writes = FileWrites(self)
         self.run_dir = RunDirValues(self)
         self.loop_exits = LoopExits(self)
+        self.local_branches = LocalBranches(self)
         self.stdin = StdinReads(self)
         self.set_orders = SetOrders(self)
         #: The rules that rewrite calls, in the order they are asked.
@@ -206,6 +210,9 @@ class RankZeroOnly(MigrationTransform):
     def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.BaseStatement:
         updated_node = self.loop_exits.leave_if(original_node, updated_node)
         return self.guards.merge_test(original_node, updated_node)
+
+    def visit_If(self, node: cst.If) -> None:
+        self.local_branches.visit_if(node)
 
     def visit_Break(self, node: cst.Break) -> None:
         self.loop_exits.visit_break(node)
