@@ -137,4 +137,4 @@ def picks_setting(flow: DefUse, origin: Origin) -> bool:
     if not isinstance(node, cst.Subscript):
         return False
     found = origins(flow, node.value)
-    return bool(found) and all(o.kind == "constant" for o in found)
+    return bool(found) and all(o.kind == "constant" and not filled_later(o.node) for o in found)
