@@ -1685,6 +1685,12 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   s69_lead_class_through_package_star (a teacher read only detached and through a
   comparison; a distiller's class through a package's star re-export: DP041's
   find_unused_parameters=True, the original's weights; before: DDP failed at step 2).
+  Stop 69's helpers (round 22): batches_s69_lit_literal_not_batch_size (literals equal to
+  the batch size in an output's index left as written), model_wrap_s69_holder_plain_object_
+  critic (a module an optimizer reaches through a plain object synced),
+  hazards_s69_scale_replica_mean_over_batch_attr (a sum of replica means not scaled),
+  model_wrap_s69_scale_mode_switch_apply_later_function (no broadcast where the name is
+  unbound), data_s69_branch_next_moved_running_figure (DP030 through `next(it).to(...)`).
 """
 
 from __future__ import annotations
@@ -2537,6 +2543,18 @@ CASES: dict[str, tuple[str, ...]] = {
     # (the base: "Expected to have finished reduction" at step 2, unsaid)
     "model_wrap_s69_lead_teacher_read_by_comparison": ("weights -0.687998",),
     "s69_lead_class_through_package_star": ("weights -0.687998",),
+    # stop 69 (round 22, Multi-Adaptation-Network): literals equal to the batch size left
+    # as written (the base: `feats[4]` read as `feats[2]`, unsaid)
+    "batches_s69_lit_literal_not_batch_size": ("weights -1.954443",),
+    # stop 69 (round 22, TSP-improve): a critic held by a plain object synced, both ranks
+    # the original's (the base: the ranks' critics apart, unsaid)
+    "model_wrap_s69_holder_plain_object_critic": ("weights -1.28276", "-2.975916 -1.52005"),
+    # stop 69 (round 22, AB_distillation): replica means left unscaled (the base: doubled)
+    "hazards_s69_scale_replica_mean_over_batch_attr": ("weights 6.160614", "other 4.758153"),
+    # stop 69 (round 22, CompRess): no broadcast at module level (the base: NameError)
+    "model_wrap_s69_scale_mode_switch_apply_later_function": ("weights 27.1086",),
+    # stop 69 (round 22, ArtFlow): the original's weights; the figures rank 0's (DP030)
+    "data_s69_branch_next_moved_running_figure": ("weights 0.231352",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
