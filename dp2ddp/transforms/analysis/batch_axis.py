@@ -88,6 +88,9 @@ class _Scope:
     #: a loop over anything but a count binds a batch: its targets hold rows at dim 0
     batches: bool = False
     returned: list[Rows | None] = field(default_factory=list)
+    #: names bound to a dim order whose leading dims are literals (`axis_order = (1, 0) +
+    #: tuple(range(2, x.dim()))`: BiSeNet's flatten), None for each dim not known
+    orders: dict[str, list[int | None]] = field(default_factory=dict)
 
 
 def _pooled(
@@ -176,6 +179,8 @@ def _statement(node: ast.stmt, scope: _Scope) -> None:
         value = _rows(node.value, scope)
         for target in node.targets:
             _bind(target, node.value, value, scope)
+            if isinstance(target, ast.Name) and (order := _order(node.value)):
+                scope.orders[target.id] = order
         return
     if isinstance(node, ast.AnnAssign) and node.value is not None:
         _bind(node.target, node.value, _rows(node.value, scope), scope)
@@ -376,6 +381,12 @@ def _method(
     numbers = [_literal(a) for a in args]
     if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
         numbers = [_literal(e) for e in args[0].elts]
+    if method == "permute" and len(args) == 1 and isinstance(args[0], ast.Name):
+        given = scope.orders.get(args[0].id, [])
+        if held.at not in given:
+            return None
+        ndim = len(given) if None not in given else None
+        return Rows(given.index(held.at), held.merged, ndim)
     if method == "permute":
         order = [n + len(numbers) if n is not None and n < 0 else n for n in numbers]
         if held.at not in order or None in order:
@@ -518,3 +529,13 @@ def _appended(value: ast.expr, tainted: set[str]) -> str:
 
 def _reads(node: ast.AST, names: set[str]) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _order(value: ast.expr) -> list[int | None]:
+    """A dim order's leading literal dims (`(1, 0) + tuple(...)`: [1, 0, None]); [] if none."""
+    if isinstance(value, ast.Tuple) and value.elts:
+        return [_literal(e) for e in value.elts]
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        left = _order(value.left)
+        return [*left, None] if left and None not in left else []
+    return []
