@@ -1691,6 +1691,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   hazards_s69_scale_replica_mean_over_batch_attr (a sum of replica means not scaled),
   model_wrap_s69_scale_mode_switch_apply_later_function (no broadcast where the name is
   unbound), data_s69_branch_next_moved_running_figure (DP030 through `next(it).to(...)`).
+  s69_lead_loader_self_test_imports_trainer (a loader module whose `__main__` self-test
+  imports the trainer, which imports it inside a function: libraries ordered without
+  `__main__` imports, the factory's tuple return exported: the validation whole).
 """
 
 from __future__ import annotations
@@ -2555,9 +2558,13 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s69_scale_mode_switch_apply_later_function": ("weights 27.1086",),
     # stop 69 (round 22, ArtFlow): the original's weights; the figures rank 0's (DP030)
     "data_s69_branch_next_moved_running_figure": ("weights 0.231352",),
+    # stop 69 lead (round 22's audio_classification): the loader module's self-test imports
+    # the trainer; the validation whole, the original's (the base: rank 0's half, unsaid)
+    "s69_lead_loader_self_test_imports_trainer": ("epoch 1 val acc 0.25", "weights -0.253422"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s69_lead_loader_self_test_imports_trainer": "trainer.py",  # stop 69 lead
     "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_inline": "train.py",  # stop 69 lead

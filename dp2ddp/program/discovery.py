@@ -60,7 +60,7 @@ from dp2ddp.program.search_path import (
     widened_root,
 )
 from dp2ddp.program.sys_path import PathEdit, UnfollowedEdit, path_facts
-from dp2ddp.transforms._support.ast_nodes import parse_python
+from dp2ddp.transforms._support.ast_nodes import is_script_guard, parse_python
 
 ROOT_MARKERS = ("pyproject.toml", "setup.py", ".git")
 #: What makes a child folder of the root an installable sub-project (installed_subprojects).
@@ -104,6 +104,8 @@ class ProgramModule:
     dotted: tuple[str, ...] = ()
     #: Its changes of sys.path that discovery does not follow (sys_path.py).
     unfollowed_edits: tuple[UnfollowedEdit, ...] = ()
+    #: Indices of `imports` in its top-level `__main__` guard: they run only as a script.
+    script_imports: tuple[int, ...] = ()
 
     @cached_property
     def tree(self) -> ast.Module:
@@ -218,6 +220,7 @@ _Loaded = (
         tuple[PathEdit, ...],
         tuple[str, ...],
         tuple[UnfollowedEdit, ...],
+        tuple[int, ...],
     ]
     | InputError
 )
@@ -241,7 +244,14 @@ def _load(path: str, read: _Read | None = None) -> _Loaded:
     if "sys.path" in source.text or "addsitedir" in source.text:
         edits, unfollowed = path_facts(tree, path, entry_script)
     dotted = tuple(dotted_constants(tree))
-    return source, tuple(imports), entry_script, stamp, edits, dotted, unfollowed
+    guarded = {
+        id(n)
+        for s in tree.body
+        if isinstance(s, ast.If) and is_script_guard(s.test)
+        for n in _statements(s.body)
+    }
+    script = tuple(i for i, n in enumerate(imports) if id(n) in guarded)
+    return source, tuple(imports), entry_script, stamp, edits, dotted, unfollowed, script
 
 
 #: A file's bytes and stamp, or why it could not be read.
@@ -261,10 +271,10 @@ def _read(path: str) -> _Read:
 def _module_of(path: str, shown: str, name: str, loaded: _Loaded) -> ProgramModule:
     if isinstance(loaded, InputError):
         raise loaded.with_path(shown)
-    source, imports, entry_script, stamp, edits, dotted, unfollowed = loaded
+    source, imports, entry_script, stamp, edits, dotted, unfollowed, script = loaded
     real = os.path.realpath(path)
     package = os.path.basename(path) == "__init__.py"
-    read = (source, imports, stamp, package, entry_script, edits, dotted, unfollowed)
+    read = (source, imports, stamp, package, entry_script, edits, dotted, unfollowed, script)
     return ProgramModule(shown, real, name, *read)
 
 

@@ -560,8 +560,8 @@ def _dependencies_first(libraries: Sequence[ProgramModule]) -> list[ProgramModul
 def _imported_names(module: ProgramModule) -> list[str]:
     """Module names `module`'s imports may name (absolute, and relative ones resolved)."""
     package = module.name if module.is_package else module.name.rpartition(".")[0]
-    names: list[str] = []
-    for node in module.imports:
+    names: list[str] = []  # not its `__main__` block's (run only as a script)
+    for node in (n for i, n in enumerate(module.imports) if i not in module.script_imports):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")

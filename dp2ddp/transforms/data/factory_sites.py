@@ -449,8 +449,12 @@ class FactorySites:
         return False
 
     def _returns(self, function: cst.FunctionDef, loader: Loader) -> bool:
-        """The factory returns the loader: `return DataLoader(...)`, or its name."""
-        if isinstance(self.t.parent(loader.call), cst.Return):
+        """The factory returns the loader: `return DataLoader(...)` (also as an item of a
+        returned tuple, `return DataLoader(...), data`), or its name."""
+        parent = self.t.parent(loader.call)
+        if isinstance(parent, cst.Element):
+            parent = self.t.parent(self.t.parent(parent) or parent)
+        if isinstance(parent, cst.Return):
             return True
         name = loader.binding
         if not isinstance(name, cst.Name):

@@ -103,7 +103,7 @@ def export_trained(t: ShardDataLoaders, loader: Loader) -> str | None:
     name = trained_where(t, loader)
     if name is None:
         return None
-    export = LoaderExport(name, True)
+    export = LoaderExport(name, True, *_place(t, loader))
     if export not in t.state.exports:
         t.state.exports.append(export)
     t.record(
@@ -126,7 +126,7 @@ def trained_where(t: ShardDataLoaders, loader: Loader) -> str | None:
     if function is None or not isinstance(function.node, cst.FunctionDef):
         return None
     if not any(_holds(flow, value, loader.call) for value in function.returns):
-        return None
+        return None  # (an item of a returned tuple holds it too: `return loader, data`)
     name = function.node.name.value
     if function.owner is not None:
         if flow.parent(function.owner) is not flow.module:
@@ -137,10 +137,27 @@ def trained_where(t: ShardDataLoaders, loader: Loader) -> str | None:
     return name if name in told else None
 
 
+def _place(t: ShardDataLoaders, loader: Loader) -> tuple[int | None, int | None]:
+    """(position, arity) of the loader in the tuple its function returns, (None, None)
+    where it returns the loader itself."""
+    function = view(t._module_node).function_around(loader.call)
+    for value in function.returns if function is not None else ():
+        if isinstance(value, cst.Tuple):
+            flow = view(t._module_node)
+            items = [e.value for e in value.elements]
+            held = [i for i, item in enumerate(items) if _holds(flow, item, loader.call)]
+            if held:
+                return held[0], len(items)
+    return None, None
+
+
 def _holds(flow: DefUse, value: cst.BaseExpression, call: cst.Call) -> bool:
-    """`value` (a returned expression) is `call`, or a name bound only to it."""
+    """`value` (a returned expression) is `call`, or a name bound only to it, or a tuple
+    one item of which is (round 22: `return DataLoader(...), data`)."""
     if value is call:
         return True
+    if isinstance(value, cst.Tuple):
+        return any(_holds(flow, e.value, call) for e in value.elements)
     if not isinstance(value, cst.Name):
         return False
     found = flow.definitions(value)
