@@ -452,8 +452,12 @@ class FactorySites:
         """The factory returns the loader: `return DataLoader(...)` (also as an item of a
         returned tuple, `return DataLoader(...), data`), or its name."""
         parent = self.t.parent(loader.call)
-        if isinstance(parent, cst.Element):
-            parent = self.t.parent(self.t.parent(parent) or parent)
+        items = self.t.parent(parent) if isinstance(parent, cst.Element) else None
+        if isinstance(items, cst.Tuple):  # its one loader (`return DataLoader(...), data`)
+            others = [e.value for e in items.elements if e is not parent]
+            if any("Loader" in self.t.code(o) for o in others):
+                return False
+            parent = self.t.parent(items)
         if isinstance(parent, cst.Return):
             return True
         name = loader.binding

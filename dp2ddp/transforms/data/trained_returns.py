@@ -27,7 +27,7 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, view
 from dp2ddp.result import LoaderExport
-from dp2ddp.transforms._support.nodes import enclosing_function
+from dp2ddp.transforms._support.nodes import enclosing_function, name_of, walk
 from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
 from dp2ddp.transforms.data.plan import Loader
 
@@ -127,6 +127,12 @@ def trained_where(t: ShardDataLoaders, loader: Loader) -> str | None:
         return None
     if not any(_holds(flow, value, loader.call) for value in function.returns):
         return None  # (an item of a returned tuple holds it too: `return loader, data`)
+    built = [n for n in walk(function.node) if isinstance(n, cst.Call) and _loaderish(flow, n)]
+    plain = any(
+        _holds(flow, v, loader.call) for v in function.returns if not isinstance(v, cst.Tuple)
+    )
+    if len(built) > 1 and not plain:
+        return None  # several loaders in tuples: which one is trained, the facts do not say
     name = function.node.name.value
     if function.owner is not None:
         if flow.parent(function.owner) is not flow.module:
@@ -156,9 +162,22 @@ def _holds(flow: DefUse, value: cst.BaseExpression, call: cst.Call) -> bool:
     one item of which is (round 22: `return DataLoader(...), data`)."""
     if value is call:
         return True
-    if isinstance(value, cst.Tuple):
-        return any(_holds(flow, e.value, call) for e in value.elements)
+    if isinstance(value, cst.Tuple):  # the one loader of the tuple (which is trained of
+        items = [e.value for e in value.elements]  # several, the facts do not say)
+        held = [i for i in items if _holds(flow, i, call)]
+        return len(held) == 1 and not any(_loaderish(flow, i) for i in items if i not in held)
     if not isinstance(value, cst.Name):
         return False
     found = flow.definitions(value)
     return bool(found) and all(d.value is call and not d.element for d in found)
+
+
+def _loaderish(flow: DefUse, value: cst.BaseExpression) -> bool:
+    """A loader's construction, or a name bound to one (`...Loader(...)`)."""
+    if isinstance(value, cst.Call):
+        return "Loader" in name_of(value.func)
+    if isinstance(value, cst.Name):
+        return any(
+            d.value is not None and _loaderish(flow, d.value) for d in flow.definitions(value)
+        )
+    return False
