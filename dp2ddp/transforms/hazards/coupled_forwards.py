@@ -20,7 +20,6 @@ statistic is meant, gather it over the ranks (torch.distributed.nn.functional.al
 from __future__ import annotations
 
 import ast
-import textwrap
 from collections.abc import Callable, Iterator
 
 import libcst as cst
@@ -60,8 +59,7 @@ def coupled_wraps(
             made = built.get(code_of(made), made)
         how = pairs_of(made) if isinstance(made, cst.Call) else ""
         if isinstance(made, cst.Call) and not how:
-            cls = classes.get(name_of(made.func) or "")
-            how = _statistic(cls) if cls is not None else ""
+            how = _statistic(name_of(made.func) or "", text)
         if how and isinstance(made, cst.Call):
             yield wrap, "DP217", _detail(name_of(made.func) or code_of(made.func), how)
             continue
@@ -122,14 +120,18 @@ def _dim(wrap: cst.Call) -> int | None:
     return 0
 
 
-def _statistic(cls: cst.ClassDef) -> str:
-    """`expression` of the first reduction in the class's forward() that pools the rows of
-    a value of its inputs and reaches what forward() returns (analysis/batch_axis: over
-    dim 0, or over the dim a permute or view moved them to); "" when none."""
+def _statistic(name: str, text: str) -> str:
+    """`expression` of the first reduction in the forward() of this module's class `name`
+    that pools the rows of a value of its inputs and reaches what forward() returns
+    (analysis/batch_axis: over dim 0, or over the dim a permute or view moved them to); ""
+    when none. Read from the module's own `ast` (parse_python's, kept: parsed once), not
+    by printing the class and parsing it again."""
     try:
-        tree = ast.parse(textwrap.dedent(code_of(cls.with_changes(decorators=()))))
+        tree = parse_python(text)
     except (SyntaxError, ValueError, RecursionError):
         return ""
-    parsed = tree.body[0] if tree.body else None
-    found = class_pools(parsed, "") if isinstance(parsed, ast.ClassDef) else ""
+    named = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name]
+    if not named:
+        return ""
+    found = class_pools(max(named, key=lambda n: n.lineno), "")  # the last, as bound
     return f"`{found.partition(': ')[2]}`" if found else ""
