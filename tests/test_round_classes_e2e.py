@@ -1694,6 +1694,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   s69_lead_loader_self_test_imports_trainer (a loader module whose `__main__` self-test
   imports the trainer, which imports it inside a function: libraries ordered without
   `__main__` imports, the factory's tuple return exported: the validation whole).
+  Stop 70 (round 23): data_s70_lead_batch_times_configured_devices (a per-device batch
+  times a configured device list's length is the global batch, split over the ranks: the
+  original's weights; before: cut to the per-device batch, the global batch changed with
+  the launch, unsaid: HRNet/HRNet-Image-Classification@f760c98).
 """
 
 from __future__ import annotations
@@ -2561,6 +2565,8 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 69 lead (round 22's audio_classification): the loader module's self-test imports
     # the trainer; the validation whole, the original's (the base: rank 0's half, unsaid)
     "s69_lead_loader_self_test_imports_trainer": ("epoch 1 val acc 0.25", "weights -0.253422"),
+    # stop 70 lead (round 23's HRNet): B * len(configured devices) split, not cut to B
+    "data_s70_lead_batch_times_configured_devices": ("weights 0.551511",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

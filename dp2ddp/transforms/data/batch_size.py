@@ -14,7 +14,6 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.data.arguments import LoaderArguments
 from dp2ddp.transforms.data.plan import (
     DEVICE_COUNT,
-    DEVICE_LIST,
     EVAL_SAMPLER,
     GPU_COUNT,
     CallEdit,
@@ -71,14 +70,17 @@ class LoaderBatchSize(LoaderArguments):
         return None
 
     def _is_gpu_count(self, node: cst.CSTNode) -> bool:
+        """The node's devices: the machine's device count (or a name for it), which under
+        torchrun is the number of processes a node starts. Not `len(gpus)` of a configured
+        device list: a config naming 4 devices launched on 2 (or 8) processes would make
+        `B * len(gpus)` -> `B` change the global batch with the launch (round 23,
+        HRNet/HRNet-Image-Classification@f760c98); kept whole, that product is the global
+        batch and `ddp_per_rank_batch` splits it, equal to `B` where the two counts agree."""
         if isinstance(node, cst.Call):
             if self.matches(node.func, DEVICE_COUNT):
                 return True
-            name = name_of(node.func)
             values = [a.value for a in node.args]
-            if name == "len" and len(values) == 1:
-                return bool(DEVICE_LIST.match(name_of(values[0])))
-            if name == "max" and len(values) == 2:
+            if name_of(node.func) == "max" and len(values) == 2:
                 return any(self._is_gpu_count(v) for v in values)
             return False
         return isinstance(node, (cst.Name, cst.Attribute)) and bool(GPU_COUNT.match(name_of(node)))

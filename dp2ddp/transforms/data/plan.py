@@ -21,7 +21,6 @@ GPU_COUNT = re.compile(
     r"^(n_?gpus?|num_?gpus?|gpu_?count|number_of_gpus|n_?devices|num_?devices|device_count)$",
     re.IGNORECASE,
 )
-DEVICE_LIST = re.compile(r"^(device_ids|gpu_ids|gpus|devices)$", re.IGNORECASE)
 #: A loader named for training (`train_loader`, `train_data_loader`): in program mode, where
 #: its loop is in another module, the name alone tells it from an evaluation loader.
 TRAIN_NAME = re.compile(r"(?:^|_)train", re.IGNORECASE)
