@@ -1697,7 +1697,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   Stop 70 (round 23): data_s70_lead_batch_times_configured_devices (a per-device batch
   times a configured device list's length is the global batch, split over the ranks: the
   original's weights; before: cut to the per-device batch, the global batch changed with
-  the launch, unsaid: HRNet/HRNet-Image-Classification@f760c98).
+  the launch, unsaid: HRNet/HRNet-Image-Classification@f760c98);
+  rank_zero_s70_lead_write_per_sample_in_dataset (files a Dataset writes per sample, in
+  `__getitem__` and a function it calls, stay on every rank: all 32 written; before: rank
+  0's 16, unsaid: motokimura/yolo_v1_pytorch@c3e60d7's debug images).
 """
 
 from __future__ import annotations
@@ -2567,6 +2570,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "s69_lead_loader_self_test_imports_trainer": ("epoch 1 val acc 0.25", "weights -0.253422"),
     # stop 70 lead (round 23's HRNet): B * len(configured devices) split, not cut to B
     "data_s70_lead_batch_times_configured_devices": ("weights 0.551511",),
+    # stop 70 lead (round 23's yolo_v1): per-sample writes in a Dataset stay on every rank
+    "rank_zero_s70_lead_write_per_sample_in_dataset": ("weights -0.240872", "dumped 32"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -14,11 +14,12 @@ unchanged on every rank. Paths that mention the rank stay.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.flow import DefUse, view
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms.analysis.guards import main_call, mentions_rank
 from dp2ddp.transforms.rank_zero.edits import parenthesize
 from dp2ddp.transforms.rank_zero.rule import CallRule
@@ -29,6 +30,9 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     mode_argument,
     open_mode,
 )
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.rank_zero import RankZeroOnly
 
 #: Where a file kept open for writing is opened off rank 0 (templates/helpers/discard_path.py.j2).
 DISCARD_PATH = "ddp_discard_path"
@@ -122,7 +126,7 @@ class FileWrites(CallRule):
         """Kinds of a `with open(...)` whose body only does rank-0 work; () otherwise."""
         if node.asynchronous is not None or not isinstance(node.body, cst.IndentedBlock):
             return ()
-        if self.facts.under_guard(node):
+        if self.facts.under_guard(node) or per_sample_write(self.t, node):
             return ()
         if not all(
             isinstance(item.item, cst.Call)
@@ -248,11 +252,13 @@ class FileWrites(CallRule):
 
     def _kept_guarded(self, original: cst.Call) -> bool:
         """The open needs no change: it runs on rank 0 only already, in an `except`, above
-        the setup block, or as the item of a `with` that is guarded whole."""
+        the setup block, as the item of a `with` that is guarded whole, or in per-sample
+        code (each rank writes its own samples' files: per_sample_write)."""
         if (
             self.facts.under_guard(original)
             or self.facts.in_except(original)
             or self.facts.before_setup(original)
+            or per_sample_write(self.t, original)
         ):
             return True
         item = self.t.parent(original)
@@ -358,6 +364,17 @@ def _same_holder(node: cst.CSTNode, bound: cst.CSTNode) -> bool:
         and _is_self(node.value)
         and node.attr.value == bound.attr.value
     )
+
+
+def per_sample_write(transform: RankZeroOnly, node: cst.CSTNode) -> bool:
+    """`node` is in code a loader runs per sample (a Dataset's `__getitem__` and what it
+    calls: analysis/sample_code.py, planned by run_dir): each rank runs it for the samples
+    of its own shard, so a file written there (a debug image or a cache entry named by the
+    sample) is this rank's sample's, and rank 0 alone would write half of them (round 23,
+    motokimura/yolo_v1_pytorch@c3e60d7's `cv2.imwrite` in its VOC Dataset: 8 of 16 written,
+    unsaid). The write stays on every rank, as DataParallel's loader workers each wrote
+    theirs."""
+    return id(enclosing_function(node, transform)) in transform.run_dir.per_sample
 
 
 def path_open_for_writing(call: cst.Call) -> bool:

@@ -41,7 +41,7 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
 from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
-from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK
+from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK, per_sample_write
 from dp2ddp.transforms.rank_zero.library_prints import report_model, unwrapped_at
 from dp2ddp.transforms.rank_zero.object_saves import (
     library_class,
@@ -356,6 +356,8 @@ class StatementGuards(Rule):
         kinds = [self.kind(small) for small in line.body]
         if not any(kinds) or self.facts.under_guard(line):
             return [None] * len(kinds)
+        if {FILES, _SAVE} & set(kinds) and per_sample_write(self.t, line):
+            kinds = [None if kind in (FILES, _SAVE) else kind for kind in kinds]
         in_except = self.facts.in_except(line)
         for index, (small, kind) in enumerate(zip(line.body, kinds, strict=True)):
             if kind is None or kind == _SAVE:
