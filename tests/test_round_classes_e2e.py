@@ -1700,7 +1700,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   the launch, unsaid: HRNet/HRNet-Image-Classification@f760c98);
   rank_zero_s70_lead_write_per_sample_in_dataset (files a Dataset writes per sample, in
   `__getitem__` and a function it calls, stay on every rank: all 32 written; before: rank
-  0's 16, unsaid: motokimura/yolo_v1_pytorch@c3e60d7's debug images).
+  0's 16, unsaid: motokimura/yolo_v1_pytorch@c3e60d7's debug images);
+  rank_zero_s70_lead_gif_writer_over_named_frames (a library's writer opened in a `with`,
+  `imageio.get_writer`, and a loop appending frames read back: the block on rank 0, one
+  writer; before: every rank wrote the animation, unsaid: Lornatang/PyTorch-GAN@ceacff4).
 """
 
 from __future__ import annotations
@@ -2572,6 +2575,8 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s70_lead_batch_times_configured_devices": ("weights 0.551511",),
     # stop 70 lead (round 23's yolo_v1): per-sample writes in a Dataset stay on every rank
     "rank_zero_s70_lead_write_per_sample_in_dataset": ("weights -0.240872", "dumped 32"),
+    # stop 70 lead (round 23's PyTorch-GAN): the animation's writer block on rank 0
+    "rank_zero_s70_lead_gif_writer_over_named_frames": ("writers 1", "weights -2.2062"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

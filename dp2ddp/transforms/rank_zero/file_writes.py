@@ -14,6 +14,7 @@ unchanged on every rank. Paths that mention the rank stay.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -27,6 +28,8 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     H5PY_FILE,
     OPEN,
     OPEN_FILE_KEYWORDS,
+    READS_AT_FIRST,
+    WRITER_OPENERS,
     mode_argument,
     open_mode,
 )
@@ -46,7 +49,7 @@ PRINT_EVERY_RANK = "print (its arguments evaluated on every rank)"
 #: An archive's (`z.writestr(name, text)`, `t.add(folder)` in `with tarfile.open(p, "w")`).
 _HANDLE_WRITES = frozenset(
     {"write", "writelines", "flush", "create_dataset", "create_group", "writestr", "add"}
-    | {"addfile"}
+    | {"addfile", "append_data"}
 )
 #: h5py.File modes that create or change the file (its default, "r", only reads); "r+"
 #: opens it for writing too, and HDF5 lets one process hold a file so: a second rank's open
@@ -134,6 +137,7 @@ class FileWrites(CallRule):
                 self.t.matches(item.item.func, OPEN)
                 or path_open_for_writing(item.item)
                 or (self.t.matches(item.item.func, H5PY_FILE) and h5py_mode(item.item))
+                or self.t.matches(item.item.func, WRITER_OPENERS)
             )
             and not any(mentions_rank(arg.value) for arg in item.item.args)
             for item in node.items
@@ -144,18 +148,86 @@ class FileWrites(CallRule):
             for item in node.items
             if item.asname is not None and isinstance(item.asname.name, cst.Name)
         }
+        writer = any(
+            isinstance(item.item, cst.Call) and self.t.matches(item.item.func, WRITER_OPENERS)
+            for item in node.items
+        )
+        kinds = self._body_kinds(node.body.body, handles, loops=writer)
+        if kinds is None:
+            self._writer_every_rank(node)
+            return ()
+        return tuple(dict.fromkeys(kinds))
+
+    def _writer_every_rank(self, node: cst.With) -> None:
+        """DP079 for a library's writer (WRITER_OPENERS) whose `with` block does more than
+        write (a listing every rank takes from rank 0, `ddp_rank0_value(glob.glob, ...)`, is
+        a collective): the block stays on every rank, and every rank writes the file."""
+        for item in node.items:
+            call = item.item
+            if not (
+                isinstance(call, cst.Call)
+                and self.t.matches(call.func, WRITER_OPENERS)
+                and self.t.guards.first_saying(call)
+            ):
+                continue
+            self.t.warn(
+                call,
+                "DP079",
+                f"{self.t.code(call.func)}() writes a file on every rank: its `with` block "
+                "does more than write it (work every rank needs, or a value every rank "
+                "takes from rank 0), so the block was not put on rank 0",
+            )
+
+    def _body_kinds(
+        self, body: Sequence[cst.BaseStatement], handles: set[str], *, loops: bool
+    ) -> list[str] | None:
+        """The kinds of a `with`'s body that only writes its files; None where it does more.
+        `loops` (a library writer's block): a `for` over a value built without work, whose
+        body only writes the handles or reads a file into a local name (`frame =
+        imageio.imread(name)` then `writer.append_data(frame)`), is part of the writing."""
         kinds: list[str] = []
-        for statement in node.body.body:
+        for statement in body:
+            if loops and isinstance(statement, cst.For):
+                if (
+                    statement.asynchronous is not None
+                    or statement.orelse is not None
+                    or self.facts.does_work(statement.iter)
+                    or not isinstance(statement.body, cst.IndentedBlock)
+                ):
+                    return None
+                inner = self._body_kinds(statement.body.body, handles, loops=True)
+                if inner is None:
+                    return None
+                kinds += inner
+                continue
             if not isinstance(statement, cst.SimpleStatementLine):
-                return ()
-            if all(self.writes_handle(small, handles) for small in statement.body):
+                return None
+            if all(
+                self.writes_handle(small, handles) or (loops and self._local_read(small))
+                for small in statement.body
+            ):
                 kinds.append(FILES)
                 continue
             line_kinds = self.t.guards.guard_kinds(statement)
             if not all(line_kinds) or PRINT_EVERY_RANK in line_kinds:
-                return ()
+                return None
             kinds += [k for k in line_kinds if k]
-        return tuple(dict.fromkeys(kinds))
+        return kinds
+
+    def _local_read(self, small: cst.BaseSmallStatement) -> bool:
+        """`name = reader(path)`: a file read (READS_AT_FIRST) into a name, its arguments
+        built without work, inside a loop that writes what it read."""
+        if not (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and isinstance(small.value, cst.Call)
+        ):
+            return False
+        call = small.value
+        return self.t.matches(call.func, READS_AT_FIRST) and not any(
+            self.facts.does_work(a.value) for a in call.args
+        )
 
     def writes_handle(self, small: cst.BaseSmallStatement, handles: set[str]) -> bool:
         """`f.write(text)` on the `as f` of the enclosing `with open(...)`, text built purely;

@@ -351,6 +351,10 @@ def library_reader(name: str) -> bool:
 PIL_IMAGES: Final = frozenset(f"PIL.Image.{name}" for name in ("open", "fromarray", "new"))
 #: `with h5py.File(path, "w") as f:` is guarded whole like a `with open(path, "w")`.
 H5PY_FILE: Final = frozenset({"h5py.File", "h5py._hl.files.File"})
+#: A library's writer object opened on a path, written through its handle and closed by
+#: its `with` (Lornatang/PyTorch-GAN@ceacff4's `with imageio.get_writer("x.gif") as w:
+#: w.append_data(frame)`: every rank wrote the one GIF, round 23): always for writing.
+WRITER_OPENERS: Final = frozenset({"imageio.get_writer", "imageio.v2.get_writer"})
 #: Methods that write a file whatever their receiver (a figure, a DataFrame, a Path; a
 #: Hugging Face model, tokenizer or config's `save_pretrained(folder)`, which writes the
 #: folder: Morizeyao/GPT2-Chinese@bbb4465's `model_to_save.save_pretrained(...)` ran on every
