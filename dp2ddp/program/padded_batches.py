@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.codes import title
 from dp2ddp.program.padded_inputs import (
+    Unread,
     layer_facts,
     masking_collates,
     padded_loops,
@@ -57,6 +58,7 @@ from dp2ddp.program.padded_inputs import (
     reached_helpers,
     reached_spans,
     unmasked_model_calls,
+    unread_inputs,
     wrapped_models,
 )
 from dp2ddp.result import Diagnostic
@@ -196,6 +198,8 @@ def _pads(nodes: list[ast.AST], longest: frozenset[str]) -> bool:
     stop 63)."""
     if any(isinstance(n, ast.Call) and last_name(n.func) == "pad_sequence" for n in nodes):
         return True
+    if any(_list_padding(n, longest) for n in nodes):
+        return True
     return any(
         isinstance(node, ast.Call)
         and last_name(node.func) in _BUILDERS
@@ -206,6 +210,24 @@ def _pads(nodes: list[ast.AST], longest: frozenset[str]) -> bool:
             for n in ast.walk(arg)
         )
         for node in nodes
+    )
+
+
+def _list_padding(node: ast.AST, longest: frozenset[str]) -> bool:
+    """`[pad_id] * (max_len - len(ids))`: a list of pads as long as the batch's longest
+    item less this item's (round 23, China-ChallengeHub/kaggle_disaster_tweets@1ff4c30's
+    `data.input_ids + [pad] * (max_len - data.sent_len)`: no DP127/DP151 before)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+        return False
+    sides = (node.left, node.right)
+    if not any(isinstance(side, ast.List) for side in sides):
+        return False
+    return any(
+        (isinstance(n, ast.Name) and n.id in longest)
+        or (isinstance(n, ast.Call) and last_name(n.func) == "max")
+        for side in sides
+        if not isinstance(side, ast.List)
+        for n in ast.walk(side)
     )
 
 
@@ -401,6 +423,7 @@ def padded_mean_notes(
         return
     wrapped = {k: v for tree in trees for k, v in wrapped_models(tree).items()}
     blind = position_blind([fact for tree in trees for fact in layer_facts(tree)])
+    unread = {k: v for tree in trees for k, v in unread_inputs(tree).items()}
     looped = [list(padded_loops(tree, trains[i], masks[i])) for i, tree in enumerate(trees)]
     losses = [list(mean_loss_nodes(tree)) for tree in trees]
     scopes = [
@@ -418,8 +441,13 @@ def padded_mean_notes(
         reached: set[str] = set()
         for loop, derived, keyed in loops:
             reached |= reached_spans(loop, derived)[1]
-            for call in unmasked_model_calls(loop, derived, wrapped, blind, keyed):
+            for call in unmasked_model_calls(loop, derived, wrapped, blind, keyed, unread):
                 what = f"{ast.unparse(call)}, handed the padded batch with no mask or lengths"
+                if any(word in ast.unparse(call).lower() for word in ("mask", "len")):
+                    what = (
+                        f"{ast.unparse(call)}, handed the padded batch: the model's forward() "
+                        "never reads the mask or lengths it is handed"
+                    )
                 yield index, call.lineno, call.col_offset + 1, what
         bound = _loss_names(tree)
         for node, spelling in losses[index]:
@@ -449,14 +477,16 @@ def masked_padding_notes(
     defined = _collate_lines(trees, paths, collates)
     wrapped = {k: v for tree in trees for k, v in wrapped_models(tree).items()}
     blind: frozenset[str] | None = None
+    unread: dict[str, Unread] = {}
     for index, tree in enumerate(trees):
         masks = frozenset(map(id, training_loaders(tree, collates & masking)))
         for loader in training_loaders(tree, collates):
             if blind is None:
                 blind = position_blind([fact for t in trees for fact in layer_facts(t)])
+                unread = {k: v for t in trees for k, v in unread_inputs(t).items()}
             fed = False
             for loop, derived, keyed in padded_loops(tree, frozenset({id(loader)}), masks):
-                if any(unmasked_model_calls(loop, derived, wrapped, blind, keyed)):
+                if any(unmasked_model_calls(loop, derived, wrapped, blind, keyed, unread)):
                     fed = False
                     break
                 fed = fed or _fed_mixing(loop, derived, wrapped, blind)

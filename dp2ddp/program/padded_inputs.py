@@ -331,12 +331,49 @@ def _keeps_keys(value: ast.DictComp, keyed: set[str]) -> bool:
     )
 
 
+#: A class's forward() inputs it never reads: (positions after `self`, names).
+Unread = tuple[frozenset[int], frozenset[str]]
+
+
+def unread_inputs(tree: ast.Module) -> dict[str, Unread]:
+    """The parameters of each top-level class's `forward` that its body never reads (none
+    where it takes `*args` or `**kwargs`): a `lengths` the model is handed but ignores
+    masks nothing (round 23, kaggle_disaster_tweets' `forward(x, lengths)` running a GRU
+    over the padded length: DP151 said "handed lengths", DP127 is the truth)."""
+    found: dict[str, Unread] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            if not isinstance(item, ast.FunctionDef) or item.name != "forward":
+                continue
+            arguments = item.args
+            if arguments.vararg is not None or arguments.kwarg is not None:
+                continue
+            read = {
+                n.id
+                for n in ast.walk(item)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            }
+            positional = [a.arg for a in [*arguments.posonlyargs, *arguments.args]][1:]
+            names = {
+                a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+            }
+            unread = frozenset(n for n in names - {"self"} if n not in read)
+            found[node.name] = (
+                frozenset(i for i, n in enumerate(positional) if n in unread),
+                frozenset(unread),
+            )
+    return found
+
+
 def unmasked_model_calls(
     loop: ast.For,
     derived: set[str],
     wrapped: dict[str, str],
     blind: frozenset[str],
     keyed: frozenset[str] = frozenset(),
+    unread: dict[str, Unread] | None = None,
 ) -> Iterator[ast.Call]:
     """Each call in `loop` of a wrapped model handed a name of `derived` with no mask or
     lengths alongside, unless the model is proved to map each position alone (its class is
@@ -364,14 +401,20 @@ def unmasked_model_calls(
         given = [*node.args, *(k.value for k in node.keywords)]
         if not any(_names(arg) & derived for arg in given):
             continue
-        spelled = [ast.unparse(a).lower() for a in given]
-        spelled += [k.arg.lower() for k in node.keywords if k.arg is not None]
+        positions, names = (unread or {}).get(wrapped[last_name(node.func)], _ALL_READ)
+        read = [a for i, a in enumerate(node.args) if i not in positions]
+        kept = [k for k in node.keywords if k.arg is None or k.arg not in names]
+        spelled = [ast.unparse(a).lower() for a in [*read, *(k.value for k in kept)]]
+        spelled += [k.arg.lower() for k in kept if k.arg is not None]
         masked = any(word in text for text in spelled for word in _UNMASKED) or any(
             k.arg is None and isinstance(k.value, ast.Name) and k.value.id in keyed
             for k in node.keywords
         )
         if not masked and not any(_names(arg) & packed for arg in given):
             yield node
+
+
+_ALL_READ: Unread = (frozenset(), frozenset())
 
 
 def reached_spans(loop: ast.For, derived: set[str]) -> tuple[set[int], set[str]]:
