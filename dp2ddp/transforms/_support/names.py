@@ -89,3 +89,8 @@ SHOW_METHODS: Final = frozenset(
     {"set_postfix", "set_postfix_str", "set_description", "info", "debug", "warning"}
     | {"add_scalar", "add_scalars", "log_value"}
 )
+
+
+#: torch's checkpoint writer: rank 0's (rank_zero), and a figure in its path or its object
+#: is shown as a print is (data/showing.py: a checkpoint named by this rank's mean loss).
+TORCH_SAVE: Final = frozenset({"torch.save", "torch.serialization.save"})

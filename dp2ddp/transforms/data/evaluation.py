@@ -370,7 +370,7 @@ class LoaderEvaluation(ShowingCalls):
                 )
                 if not shown:
                     continue
-                verb = "returned" if isinstance(node, cst.Return) else "printed"
+                verb = self._shown_as(node)
                 where = "after the loop" if after else "while the loop runs"
                 summed = sorted(set(shown) & counters)
                 kept = sorted(set(shown) - counters - folded - items - stepped)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
-from dp2ddp.transforms._support.names import PRINTS, SHOW_METHODS, WRITE_METHODS
+from dp2ddp.transforms._support.names import PRINTS, SHOW_METHODS, TORCH_SAVE, WRITE_METHODS
 from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.data.counters import LoopCounters
@@ -17,13 +17,21 @@ from dp2ddp.transforms.data.plan import PRINTER_NAME
 class ShowingCalls(LoopCounters):
     """The calls that show a figure: where DP030 looks for a figure shown."""
 
+    def _shown_as(self, node: cst.Call | cst.Return) -> str:
+        """How DP030 says a figure leaves the loop's function: returned, saved (in a
+        checkpoint's path or object: round 23, KiU-Net's `net{epoch}-{mean_loss}.pth`) or
+        printed."""
+        if isinstance(node, cst.Return):
+            return "returned"
+        return "saved" if self.matches(node.func, TORCH_SAVE) else "printed"
+
     def _prints(self, call: cst.Call) -> bool:
         """A call that shows its arguments: print and friends, a tqdm bar's postfix, a file
         or CSV writer's write, a function of this module that prints (a `progress_bar(i, n,
         msg)` helper) or a method of its classes that does (`io.cprint(outstr)`, whose class
         prints and writes a log file), or one of another module of the program that does."""
-        if self.matches(call.func, PRINTS):
-            return True
+        if self.matches(call.func, PRINTS) or self.matches(call.func, TORCH_SAVE):
+            return True  # a checkpoint shows a figure in its path or its object
         func = call.func
         functions, methods = self._printing_functions()
         if isinstance(func, cst.Attribute):

@@ -25,7 +25,7 @@ call. A comparison inside the model (attention) ran per GPU under DataParallel t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -50,6 +50,7 @@ from dp2ddp.transforms.analysis.handed_parameters import handed, wraps
 from dp2ddp.transforms.analysis.held_objects import held
 from dp2ddp.transforms.analysis.partial_forward import ClassFacts, module_classes
 from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
+from dp2ddp.transforms.hazards.fed_parameters import fed_parameters
 
 _NAMED = re.compile(
     r"loss|triplet|mining|contrastive|metric|pairwise|euclidean|dist_?mat|hard_", re.IGNORECASE
@@ -351,14 +352,10 @@ def _inline_pairs(
     module: cst.Module, wrapped: set[str], transform: MigrationTransform
 ) -> Iterator[tuple[cst.CSTNode, str]]:
     """The first comparison, per scope, of the rows of names bound from a wrapped model's
-    output, written in the scope itself (stop 49 a3-B, chingyaoc/DCL@7d6345f main.py:35-37:
-    `out = torch.cat([out_1, out_2])`, then `torch.mm(out, out.t().contiguous())`, the
-    contrastive loss's negatives computed in the training function): under DataParallel it
-    saw the whole batch's gathered outputs, under DDP each rank's part. The model is a
-    wrapped one as spelled, or the scope's parameter that a call of the function hands a
-    wrap (analysis/handed_parameters.py, the def-use view's call sites). A loss-named
-    function is pair_losses' (DP040 at its definition); a model's forward() reads no
-    wrapped model's output."""
+    output or from parameters its calls hand one (fed_parameters.py), in the scope itself
+    (stop 49 a3-B, chingyaoc/DCL@7d6345f: `torch.mm(out, out.t())` of `out = torch.cat([out_1,
+    out_2])`): DataParallel saw the whole batch's gathered outputs, DDP each rank's part. The
+    model: a wrap as spelled, or a parameter a call hands one. Loss-named: pair_losses'."""
     if not MAY_COMPARE.search(transform.state.text or module.code):
         return
     code = transform.code
@@ -388,7 +385,8 @@ def _inline_pairs(
                 for p in params
                 if any(v is not None and wraps(v, is_wrap) for v in handed(p, transform, here))
             }
-        fed = _fed_names(nodes, _calls_of(here, code)) if here else set()
+        seed = fed_parameters(scope, transform, here) if isinstance(scope, cst.FunctionDef) else ()
+        fed = _fed_names(nodes, _calls_of(here, code), seed) if here or seed else set()
         for node, (first, second) in found:
             if first in fed and second in fed:
                 seen = code(node).splitlines()[0][:60]
@@ -458,9 +456,11 @@ def _entry(node: cst.BaseExpression, code: Callable[[cst.CSTNode], str]) -> str:
     return code(node)
 
 
-def _fed_names(nodes: list[cst.CSTNode], is_wrap: Callable[[cst.Call], bool]) -> set[str]:
-    """Names the scope binds from a wrapped model's output, to a fixed point."""
-    fed: set[str] = set()
+def _fed_names(
+    nodes: list[cst.CSTNode], is_wrap: Callable[[cst.Call], bool], seed: Iterable[str] = ()
+) -> set[str]:
+    """Names the scope binds from a wrapped model's output (or from `seed`), to a fixed point."""
+    fed: set[str] = set(seed)
     assigns = [n for n in nodes if isinstance(n, cst.Assign)]
     changed = True
     while changed:

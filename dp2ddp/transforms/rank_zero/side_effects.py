@@ -16,6 +16,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from dp2ddp.facts import GENERATED_MODULE
+from dp2ddp.transforms._support.names import TORCH_SAVE as TORCH_SAVE
 
 LOG_METHODS: Final = frozenset(
     {"debug", "info", "warning", "warn", "error", "critical", "exception", "log", "fatal"}
@@ -399,7 +400,6 @@ TQDM: Final = frozenset(
     for module in ("", "auto.", "autonotebook.", "notebook.", "std.", "rich.", "asyncio.")
     for name in ("tqdm", "trange")
 )
-TORCH_SAVE: Final = frozenset({"torch.save", "torch.serialization.save"})
 TORCH_LOAD: Final = frozenset({"torch.load", "torch.serialization.load"})
 #: TensorBoard writers: torch's, tensorboardX's, and tensorboard_logger's Logger (the
 #: CMC/CRD family's `tb_logger.Logger(logdir=..., flush_secs=2)` then `log_value(...)`:

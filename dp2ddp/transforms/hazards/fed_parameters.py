@@ -1,0 +1,74 @@
+"""A function's parameters that its calls hand a wrapped model's output (DP040's reach).
+
+Round 23, joshr17/HCL@7b4647f: the contrastive loss is a module-level function named
+`criterion(out_1, out_2, batch_size)`, not a name that says loss, and its negatives are
+`torch.mm(out, out.t())` of `out = torch.cat([out_1, out_2])`. DataParallel computed it on
+the whole batch's gathered outputs; under DDP each rank's negatives are its own part. The
+comparison was read only where its names were bound from a model's call in the same scope
+(hazards/pairs.py `_inline_pairs`), or in a function named for a loss; a parameter the
+training loop hands `F.normalize(net(x))` is now such a name too, whatever the function's
+name: read on the def-use view's call sites (analysis/handed_parameters.handed), the model
+a wrap as spelled or the caller's own parameter that its callers hand a wrap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import libcst as cst
+
+from dp2ddp.flow import view
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
+from dp2ddp.transforms._support.nodes import module_of, walk
+from dp2ddp.transforms.analysis.handed_parameters import handed, wraps
+
+_WRAPS = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
+
+
+def fed_parameters(
+    function: cst.FunctionDef, transform: MigrationTransform, wrapped: set[str]
+) -> frozenset[str]:
+    """The parameters of `function` some call of it in this module hands a value that reads
+    a wrapped model's call (`out_1` bound from `F.normalize(net(xb))`, `net` a wrap or the
+    caller's parameter handed one); `wrapped`: the module's wrapped names as spelled."""
+
+    def is_wrap(node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Call) and bool(transform.qualified_names(node.func) & _WRAPS)
+
+    models: dict[int, set[str]] = {}  # id of a caller's function -> its wrapped callables
+
+    def callables(value: cst.CSTNode) -> set[str]:
+        flow = view(module_of(value, transform))  # type: ignore[arg-type]
+        around = flow.function_around(value)
+        caller = around.node if around is not None else None
+        if not isinstance(caller, cst.FunctionDef):
+            return wrapped
+        if id(caller) not in models:
+            params = [*caller.params.params, *caller.params.kwonly_params]
+            models[id(caller)] = wrapped | {
+                p.name.value
+                for p in params
+                if any(v is not None and wraps(v, is_wrap) for v in handed(p, transform, wrapped))
+            }
+        return models[id(caller)]
+
+    def in_forward(value: cst.CSTNode) -> bool:  # a partial wrap's holder: DP115's
+        around = view(module_of(value, transform)).function_around(value)  # type: ignore[arg-type]
+        return around is not None and around.owner is not None and around.name == "forward"
+
+    found: set[str] = set()
+    for param in [*function.params.params, *function.params.kwonly_params]:
+        values = [
+            v for v in handed(param, transform, wrapped) if v is not None and not in_forward(v)
+        ]
+        if any(_reads_model(v, callables(v), transform.code) for v in values):
+            found.add(param.name.value)
+    return frozenset(found)
+
+
+def _reads_model(value: cst.CSTNode, models: set[str], code: Callable[[cst.CSTNode], str]) -> bool:
+    return any(
+        isinstance(node, cst.Call) and code(node.func) in models
+        for node in walk(value, skip_scopes=True)
+    )
