@@ -143,8 +143,9 @@ def _read(
     flow: DefUse, test: cst.BaseExpression, params: set[str], depth: int = 0
 ) -> tuple[Test, bool] | None:
     """The parameter test `test` is and whether it is true when that test is: `train`
-    (True), `not train` (False), `phase == "train"`, `phase != "train"` (False), `opt is
-    not None`, a local flag bound once to one of these."""
+    (True), `not train` (False), `phase == "train"`, `phase != "train"` (False), `phase in
+    ("train", "finetune")`, `opt is not None`, a local flag bound once to one of these;
+    a name bound once to a string stands for it (`mode == TRAIN`, `TRAIN = "train"`)."""
     if isinstance(test, cst.Name) and test.value in params:
         return Test(test.value), True
     if isinstance(test, cst.Name) and depth == 0:  # `is_train = optimizer is not None`
@@ -159,7 +160,9 @@ def _read(
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
     operator = test.comparisons[0].operator
-    left, right = test.left, test.comparisons[0].comparator
+    # `mode == TRAIN` where `TRAIN = "train"`: the constant it is bound to
+    left = _bound_constant(flow, test.left)
+    right = _bound_constant(flow, test.comparisons[0].comparator)
     if isinstance(left, cst.SimpleString) and isinstance(operator, (cst.Equal, cst.NotEqual)):
         left, right = right, left  # `"train" == phase`
     if not isinstance(left, cst.Name) or left.value not in params:
@@ -173,7 +176,11 @@ def _read(
     if isinstance(operator, (cst.In, cst.NotIn)) and isinstance(
         right, (cst.Tuple, cst.List, cst.Set)
     ):
-        items = [e.value for e in right.elements if isinstance(e.value, cst.SimpleString)]
+        items = [
+            item
+            for e in right.elements
+            if isinstance(item := _bound_constant(flow, e.value), cst.SimpleString)
+        ]
         if items and len(items) == len(right.elements):
             literals = tuple(str(i.evaluated_value) for i in items)
             return Test(left.value, literals), isinstance(operator, cst.In)
@@ -199,15 +206,18 @@ def _test_value(flow: DefUse, function: Function, test: Test, call: cst.Call) ->
 
 def _bound_constant(flow: DefUse, given: cst.BaseExpression) -> cst.BaseExpression:
     """A name bound once, to a constant, stands for that constant (`is_train = False`, then
-    `run(loader, is_train)`); anything else is itself."""
+    `run(loader, is_train)`; `TRAIN, EVAL = "train", "eval"`); anything else is itself."""
     if not isinstance(given, cst.Name) or given.value in ("True", "False", "None"):
         return given
     found = flow.definitions(given)
-    if len(found) == 1 and found[0].kind in _BINDS and not found[0].element:
-        value = found[0].value
-        if value is not None and _constant(value):
-            return value
-    return given
+    if len(found) != 1 or found[0].kind not in _BINDS:
+        return given
+    value = found[0].value
+    for index in found[0].element:  # an item of a literal tuple or list
+        items = value.elements if isinstance(value, (cst.Tuple, cst.List)) else ()
+        item = items[index] if index < len(items) else None
+        value = item.value if isinstance(item, cst.Element) else None
+    return value if value is not None and _constant(value) else given
 
 
 def _constant(value: cst.BaseExpression) -> bool:
