@@ -26,8 +26,11 @@ def _answers(test: str, calls: list[str]) -> list[bool | None]:
     tree = cst.parse_module(HEAD.format(test=test) + "".join(f"{c}\n" for c in calls))
     flow = view(tree)
     loop = next(n for n in walk(tree) if isinstance(n, cst.For))
-    sites = [n for n in walk(tree) if isinstance(n, cst.Call) and n.func is not None]
-    sites = [s for s in sites if isinstance(s.func, cst.Name) and s.func.value == "run"]
+    sites = [
+        n
+        for n in walk(tree)
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "run"
+    ]
     return [steps_on(flow, loop, (site,)) for site in sites]
 
 
