@@ -1704,6 +1704,17 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   rank_zero_s70_lead_gif_writer_over_named_frames (a library's writer opened in a `with`,
   `imageio.get_writer`, and a loop appending frames read back: the block on rank 0, one
   writer; before: every rank wrote the animation, unsaid: Lornatang/PyTorch-GAN@ceacff4).
+- Stop 70 (helper guards, issue 28 item 7): one reader of "a pass whose training steps a
+  parameter switches off" (analysis/step_guards.py), read for the data pass and the
+  program's trained-factory proof alike. data_s70_guards_not_evaluate (`if not
+  evaluate:`), _local_not_is_eval (`is_eval = optimizer is None`, `if not is_eval:`),
+  _reversed_mode_compare (`if "train" == mode:`, `mode="val"`), _phase_in_tuple_else
+  (`if phase in ("train", "finetune"):`, answers in the `else`), _mode_constants_positional
+  (`if mode != EVAL:` with `TRAIN, EVAL = "train", "eval"`, EVAL passed by position) and
+  the program s70_guards_factory_evaluated_by_not_evaluate_pass (another module's loader
+  function, called for the pass with its steps off): the validation loader whole (DP015),
+  rank 0 prints the whole set's figures (before: sharded, rank 0's half, e.g. `val loss
+  1.264337` for 1.179933, `val 2 of 6 right` for 4 of 12, `val acc 3/6` for 6/12).
 """
 
 from __future__ import annotations
@@ -2577,9 +2588,32 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s70_lead_write_per_sample_in_dataset": ("weights -0.240872", "dumped 32"),
     # stop 70 lead (round 23's PyTorch-GAN): the animation's writer block on rank 0
     "rank_zero_s70_lead_gif_writer_over_named_frames": ("writers 1", "weights -2.2062"),
+    # stop 70 guards (issue 28 item 7): the validation loader whole, the original's figures
+    # (the base: sharded, rank 0's half, unsaid)
+    "data_s70_guards_not_evaluate": (
+        "epoch 0 val loss 1.179933",
+        "epoch 2 val loss 1.308218",
+        "weights -0.0077",
+    ),
+    "data_s70_guards_local_not_is_eval": ("epoch 0 val acc 4/12", "epoch 2 val acc 2/12"),
+    "data_s70_guards_reversed_mode_compare": (
+        "epoch 0 val loss 1.179933",
+        "epoch 2 val loss 1.308218",
+    ),
+    "data_s70_guards_phase_in_tuple_else": ("epoch 0 val 4 of 12 right", "weights -0.0077"),
+    "data_s70_guards_mode_constants_positional": (
+        "epoch 1 val loss 1.234815",
+        "epoch 2 val loss 1.308218",
+    ),
+    "s70_guards_factory_evaluated_by_not_evaluate_pass": (
+        "epoch 0 val acc 6/12",
+        "epoch 2 val acc 7/12",
+        "weights 2.9770",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
     "s69_lead_loader_self_test_imports_trainer": "trainer.py",  # stop 69 lead
     "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead

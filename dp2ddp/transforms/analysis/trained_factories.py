@@ -27,12 +27,12 @@ from libcst.helpers import get_full_name_for_node
 
 from dp2ddp.flow import view
 from dp2ddp.flow.defuse import Definition, DefUse
-from dp2ddp.flow.origins import argument_for
 from dp2ddp.result import LoaderExport
-from dp2ddp.transforms._support.nodes import iterated, walk
+from dp2ddp.transforms._support.nodes import iterated
 from dp2ddp.transforms.analysis.generator_batches import guarded_steps, loop_role
 from dp2ddp.transforms.analysis.loader_consumers import _passed, takers_of
 from dp2ddp.transforms.analysis.module_index import argument
+from dp2ddp.transforms.analysis.step_guards import steps_on
 
 #: The most values one loop's iterable is followed back through.
 _BOUND = 100
@@ -63,32 +63,18 @@ def module_trained_factories(tree: cst.Module) -> tuple[str, ...]:
 
 def _switched_off(flow: DefUse, loop: cst.For) -> frozenset[cst.BaseExpression]:
     """The arguments of the calls of `loop`'s function that switch its steps off: one loop
-    for both passes, `run(net, loader, opt, train=False)` (its steps under `if train:`, a
-    parameter whose argument there is False, or whose default is where none is passed);
-    the loaders those calls hand in are evaluated, not trained on (round 22: a Dataset's
+    for both passes, `run(net, loader, opt, train=False)` (analysis/step_guards.py); the
+    loaders those calls hand in are evaluated, not trained on (round 22: a Dataset's
     `get_loader()` in another module, its evaluation loader sharded with nothing said)."""
     function = flow.function_around(loop)
-    if function is None or not isinstance(function.node, cst.FunctionDef):
+    if function is None:
         return frozenset()
-    tested: dict[str, bool] = {}  # parameter -> its steps run when it is not None (else: true)
-    for node in walk(loop.body, skip_scopes=True):
-        test = node.test if isinstance(node, cst.If) else None
-        if isinstance(test, cst.Name) and len(found := flow.definitions(test)) == 1:
-            test = found[0].value if found[0].kind == "assign" else test  # `is_train = ...`
-        if isinstance(test, cst.Name):
-            tested[test.value] = False
-        elif isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name):
-            if isinstance(test.comparisons[0].operator, cst.IsNot):  # `opt is not None`
-                tested[test.left.value] = True
-    off: set[cst.BaseExpression] = set()
-    for call in flow.call_sites(function):
-        for param in (p for p in function.node.params.params if p.name.value in tested):
-            given = argument_for(call, function, param) or param.default
-            if isinstance(given, cst.Name) and given.value == (
-                "None" if tested[param.name.value] else "False"
-            ):
-                off.update(a.value for a in call.args)
-    return frozenset(off)
+    return frozenset(
+        argument.value
+        for call in flow.call_sites(function)
+        if steps_on(flow, loop, (call,)) is False
+        for argument in call.args
+    )
 
 
 def _calls_behind(

@@ -24,7 +24,8 @@ from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
 from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import figure_aliases, may_hold, reads_weights
 from dp2ddp.transforms.data.figure_containers import container_updates
-from dp2ddp.transforms.data.flow import MAX_DEPTH, Guard
+from dp2ddp.transforms.data.flagged_passes import fed_only_off, guard_on_only, only_off
+from dp2ddp.transforms.data.flow import MAX_DEPTH
 from dp2ddp.transforms.data.handed_loops import trains_after_eval
 from dp2ddp.transforms.data.handed_meters import reduced_handed_meters
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS, handed_objects
@@ -321,15 +322,13 @@ class LoaderEvaluation(ShowingCalls):
             objects = (objects | folded | items | stepped) - added
             counters -= added
             over = not any(loop is n for n in loader.next_loops)
-            guard = (
-                self._guard_on_only(loader, loop) if isinstance(loop, cst.For) and over else None
-            )
+            guard = guard_on_only(self, loader, loop) if over else None
             if guard is not None:
                 # One epoch function for both passes (class E1): this loader comes in with
                 # the training flag on, so what only the evaluation branch feeds or shows
                 # stays empty or is not shown for it.
-                counters -= self._fed_only_off(loop, guard, counters)
-                objects -= self._fed_only_off(loop, guard, objects)
+                counters -= fed_only_off(self, loop, guard, counters)
+                objects -= fed_only_off(self, loop, guard, objects)
             if not counters and not objects:
                 continue
             reduced = self._reduced_after(loop)
@@ -348,7 +347,7 @@ class LoaderEvaluation(ShowingCalls):
                 else:
                     continue
                 line = named or self.get_metadata(PositionProvider, node).start.line
-                if line < start or guard is not None and self._guarded_off(node, loop, guard):
+                if line < start or guard is not None and only_off(self, node, loop, guard):
                     continue
                 after = line > end
                 if isinstance(node, cst.Return) and not after:
@@ -400,30 +399,6 @@ class LoaderEvaluation(ShowingCalls):
                 self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}{loader.maybe}")
                 if isinstance(node, cst.Return) and isinstance(root, cst.FunctionDef):
                     self.state.per_rank_figures.setdefault(root.name.value, line)
-
-    def _guard_on_only(self, loader: Loader, loop: cst.For) -> Guard | None:
-        """The loop's training guard when every call bringing `loader` into `loop` turns it
-        on (`run(net, train_loader, opt, train=True)`)."""
-        paths = [path for other, _, path in loader.loops if other is loop]
-        if not paths or not all(self._guard_passed(loop, path) is True for path in paths):
-            return None
-        return self._training_guard(loop)
-
-    def _fed_only_off(self, loop: cst.For | cst.While, guard: Guard, names: set[str]) -> set[str]:
-        """Those of `names` that the loop adds to or feeds only when `guard` is off."""
-        places: dict[str, list[cst.CSTNode]] = {}
-        for name, value in self._accumulated(loop):
-            places.setdefault(name, []).append(value)
-        for node in walk(loop.body, skip_scopes=True):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-                if isinstance(node.func.value, cst.Name):
-                    places.setdefault(node.func.value.value, []).append(node)
-        return {
-            name
-            for name in names
-            if places.get(name)
-            and all(self._guarded_off(node, loop, guard) for node in places[name])
-        }
 
     def _running_objects(self, loop: cst.For | cst.While) -> set[str]:
         """Objects bound before the loop (to a call, or to `[]`) and fed in it with a value

@@ -18,7 +18,6 @@ from dp2ddp.flow.signatures import may_call
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
-    assigned_value,
     enclosing_class,
     enclosing_function,
     method_class,
@@ -27,17 +26,13 @@ from dp2ddp.transforms._support.nodes import (
     rebase,
     walk,
 )
+from dp2ddp.transforms.analysis.step_guards import steps_on
 
 #: How many calls deep values and loops are followed.
 MAX_DEPTH = 4
 
 Path = tuple[tuple[cst.Call, cst.BaseExpression], ...]
 """Call sites (innermost first) through which a value reached a function as an argument."""
-Guard = tuple[str, str | None]
-#: A guard's "literal" where it tests `param is not None` (on: any value but None passed).
-NOT_NONE = "<not None>"
-"""A parameter that switches a loop's training step on (`if train:`), with the string it is
-compared with (`if phase == "train":`; None: its truth)."""
 Around = cst.For | cst.While | cst.Module | None
 """What `_loops_around` finds: a loop, the module (runs once) or None (unknown)."""
 
@@ -62,7 +57,6 @@ class CallFlow(MigrationTransform):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._calls: list[cst.Call] = []
         self._names_in: dict[cst.CSTNode, set[str]] = {}
-        self._training_guards: dict[cst.For, Guard | None] = {}
         #: (node, receiver, path) -> `_loops_around`'s answer, asked from depth 0
         self._around_of: dict[object, list[tuple[Around, cst.BaseExpression | None]]] = {}
         #: class -> target text -> the values its assignments give it (`_attribute_values`)
@@ -199,8 +193,7 @@ class CallFlow(MigrationTransform):
 
     def bindings(self) -> Bindings:
         """Name resolution over the def-use view of this pass's input tree."""
-        assert self._meta is not None, "asked outside the pass's metadata session"
-        return bindings(self._meta.wrapper.module)
+        return bindings(self._meta_module())
 
     def _callers(self, function: cst.FunctionDef) -> list[cst.Call]:
         """Calls of `function`: by name, any `x.name(...)` for a method whose arguments may
@@ -329,136 +322,16 @@ class CallFlow(MigrationTransform):
         return set(self._names_in[root])
 
     # -- one loop for training and evaluation passes ---------------------------------------
-    def _training_guard(self, loop: cst.For) -> Guard | None:
-        """The parameter of the loop's function under which every backward of `loop` runs
-        (`if train:`, `if phase == "train":`, the `else` of `if not train:`): one epoch
-        function for both passes, `run(net, loader, opt, train=False)` (Cyanogenoid/
-        pytorch-vqa@8ff1afa, class E1). None when a backward runs unguarded. Once per loop."""
-        if loop not in self._training_guards:
-            self._training_guards[loop] = self._find_training_guard(loop)
-        return self._training_guards[loop]
-
-    def _find_training_guard(self, loop: cst.For) -> Guard | None:
-        function = enclosing_function(loop, self)
-        if function is None:
-            return None
-        params = {p.name.value for p in walk(function.params) if isinstance(p, cst.Param)}
-        common: set[Guard] | None = None
-        for node in walk(loop.body):
-            if not (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value == "backward"
-            ):
-                continue
-            on = {guard for guard, sense in self._guards_over(node, loop, params) if sense}
-            common = on if common is None else common & on
-        if not common:
-            return None
-        return sorted(common, key=lambda g: (g[0], g[1] or ""))[0]
-
     def _guard_passed(self, loop: cst.For, path: Path) -> bool | None:
         """Whether the call of the loop's function among `path` (the calls through which a
-        loader came in) switches the loop's training guard on (`train=True`) or off
-        (`train=False`, a default of False, `phase="val"`); None: no guard, or its value
-        there is not a literal."""
-        guard = self._training_guard(loop)
-        function = enclosing_function(loop, self)
-        if guard is None or function is None:
-            return None
-        name, literal = guard
-        param = next(
-            p for p in walk(function.params) if isinstance(p, cst.Param) and p.name.value == name
-        )
-        callers = set(self._callers(function))
-        for site, _ in path:
-            if site not in callers:
-                continue
-            value = self._argument(function, site, param)
-            if value is None:
-                if any(a.star for a in site.args) or any(
-                    a.keyword is not None and a.keyword.value == name for a in site.args
-                ):
-                    return None
-                value = param.default
-            if literal == NOT_NONE:
-                return None if value is None else name_of(value) != "None"
-            if literal is None:
-                if isinstance(value, cst.Name) and value.value in ("True", "False", "None"):
-                    return value.value == "True"
-                return None
-            if isinstance(value, cst.SimpleString):
-                return value.evaluated_value == literal
-            return None
-        return None
+        loader came in) switches the loop's training steps on (`train=True`) or off
+        (`train=False`, a default of False, `phase="val"`): analysis/step_guards.py."""
+        return steps_on(view(self._meta_module()), loop, (site for site, _ in path))
 
-    def _guarded_off(self, node: cst.CSTNode, loop: cst.For | cst.While, guard: Guard) -> bool:
-        """`node` (inside the loop's function) runs only when `guard` is off: under `if not
-        train:`, in the `else` of `if train:`."""
-        function = enclosing_function(loop, self)
-        if function is None:
-            return False
-        params = {guard[0]}
-        return (guard, False) in self._guards_over(node, function, params)
-
-    def _guards_over(
-        self, node: cst.CSTNode, top: cst.CSTNode, params: set[str]
-    ) -> list[tuple[Guard, bool]]:
-        """The `if`s between `node` and `top` that test a parameter of `params`: each guard,
-        and whether `node` runs when it is on (True) or off (False)."""
-        found: list[tuple[Guard, bool]] = []
-        child, parent = node, self.parent(node)
-        while parent is not None and parent is not top:
-            if isinstance(parent, cst.If) and child in (parent.body, parent.orelse):
-                tested = _tested(self._flag_value(parent.test, params), params)
-                if tested is not None:
-                    guard, sense = tested
-                    found.append((guard, sense if child is parent.body else not sense))
-            child, parent = parent, self.parent(parent)
-        return found
-
-    def _flag_value(self, test: cst.BaseExpression, params: set[str]) -> cst.BaseExpression:
-        """A local flag bound once from a test of a parameter stands for that test
-        (`is_train = optimizer is not None`, then `if is_train:`: round 22,
-        liucong3/audio_classification@08575b2); anything else is itself."""
-        if not isinstance(test, cst.Name) or test.value in params:
-            return test
-        found = [r.node for r in self.referents(test)]
-        value = assigned_value(found[0], self) if len(found) == 1 else None
-        if value is None or _tested(value, params) is None:
-            return test
-        return value
-
-
-def _tested(test: cst.BaseExpression, params: set[str]) -> tuple[Guard, bool] | None:
-    """The guard a test reads and whether it is true when the guard is on: `train` (True),
-    `not train` (False), `phase == "train"` (True), `phase != "train"` (False)."""
-    if isinstance(test, cst.Name) and test.value in params:
-        return (test.value, None), True
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _tested(test.expression, params)
-        return None if inner is None else (inner[0], not inner[1])
-    if (  # `optimizer is not None`: on where a value is passed (round 22)
-        isinstance(test, cst.Comparison)
-        and isinstance(test.left, cst.Name)
-        and test.left.value in params
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
-        and name_of(test.comparisons[0].comparator) == "None"
-    ):
-        return (test.left.value, NOT_NONE), isinstance(test.comparisons[0].operator, cst.IsNot)
-    if (
-        isinstance(test, cst.Comparison)
-        and isinstance(test.left, cst.Name)
-        and test.left.value in params
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, (cst.Equal, cst.NotEqual))
-        and isinstance(test.comparisons[0].comparator, cst.SimpleString)
-    ):
-        literal = test.comparisons[0].comparator.evaluated_value
-        if isinstance(literal, str):
-            return (test.left.value, literal), isinstance(test.comparisons[0].operator, cst.Equal)
-    return None
+    def _meta_module(self) -> cst.Module:
+        """The tree this pass reads (its def-use view's)."""
+        assert self._meta is not None, "asked outside the pass's metadata session"
+        return self._meta.wrapper.module
 
 
 def reaching_loaders(

@@ -1,0 +1,53 @@
+"""Another module's loader functions (data.py: `train_batches()`, `held_out_batches()`,
+neither iterated there), one epoch function for both passes: its steps under `if not
+evaluate:`, the validation call `run_epoch(..., evaluate=True)`. That call switches the
+steps off, so held_out_batches() is no training loader of the program: left whole in
+data.py (DP015) and rank 0 prints the whole set's accuracy. Before: the negated flag was
+read by neither the program's trained-factory proof nor the entry's data pass, and the
+validation loader was sharded, each rank counting its half, unsaid."""
+import torch
+import torch.nn as nn
+
+import data
+
+
+class Clf(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.EmbeddingBag(20, 8)
+        self.out = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.out(self.emb(x))
+
+
+def run_epoch(net, loader, opt, evaluate=False):
+    crit = nn.CrossEntropyLoss()
+    net.train(not evaluate)
+    right, seen = 0, 0
+    for x, y in loader:
+        out = net(x)
+        if not evaluate:
+            opt.zero_grad()
+            crit(out, y).backward()
+            opt.step()
+        right += (out.argmax(1) == y).sum().item()
+        seen += y.size(0)
+    return right, seen
+
+
+def main():
+    torch.manual_seed(0)
+    train_loader = data.train_batches()
+    val_loader = data.held_out_batches()
+    net = nn.DataParallel(Clf())
+    opt = torch.optim.SGD(net.parameters(), lr=0.5)
+    for epoch in range(3):
+        run_epoch(net, train_loader, opt)
+        right, seen = run_epoch(net, val_loader, opt, evaluate=True)
+        print(f"epoch {epoch} val acc {right}/{seen}")
+    print(f"weights {sum(p.sum() for p in net.parameters()).item():.4f}")
+
+
+if __name__ == "__main__":
+    main()
