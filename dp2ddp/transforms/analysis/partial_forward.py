@@ -45,7 +45,7 @@ A forward() that reaches its children by name (`getattr(self, ...)`, `self._modu
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from dp2ddp.transforms._support import ast_nodes
@@ -74,6 +74,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     starved,
 )
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
+from dp2ddp.transforms.analysis.helper_layers import inlined
 from dp2ddp.transforms.analysis.layer_arguments import (
     filled_containers,
     filled_later,
@@ -311,6 +312,8 @@ def _class_facts(
                 and target.value.id == me
             ):
                 holds = has_parameters(node.value, imports, local, prefix)
+                if holds is None and (built := inlined(node.value, functions or {})):
+                    holds = has_parameters(built, imports, local, prefix)  # `clones(x, 3)`
                 if holds is not None or target.attr in filled:
                     registered.setdefault(target.attr, (node.lineno, holds or ""))
                     aliases[target.attr] = names | layer_names.contents_of(node, me, registered)
@@ -338,7 +341,8 @@ def _class_facts(
     known += tuple((PartialUse(cls.name, *h, path), layers[h[0]]) for h in handed_to)
     inside = backward_inside(reached)
     known = (*((PartialUse(cls.name, "", *b, path), "") for b in inside), *known)
-    flagged = _built_under_flags(init, me, lambda v: has_parameters(v, imports, local, prefix))
+    builds = lambda v: has_parameters(v, imports, local, prefix)  # noqa: E731
+    flagged = layer_holders.built_under_flags(init, me, builds)
     flagged = {a: built for a, built in flagged.items() if a not in registered}
     if not registered and not flagged:
         return ClassFacts(known, tuple(children), None, dropped)
@@ -405,7 +409,7 @@ def _class_facts(
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
     late = module_parts.frozen_after_wrap(methods)
     late += module_parts.detached_only(reached, registered)
-    late += fixed_entries.unread_entries(cls, registered, reached)
+    late += fixed_entries.unread_entries(cls, registered, reached, functions)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
     partial += known
     partial.sort(key=lambda use: BACKWARD_INSIDE not in use[0].how)  # named first (DP097)
@@ -423,29 +427,6 @@ def _read_outside(methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef])
         for node in ast_nodes.walk(method)
         if isinstance(node, ast.Attribute)
     }
-
-
-def _built_under_flags(
-    init: ast.FunctionDef | ast.AsyncFunctionDef,
-    me: str,
-    holds_parameters: Callable[[ast.expr], str | None],
-) -> dict[str, tuple[int, str]]:
-    """The layers with parameters `__init__` builds inside an `if` (`self.x = <layer>` in
-    either arm, nested `if`s included): attribute -> (line, holds, as `registered`)."""
-    found: dict[str, tuple[int, str]] = {}
-    stack = [s for s in init.body if isinstance(s, ast.If)]
-    while stack:
-        statement = stack.pop()
-        for node in (*statement.body, *statement.orelse):
-            if isinstance(node, ast.If):
-                stack.append(node)
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                if is_self_attribute(target, me) and isinstance(target, ast.Attribute):
-                    holds = holds_parameters(node.value)
-                    if holds is not None:
-                        found.setdefault(target.attr, (node.lineno, holds))
-    return found
 
 
 def _through_holders(
