@@ -53,6 +53,7 @@ from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
 from dp2ddp.transforms.analysis import (
     fixed_entries,
     grad_paths,
+    handed_callables,
     layer_holders,
     layer_names,
     library_parts,
@@ -143,6 +144,10 @@ class ClassFacts:
     #: The submodule it wraps in DataParallel itself (analysis/part_wraps.py), "" if none.
     held_wrap: str = ""
     norms: bool = False  #: its __init__ builds a BatchNorm layer (norm_layers.py)
+    #: Layers fed only to a callable forward() takes, and callables it hands its submodules
+    #: (analysis/handed_callables.py).
+    feeds: tuple[handed_callables.CallableFeed, ...] = ()
+    handed: tuple[handed_callables.HandedCallable, ...] = ()
 
 
 @dataclass
@@ -210,6 +215,10 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                     node, facts.registered, lambda f: resolve(f, imports, local, prefix), path
                 )
                 wrap = held_wrap(node, path)
+                feeds, handed = handed_callables.class_callables(
+                    node, facts.registered, lambda f: resolve(f, imports, local, prefix), path,
+                    functions,
+                )  # fmt: skip
                 found[prefix + node.name] = replace(
                     facts,
                     pairs=pairs,
@@ -220,6 +229,8 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                     held_wrap=wrap,
                     norms=builds_norm(node, lambda f: resolve(f, imports, local, prefix)),
                     pools=pools,
+                    feeds=feeds,
+                    handed=handed,
                 )
     return found
 
@@ -233,6 +244,7 @@ def partial_models(
     outputs_of = {name: facts.outputs for name, facts in classes.items()}
     entries_of = {name: facts.reach.entries for name, facts in classes.items()}
     signatures = {name: facts.reach.signature for name, facts in classes.items()}
+    feeds_of = {name: facts.feeds for name, facts in classes.items() if facts.feeds}
 
     def visit(name: str, seen: frozenset[str]) -> PartialUse | None:
         if name in done:
@@ -254,6 +266,7 @@ def partial_models(
                 found = PartialUse(dropped.cls, dropped.attribute, how, dropped.line, dropped.path)
                 break
         unproved = unproved_reach.unproved(name, facts.reach, entries_of, signatures)
+        unproved = unproved or handed_callables.ignored(facts.handed, feeds_of)
         found = found or (PartialUse(*unproved) if unproved else None)
         for apart in facts.taken_apart if found is None else ():
             missed = module_parts.unreached(apart, classes)
