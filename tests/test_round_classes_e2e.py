@@ -1715,6 +1715,19 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   function, called for the pass with its steps off): the validation loader whole (DP015),
   rank 0 prints the whole set's figures (before: sharded, rank 0's half, e.g. `val loss
   1.264337` for 1.179933, `val 2 of 6 right` for 4 of 12, `val acc 3/6` for 6/12).
+  0's 16, unsaid: motokimura/yolo_v1_pytorch@c3e60d7's debug images).
+  Stop 70's unused helper (round 23's emadeldeen24/AttnSleep@6b4d266, issue 28):
+  hazards_s70_unused_helper_built_entries (a ModuleList a helper builds, `stack(layer,
+  3)`, read at the literal indices 1 and 2) and hazards_s70_unused_sliced_entries (`for
+  block in self.blocks[1:]`): entry 0 never runs; hazards_s70_unused_lambda_ignores_argument
+  (a pre-norm wrapper handed a lambda that ignores its argument: the norm's output
+  dropped) and hazards_s70_unused_callable_not_known (handed `functools.partial(...)`: not
+  proved, said); s70_unused_class_named_by_config (the class a config names, looked up by
+  getattr on a module handed to `init_obj`): DP041's find_unused_parameters=True, the
+  original's weights; before: DDP failed at step 2 ("Expected to have finished reduction"),
+  unsaid. hazards_s70_unused_helper_entries_all_used and
+  hazards_s70_unused_callables_read_argument: every entry and every norm reached, no
+  DP041, the original's weights.
 """
 
 from __future__ import annotations
@@ -2614,6 +2627,20 @@ CASES: dict[str, tuple[str, ...]] = {
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
+    # stop 70 unused (round 23's AttnSleep, issue 28): find_unused_parameters=True, the
+    # original's (the base: "Expected to have finished reduction" at step 2, unsaid); the
+    # last two: no DP041, the original's
+    "hazards_s70_unused_helper_built_entries": ("weights -2.364811",),
+    "hazards_s70_unused_sliced_entries": ("weights -3.547435",),
+    "hazards_s70_unused_lambda_ignores_argument": ("weights 10.627169",),
+    "hazards_s70_unused_callable_not_known": ("weights 5.0585",),
+    "s70_unused_class_named_by_config": ("weights -2.364811",),
+    "hazards_s70_unused_helper_entries_all_used": ("weights 14.704605",),
+    "hazards_s70_unused_callables_read_argument": ("weights 21.769472",),
+}
+#: the program fixtures of CASES -> their entry
+PROGRAMS = {
+    "s70_unused_class_named_by_config": "train.py",  # stop 70 unused (round 23)
     "s69_lead_loader_self_test_imports_trainer": "trainer.py",  # stop 69 lead
     "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead

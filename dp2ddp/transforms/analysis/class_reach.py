@@ -15,8 +15,10 @@ file, by analysis/wrapped_model.py).
   part, so two classes of one name are both reached (more candidates, never fewer). What
   reaches classes by a name known only at run time widens it: `getattr(mod, name)`,
   `vars(mod)`, `mod.__dict__` on an imported program module reach all its classes,
-  `globals()` all of its own; `eval`/`exec` or an import by a computed name anywhere, and
-  every class counts (None).
+  `globals()` all of its own; an imported module handed to a call as a value
+  (`config.init_obj("arch", module_arch)`, whose `getattr(module, name)` picks the class a
+  config file names: emadeldeen24/AttnSleep@6b4d266, issue 28 round 23) all its classes;
+  `eval`/`exec` or an import by a computed name anywhere, and every class counts (None).
 - **Layers called from outside.** partial_forward.py's "forward() never uses self.x"
   already passes over a layer another method of its class reads. A layer the program calls
   through another object (`self.attention_layer.memory_layer(memory)` in another class's
@@ -193,6 +195,9 @@ def _body(
             if attribute:
                 called.add(attribute)
             func = ast_nodes.last_name(each.func)
+            for handed in (*each.args, *(k.value for k in each.keywords)):
+                if isinstance(handed, ast.Name) and handed.id in aliases:
+                    whole.add(aliases[handed.id])  # `init_obj("arch", module_arch)`
             if func in _UNKNOWN_CALLS and not all(
                 isinstance(a, ast.Constant) for a in each.args[:1]
             ):

@@ -469,7 +469,7 @@ def dropped_outputs(
     if not forward.args.args or not held_classes:
         return ()
     me = forward.args.args[0].arg
-    over = _loop_variables(forward, me)
+    over = loop_variables(forward, me)
 
     def callee(call: ast.AST) -> str | None:
         if not isinstance(call, ast.Call):
@@ -490,7 +490,7 @@ def dropped_outputs(
     )
 
 
-def _loop_variables(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, str]:
+def loop_variables(function: ast.FunctionDef | ast.AsyncFunctionDef, me: str) -> dict[str, str]:
     """Loop variable -> the attribute of `me` it runs over (`for block in self.blocks`,
     `for i, block in enumerate(self.blocks)`, `for a, b in zip(self.a, self.b)`)."""
     over: dict[str, str] = {}

@@ -9,12 +9,17 @@ gradient. DataParallel did not mind; DDP fails at the second step ("Expected to 
 finished reduction in the prior iteration"). partial_forward.py takes a literal index as a
 use of the whole container (right where the indices cover it); this module counts them.
 
-Judged only where the length is known and every read is a literal index: the container is
-built once in `__init__`, by `ModuleList([...])` of a list literal or of a comprehension over
-`range(<int literal>)` with no condition, never grown (`append`, `extend`, `insert`, `+=`),
-and every mention of `self.<name>` outside `__init__`, in any method, is `self.<name>[<int
-literal>]` (negative ones counted from the end). Anything else (a loop over it, a computed
-index, a slice, handing it on) leaves it to partial_forward.py.
+Judged only where the length is known and every read is a literal index or a slice of
+literals: the container is built once in `__init__`, by `ModuleList([...])` of a list
+literal or of a comprehension over `range(<int literal>)` with no condition, by
+`Sequential(a, b)` or `Sequential(*<such a list>)`, or by a helper function of the module
+returning one (`clones(layer, 3)`, analysis/helper_layers.py; emadeldeen24/AttnSleep@6b4d266
+reads `self.convs[1]` and `self.convs[2]` of three, issue 28 round 23), never grown
+(`append`, `extend`, `insert`, `+=`), and every mention of `self.<name>` outside
+`__init__`, in any method, is `self.<name>[<int literal>]` (negative ones counted from the
+end) or `self.<name>[<literal slice>]` (`for conv in self.convs[1:]`: the entries the slice
+takes). Anything else (a loop over it, a computed index, a call of the whole, handing it on)
+leaves it to partial_forward.py.
 """
 
 from __future__ import annotations
@@ -24,26 +29,31 @@ from collections.abc import Iterable
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
+from dp2ddp.transforms.analysis.helper_layers import Functions, inlined
 
 _GROW = frozenset({"append", "extend", "insert"})
 
 
 def unread_entries(
-    cls: ast.ClassDef, registered: Iterable[str], reached: Iterable[ast.AST]
+    cls: ast.ClassDef,
+    registered: Iterable[str],
+    reached: Iterable[ast.AST],
+    functions: Functions | None = None,
 ) -> list[tuple[str, str, int]]:
     """(attribute, how, line) for each registered container of known length some of whose
-    entries no method reads: `reached` (forward() and what it calls) must read it."""
+    entries no method reads: `reached` (forward() and what it calls) must read it;
+    `functions`: the module's, for a container a helper builds."""
     methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     init = next((m for m in methods if m.name == "__init__"), None)
     if init is None or not init.args.args:
         return []
-    lengths = _lengths(init, init.args.args[0].arg, set(registered))
+    lengths = _lengths(init, init.args.args[0].arg, set(registered), functions or {})
     found: list[tuple[str, str, int]] = []
     reached_ids = {id(n) for f in reached for n in ast_nodes.walk(f)}
     for attribute, (length, line) in lengths.items():
         keys: list[int | str] = list(range(length)) if isinstance(length, int) else list(length)
         read: set[int | str] = set()
-        seen_in_reached = False
+        seen_in_reached = sliced = False
         for method in methods:
             if method is init or not method.args.args:
                 continue
@@ -52,14 +62,19 @@ def unread_entries(
                 read = set(keys)  # another use: not judged here
                 break
             for node, index in indices:
-                if isinstance(index, int) and isinstance(length, int):
-                    index = index % length if -length <= index < length else index
-                read.add(index)
+                if isinstance(index, slice):  # a ModuleDict's is no read of an entry
+                    sliced = True
+                    read.update(range(length)[index] if isinstance(length, int) else ())
+                elif isinstance(index, int) and isinstance(length, int):
+                    read.add(index % length if -length <= index < length else index)
+                else:
+                    read.add(index)
                 seen_in_reached = seen_in_reached or id(node) in reached_ids
         unread = [k for k in keys if k not in read]
         if seen_in_reached and unread:
             used = ", ".join(repr(k) if isinstance(k, str) else str(k) for k in keys if k in read)
             what = "indices" if isinstance(length, int) else "keys"
+            what += " (and slices)" if sliced else ""
             found.append(
                 (
                     attribute,
@@ -72,7 +87,10 @@ def unread_entries(
 
 
 def _lengths(
-    init: ast.FunctionDef | ast.AsyncFunctionDef, me: str, registered: set[str]
+    init: ast.FunctionDef | ast.AsyncFunctionDef,
+    me: str,
+    registered: set[str],
+    functions: Functions,
 ) -> dict[str, tuple[int | tuple[str, ...], int]]:
     """attribute -> (length, line) of each registered ModuleList of known length, or (keys,
     line) of each ModuleDict of literal string keys, `__init__` builds once and never
@@ -83,7 +101,7 @@ def _lengths(
             for target in node.targets:
                 if is_self_attribute(target, me) and isinstance(target, ast.Attribute):
                     name = target.attr
-                    length = _length(node.value)
+                    length = _length(inlined(node.value, functions) or node.value)
                     first = name not in built
                     built[name] = (length, node.lineno) if first and length is not None else None
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Attribute):
@@ -99,20 +117,32 @@ def _lengths(
 
 
 def _length(value: ast.expr) -> int | tuple[str, ...] | None:
-    """The number of entries of `ModuleList([a, b])` / `ModuleList([X() for _ in range(n)])`;
-    the keys of `ModuleDict({"a": ..., "b": ...})` (string literals, no `**`)."""
-    if not (isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords):
+    """The number of entries of `ModuleList([a, b])` / `ModuleList([X() for _ in range(n)])`,
+    `Sequential(a, b)` / `Sequential(*[X() for _ in range(n)])`; the keys of
+    `ModuleDict({"a": ..., "b": ...})` (string literals, no `**`)."""
+    if not isinstance(value, ast.Call) or value.keywords:
         return None
     func = value.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name == "Sequential" and value.args:
+        if len(value.args) == 1 and isinstance(value.args[0], ast.Starred):
+            return _listed(value.args[0].value)
+        if not any(isinstance(a, (ast.Starred, ast.Dict)) for a in value.args):
+            return len(value.args)  # an OrderedDict argument names its entries
+        return None
+    if len(value.args) != 1:
+        return None
     arg = value.args[0]
     if name == "ModuleDict" and isinstance(arg, ast.Dict):
         keys = [k.value if isinstance(k, ast.Constant) else None for k in arg.keys]
         if keys and all(isinstance(k, str) for k in keys) and len(set(keys)) == len(keys):
             return tuple(k for k in keys if isinstance(k, str))
         return None
-    if name != "ModuleList":
-        return None
+    return _listed(arg) if name == "ModuleList" else None
+
+
+def _listed(arg: ast.expr) -> int | None:
+    """The length of a list literal (no `*`) or of a comprehension over `range(<int>)`."""
     if isinstance(arg, ast.List) and not any(isinstance(e, ast.Starred) for e in arg.elts):
         return len(arg.elts)
     if isinstance(arg, (ast.ListComp, ast.GeneratorExp)) and len(arg.generators) == 1:
@@ -133,11 +163,12 @@ def _length(value: ast.expr) -> int | tuple[str, ...] | None:
 
 def _literal_reads(
     method: ast.FunctionDef | ast.AsyncFunctionDef, me: str, attribute: str
-) -> list[tuple[ast.AST, int | str]] | None:
-    """Each `self.<attribute>[<int literal>]` (`[<str literal>]`) in `method` with its
-    index; None where the method mentions `self.<attribute>` in any other way."""
+) -> list[tuple[ast.AST, int | str | slice]] | None:
+    """Each `self.<attribute>[<int literal>]` (`[<str literal>]`, `[<literal slice>]`) in
+    `method` with its index; None where the method mentions `self.<attribute>` in any other
+    way."""
     parents = {c: n for n in ast_nodes.walk(method) for c in ast.iter_child_nodes(n)}
-    reads: list[tuple[ast.AST, int | str]] = []
+    reads: list[tuple[ast.AST, int | str | slice]] = []
     for node in ast_nodes.walk(method):
         if not (
             isinstance(node, ast.Attribute)
@@ -146,11 +177,24 @@ def _literal_reads(
         ):
             continue
         holder = parents.get(node)
-        index = _int(holder.slice) if isinstance(holder, ast.Subscript) else None
+        index = _index(holder.slice) if isinstance(holder, ast.Subscript) else None
         if not isinstance(holder, ast.Subscript) or holder.value is not node or index is None:
             return None
         reads.append((holder, index))
     return reads
+
+
+def _index(index: ast.expr) -> int | str | slice | None:
+    """A literal index, or a slice whose bounds and step are int literals (or left out)."""
+    if not isinstance(index, ast.Slice):
+        return _int(index)
+    bounds = [None if b is None else _int(b) for b in (index.lower, index.upper, index.step)]
+    given = [b for b in (index.lower, index.upper, index.step) if b is not None]
+    if len([b for b in bounds if b is not None]) != len(given):
+        return None
+    if not all(isinstance(b, int) for b in bounds if b is not None) or bounds[2] == 0:
+        return None
+    return slice(*bounds)
 
 
 def _int(index: ast.expr) -> int | str | None:

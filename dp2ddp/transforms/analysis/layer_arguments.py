@@ -15,7 +15,7 @@ from collections.abc import Callable, Container, Iterable, Mapping
 
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
-from dp2ddp.transforms.analysis.dropped_outputs import _loop_variables, _unread
+from dp2ddp.transforms.analysis.dropped_outputs import _unread, loop_variables
 from dp2ddp.transforms.analysis.layer_names import CONTAINERS
 from dp2ddp.transforms.analysis.name_paths import names as _names
 from dp2ddp.transforms.analysis.name_paths import own_nodes as _own_nodes
@@ -101,7 +101,7 @@ def layers_as_arguments(
         if not function.args.args:
             continue
         me = function.args.args[0].arg
-        over = _loop_variables(function, me)
+        over = loop_variables(function, me)
 
         def layer_of(argument: ast.expr, me: str = me, over: dict[str, str] = over) -> str:
             node = argument.value if isinstance(argument, ast.Subscript) else argument

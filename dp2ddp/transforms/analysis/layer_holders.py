@@ -158,3 +158,26 @@ def hand_on_call(
         locals_of.setdefault(receiver.id, set()).update(attributes)
     else:
         hold(attributes, "")
+
+
+def built_under_flags(
+    init: ast.FunctionDef | ast.AsyncFunctionDef,
+    me: str,
+    holds_parameters: Callable[[ast.expr], str | None],
+) -> dict[str, tuple[int, str]]:
+    """The layers with parameters `__init__` builds inside an `if` (`self.x = <layer>` in
+    either arm, nested `if`s included): attribute -> (line, holds, as `registered`)."""
+    found: dict[str, tuple[int, str]] = {}
+    stack = [s for s in init.body if isinstance(s, ast.If)]
+    while stack:
+        statement = stack.pop()
+        for node in (*statement.body, *statement.orelse):
+            if isinstance(node, ast.If):
+                stack.append(node)
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if is_self_attribute(target, me) and isinstance(target, ast.Attribute):
+                    holds = holds_parameters(node.value)
+                    if holds is not None:
+                        found.setdefault(target.attr, (node.lineno, holds))
+    return found

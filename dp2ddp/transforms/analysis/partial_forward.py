@@ -45,7 +45,7 @@ A forward() that reaches its children by name (`getattr(self, ...)`, `self._modu
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from dp2ddp.transforms._support import ast_nodes
@@ -53,6 +53,7 @@ from dp2ddp.transforms._support.ast_nodes import is_self_attribute, parse_python
 from dp2ddp.transforms.analysis import (
     fixed_entries,
     grad_paths,
+    handed_callables,
     layer_holders,
     layer_names,
     library_parts,
@@ -74,6 +75,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     starved,
 )
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
+from dp2ddp.transforms.analysis.helper_layers import inlined
 from dp2ddp.transforms.analysis.layer_arguments import (
     filled_containers,
     filled_later,
@@ -142,6 +144,10 @@ class ClassFacts:
     #: The submodule it wraps in DataParallel itself (analysis/part_wraps.py), "" if none.
     held_wrap: str = ""
     norms: bool = False  #: its __init__ builds a BatchNorm layer (norm_layers.py)
+    #: Layers fed only to a callable forward() takes, and callables it hands its submodules
+    #: (analysis/handed_callables.py).
+    feeds: tuple[handed_callables.CallableFeed, ...] = ()
+    handed: tuple[handed_callables.HandedCallable, ...] = ()
 
 
 @dataclass
@@ -209,6 +215,10 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                     node, facts.registered, lambda f: resolve(f, imports, local, prefix), path
                 )
                 wrap = held_wrap(node, path)
+                feeds, handed = handed_callables.class_callables(
+                    node, facts.registered, lambda f: resolve(f, imports, local, prefix), path,
+                    functions,
+                )  # fmt: skip
                 found[prefix + node.name] = replace(
                     facts,
                     pairs=pairs,
@@ -219,6 +229,8 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
                     held_wrap=wrap,
                     norms=builds_norm(node, lambda f: resolve(f, imports, local, prefix)),
                     pools=pools,
+                    feeds=feeds,
+                    handed=handed,
                 )
     return found
 
@@ -232,6 +244,7 @@ def partial_models(
     outputs_of = {name: facts.outputs for name, facts in classes.items()}
     entries_of = {name: facts.reach.entries for name, facts in classes.items()}
     signatures = {name: facts.reach.signature for name, facts in classes.items()}
+    feeds_of = {name: facts.feeds for name, facts in classes.items() if facts.feeds}
 
     def visit(name: str, seen: frozenset[str]) -> PartialUse | None:
         if name in done:
@@ -253,6 +266,7 @@ def partial_models(
                 found = PartialUse(dropped.cls, dropped.attribute, how, dropped.line, dropped.path)
                 break
         unproved = unproved_reach.unproved(name, facts.reach, entries_of, signatures)
+        unproved = unproved or handed_callables.ignored(facts.handed, feeds_of)
         found = found or (PartialUse(*unproved) if unproved else None)
         for apart in facts.taken_apart if found is None else ():
             missed = module_parts.unreached(apart, classes)
@@ -311,6 +325,8 @@ def _class_facts(
                 and target.value.id == me
             ):
                 holds = has_parameters(node.value, imports, local, prefix)
+                if holds is None and (built := inlined(node.value, functions or {})):
+                    holds = has_parameters(built, imports, local, prefix)  # `clones(x, 3)`
                 if holds is not None or target.attr in filled:
                     registered.setdefault(target.attr, (node.lineno, holds or ""))
                     aliases[target.attr] = names | layer_names.contents_of(node, me, registered)
@@ -338,7 +354,8 @@ def _class_facts(
     known += tuple((PartialUse(cls.name, *h, path), layers[h[0]]) for h in handed_to)
     inside = backward_inside(reached)
     known = (*((PartialUse(cls.name, "", *b, path), "") for b in inside), *known)
-    flagged = _built_under_flags(init, me, lambda v: has_parameters(v, imports, local, prefix))
+    builds = lambda v: has_parameters(v, imports, local, prefix)  # noqa: E731
+    flagged = layer_holders.built_under_flags(init, me, builds)
     flagged = {a: built for a, built in flagged.items() if a not in registered}
     if not registered and not flagged:
         return ClassFacts(known, tuple(children), None, dropped)
@@ -405,7 +422,7 @@ def _class_facts(
             partial.append((PartialUse(cls.name, attribute, how, line, path), holds))
     late = module_parts.frozen_after_wrap(methods)
     late += module_parts.detached_only(reached, registered)
-    late += fixed_entries.unread_entries(cls, registered, reached)
+    late += fixed_entries.unread_entries(cls, registered, reached, functions)
     partial += [(PartialUse(cls.name, text, how, line, path), "") for text, how, line in late]
     partial += known
     partial.sort(key=lambda use: BACKWARD_INSIDE not in use[0].how)  # named first (DP097)
@@ -423,29 +440,6 @@ def _read_outside(methods: Mapping[str, ast.FunctionDef | ast.AsyncFunctionDef])
         for node in ast_nodes.walk(method)
         if isinstance(node, ast.Attribute)
     }
-
-
-def _built_under_flags(
-    init: ast.FunctionDef | ast.AsyncFunctionDef,
-    me: str,
-    holds_parameters: Callable[[ast.expr], str | None],
-) -> dict[str, tuple[int, str]]:
-    """The layers with parameters `__init__` builds inside an `if` (`self.x = <layer>` in
-    either arm, nested `if`s included): attribute -> (line, holds, as `registered`)."""
-    found: dict[str, tuple[int, str]] = {}
-    stack = [s for s in init.body if isinstance(s, ast.If)]
-    while stack:
-        statement = stack.pop()
-        for node in (*statement.body, *statement.orelse):
-            if isinstance(node, ast.If):
-                stack.append(node)
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                if is_self_attribute(target, me) and isinstance(target, ast.Attribute):
-                    holds = holds_parameters(node.value)
-                    if holds is not None:
-                        found.setdefault(target.attr, (node.lineno, holds))
-    return found
 
 
 def _through_holders(
