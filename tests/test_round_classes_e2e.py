@@ -2623,10 +2623,6 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 2 val acc 7/12",
         "weights 2.9770",
     ),
-}
-#: the program fixtures of CASES -> their entry
-PROGRAMS = {
-    "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
     # stop 70 unused (round 23's AttnSleep, issue 28): find_unused_parameters=True, the
     # original's (the base: "Expected to have finished reduction" at step 2, unsaid); the
     # last two: no DP041, the original's
@@ -2640,6 +2636,7 @@ PROGRAMS = {
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
     "s70_unused_class_named_by_config": "train.py",  # stop 70 unused (round 23)
     "s69_lead_loader_self_test_imports_trainer": "trainer.py",  # stop 69 lead
     "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
