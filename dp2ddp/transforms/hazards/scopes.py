@@ -149,22 +149,47 @@ def rooted_at(node: cst.BaseExpression, name: str) -> bool:
 
 
 class SelfMutations(cst.CSTVisitor):
-    """Statements and calls in a forward() that change state stored on `self`."""
+    """Statements and calls in a forward() that change state stored on `self`, directly or
+    through a local name bound to it: `u = getattr(self.module, name + "_u")` then
+    `u.data = normalize(...)` (the spectral norm's power iteration of round 23's
+    zhaoyuzhi/Semantic-Colorization-GAN@e7e012b: DataParallel's replicas dropped the
+    update, DDP keeps it; no DP007 before)."""
 
     def __init__(self, self_name: str) -> None:
         super().__init__()
         self.self_name = self_name
         self.found: list[tuple[cst.CSTNode, cst.CSTNode]] = []  # (where, what)
+        #: local names bound to a part of `self` (an attribute, or getattr of one)
+        self.aliases: set[str] = set()
 
     def _targets(self, node: cst.BaseExpression) -> list[cst.BaseExpression]:
         if isinstance(node, (cst.Tuple, cst.List)):
             return [t for e in node.elements for t in self._targets(e.value)]
         return [node]
 
+    def _rooted(self, node: cst.BaseExpression) -> bool:
+        """`node` writes into `self`'s state: `self.x...`, or an attribute or item of an
+        alias of a part of it."""
+        if rooted_at(node, self.self_name):
+            return True
+        if not isinstance(node, (cst.Attribute, cst.Subscript)):
+            return False
+        while isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        return isinstance(node, cst.Name) and node.value in self.aliases
+
+    def _part_of_self(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.Call) and name_of(value.func) == "getattr" and value.args:
+            first = value.args[0].value
+            return (
+                isinstance(first, cst.Name) and first.value == self.self_name
+            ) or self._rooted(first)
+        return isinstance(value, cst.Attribute) and self._rooted(value)
+
     def _check(self, statement: cst.CSTNode, targets: list[cst.BaseExpression]) -> None:
         for target in targets:
             for item in self._targets(target):
-                if rooted_at(item, self.self_name):
+                if self._rooted(item):
                     self.found.append((statement, item))
                     return
 
@@ -173,6 +198,12 @@ class SelfMutations(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._check(node, [t.target for t in node.targets])
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                if len(node.targets) == 1 and self._part_of_self(node.value):
+                    self.aliases.add(target.target.value)
+                else:
+                    self.aliases.discard(target.target.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -189,7 +220,11 @@ class SelfMutations(cst.CSTVisitor):
             return
         method = func.attr.value
         in_place = (method.endswith("_") and not method.startswith("_")) or method in _MUTATORS
-        if in_place and rooted_at(func.value, self.self_name):
+        if in_place and (
+            rooted_at(func.value, self.self_name)
+            or (isinstance(func.value, cst.Name) and func.value.value in self.aliases)
+            or self._rooted(func.value)
+        ):
             self.found.append((node, func.value))
 
 
