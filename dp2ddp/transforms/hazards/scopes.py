@@ -181,9 +181,9 @@ class SelfMutations(cst.CSTVisitor):
     def _part_of_self(self, value: cst.BaseExpression) -> bool:
         if isinstance(value, cst.Call) and name_of(value.func) == "getattr" and value.args:
             first = value.args[0].value
-            return (
-                isinstance(first, cst.Name) and first.value == self.self_name
-            ) or self._rooted(first)
+            return (isinstance(first, cst.Name) and first.value == self.self_name) or self._rooted(
+                first
+            )
         return isinstance(value, cst.Attribute) and self._rooted(value)
 
     def _check(self, statement: cst.CSTNode, targets: list[cst.BaseExpression]) -> None:
