@@ -1704,6 +1704,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   rank_zero_s70_lead_gif_writer_over_named_frames (a library's writer opened in a `with`,
   `imageio.get_writer`, and a loop appending frames read back: the block on rank 0, one
   writer; before: every rank wrote the animation, unsaid: Lornatang/PyTorch-GAN@ceacff4).
+  Stop 70's helper "variable" (issue 28, round 22's liucong3/audio_classification@08575b2:
+  `cross_entropy(...) / batch_size`, `batch_size = input.size(0)`, the batch through
+  `Variable(input, ...)`, the loader from another module's `loader.get(args, path)`):
+  hazards_s70_variable_size_through_variable (a flag passed to Variable by position only
+  shapes its value: ddp_global_count, the original's weights; before: 4.468584 for
+  4.231572, unsaid) and the program s70_variable_len_after_move_factory_args (`len(x)`
+  after `.to(device)`, the walk stopped at the program's loader factory, not into its
+  argparse `args`: the original's 4.062863; before: 4.215376, unsaid);
+  hazards_s70_variable_dataset_size_not_batch (a mean over the dataset's size, not the
+  batch's: left as written, the original's weights).
 """
 
 from __future__ import annotations
@@ -2577,9 +2587,16 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s70_lead_write_per_sample_in_dataset": ("weights -0.240872", "dumped 32"),
     # stop 70 lead (round 23's PyTorch-GAN): the animation's writer block on rank 0
     "rank_zero_s70_lead_gif_writer_over_named_frames": ("writers 1", "weights -2.2062"),
+    # stop 70 helper variable (round 22's audio_classification): the original's (the base:
+    # updates doubled, unsaid)
+    "hazards_s70_variable_size_through_variable": ("weights 4.231572",),
+    "s70_variable_len_after_move_factory_args": ("weights 4.062863",),
+    # stop 70 helper variable: a dataset's size, not the batch's: left, the original's
+    "hazards_s70_variable_dataset_size_not_batch": ("weights 4.468584",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s70_variable_len_after_move_factory_args": "train.py",  # stop 70 helper variable
     "s69_lead_loader_self_test_imports_trainer": "trainer.py",  # stop 69 lead
     "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead
