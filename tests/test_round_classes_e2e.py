@@ -1728,6 +1728,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   unsaid. hazards_s70_unused_helper_entries_all_used and
   hazards_s70_unused_callables_read_argument: every entry and every norm reached, no
   DP041, the original's weights.
+  Stop 70's helper "variable" (issue 28, round 22's liucong3/audio_classification@08575b2:
+  `cross_entropy(...) / batch_size`, `batch_size = input.size(0)`, the batch through
+  `Variable(input, ...)`, the loader from another module's `loader.get(args, path)`):
+  hazards_s70_variable_size_through_variable (a flag passed to Variable by position only
+  shapes its value: ddp_global_count, the original's weights; before: 4.468584 for
+  4.231572, unsaid) and the program s70_variable_len_after_move_factory_args (`len(x)`
+  after `.to(device)`, the walk stopped at the program's loader factory, not into its
+  argparse `args`: the original's 4.062863; before: 4.215376, unsaid);
+  hazards_s70_variable_dataset_size_not_batch (a mean over the dataset's size, not the
+  batch's: left as written, the original's weights).
 """
 
 from __future__ import annotations
@@ -2633,11 +2643,18 @@ CASES: dict[str, tuple[str, ...]] = {
     "s70_unused_class_named_by_config": ("weights -2.364811",),
     "hazards_s70_unused_helper_entries_all_used": ("weights 14.704605",),
     "hazards_s70_unused_callables_read_argument": ("weights 21.769472",),
+    # stop 70 helper variable (round 22's audio_classification): the original's (the base:
+    # updates doubled, unsaid)
+    "hazards_s70_variable_size_through_variable": ("weights 4.231572",),
+    "s70_variable_len_after_move_factory_args": ("weights 4.062863",),
+    # stop 70 helper variable: a dataset's size, not the batch's: left, the original's
+    "hazards_s70_variable_dataset_size_not_batch": ("weights 4.468584",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
     "s70_unused_class_named_by_config": "train.py",  # stop 70 unused (round 23)
+    "s70_variable_len_after_move_factory_args": "train.py",  # stop 70 helper variable
     "s69_lead_loader_self_test_imports_trainer": "trainer.py",  # stop 69 lead
     "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead

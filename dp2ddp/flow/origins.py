@@ -20,7 +20,8 @@ of the module. What it goes through, and the step it records:
   holds;
 * conversions that keep the data (`torch.from_numpy`, `torch.tensor`, `np.asarray`,
   `enumerate`, `zip`, `list`, `tqdm`, any method of a value: `.to()`, `.view()`,
-  `.float()`...) -> their receiver and arguments.
+  `.float()`...) -> their receiver and arguments; a conversion given the value first
+  (`Variable(x, flag)`, flow/carriers.py) -> its first argument, the rest shape it.
 
 Sources (`Origin.kind`): `constant` (a literal), `call` (a call the walk does not enter: a
 library function, `torch.zeros(...)`, `DataLoader(...)`, `np.random.permutation(n)`; its
@@ -41,20 +42,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from dp2ddp.flow.carriers import TRANSPARENT, kept_argument
 from dp2ddp.flow.defuse import Definition, DefUse, Function, Scope
 from dp2ddp.flow.stores import puts
 from dp2ddp.flow.text import code
 
-#: Calls whose result holds (a part of) what their arguments hold.
-TRANSPARENT = frozenset(
-    {
-        "iter", "enumerate", "zip", "list", "tuple", "sorted", "reversed", "tqdm",
-        "trange", "from_numpy", "tensor", "as_tensor", "asarray", "array",
-        "ascontiguousarray", "Variable", "stack", "cat", "concatenate", "join", "Path",
-        "str", "deepcopy", "copy", "dict", "set", "map", "filter", "LongTensor",
-        "FloatTensor", "Tensor", "to_tensor", "autocast",
-    }
-)  # fmt: skip
 #: Methods taking out an element put into their receiver (`q.get()`, `items.pop()`).
 TAKEN = frozenset({"get", "get_nowait", "popleft", "pop"})
 #: Decorators (by their last name) that leave what a function returns as it is.
@@ -485,13 +477,14 @@ class _Walk:
                 if first < len(positional):
                     self._go(item, positional[first], code(positional[first]), pick=rest)
                     return
-            one = len(call.args) == 1
+            one, kept = len(call.args) == 1, kept_argument(call, last)
             for arg in call.args:
                 what = code(arg.value)
-                if arg.keyword is not None:  # dtype=, device=: shapes the value
+                if arg.keyword is not None or (kept is not None and arg is not kept):
+                    # dtype=, device=, a conversion's flag: shapes the value
                     self._go(item, arg.value, what, pick=(), shapes=True)
                 else:
-                    self._go(item, arg.value, what, pick=None if one else ())
+                    self._go(item, arg.value, what, pick=None if one or arg is kept else ())
             if not call.args:
                 self._source("call", item)
             return
@@ -504,8 +497,9 @@ class _Walk:
                 self._library(item, call)  # torch.zeros(...), np.random.permutation(n)
                 return
             if library:
+                kept = kept_argument(call, last)  # `torch.autograd.Variable(x, flag)`
                 for arg in call.args:
-                    shapes = arg.keyword is not None
+                    shapes = arg.keyword is not None or (kept is not None and arg is not kept)
                     self._go(item, arg.value, code(arg.value), pick=(), shapes=shapes)
                 return
             if last == "__next__":

@@ -11,7 +11,8 @@ A move is a chain of tensor methods that change only the device, dtype or memory
 every return is its first parameter so moved (a function summary: `device_moves`, found once
 per module with `ast`, ProgramHints.device_moves). Anything else in a comprehension (rows
 indexed or sliced, values concatenated across keys) is not a move: the batch proof
-(batches/beside.py) does not prove it.
+(batches/beside.py) does not prove it. The lists of moves and conversions live with the
+walk that follows values through them (flow/carriers.py).
 """
 
 from __future__ import annotations
@@ -20,20 +21,8 @@ import ast
 
 import libcst as cst
 
-#: Tensor methods that change only where or as what the rows are held.
-METHODS = frozenset(
-    {
-        "to", "cuda", "cpu", "float", "double", "half", "bfloat16", "long", "int", "bool",
-        "byte", "contiguous", "detach", "pin_memory", "type", "clone", "numpy",
-    }
-)  # fmt: skip
-#: Calls given the value alone that convert it whole (dtype=, device= beside it).
-CONVERSIONS = frozenset(
-    {
-        "as_tensor", "tensor", "Tensor", "FloatTensor", "LongTensor", "from_numpy",
-        "asarray", "Variable",
-    }
-)  # fmt: skip
+from dp2ddp.flow.carriers import CONVERSIONS, METHODS
+
 #: Calls that join several values into one (rows of other elements added).
 JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"})
 

@@ -37,8 +37,8 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.flow import view
+from dp2ddp.flow.carriers import METHODS
 from dp2ddp.transforms._support.nodes import name_of, walk
-from dp2ddp.transforms.analysis.device_moves import METHODS
 from dp2ddp.transforms.data.handed_objects import _callees
 from dp2ddp.transforms.data.mean_lists import (
     _SCALAR,

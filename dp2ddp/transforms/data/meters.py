@@ -46,9 +46,9 @@ from libcst.metadata import PositionProvider
 
 from dp2ddp.facts import MeterClass
 from dp2ddp.flow import view
+from dp2ddp.flow.carriers import METHODS
 from dp2ddp.transforms._support.nodes import variables_under, walk
 from dp2ddp.transforms._support.qualified import told_matches
-from dp2ddp.transforms.analysis.device_moves import METHODS
 from dp2ddp.transforms.data.mean_lists import even_pass, fresh_before, mentions, per_batch_mean
 
 if TYPE_CHECKING:

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import Function, view
+from dp2ddp.flow.carriers import METHODS
 from dp2ddp.transforms._support.nodes import walk
-from dp2ddp.transforms.analysis.device_moves import METHODS
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data import ShardDataLoaders

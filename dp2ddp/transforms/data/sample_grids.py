@@ -65,6 +65,7 @@ from typing import TYPE_CHECKING, TypeGuard
 import libcst as cst
 
 from dp2ddp.flow import view
+from dp2ddp.flow.carriers import METHODS
 from dp2ddp.flow.origins import origins
 from dp2ddp.transforms._support.names import DATAPARALLEL, DDP_WRAPS, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import (
@@ -76,7 +77,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
-from dp2ddp.transforms.analysis.device_moves import METHODS, kept_rows
+from dp2ddp.transforms.analysis.device_moves import kept_rows
 from dp2ddp.transforms.analysis.generator_batches import generator_takers
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.data.loop_takers import batch_names, helper_batch_names

@@ -20,7 +20,16 @@ rank's batch.
 * `N`: `x.size(0)`, `x.size()[0]`, `x.shape[0]` or `len(x)` (through casts and names), `x`
   coming (flow.origins) only from an element of a DataLoader's iteration, or from the
   wrapped model's output: under DDP both are this rank's share of DataParallel's batch (the
-  data pass shards a training loader; a batch kept whole is cut at the model's call).
+  data pass shards a training loader; a batch kept whole is cut at the model's call). The
+  walk follows the batch through what keeps its rows (`Variable(x, flag)`, `.to(device)`,
+  `torch.as_tensor(x)`: flow/carriers.py, their other arguments only shaping it) and stops
+  at a loader's construction, a program's loader factory included: liucong3/
+  audio_classification@08575b2 (round 22) built its loader with `loader.get(args, path)`
+  in another module, and the walk went on into `args` (argparse's value, no batch), so the
+  proof failed and `cross_entropy(...) / batch_size` doubled every update, unsaid.
+  Where the batch reaches `x` beside a source not proved a share (a library's call the
+  walk does not know keeps the rows, `torch.squeeze(x, 1)`; a factory's loader left whole,
+  `ddp_shard=False`), DP126 says so with that source's flow: the size may be the share's.
 
 `N` may also be the size of a parameter of the function the division is in (not its
 `self`): FDU-VTS/crowd-count@3022ad0 crowdcount/utils/loss.py (stop 59, v1-A), `AVGLoss.
@@ -43,10 +52,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import origins, view
+from dp2ddp.flow import Origin, origins, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.grad_mode import under_grad_off
-from dp2ddp.transforms._support.names import DATALOADER
+from dp2ddp.transforms._support.names import DATALOADER, SHARD_FLAG
 from dp2ddp.transforms._support.nodes import method_class, nodes_of
 from dp2ddp.transforms.analysis.held_objects import held
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven
@@ -101,6 +110,9 @@ class SizeMeans:
         self._built: frozenset[int] | None = None
         #: The parameters the size under check comes from (`_share`): a caller's value.
         self._handed: list[str] = []
+        #: A source of the size under check not proved this rank's share, beside one that
+        #: is (`_share`): the size may be the share's; said with its flow.
+        self._unproved: Origin | None = None
         self._function: cst.FunctionDef | None = None
 
     def check(
@@ -116,7 +128,7 @@ class SizeMeans:
         a size of this rank's batch; one reaching the loss is rewritten where every rank
         reaches it as often (`owner.totals`), else said (DP126)."""
         numerator, count = parts
-        self._handed, self._function = [], function
+        self._handed, self._unproved, self._function = [], None, function
         if not (self._size(count, assigned, 0) and self._mean(numerator, assigned, 0)):
             return False
         if not owner._reaches(node, reaching) or under_grad_off(
@@ -133,6 +145,17 @@ class SizeMeans:
                 "rank's share (the wrapped model's output, a batch of a sharded loader), each "
                 "gradient is WORLD_SIZE times DataParallel's. Not rewritten: the callers were "
                 "not followed",
+            )
+            return True
+        if self._unproved is not None:
+            flow = self._unproved.flow(self.t.input_position)
+            self.t.warn(
+                count,
+                "DP126",
+                f"{division}: a mean over the batch divided by {shown}: this rank's batch "
+                f"reaches it, and so does a source not proved to be this rank's share ({flow}): "
+                "where it is the share's size, each gradient is WORLD_SIZE times "
+                "DataParallel's. Not rewritten: that it is the share's size was not proved",
             )
             return True
         if owner._unreached(node, function) is None:
@@ -269,15 +292,20 @@ class SizeMeans:
 
     def _share(self, value: cst.BaseExpression) -> bool:
         """`value` comes only from an element of a DataLoader's iteration or from the wrapped
-        model's output: this rank's share of DataParallel's batch under DDP. A parameter no
+        model's output: this rank's share of DataParallel's batch under DDP. The walk goes
+        through what keeps the batch's rows (`Variable(x, flag)`, `.to(device)`: flow/
+        carriers.py) and stops at a loader's construction (a loader factory of another
+        module: its arguments, `get(args, path)`, are no rows of its batches). A parameter no
         call of the module passes (a loss object's `__call__(self, output, target)` handed
-        the model's output in another module) may be that share: kept in `_handed`, said."""
+        the model's output in another module) may be that share: kept in `_handed`, said.
+        A share beside a source not proved one (a loader the data pass left whole, a
+        library's value): the size may be the share's, kept in `_unproved`, said."""
         if self._given is None:
             self._given = BatchGiven(view(self._module), self.t.qualified_names)
-        given = self._given
         found = False
         handed: list[str] = []
-        for origin in origins(given.flow, value, given._given):
+        unproved: list[Origin] = []
+        for origin in origins(self._given.flow, value, self._stop):
             if origin.selects or origin.kind == "constant":
                 continue
             if origin.kind == "parameter" and isinstance(origin.node, (cst.Param, cst.Name)):
@@ -285,18 +313,38 @@ class SizeMeans:
                     return False
                 assert isinstance(origin.node, cst.Param)
                 handed.append(origin.node.name.value)
-                continue
-            if origin.kind != "call" or not isinstance(origin.node, cst.Call):
-                return False
-            loader = bool(self.t.qualified_names(origin.node.func) & (DATALOADER | self._made))
-            if (loader and origin.cut) or (not loader and given._is_wrapped_call(origin.node)):
+            elif self._batch(origin):
                 found = True
-                continue
-            return False
-        if handed:  # a caller's value among the sources: not proved, said
+            else:
+                unproved.append(origin)
+        if handed and not unproved:  # a caller's value among the sources: not proved, said
             self._handed.extend(handed)
             return True
-        return found
+        if found and unproved:
+            self._unproved = unproved[0]
+            return True
+        return found and not handed
+
+    def _stop(self, call: cst.Call) -> bool:
+        """Calls the walk does not go through: the batch's sources (BatchGiven) and the
+        program's loader factories (`_made`)."""
+        assert self._given is not None
+        return self._given._given(call) or bool(self.t.qualified_names(call.func) & self._made)
+
+    def _batch(self, origin: Origin) -> bool:
+        """`origin` is an element of a sharded loader's iteration or the wrapped model's
+        output (a factory's loader the data pass left whole, `ddp_shard=False`: no)."""
+        call = origin.node
+        if origin.kind != "call" or not isinstance(call, cst.Call):
+            return False
+        assert self._given is not None
+        if not self.t.qualified_names(call.func) & (DATALOADER | self._made):
+            return self._given._is_wrapped_call(call)
+        whole = any(
+            a.keyword is not None and a.keyword.value == SHARD_FLAG and _literal(a.value, False)
+            for a in call.args
+        )
+        return origin.cut and not whole
 
 
 def _mean_construction(node: cst.Call, names: Callable[[cst.CSTNode], set[str]]) -> bool:
