@@ -10,12 +10,10 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.facts import (
     BackwardSummary,
-    BatchSumReturn,
     CommandArgument,
     CommandLine,
     HelperDraw,
     LoaderFeed,
-    MeterClass,
     ModelClass,
     PickledParam,
     ProgramFacts,
@@ -24,6 +22,7 @@ from dp2ddp.facts import (
     Reexports,
     Role,
 )
+from dp2ddp.loss_facts import BatchSumReturn, MeterClass
 from dp2ddp.migrate.line_length import helpers_first_party
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.helpers_home import package_home

@@ -25,8 +25,8 @@ from dataclasses import replace
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from dp2ddp.facts import BatchSumReturn
 from dp2ddp.flow import DefUse, Function, origins, view
+from dp2ddp.loss_facts import BatchSumReturn
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.qualified import told_matches
