@@ -31,11 +31,12 @@ from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
+from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
 from dp2ddp.transforms.hazards.input_gradients import input_arguments
 from dp2ddp.transforms.hazards.masked_means import MeanLossObjects
 from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
-from dp2ddp.transforms.hazards.reductions import SUMS as _SUMS
 from dp2ddp.transforms.hazards.reductions import (
     Alike,
     Means,
@@ -51,9 +52,6 @@ from dp2ddp.transforms.hazards.told_sums import Told, told_sum_terms
 from dp2ddp.transforms.hazards.uniform_counts import uniform_count
 from dp2ddp.transforms.hazards.world_scaled import scaled_by_world_size, unscale
 
-_STACKING = frozenset(
-    f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
-)
 #: How the change record of a scaled loss starts (the CLI's summary finds them by it).
 _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNORECASE)
 
@@ -555,97 +553,6 @@ class LossChecks:
 
     def _is_loss_sum(self, node: cst.BaseExpression) -> bool:
         return is_loss_sum(node, self.t)
-
-
-def is_loss_sum(node: cst.BaseExpression, transform: MigrationTransform) -> bool:
-    """`node` is a `.sum()` / `torch.sum()` of one tensor (not of a list of loss terms)."""
-    if not isinstance(node, cst.Call):
-        return False
-    func = node.func
-    if "torch.sum" in transform.qualified_names(func):
-        summed = node.args[0].value if node.args else None
-    elif isinstance(func, cst.Attribute) and func.attr.value == "sum":
-        summed = func.value
-    else:
-        return False
-    if summed is None or isinstance(summed, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
-        return False
-    return not (isinstance(summed, cst.Call) and transform.matches(summed.func, _STACKING))
-
-
-def _batch_sum(
-    node: cst.BaseExpression,
-    assigned: dict[str, list[cst.BaseExpression]],
-    transform: MigrationTransform,
-) -> bool | None:
-    """Is the sum `node` a sum over the batch? True where it sums dim 0 (or every element)
-    of a tensor whose dim 0 no reduction beneath took away (`(out - y).pow(2).sum()`,
-    `x.mean(1).sum()`); False where it sums other dims only (`.sum(1)`) or sums what a
-    mean (max, norm) over the batch left (`(p.mean(0) * p.mean(0).log()).sum()`, an
-    entropy of the batch's mean prediction: scaling it by WORLD_SIZE would double its
-    gradient); None where a dim is not a literal or is negative, or a sum over the batch
-    lies beneath (`(x / x.sum()).sum()`): DP004 then, not a silent choice."""
-    reduction = _reduction(node, transform)
-    if reduction is None or not isinstance(node, cst.Call):
-        return None
-    dims = reduction[1]
-    if dims is None or any(d < 0 for d in dims):
-        return None
-    if dims and 0 not in dims:
-        return False
-    receiver = _receiver(node, transform)
-    if receiver is None:
-        return None
-    return _batch_intact(receiver, assigned, transform, 0, node)
-
-
-def _batch_intact(
-    node: cst.CSTNode,
-    assigned: dict[str, list[cst.BaseExpression]],
-    transform: MigrationTransform,
-    depth: int,
-    root: cst.Call,
-    following: frozenset[str] = frozenset(),
-) -> bool | None:
-    """No reduction in `node` (names followed through the scope) takes dim 0 away. The
-    binding that is the sum itself (`loss = loss.sum()`) is not what it sums, and a name
-    met again while it is followed (`model = nn.DataParallel(model)`) adds nothing."""
-    if depth > 6:
-        return None
-    if isinstance(node, cst.Name):
-        if node.value in following:
-            return True
-        result: bool | None = True
-        for bound in assigned.get(node.value, []):
-            if bound is root:
-                continue
-            found = _batch_intact(
-                bound, assigned, transform, depth + 1, root, following | {node.value}
-            )
-            if found is False:
-                return False
-            if found is None:
-                result = None
-        return result
-    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-        return True
-    result = True
-    reduction = _reduction(node, transform)
-    if reduction is not None:
-        dims = reduction[1]
-        if dims is None or any(d < 0 for d in dims):
-            result = None
-        elif not dims or 0 in dims:
-            if reduction[0] not in _SUMS:
-                return False  # a batch mean (max, norm): what is left is no batch to sum
-            result = None  # a batch sum beneath (`x / x.sum()`): not proved either way
-    for child in node.children:
-        found = _batch_intact(child, assigned, transform, depth, root, following)
-        if found is False:
-            return False
-        if found is None:
-            result = None
-    return result
 
 
 def loss_key(node: cst.BaseExpression) -> str:
