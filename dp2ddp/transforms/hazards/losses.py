@@ -35,9 +35,10 @@ from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
 from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
 from dp2ddp.transforms.hazards.input_gradients import input_arguments
-from dp2ddp.transforms.hazards.masked_means import MeanLossObjects
+from dp2ddp.transforms.hazards.masked_means import MeanLossObjects, averaging_loss
 from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
 from dp2ddp.transforms.hazards.reductions import (
+    MEANS,
     Alike,
     Means,
     alike_operand,
@@ -152,10 +153,14 @@ class LossChecks:
         self._own: Told | None = None
         self._replica: ReplicaMeans | None = None
 
-    def enter_module(self, node: cst.Module) -> None:
+    def read_module(self, node: cst.Module) -> None:
+        """Learn `node`'s loss objects (what enter_module does before it checks)."""
         self._module, self._given, self._alike, self._averaging = node, None, None, None
         self._own = None
         read_tree(node, _LossConstructors(self))
+
+    def enter_module(self, node: cst.Module) -> None:
+        self.read_module(node)
         self._check_sums(node)
         self._trains.append(True)
 
@@ -247,16 +252,34 @@ class LossChecks:
             return False
         if divided_by_its_rows(node, view(self._module), self.t.parent):
             return True
-        return self._replicas().divided(node, self.t.parent)  # `/ self.batch_size` of its rows
+        return self.replicas().divided(node, self.t.parent)  # `/ self.batch_size` of its rows
 
-    def _replicas(self) -> ReplicaMeans:
+    def replicas(self) -> ReplicaMeans:
         """The module's proof of replica means (hazards.replica_means), built once."""
         assert self._module is not None
         if self._replica is None or self._replica.flow.module is not self._module:
-            flow, names = view(self._module), self.t.qualified_names
+            flow, names, told = (
+                view(self._module),
+                self.t.qualified_names,
+                self.t.state.facts.models,
+            )
             alike = lambda d: uniform_count(flow, self._alike_proof().uniform, d, d)  # noqa: E731
-            self._replica = ReplicaMeans(flow, names, self._sums_in, alike)
+            self._replica = ReplicaMeans(flow, names, self._sums_in, alike, told, self._means_in)
         return self._replica
+
+    def _means_in(self, function: Function, value: cst.BaseExpression) -> bool:
+        """`value` is a loss averaged over the batch (a mean over dim 0 or every element, a
+        torch.nn loss averaging so): each replica's, a mean over its own rows."""
+        if not isinstance(value, cst.Call):
+            return False
+        reduced = _reduction(value, self.t)
+        if reduced is not None:
+            return (
+                reduced[0] in MEANS
+                and reduced[1] is not None
+                and (0 in reduced[1] or not reduced[1])
+            )
+        return averaging_loss(value, self.t.qualified_names, self._mean_objects())
 
     def _sums_in(self, function: Function, value: cst.BaseExpression) -> bool:
         """`value` is a loss summed over the batch in `function` (its own bindings)."""
@@ -273,13 +296,26 @@ class LossChecks:
     ) -> bool:
         """hazards.replica_means: a sum of a wrapped model's replica means is left unscaled,
         unsaid; of quotients not proved either way, unscaled and said (DP004). False: scale."""
-        reason = None if self._module is None else self._replicas().outputs(unscale(receiver))
+        reason = None if self._module is None else self.replicas().outputs(unscale(receiver))
         if reason is None:
+            done = (
+                "scaled by WORLD_SIZE as a sum over the batch (a mean of each replica's rows: no)"
+            )
+            self._unread(backward, unscale(receiver), done)
             return False
         self._covered.update(losses)
         if reason != MEAN:
             self.t.warn(backward, "DP004", f"{self.t.code(receiver)} sums {reason}")
         return True
+
+    def _unread(self, at: cst.CSTNode, loss: cst.BaseExpression, done: str) -> bool:
+        """DP221 at `at` where `loss` sums the output of a wrapped model whose class is not
+        read (replica_means.unread): a sum over the batch or each replica's mean, not known."""
+        built = self.replicas().unread(loss) if self._module is not None else None
+        if built is not None:
+            what = f"`{self.t.code(loss)}` sums what a wrapped `{built}(...)` returns"
+            self.t.warn(at, "DP221", f"{what}, its forward() not read: {done}")
+        return built is not None
 
     def enter_with(self, node: cst.With) -> None:
         self._no_grad.append(any(grad_off(item.item, self.t.matches) for item in node.items))
@@ -439,6 +475,10 @@ class LossChecks:
                 receiver is not None
                 and _batch_sum(term, bound, self.t) is True
                 and given(receiver, site)
+                and self.replicas().outputs(term) != MEAN  # replica means, rightly unscaled
+                and not self._unread(
+                    term, term, "left unscaled (a sum over the batch: * WORLD_SIZE)"
+                )
             ):
                 self._said_terms.add(term)
                 self.t.warn(
