@@ -1701,6 +1701,15 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   rank_zero_s70_lead_write_per_sample_in_dataset (files a Dataset writes per sample, in
   `__getitem__` and a function it calls, stay on every rank: all 32 written; before: rank
   0's 16, unsaid: motokimura/yolo_v1_pytorch@c3e60d7's debug images).
+  Stop 70 across (round 22's bhheo/AB_distillation, issue 28): a sum of what a wrapped
+  model's replicas return, each its loss over its own rows, read where the class lives:
+  s70_across_replica_mean_forward_in_other_module (the class in models.py, divided by a
+  count the caller stores or forward() takes; alone and beside another term) and
+  s70_across_replica_mean_through_package (a package's re-export; a torch.nn loss's mean,
+  `.mean()`): no `* WORLD_SIZE`, the original's weights (before: doubled, said only by
+  DP004 at the forward's `reduction='sum'`, or not at all); hazards_s70_across_replica_mean_
+  reduced_in_forward (a forward() averaging its rows, same module; a per-row output still
+  scaled).
 """
 
 from __future__ import annotations
@@ -2572,9 +2581,20 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s70_lead_batch_times_configured_devices": ("weights 0.551511",),
     # stop 70 lead (round 23's yolo_v1): per-sample writes in a Dataset stay on every rank
     "rank_zero_s70_lead_write_per_sample_in_dataset": ("weights -0.240872", "dumped 32"),
+    # stop 70 across (round 22, AB_distillation): replica means of a class read in its own
+    # module, not scaled (the base: 6.140306; 6.246442 and 7.719664; 5.985211 and 5.443910)
+    "s70_across_replica_mean_forward_in_other_module": ("weights 6.079810", "other 5.723771"),
+    "s70_across_replica_mean_through_package": ("weights 6.066690", "mean 5.351453"),
+    "hazards_s70_across_replica_mean_reduced_in_forward": (
+        "weights 6.122705",
+        "other 5.821455",
+        "rows 28.426473",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s70_across_replica_mean_forward_in_other_module": "train.py",  # stop 70 across
+    "s70_across_replica_mean_through_package": "train.py",  # stop 70 across
     "s69_lead_loader_self_test_imports_trainer": "trainer.py",  # stop 69 lead
     "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead

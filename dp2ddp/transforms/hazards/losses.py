@@ -298,9 +298,8 @@ class LossChecks:
         unsaid; of quotients not proved either way, unscaled and said (DP004). False: scale."""
         reason = None if self._module is None else self.replicas().outputs(unscale(receiver))
         if reason is None:
-            done = (
-                "scaled by WORLD_SIZE as a sum over the batch (a mean of each replica's rows: no)"
-            )
+            done = "scaled by WORLD_SIZE as a sum over the batch (if each replica returns a mean "
+            done += "over its rows, unscaled is DataParallel's)"
             self._unread(backward, unscale(receiver), done)
             return False
         self._covered.update(losses)
@@ -477,7 +476,9 @@ class LossChecks:
                 and given(receiver, site)
                 and self.replicas().outputs(term) != MEAN  # replica means, rightly unscaled
                 and not self._unread(
-                    term, term, "left unscaled (a sum over the batch: * WORLD_SIZE)"
+                    term,
+                    term,
+                    "left unscaled beside other terms (a sum over the batch needs * WORLD_SIZE)",
                 )
             ):
                 self._said_terms.add(term)

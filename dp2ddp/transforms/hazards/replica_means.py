@@ -22,7 +22,17 @@ tensor the call is given (`model.module.attr = xb.shape[0]` or `model.attr = ...
 the def-use view). Then the loss is a mean: no WORLD_SIZE, no DP004. A divisor alike on
 every rank (a number, `args.batch_size`) leaves it a sum (hazards.uniform_counts: scaled);
 any other divisor is not proved either way: left unscaled and said at the backward (DP004),
-never scaled silently. A class of another module is not read (its forward is not seen here).
+never scaled silently.
+
+Stop 70 (across): a value forward() averages over its rows (a mean over dim 0 or every
+element, a torch.nn loss with its default mean: `self.ce(out, y).unsqueeze(0)`) is a replica's
+mean as well, and sums and constant multiples of means are one. A class of another module of
+the program is read in its own module (`class_returns`, told as ModelClass.replica through
+hazards/replica_classes.py; a package's re-export names the same class): `attrs` its
+forward() divides by are checked here, at this module's calls of the wrap. A wrapped model
+whose class is not read (a library's, a module outside the migrated files: `unread`) and
+whose output the loss sums with no function between is DP221: scaled as a sum over the batch,
+or left beside other terms, said either way.
 """
 
 from __future__ import annotations
