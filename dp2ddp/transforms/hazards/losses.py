@@ -58,6 +58,11 @@ _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNOR
 
 
 _Bound = dict[str, list[cst.BaseExpression]]
+#: DP221's end where a sum of what a wrapped model of a class not read returns is scaled.
+_SCALED_UNREAD = (
+    "scaled by WORLD_SIZE as a sum over the batch (if each replica returns a mean over its "
+    "rows, unscaled is DataParallel's)"
+)
 
 #: A loss object's sum reduction: (the offending argument, its text).
 _Sums = tuple[cst.Arg, str]
@@ -298,9 +303,7 @@ class LossChecks:
         unsaid; of quotients not proved either way, unscaled and said (DP004). False: scale."""
         reason = None if self._module is None else self.replicas().outputs(unscale(receiver))
         if reason is None:
-            done = "scaled by WORLD_SIZE as a sum over the batch (if each replica returns a mean "
-            done += "over its rows, unscaled is DataParallel's)"
-            self._unread(backward, unscale(receiver), done)
+            self._unread(backward, unscale(receiver), _SCALED_UNREAD)
             return False
         self._covered.update(losses)
         if reason != MEAN:
@@ -406,6 +409,7 @@ class LossChecks:
             if scaled_by_world_size(receiver):  # by an earlier run: its sums are covered
                 if all(self._summed(v, facts.assigned, losses) for v in values):
                     self._covered.update(losses)
+                    self._unread(backward, unscale(receiver), _SCALED_UNREAD)
                 continue
             statistic = self._batch_statistics(values, facts.assigned)
             if (

@@ -94,6 +94,7 @@ class ReplicaMeans:
         self._calls: dict[Owner, list[cst.Call]] = {}
         self._classes: dict[int, Owner | None] = {}
         self._returns: dict[cst.ClassDef, ReplicaReturns | None] = {}
+        self._by_last: dict[str, list[str]] | None = None
 
     def returned(self, call: cst.Call) -> str | None:
         """What the wrapped model `call` returns: MEAN where every return of its forward()
@@ -269,7 +270,7 @@ class ReplicaMeans:
                     found[f"<{id(owner)}>"] = owner
             elif origin.kind == "call":
                 names = self.qualified_names(origin.node.func)
-                told = told_matches(names, self.told)
+                told = told_matches(names, self.told) or self._starred(origin.node.func, names)
                 if len(told) == 1:
                     found[told[0]] = told[0]
                 elif not any(n.startswith(_LIBRARIES) for n in names) or not names:
@@ -277,6 +278,18 @@ class ReplicaMeans:
         if len(found) == 1:
             return next(iter(found.values())), ""
         return None, unread if not found else ""
+
+    def _starred(self, func: cst.BaseExpression, names: set[str]) -> list[str]:
+        """A bare name no import resolves (a star import's: `from models import *`, then
+        `Net()`) as the one class of the program of that name, if there is exactly one."""
+        if names or not isinstance(func, cst.Name):
+            return []
+        if self._by_last is None:
+            self._by_last = {}
+            for name in self.told:
+                self._by_last.setdefault(name.rpartition(".")[2], []).append(name)
+        same = self._by_last.get(func.value, [])
+        return same[:1] if len({self.told[n] for n in same}) == 1 else []
 
     def _quotient(
         self, value: cst.BaseExpression, forward: Function, stored: Stored, depth: int
