@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Protocol
 
+from dp2ddp.loss_facts import BatchSumReturn, MeterClass, ReplicaReturns
 from dp2ddp.result import LoaderExport
 
 Role = Literal["entry", "library"]
@@ -480,6 +481,8 @@ class ModelClass:
     held: bool = True
     norms: bool = False  #: it or a program class it builds makes a BatchNorm layer (DP216)
     pools: str = ""  #: where its forward() pools its batch's rows (batch_axis.py, DP217)
+    #: What its forward() returns on each replica (loss_facts.py; hazards/replica_means.py)
+    replica: ReplicaReturns | None = None
 
 
 @dataclass(frozen=True)
@@ -506,41 +509,6 @@ class CommandLine:
 
     arguments: tuple[CommandArgument, ...] = ()
     reads_local_rank: bool = False
-
-
-@dataclass(frozen=True)
-class BatchSumReturn:
-    """A sum over the batch among the additive terms a loss class's forward() or a function
-    returns (hazards/batch_sum_returns.py): `position` the element of each returned tuple, a
-    path into nested ones (`return total, (rec, kl)`: kl is (1, 1); (): the whole value),
-    `params` the parameters it sums (position without `self`, name), `text` its code, `where`
-    its "path:line"; `back` the path counted from each tuple's end (kl: (-1, -1)); `divided`:
-    over a row's size (batch_terms.row_size), a batch sum only where dim 0 is the batch."""
-
-    position: tuple[int, ...]
-    params: tuple[tuple[int, str], ...]
-    text: str
-    where: str
-    back: tuple[int, ...] = ()
-    #: Where it returns what a told function or loss class returns (`return self.loss(a, b)`,
-    #: stop 56 v4-D): its told name, resolved program-wide (batch_sum_returns.forwarded_sums);
-    #: `passes`, per argument of that call: (position or -1, keyword or "", index in `params`).
-    via: str = ""
-    passes: tuple[tuple[int, str, int], ...] = ()
-    divided: bool = False
-
-
-@dataclass(frozen=True)
-class MeterClass:
-    """An averaging meter class of the program (transforms/data/meters.py proves it):
-    `update`'s parameters (name, an integer default's text or None), each sum's terms (the
-    parameters multiplied), each ratio (attribute, numerator sum, denominator sum); none of
-    these where not proved. `running`: its methods adding to its attributes (DP030's)."""
-
-    params: tuple[tuple[str, str | None], ...] = ()
-    sums: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    ratios: tuple[tuple[str, str, str], ...] = ()
-    running: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -137,3 +137,51 @@ def test_second_backward_through_a_deep_call_chain_is_found_without_recursion() 
     result = migrate_source("\n".join(lines) + "\n")
     found = [d for d in result.diagnostics if d.code == "DP026"]
     assert [d.line for d in found] == [len(lines)], result.diagnostics
+
+
+UNREAD_CLASS = """\
+import torch
+import torch.nn as nn
+from lossy_lib import DistillLoss
+
+model = nn.DataParallel(DistillLoss())
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.zeros(8, 4), torch.zeros(8, 1)
+{block}
+opt.step()
+"""
+
+
+@pytest.mark.parametrize(
+    ("block", "scaled"),
+    [
+        ("loss = model(x, y)[:, 0].sum()\nloss.backward()", True),
+        ("loss = model(x, y).sum() + x.mean()\nloss.backward()", False),
+    ],
+)
+def test_sum_of_an_unread_class_output_is_said(block: str, scaled: bool) -> None:
+    """Issue 28 (stop 70, across): the wrapped model's class is not read (a library's, or
+    a module outside the migrated file): whether its replicas return per-row values or a
+    mean over their rows is not known, so the sum of what DataParallel gathered is DP221,
+    scaled as a sum over the batch or left as it is beside other terms, never silently."""
+    result = migrate_source(UNREAD_CLASS.format(block=block))
+    codes = [d.code for d in result.diagnostics]
+    assert codes.count("DP221") == 1, codes
+    assert "DP004" not in codes, codes
+    said = next(d for d in result.diagnostics if d.code == "DP221")
+    assert "`DistillLoss(...)`" in said.message
+    assert ("* WORLD_SIZE).backward()" in result.code) is scaled
+
+
+def test_sum_of_a_read_class_output_per_row_is_not_said() -> None:
+    """A wrapped class of the module whose forward() returns per-row values: the sum is
+    over the batch, scaled, nothing said (DP221 is only for a class not read)."""
+    source = UNREAD_CLASS.replace(
+        "from lossy_lib import DistillLoss\n",
+        "\n\nclass DistillLoss(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 1)\n\n    def forward(self, x, y):\n"
+        "        return (self.fc(x) - y).pow(2)\n\n\n",
+    ).format(block="loss = model(x, y)[:, 0].sum()\nloss.backward()")
+    result = migrate_source(source)
+    assert [d.code for d in result.diagnostics] == []
+    assert "(loss * WORLD_SIZE).backward()" in result.code

@@ -1738,6 +1738,15 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   argparse `args`: the original's 4.062863; before: 4.215376, unsaid);
   hazards_s70_variable_dataset_size_not_batch (a mean over the dataset's size, not the
   batch's: left as written, the original's weights).
+  Stop 70 across (round 22's bhheo/AB_distillation, issue 28): a sum of what a wrapped
+  model's replicas return, each its loss over its own rows, read where the class lives:
+  s70_across_replica_mean_forward_in_other_module (the class in models.py, divided by a
+  count the caller stores or forward() takes; alone and beside another term) and
+  s70_across_replica_mean_through_package (a package's re-export; a torch.nn loss's mean,
+  `.mean()`): no `* WORLD_SIZE`, the original's weights (before: doubled, said only by
+  DP004 at the forward's `reduction='sum'`, or not at all); hazards_s70_across_replica_mean_
+  reduced_in_forward (a forward() averaging its rows, same module; a per-row output still
+  scaled).
 """
 
 from __future__ import annotations
@@ -2649,12 +2658,23 @@ CASES: dict[str, tuple[str, ...]] = {
     "s70_variable_len_after_move_factory_args": ("weights 4.062863",),
     # stop 70 helper variable: a dataset's size, not the batch's: left, the original's
     "hazards_s70_variable_dataset_size_not_batch": ("weights 4.468584",),
+    # stop 70 across (round 22, AB_distillation): replica means of a class read in its own
+    # module, not scaled (the base: 6.140306; 6.246442 and 7.719664; 5.985211 and 5.443910)
+    "s70_across_replica_mean_forward_in_other_module": ("weights 6.079810", "other 5.723771"),
+    "s70_across_replica_mean_through_package": ("weights 6.066690", "mean 5.351453"),
+    "hazards_s70_across_replica_mean_reduced_in_forward": (
+        "weights 6.122705",
+        "other 5.821455",
+        "rows 28.426473",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
     "s70_unused_class_named_by_config": "train.py",  # stop 70 unused (round 23)
     "s70_variable_len_after_move_factory_args": "train.py",  # stop 70 helper variable
+    "s70_across_replica_mean_forward_in_other_module": "train.py",  # stop 70 across
+    "s70_across_replica_mean_through_package": "train.py",  # stop 70 across
     "s69_lead_loader_self_test_imports_trainer": "trainer.py",  # stop 69 lead
     "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead

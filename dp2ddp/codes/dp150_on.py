@@ -400,4 +400,21 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "copy) or on something every rank computes alike; then silence the warning with "
         "`# noqa: DP219`.",
     ),
+    "DP221": (
+        "a loss sums what a wrapped model of a class not read returns",
+        "The loss that reaches backward() sums the output of a wrapped model (`loss = "
+        "model(x, y).sum()`, `out[:, 0].sum()`, through indexing and shape-keeping methods "
+        "only) whose class dp2ddp could not read: a library's (`torchvision`, `timm`, a "
+        "package outside the migrated folder), or built by a call it cannot follow. "
+        "DataParallel gathered one value per GPU, so what that sum means depends on "
+        "forward(): per-row values (the sum is over the batch: DDP averages the ranks, so "
+        "dp2ddp scales it by WORLD_SIZE, DataParallel's update) or each replica's loss "
+        "already averaged over its rows (a loss computed inside forward(): the sum is over "
+        "replicas, the ranks' average is DataParallel's one-device loss, and the scaling "
+        "makes every update WORLD_SIZE times the original's). The warning says which was "
+        "done. Check the class's forward(): where it returns a mean per replica, remove "
+        "`* WORLD_SIZE` (or, where left unscaled beside other terms, keep it so); migrate "
+        "the class's module with the program (a folder) so dp2ddp reads it; then silence "
+        "the warning with `# noqa: DP221`.",
+    ),
 }

@@ -10,12 +10,10 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.facts import (
     BackwardSummary,
-    BatchSumReturn,
     CommandArgument,
     CommandLine,
     HelperDraw,
     LoaderFeed,
-    MeterClass,
     ModelClass,
     PickledParam,
     ProgramFacts,
@@ -24,12 +22,14 @@ from dp2ddp.facts import (
     Reexports,
     Role,
 )
+from dp2ddp.loss_facts import BatchSumReturn, MeterClass
 from dp2ddp.migrate.line_length import helpers_first_party
 from dp2ddp.program.discovery import Program, ProgramModule
 from dp2ddp.program.helpers_home import package_home
 from dp2ddp.program.import_reach import reached
 from dp2ddp.program.project import Project, others
 from dp2ddp.program.reexports import ProgramReexports, package_aliases
+from dp2ddp.program.replica_classes import with_replicas
 from dp2ddp.program.told_loaders import LoaderTeller
 from dp2ddp.result import LoaderExport
 
@@ -258,6 +258,8 @@ class ProgramTeller(LoaderTeller):
                 for n, (runs, quiet) in sorted(methods.items())
                 if n in forwardless and n not in self._models and runs
             )
+            # ... what each held class's forward() returns on a replica (replica_classes)
+            self._model_classes = with_replicas(self.project, self.program, self._model_classes)
             # ... and under each name a package re-exports one by (a class imported from
             # its package is the same class: reexports.package_aliases, stop 56 v4-A)
             by_name = {each.name: each for each in self._model_classes}

@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.facts import MeterClass
 from dp2ddp.flow import view
 from dp2ddp.flow.carriers import METHODS
+from dp2ddp.loss_facts import MeterClass
 from dp2ddp.transforms._support.nodes import variables_under, walk
 from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms.data.mean_lists import even_pass, fresh_before, mentions, per_batch_mean

@@ -25,14 +25,15 @@ from dataclasses import replace
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from dp2ddp.facts import BatchSumReturn
 from dp2ddp.flow import DefUse, Function, origins, view
+from dp2ddp.loss_facts import BatchSumReturn
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
+from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
 from dp2ddp.transforms.hazards.batch_terms import additive_terms, size_methods
-from dp2ddp.transforms.hazards.losses import _batch_sum, is_loss_sum
 from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 

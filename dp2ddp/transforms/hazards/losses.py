@@ -31,12 +31,14 @@ from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
+from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
 from dp2ddp.transforms.hazards.input_gradients import input_arguments
-from dp2ddp.transforms.hazards.masked_means import MeanLossObjects
+from dp2ddp.transforms.hazards.masked_means import MeanLossObjects, averaging_loss
 from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
-from dp2ddp.transforms.hazards.reductions import SUMS as _SUMS
 from dp2ddp.transforms.hazards.reductions import (
+    MEANS,
     Alike,
     Means,
     alike_operand,
@@ -51,14 +53,16 @@ from dp2ddp.transforms.hazards.told_sums import Told, told_sum_terms
 from dp2ddp.transforms.hazards.uniform_counts import uniform_count
 from dp2ddp.transforms.hazards.world_scaled import scaled_by_world_size, unscale
 
-_STACKING = frozenset(
-    f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
-)
 #: How the change record of a scaled loss starts (the CLI's summary finds them by it).
 _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNORECASE)
 
 
 _Bound = dict[str, list[cst.BaseExpression]]
+#: DP221's end where a sum of what a wrapped model of a class not read returns is scaled.
+_SCALED_UNREAD = (
+    "scaled by WORLD_SIZE as a sum over the batch (if each replica returns a mean over its "
+    "rows, unscaled is DataParallel's)"
+)
 
 #: A loss object's sum reduction: (the offending argument, its text).
 _Sums = tuple[cst.Arg, str]
@@ -154,10 +158,14 @@ class LossChecks:
         self._own: Told | None = None
         self._replica: ReplicaMeans | None = None
 
-    def enter_module(self, node: cst.Module) -> None:
+    def read_module(self, node: cst.Module) -> None:
+        """Learn `node`'s loss objects (what enter_module does before it checks)."""
         self._module, self._given, self._alike, self._averaging = node, None, None, None
         self._own = None
         read_tree(node, _LossConstructors(self))
+
+    def enter_module(self, node: cst.Module) -> None:
+        self.read_module(node)
         self._check_sums(node)
         self._trains.append(True)
 
@@ -249,16 +257,34 @@ class LossChecks:
             return False
         if divided_by_its_rows(node, view(self._module), self.t.parent):
             return True
-        return self._replicas().divided(node, self.t.parent)  # `/ self.batch_size` of its rows
+        return self.replicas().divided(node, self.t.parent)  # `/ self.batch_size` of its rows
 
-    def _replicas(self) -> ReplicaMeans:
+    def replicas(self) -> ReplicaMeans:
         """The module's proof of replica means (hazards.replica_means), built once."""
         assert self._module is not None
         if self._replica is None or self._replica.flow.module is not self._module:
-            flow, names = view(self._module), self.t.qualified_names
+            flow, names, told = (
+                view(self._module),
+                self.t.qualified_names,
+                self.t.state.facts.models,
+            )
             alike = lambda d: uniform_count(flow, self._alike_proof().uniform, d, d)  # noqa: E731
-            self._replica = ReplicaMeans(flow, names, self._sums_in, alike)
+            self._replica = ReplicaMeans(flow, names, self._sums_in, alike, told, self._means_in)
         return self._replica
+
+    def _means_in(self, function: Function, value: cst.BaseExpression) -> bool:
+        """`value` is a loss averaged over the batch (a mean over dim 0 or every element, a
+        torch.nn loss averaging so): each replica's, a mean over its own rows."""
+        if not isinstance(value, cst.Call):
+            return False
+        reduced = _reduction(value, self.t)
+        if reduced is not None:
+            return (
+                reduced[0] in MEANS
+                and reduced[1] is not None
+                and (0 in reduced[1] or not reduced[1])
+            )
+        return averaging_loss(value, self.t.qualified_names, self._mean_objects())
 
     def _sums_in(self, function: Function, value: cst.BaseExpression) -> bool:
         """`value` is a loss summed over the batch in `function` (its own bindings)."""
@@ -275,13 +301,23 @@ class LossChecks:
     ) -> bool:
         """hazards.replica_means: a sum of a wrapped model's replica means is left unscaled,
         unsaid; of quotients not proved either way, unscaled and said (DP004). False: scale."""
-        reason = None if self._module is None else self._replicas().outputs(unscale(receiver))
+        reason = None if self._module is None else self.replicas().outputs(unscale(receiver))
         if reason is None:
+            self._unread(backward, unscale(receiver), _SCALED_UNREAD)
             return False
         self._covered.update(losses)
         if reason != MEAN:
             self.t.warn(backward, "DP004", f"{self.t.code(receiver)} sums {reason}")
         return True
+
+    def _unread(self, at: cst.CSTNode, loss: cst.BaseExpression, done: str) -> bool:
+        """DP221 at `at` where `loss` sums the output of a wrapped model whose class is not
+        read (replica_means.unread): a sum over the batch or each replica's mean, not known."""
+        built = self.replicas().unread(loss) if self._module is not None else None
+        if built is not None:
+            what = f"`{self.t.code(loss)}` sums what a wrapped `{built}(...)` returns"
+            self.t.warn(at, "DP221", f"{what}, its forward() not read: {done}")
+        return built is not None
 
     def enter_with(self, node: cst.With) -> None:
         self._no_grad.append(any(grad_off(item.item, self.t.matches) for item in node.items))
@@ -373,6 +409,7 @@ class LossChecks:
             if scaled_by_world_size(receiver):  # by an earlier run: its sums are covered
                 if all(self._summed(v, facts.assigned, losses) for v in values):
                     self._covered.update(losses)
+                    self._unread(backward, unscale(receiver), _SCALED_UNREAD)
                 continue
             statistic = self._batch_statistics(values, facts.assigned)
             if (
@@ -441,6 +478,12 @@ class LossChecks:
                 receiver is not None
                 and _batch_sum(term, bound, self.t) is True
                 and given(receiver, site)
+                and self.replicas().outputs(term) != MEAN  # replica means, rightly unscaled
+                and not self._unread(
+                    term,
+                    term,
+                    "left unscaled beside other terms (a sum over the batch needs * WORLD_SIZE)",
+                )
             ):
                 self._said_terms.add(term)
                 self.t.warn(
@@ -555,97 +598,6 @@ class LossChecks:
 
     def _is_loss_sum(self, node: cst.BaseExpression) -> bool:
         return is_loss_sum(node, self.t)
-
-
-def is_loss_sum(node: cst.BaseExpression, transform: MigrationTransform) -> bool:
-    """`node` is a `.sum()` / `torch.sum()` of one tensor (not of a list of loss terms)."""
-    if not isinstance(node, cst.Call):
-        return False
-    func = node.func
-    if "torch.sum" in transform.qualified_names(func):
-        summed = node.args[0].value if node.args else None
-    elif isinstance(func, cst.Attribute) and func.attr.value == "sum":
-        summed = func.value
-    else:
-        return False
-    if summed is None or isinstance(summed, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
-        return False
-    return not (isinstance(summed, cst.Call) and transform.matches(summed.func, _STACKING))
-
-
-def _batch_sum(
-    node: cst.BaseExpression,
-    assigned: dict[str, list[cst.BaseExpression]],
-    transform: MigrationTransform,
-) -> bool | None:
-    """Is the sum `node` a sum over the batch? True where it sums dim 0 (or every element)
-    of a tensor whose dim 0 no reduction beneath took away (`(out - y).pow(2).sum()`,
-    `x.mean(1).sum()`); False where it sums other dims only (`.sum(1)`) or sums what a
-    mean (max, norm) over the batch left (`(p.mean(0) * p.mean(0).log()).sum()`, an
-    entropy of the batch's mean prediction: scaling it by WORLD_SIZE would double its
-    gradient); None where a dim is not a literal or is negative, or a sum over the batch
-    lies beneath (`(x / x.sum()).sum()`): DP004 then, not a silent choice."""
-    reduction = _reduction(node, transform)
-    if reduction is None or not isinstance(node, cst.Call):
-        return None
-    dims = reduction[1]
-    if dims is None or any(d < 0 for d in dims):
-        return None
-    if dims and 0 not in dims:
-        return False
-    receiver = _receiver(node, transform)
-    if receiver is None:
-        return None
-    return _batch_intact(receiver, assigned, transform, 0, node)
-
-
-def _batch_intact(
-    node: cst.CSTNode,
-    assigned: dict[str, list[cst.BaseExpression]],
-    transform: MigrationTransform,
-    depth: int,
-    root: cst.Call,
-    following: frozenset[str] = frozenset(),
-) -> bool | None:
-    """No reduction in `node` (names followed through the scope) takes dim 0 away. The
-    binding that is the sum itself (`loss = loss.sum()`) is not what it sums, and a name
-    met again while it is followed (`model = nn.DataParallel(model)`) adds nothing."""
-    if depth > 6:
-        return None
-    if isinstance(node, cst.Name):
-        if node.value in following:
-            return True
-        result: bool | None = True
-        for bound in assigned.get(node.value, []):
-            if bound is root:
-                continue
-            found = _batch_intact(
-                bound, assigned, transform, depth + 1, root, following | {node.value}
-            )
-            if found is False:
-                return False
-            if found is None:
-                result = None
-        return result
-    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-        return True
-    result = True
-    reduction = _reduction(node, transform)
-    if reduction is not None:
-        dims = reduction[1]
-        if dims is None or any(d < 0 for d in dims):
-            result = None
-        elif not dims or 0 in dims:
-            if reduction[0] not in _SUMS:
-                return False  # a batch mean (max, norm): what is left is no batch to sum
-            result = None  # a batch sum beneath (`x / x.sum()`): not proved either way
-    for child in node.children:
-        found = _batch_intact(child, assigned, transform, depth, root, following)
-        if found is False:
-            return False
-        if found is None:
-            result = None
-    return result
 
 
 def loss_key(node: cst.BaseExpression) -> str:

@@ -22,21 +22,38 @@ tensor the call is given (`model.module.attr = xb.shape[0]` or `model.attr = ...
 the def-use view). Then the loss is a mean: no WORLD_SIZE, no DP004. A divisor alike on
 every rank (a number, `args.batch_size`) leaves it a sum (hazards.uniform_counts: scaled);
 any other divisor is not proved either way: left unscaled and said at the backward (DP004),
-never scaled silently. A class of another module is not read (its forward is not seen here).
+never scaled silently.
+
+Stop 70 (across): a value forward() averages over its rows (a mean over dim 0 or every
+element, a torch.nn loss with its default mean: `self.ce(out, y).unsqueeze(0)`) is a replica's
+mean as well, and sums and constant multiples of means are one. A class of another module of
+the program is read in its own module (`class_returns`, told as ModelClass.replica through
+hazards/replica_classes.py; a package's re-export names the same class): `attrs` its
+forward() divides by are checked here, at this module's calls of the wrap. A wrapped model
+whose class is not read (a library's, a module outside the migrated files: `unread`) and
+whose output the loss sums with no function between is DP221: scaled as a sum over the batch,
+or left beside other terms, said either way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
+from dp2ddp.facts import ModelClass
 from dp2ddp.flow import DefUse, Function, Origin, origins
 from dp2ddp.flow.text import code
+from dp2ddp.loss_facts import ReplicaReturns
 from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
+from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms.hazards.per_row_sums import argument_sources, rows_of
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
+#: A class of this module, or one of the program's by its told name (ModelClass.name).
+Owner = cst.ClassDef | str
+#: `stored(attr)`: every call of the wrap stores `attr` from its batch first.
+Stored = Callable[[str], bool]
 _WRAPS = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
 #: Methods that keep a replica's loss what it is (its shape or device only).
 _KEEPS = frozenset(
@@ -51,8 +68,10 @@ _DEPTH = 6
 
 class ReplicaMeans:
     """One module's proof; `summed(forward, value)`: the value is a loss summed over the
-    batch in that function (hazards.losses' proof), `alike(divisor)`: a count every rank
-    holds alike (hazards.uniform_counts)."""
+    batch in that function (hazards.losses' proof), `meaned(forward, value)`: averaged over
+    it (a mean over dim 0 or every element, a torch.nn loss averaging so), `alike(divisor)`:
+    a count every rank holds alike (hazards.uniform_counts); `models`: the program's classes
+    (ModelClass.replica: their forward() read in their own module)."""
 
     def __init__(
         self,
@@ -60,33 +79,69 @@ class ReplicaMeans:
         qualified_names: QualifiedNames,
         summed: Callable[[Function, cst.BaseExpression], bool],
         alike: Callable[[cst.BaseExpression], bool],
+        models: Iterable[ModelClass] = (),
+        meaned: Callable[[Function, cst.BaseExpression], bool] = lambda f, v: False,
     ) -> None:
         self.flow = flow
         self.qualified_names = qualified_names
         self.summed = summed
+        self.meaned = meaned
         self.alike = alike
-        self._wraps: dict[cst.Call, cst.ClassDef] | None = None
-        self._calls: dict[cst.ClassDef, list[cst.Call]] = {}
-        self._classes: dict[int, cst.ClassDef | None] = {}
+        self.told = {m.name: m.replica for m in models}
+        self._wraps: dict[cst.Call, Owner] | None = None
+        #: wraps of a model whose class is not read: the construction's text
+        self._unread: dict[cst.Call, str] = {}
+        self._calls: dict[Owner, list[cst.Call]] = {}
+        self._classes: dict[int, Owner | None] = {}
+        self._returns: dict[cst.ClassDef, ReplicaReturns | None] = {}
+        self._by_last: dict[str, list[str]] | None = None
 
     def returned(self, call: cst.Call) -> str | None:
         """What the wrapped model `call` returns: MEAN where every return of its forward()
-        is a summed loss over the replica's batch size; a reason where one is a quotient
-        not proved either way; None where its forward is not seen or returns no quotient
-        (the sum's proof stands as it was)."""
+        is a loss averaged over the replica's rows (or summed and divided by their count);
+        a reason where one is a quotient not proved either way; None where its forward is
+        not seen or returns neither (the sum's proof stands as it was)."""
         owner = self.wrapped_class(call)
-        forward = None if owner is None else self.flow.method(owner, "forward")
-        if owner is None or forward is None or not forward.returns:
+        facts = self.class_returns(owner) if isinstance(owner, cst.ClassDef) else None
+        facts = self.told.get(owner) if isinstance(owner, str) else facts
+        if owner is None or facts is None:
             return None
         calls = self.model_calls(owner)
-        found = [self._quotient(r, forward, calls, 0) for r in forward.returns]
-        return _combine(found, f"{owner.name.value}.forward()")
+        stored = bool(calls) and all(
+            self._stored_before(c, attr) for c in calls for attr in facts.attrs
+        )
+        return facts.stored if stored or not facts.attrs else facts.alone
+
+    def class_returns(self, owner: cst.ClassDef) -> ReplicaReturns | None:
+        """What `owner`'s forward() returns on a replica (ReplicaReturns): read once, as
+        told to the program's other modules (program/replica_classes.py)."""
+        if owner not in self._returns:
+            forward = self.flow.method(owner, "forward")
+            found = None
+            if forward is not None and forward.returns:
+                need: list[str] = []
+
+                def assumed(attr: str) -> bool:  # stored by every call: the callers tell
+                    need.append(attr)
+                    return True
+
+                where = f"{owner.name.value}.forward()"
+                stored = self._returned(forward, assumed, where)
+                alone = self._returned(forward, lambda _: False, where) if need else stored
+                if stored is not None or alone is not None:
+                    found = ReplicaReturns(tuple(dict.fromkeys(need)), stored, alone)
+            self._returns[owner] = found
+        return self._returns[owner]
+
+    def _returned(self, forward: Function, stored: Stored, where: str) -> str | None:
+        found = [self._quotient(r, forward, stored, 0) for r in forward.returns]
+        return _combine(found, _mixed(where))
 
     def outputs(self, loss: cst.BaseExpression) -> str | None:
         """For a summed loss at its backward: MEAN where each wrapped model call it comes
         from (the bindings reaching there) returns a replica's mean; the text of DP004
         where one returns a quotient not proved either way (or means meet other values);
-        None where none returns a quotient (or no class of this module is wrapped)."""
+        None where none returns a quotient (or no class of the program is wrapped)."""
         if not self._wrap_classes():
             return None
         found = [
@@ -94,7 +149,7 @@ class ReplicaMeans:
             for origin in origins(self.flow, loss, self.model_call)
             if isinstance(origin.node, cst.Call) and self.model_call(origin.node)
         ]
-        reason = _combine(found, "the wrapped model")
+        reason = _combine(found, _mixed("the wrapped model"))
         if not reason:
             return reason
         return (
@@ -102,14 +157,35 @@ class ReplicaMeans:
             "(a sum needs * WORLD_SIZE, a mean nothing)"
         )
 
+    def unread(self, loss: cst.BaseExpression) -> str | None:
+        """The construction (its text) of a wrapped model whose class is not read (a
+        library's: its forward() is not the program's) and whose output `loss` sums with
+        no function between (indexing, shape-keeping methods, sums and arithmetic): what
+        each replica returns, a per-row value or a loss over its rows, is not known."""
+        self._wrap_classes()
+        if not self._unread:
+            return None
+        for origin in origins(self.flow, loss, self._unread_call):
+            if isinstance(origin.node, cst.Call) and self._unread_call(origin.node):
+                wrap = self._wrap_of(origin.node)
+                if wrap is not None and all(_keeps(s.node, origin.node) for s in origin.path):
+                    return self._unread[wrap]
+        return None
+
     def model_call(self, call: cst.Call) -> bool:
-        """`call` calls a wrapped instance of a class of this module."""
+        """`call` calls a wrapped instance of a class of the program (read)."""
         library = any(n.startswith(_LIBRARIES) for n in self.qualified_names(call.func))
         return not library and self.wrapped_class(call) is not None
 
+    def _unread_call(self, call: cst.Call) -> bool:
+        library = any(n.startswith(_LIBRARIES) for n in self.qualified_names(call.func))
+        return not library and self._wrap_of(call) in self._unread
+
     def divided(self, loss: cst.Call, parent: Callable[[cst.CSTNode], cst.CSTNode | None]) -> bool:
-        """`loss` (times any factor) in a wrapped class's forward() is divided by the
-        replica's batch size (no DP004 at its sum reduction)."""
+        """`loss` (times any factor) in a class's forward() is divided by the replica's
+        batch size (no DP004 at its sum reduction): its rows' count, or `self.attr` that
+        every call of a wrap of this module stores so (a class wrapped only elsewhere: its
+        forward's own count only)."""
         child: cst.CSTNode = loss
         node = parent(child)
         while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
@@ -123,29 +199,36 @@ class ReplicaMeans:
         forward = self.flow.function_around(loss)
         if forward is None or forward.name != "forward" or forward.owner is None:
             return False
-        if forward.owner not in self._wrap_classes().values():
-            return False
-        return self._batch_size(node.right, forward, self.model_calls(forward.owner), 0)
+        owner = forward.owner
+        calls = self.model_calls(owner) if owner in self._wrap_classes().values() else []
+        stored = lambda a: bool(calls) and all(self._stored_before(c, a) for c in calls)  # noqa: E731
+        return self._batch_size(node.right, forward, stored, 0)
 
-    def wrapped_class(self, call: cst.Call) -> cst.ClassDef | None:
-        """The class of this module whose instance the wrap `call` calls holds."""
+    def wrapped_class(self, call: cst.Call) -> Owner | None:
+        """The class (of this module, or the program's told name) whose instance the wrap
+        `call` calls holds."""
         key = id(call)
         if key not in self._classes:
-            wraps = self._wrap_classes()
-            self._classes[key] = next(
-                (
-                    wraps[o.node]
-                    for o in origins(self.flow, call.func)
-                    if o.kind == "call"
-                    and isinstance(o.node, cst.Call)
-                    and o.node in wraps
-                    and not _read_off(o)
-                ),
-                None,
-            )
+            wrap = self._wrap_of(call)
+            self._classes[key] = self._wrap_classes().get(wrap) if wrap is not None else None
         return self._classes[key]
 
-    def model_calls(self, owner: cst.ClassDef) -> list[cst.Call]:
+    def _wrap_of(self, call: cst.Call) -> cst.Call | None:
+        """The wrap (`DataParallel(...)`) whose instance `call` calls."""
+        wraps = self._wrap_classes()
+        return next(
+            (
+                o.node
+                for o in origins(self.flow, call.func)
+                if o.kind == "call"
+                and isinstance(o.node, cst.Call)
+                and (o.node in wraps or o.node in self._unread)
+                and not _read_off(o)
+            ),
+            None,
+        )
+
+    def model_calls(self, owner: Owner) -> list[cst.Call]:
         """The calls of this module of a wrapped instance of `owner`."""
         if owner not in self._calls:
             wraps = self._wrap_classes()
@@ -155,36 +238,63 @@ class ReplicaMeans:
                 if isinstance(c.func, (cst.Name, cst.Attribute))
                 and c not in wraps
                 and self.model_call(c)
-                and self.wrapped_class(c) is owner
+                and self.wrapped_class(c) == owner
             ]
         return self._calls[owner]
 
-    def _wrap_classes(self) -> dict[cst.Call, cst.ClassDef]:
+    def _wrap_classes(self) -> dict[cst.Call, Owner]:
         if self._wraps is None:
             self._wraps = {}
             for call in self.flow.calls:
                 if not self.qualified_names(call.func) & _WRAPS:
                     continue
                 positional = [a.value for a in call.args if a.keyword is None and not a.star]
-                owner = self._instance_class(positional[0]) if positional else None
+                owner, unread = self._instance_class(positional[0]) if positional else (None, "")
                 if owner is not None:
                     self._wraps[call] = owner
+                elif unread:
+                    self._unread[call] = unread
         return self._wraps
 
-    def _instance_class(self, value: cst.BaseExpression) -> cst.ClassDef | None:
-        found = {
-            id(owner): owner
-            for origin in origins(self.flow, value)
-            if origin.kind == "instance" and isinstance(origin.node, cst.Call)
-            for owner in [self.flow.class_called(origin.node)]
-            if owner is not None
-        }
-        return next(iter(found.values())) if len(found) == 1 else None
+    def _instance_class(self, value: cst.BaseExpression) -> tuple[Owner | None, str]:
+        """The one class `value` is an instance of (this module's, or the program's by its
+        told name); else None and the text of a construction of a class not read."""
+        found: dict[str, Owner] = {}
+        unread = ""
+        for origin in origins(self.flow, value):
+            if not isinstance(origin.node, cst.Call) or origin.selects:
+                continue
+            if origin.kind == "instance":
+                owner = self.flow.class_called(origin.node)
+                if owner is not None:
+                    found[f"<{id(owner)}>"] = owner
+            elif origin.kind == "call":
+                names = self.qualified_names(origin.node.func)
+                told = told_matches(names, self.told) or self._starred(origin.node.func, names)
+                if len(told) == 1:
+                    found[told[0]] = told[0]
+                elif not any(n.startswith(_LIBRARIES) for n in names) or not names:
+                    unread = unread or code(origin.node.func)
+        if len(found) == 1:
+            return next(iter(found.values())), ""
+        return None, unread if not found else ""
+
+    def _starred(self, func: cst.BaseExpression, names: set[str]) -> list[str]:
+        """A bare name no import resolves (a star import's: `from models import *`, then
+        `Net()`) as the one class of the program of that name, if there is exactly one."""
+        if names or not isinstance(func, cst.Name):
+            return []
+        if self._by_last is None:
+            self._by_last = {}
+            for name in self.told:
+                self._by_last.setdefault(name.rpartition(".")[2], []).append(name)
+        same = self._by_last.get(func.value, [])
+        return same[:1] if len({self.told[n] for n in same}) == 1 else []
 
     def _quotient(
-        self, value: cst.BaseExpression, forward: Function, calls: list[cst.Call], depth: int
+        self, value: cst.BaseExpression, forward: Function, stored: Stored, depth: int
     ) -> str | None:
-        """MEAN, a reason, or None (no quotient) for one returned value."""
+        """MEAN, a reason, or None (neither a mean nor a quotient) for one returned value."""
         if depth > _DEPTH:
             return None
         if (
@@ -192,27 +302,37 @@ class ReplicaMeans:
             and isinstance(value.func, cst.Attribute)
             and value.func.attr.value in _KEEPS
         ):
-            return self._quotient(value.func.value, forward, calls, depth + 1)
+            return self._quotient(value.func.value, forward, stored, depth + 1)
+        if isinstance(value, cst.Call):  # `self.ce(out, y)`, `(out - y).pow(2).mean()`
+            return MEAN if self.meaned(forward, value) else None
         if isinstance(value, cst.Name):
             bound = self.flow.reaching(value)
             if not bound or any(d.kind != "assign" or d.value is None or d.element for d in bound):
                 return None
             found = [
-                self._quotient(d.value, forward, calls, depth + 1)
+                self._quotient(d.value, forward, stored, depth + 1)
                 for d in bound
                 if d.value is not None
             ]
-            return _combine(found, f"`{value.value}`")
+            return _combine(found, _mixed(f"`{value.value}`"))
         if not isinstance(value, cst.BinaryOperation):
             return None
-        if isinstance(value.operator, cst.Multiply) and isinstance(
-            value.right, (cst.Integer, cst.Float)
-        ):
-            return self._quotient(value.left, forward, calls, depth + 1)
+        if isinstance(value.operator, (cst.Add, cst.Subtract)):  # `ce + 0.1 * mse`
+            terms = [
+                self._quotient(v, forward, stored, depth + 1) for v in (value.left, value.right)
+            ]
+            return _combine(
+                terms,
+                f"`{code(value)}` adds a mean over the replica's rows to a value that is none",
+            )
+        if isinstance(value.operator, cst.Multiply):
+            for factor, other in ((value.right, value.left), (value.left, value.right)):
+                if isinstance(factor, (cst.Integer, cst.Float)):
+                    return self._quotient(other, forward, stored, depth + 1)
         if not isinstance(value.operator, cst.Divide):
             return None
         divisor = value.right
-        if self._batch_size(divisor, forward, calls, 0):
+        if self._batch_size(divisor, forward, stored, 0):
             return MEAN if self.summed(forward, value.left) else None
         if isinstance(divisor, (cst.Integer, cst.Float)) or self.alike(divisor):
             return None  # a sum times a weight alike on every rank: scaled as a sum
@@ -222,9 +342,10 @@ class ReplicaMeans:
         )
 
     def _batch_size(
-        self, divisor: cst.BaseExpression, forward: Function, calls: list[cst.Call], depth: int
+        self, divisor: cst.BaseExpression, forward: Function, stored: Stored, depth: int
     ) -> bool:
-        """`divisor`, read in `forward`, is the size of the replica's batch."""
+        """`divisor`, read in `forward`, is the size of the replica's batch; `self.attr`
+        not stored so in forward() is where `stored(attr)`."""
         if depth > _DEPTH:
             return False
         rows = rows_of(divisor)
@@ -238,7 +359,7 @@ class ReplicaMeans:
                 d.kind == "assign"
                 and d.value is not None
                 and not d.element
-                and self._batch_size(d.value, forward, calls, depth + 1)
+                and self._batch_size(d.value, forward, stored, depth + 1)
                 for d in bound
             )
         if not (
@@ -248,10 +369,10 @@ class ReplicaMeans:
         ):
             return False
         attr = divisor.attr.value
-        stored = self._stored_in(forward, divisor, attr)
-        if stored is not None:
-            return self._batch_size(stored, forward, calls, depth + 1)
-        return bool(calls) and all(self._stored_before(call, attr) for call in calls)
+        value = self._stored_in(forward, divisor, attr)
+        if value is not None:
+            return self._batch_size(value, forward, stored, depth + 1)
+        return stored(attr)
 
     def _stored_in(
         self, forward: Function, read: cst.CSTNode, attr: str
@@ -332,14 +453,32 @@ def _attribute_store(
     return None
 
 
-def _combine(found: list[str | None], where: str) -> str | None:
-    """MEAN where every part is one; the first reason where a part has one; a reason where
-    means and values of no quotient meet; else None."""
+def _mixed(where: str) -> str:
+    return f"{where} returns a mean over the replica's rows on some paths only"
+
+
+def _combine(found: list[str | None], mixed: str) -> str | None:
+    """MEAN where every part is one; the first reason where a part has one; `mixed` where
+    means and values of neither meet; else None."""
     reasons = [f for f in found if f]
     if reasons:
         return reasons[0]
     if found and all(f == MEAN for f in found):
         return MEAN
     if any(f == MEAN for f in found):
-        return f"{where} returns a mean over the replica's rows on some paths only"
+        return mixed
     return None
+
+
+def _keeps(node: cst.CSTNode, call: cst.Call) -> bool:
+    """A step from a model's output to a loss that keeps its values what they are (the
+    call itself, a name, an index, an operator, a sum, a shape-keeping method)."""
+    if node is call or isinstance(
+        node, (cst.Name, cst.Subscript, cst.BinaryOperation, cst.UnaryOperation, cst.Attribute)
+    ):
+        return True
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in _KEEPS | {"sum", "mean"}
+    )

@@ -22,9 +22,9 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import libcst as cst
 
-from dp2ddp.facts import BatchSumReturn
 from dp2ddp.flow import origins
 from dp2ddp.flow.text import code
+from dp2ddp.loss_facts import BatchSumReturn
 from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven
