@@ -31,11 +31,11 @@ from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
-from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
+from dp2ddp.transforms.hazards.batch_sums import _batch_sum, is_loss_sum
+from dp2ddp.transforms.hazards.batch_terms import BatchGiven, penalty
 from dp2ddp.transforms.hazards.input_gradients import input_arguments
 from dp2ddp.transforms.hazards.masked_means import MeanLossObjects
 from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
-from dp2ddp.transforms.hazards.reductions import SUMS as _SUMS
 from dp2ddp.transforms.hazards.reductions import (
     Alike,
     Means,
@@ -47,13 +47,11 @@ from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.reductions import reduction as _reduction
 from dp2ddp.transforms.hazards.replica_means import MEAN, ReplicaMeans
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
-from dp2ddp.transforms.hazards.told_sums import Told, told_sum_terms
+from dp2ddp.transforms.hazards.summed_terms import mixed_sums, scale_terms
+from dp2ddp.transforms.hazards.told_sums import Told
 from dp2ddp.transforms.hazards.uniform_counts import uniform_count
 from dp2ddp.transforms.hazards.world_scaled import scaled_by_world_size, unscale
 
-_STACKING = frozenset(
-    f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
-)
 #: How the change record of a scaled loss starts (the CLI's summary finds them by it).
 _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNORECASE)
 
@@ -149,6 +147,8 @@ class LossChecks:
         self._averaging: MeanLossObjects | None = None
         #: Batch sums said among a loss's terms (batch_terms), and the module's proof.
         self._said_terms: set[cst.CSTNode] = set()
+        #: Batch sums of a mixed loss scaled alone (summed_terms): each one's record.
+        self.term_scales: dict[cst.CSTNode, str] = {}
         self._given: BatchGiven | None = None
         self._module: cst.Module | None = None
         self._own: Told | None = None
@@ -156,7 +156,7 @@ class LossChecks:
 
     def enter_module(self, node: cst.Module) -> None:
         self._module, self._given, self._alike, self._averaging = node, None, None, None
-        self._own = None
+        self._own, self.term_scales = None, {}
         read_tree(node, _LossConstructors(self))
         self._check_sums(node)
         self._trains.append(True)
@@ -400,55 +400,29 @@ class LossChecks:
                     self._said_terms.add(candidate)
                     self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
             if not under_grad_off(backward, self.t.parent, self.t.matches):
-                self._batch_sum_terms(values, facts.assigned)
+                self._batch_sum_terms(values or [value], facts.assigned)
         return bool(facts.backward)
 
     def _batch_sum_terms(
         self, values: list[cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]
     ) -> None:
-        """DP004 at a batch sum among the terms of a loss not summed on every term
-        (hazards.batch_terms): left unscaled, its gradient 1/WORLD_SIZE of DataParallel's."""
-        told = dict(self.t.state.facts.batch_sum_returns)  # other modules' (told_sums)
-        told |= self._own_sums()  # and this module's own classes' and functions'
-        if self._module is None or (self.t.state.text_count("sum") == 0 and not told):
-            return  # a module that never spells "sum" has no batch sum to say
-        if self._given is None:  # the module's def-use view, once, where a loss needs it
-            self._given = BatchGiven(view(self._module), self.t.qualified_names)
-        given = self._given
-        # a quotient by a row's size is a sum over the batch where the batch is dimension 0
-        dims = set(self.t.state.scatter_dims) or set(self.t.state.hints.scatter_dims)
-        first = dims <= {"0"}
-        terms: list[tuple[cst.BaseExpression, _Bound, tuple[cst.Call, Function] | None]] = [
-            (t, assigned, None) for v in values for t in additive_terms(v, assigned, by_sizes=first)
-        ]
-        for name in [t for t, _, _ in terms if isinstance(t, cst.Name)]:
-            for value, call in given.forward_terms(name):
-                scope = ScopeFacts(call[1].node, self.t.qualified_names)
-                read_tree(call[1].node, scope)
-                terms += [
-                    (t, scope.assigned, call)
-                    for t in additive_terms(value, scope.assigned, by_sizes=first)
-                ]
-        for term, detail in told_sum_terms(given, [t for t, _, _ in terms], told, first):
-            if term not in self._said_terms:
-                self._said_terms.add(term)
-                self.t.warn(term, "DP004", detail)
-        for term, bound, site in terms:
-            if term in self._said_terms or not self._is_loss_sum(term):
-                continue
-            receiver = _receiver(term, self.t) if isinstance(term, cst.Call) else None
-            if (
-                receiver is not None
-                and _batch_sum(term, bound, self.t) is True
-                and given(receiver, site)
-            ):
-                self._said_terms.add(term)
-                self.t.warn(
-                    term,
-                    "DP004",
-                    f"{self.t.code(term)} sums the batch beside terms that do not: "
-                    "left unscaled (its gradient 1/WORLD_SIZE of DataParallel's)",
-                )
+        """A batch sum among the terms of a loss not summed on every term: scaled alone, or
+        DP004 (hazards.summed_terms)."""
+        mixed_sums(self, values, assigned)
+
+    def scale_terms(self, module: cst.Module) -> cst.Module:
+        """`module` (the pass's result) with the batch sums of mixed losses scaled alone;
+        one a whole-scaled loss holds too, or that the pass changed, said (DP004)."""
+        kept = {n for n in self.term_scales if n not in self._covered}
+        module, done = scale_terms(module, kept)
+        for term, record in self.term_scales.items():
+            if term in done:
+                self.t.record(term, record)
+            else:
+                why = "a loss scaled whole holds it too" if term not in kept else "changed"
+                detail = f"{self.t.code(term)} sums the batch beside terms that do not"
+                self.t.warn(term, "DP004", f"{detail}: left unscaled ({why})")
+        return module
 
     def _own_sums(self) -> Told:
         """The batch sums this module's own loss classes and functions return, by the name
@@ -555,97 +529,6 @@ class LossChecks:
 
     def _is_loss_sum(self, node: cst.BaseExpression) -> bool:
         return is_loss_sum(node, self.t)
-
-
-def is_loss_sum(node: cst.BaseExpression, transform: MigrationTransform) -> bool:
-    """`node` is a `.sum()` / `torch.sum()` of one tensor (not of a list of loss terms)."""
-    if not isinstance(node, cst.Call):
-        return False
-    func = node.func
-    if "torch.sum" in transform.qualified_names(func):
-        summed = node.args[0].value if node.args else None
-    elif isinstance(func, cst.Attribute) and func.attr.value == "sum":
-        summed = func.value
-    else:
-        return False
-    if summed is None or isinstance(summed, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
-        return False
-    return not (isinstance(summed, cst.Call) and transform.matches(summed.func, _STACKING))
-
-
-def _batch_sum(
-    node: cst.BaseExpression,
-    assigned: dict[str, list[cst.BaseExpression]],
-    transform: MigrationTransform,
-) -> bool | None:
-    """Is the sum `node` a sum over the batch? True where it sums dim 0 (or every element)
-    of a tensor whose dim 0 no reduction beneath took away (`(out - y).pow(2).sum()`,
-    `x.mean(1).sum()`); False where it sums other dims only (`.sum(1)`) or sums what a
-    mean (max, norm) over the batch left (`(p.mean(0) * p.mean(0).log()).sum()`, an
-    entropy of the batch's mean prediction: scaling it by WORLD_SIZE would double its
-    gradient); None where a dim is not a literal or is negative, or a sum over the batch
-    lies beneath (`(x / x.sum()).sum()`): DP004 then, not a silent choice."""
-    reduction = _reduction(node, transform)
-    if reduction is None or not isinstance(node, cst.Call):
-        return None
-    dims = reduction[1]
-    if dims is None or any(d < 0 for d in dims):
-        return None
-    if dims and 0 not in dims:
-        return False
-    receiver = _receiver(node, transform)
-    if receiver is None:
-        return None
-    return _batch_intact(receiver, assigned, transform, 0, node)
-
-
-def _batch_intact(
-    node: cst.CSTNode,
-    assigned: dict[str, list[cst.BaseExpression]],
-    transform: MigrationTransform,
-    depth: int,
-    root: cst.Call,
-    following: frozenset[str] = frozenset(),
-) -> bool | None:
-    """No reduction in `node` (names followed through the scope) takes dim 0 away. The
-    binding that is the sum itself (`loss = loss.sum()`) is not what it sums, and a name
-    met again while it is followed (`model = nn.DataParallel(model)`) adds nothing."""
-    if depth > 6:
-        return None
-    if isinstance(node, cst.Name):
-        if node.value in following:
-            return True
-        result: bool | None = True
-        for bound in assigned.get(node.value, []):
-            if bound is root:
-                continue
-            found = _batch_intact(
-                bound, assigned, transform, depth + 1, root, following | {node.value}
-            )
-            if found is False:
-                return False
-            if found is None:
-                result = None
-        return result
-    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
-        return True
-    result = True
-    reduction = _reduction(node, transform)
-    if reduction is not None:
-        dims = reduction[1]
-        if dims is None or any(d < 0 for d in dims):
-            result = None
-        elif not dims or 0 in dims:
-            if reduction[0] not in _SUMS:
-                return False  # a batch mean (max, norm): what is left is no batch to sum
-            result = None  # a batch sum beneath (`x / x.sum()`): not proved either way
-    for child in node.children:
-        found = _batch_intact(child, assigned, transform, depth, root, following)
-        if found is False:
-            return False
-        if found is None:
-            result = None
-    return result
 
 
 def loss_key(node: cst.BaseExpression) -> str:

@@ -1,0 +1,107 @@
+"""Which `.sum()` / `torch.sum()` of a loss sums the batch: its reduction's dims and what
+lies beneath it (hazards.losses' proof of DP004 and of the WORLD_SIZE scale; the told sums
+of hazards.batch_sum_returns and the loss terms of hazards.summed_terms read it too)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms.hazards.reductions import SUMS as _SUMS
+from dp2ddp.transforms.hazards.reductions import receiver as _receiver
+from dp2ddp.transforms.hazards.reductions import reduction as _reduction
+
+_STACKING = frozenset(
+    f"torch.{name}" for name in "stack cat concat hstack vstack tensor as_tensor".split()
+)
+
+
+def is_loss_sum(node: cst.BaseExpression, transform: MigrationTransform) -> bool:
+    """`node` is a `.sum()` / `torch.sum()` of one tensor (not of a list of loss terms)."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    if "torch.sum" in transform.qualified_names(func):
+        summed = node.args[0].value if node.args else None
+    elif isinstance(func, cst.Attribute) and func.attr.value == "sum":
+        summed = func.value
+    else:
+        return False
+    if summed is None or isinstance(summed, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
+        return False
+    return not (isinstance(summed, cst.Call) and transform.matches(summed.func, _STACKING))
+
+
+def _batch_sum(
+    node: cst.BaseExpression,
+    assigned: dict[str, list[cst.BaseExpression]],
+    transform: MigrationTransform,
+) -> bool | None:
+    """Is the sum `node` a sum over the batch? True where it sums dim 0 (or every element)
+    of a tensor whose dim 0 no reduction beneath took away (`(out - y).pow(2).sum()`,
+    `x.mean(1).sum()`); False where it sums other dims only (`.sum(1)`) or sums what a
+    mean (max, norm) over the batch left (`(p.mean(0) * p.mean(0).log()).sum()`, an
+    entropy of the batch's mean prediction: scaling it by WORLD_SIZE would double its
+    gradient); None where a dim is not a literal or is negative, or a sum over the batch
+    lies beneath (`(x / x.sum()).sum()`): DP004 then, not a silent choice."""
+    reduction = _reduction(node, transform)
+    if reduction is None or not isinstance(node, cst.Call):
+        return None
+    dims = reduction[1]
+    if dims is None or any(d < 0 for d in dims):
+        return None
+    if dims and 0 not in dims:
+        return False
+    receiver = _receiver(node, transform)
+    if receiver is None:
+        return None
+    return _batch_intact(receiver, assigned, transform, 0, node)
+
+
+def _batch_intact(
+    node: cst.CSTNode,
+    assigned: dict[str, list[cst.BaseExpression]],
+    transform: MigrationTransform,
+    depth: int,
+    root: cst.Call,
+    following: frozenset[str] = frozenset(),
+) -> bool | None:
+    """No reduction in `node` (names followed through the scope) takes dim 0 away. The
+    binding that is the sum itself (`loss = loss.sum()`) is not what it sums, and a name
+    met again while it is followed (`model = nn.DataParallel(model)`) adds nothing."""
+    if depth > 6:
+        return None
+    if isinstance(node, cst.Name):
+        if node.value in following:
+            return True
+        result: bool | None = True
+        for bound in assigned.get(node.value, []):
+            if bound is root:
+                continue
+            found = _batch_intact(
+                bound, assigned, transform, depth + 1, root, following | {node.value}
+            )
+            if found is False:
+                return False
+            if found is None:
+                result = None
+        return result
+    if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        return True
+    result = True
+    reduction = _reduction(node, transform)
+    if reduction is not None:
+        dims = reduction[1]
+        if dims is None or any(d < 0 for d in dims):
+            result = None
+        elif not dims or 0 in dims:
+            if reduction[0] not in _SUMS:
+                return False  # a batch mean (max, norm): what is left is no batch to sum
+            result = None  # a batch sum beneath (`x / x.sum()`): not proved either way
+    for child in node.children:
+        found = _batch_intact(child, assigned, transform, depth, root, following)
+        if found is False:
+            return False
+        if found is None:
+            result = None
+    return result
