@@ -1747,6 +1747,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   DP004 at the forward's `reduction='sum'`, or not at all); hazards_s70_across_replica_mean_
   reduced_in_forward (a forward() averaging its rows, same module; a per-row output still
   scaled).
+  Stop 70 helper klsum (round 23, Andrewzh112/codebase@45892e2 vae/): a loss's batch sum
+  beside a mean term scaled alone where it is written (hazards.summed_terms):
+  hazards_s70_klsum_criterion_helper_sum (a criterion's forward() adding its helper method's
+  KL sum to a mean: the original's weights; before: the KL's gradient halved, unsaid),
+  hazards_s70_klsum_script_mixed_sum (`loss = mse + 0.1 * kl_sum` at module level; before:
+  DP004, halved), hazards_s70_klsum_kl_mean_or_divided (a KL mean or a sum over the batch's
+  size: nothing to do), hazards_s70_klsum_whole_batch_term (a sum over a fixed batch every
+  rank takes whole: the scale taken back by batches/summed.py) and stop 67's
+  hazards_s67_lead_own_loss_class_sum (its two sums, said before, now scaled: the
+  original's weights).
 """
 
 from __future__ import annotations
@@ -2667,6 +2677,14 @@ CASES: dict[str, tuple[str, ...]] = {
         "other 5.821455",
         "rows 28.426473",
     ),
+    # stop 70 klsum (round 23's Andrewzh112/codebase vae/): a KL sum beside a mean term
+    # scaled alone (the base: its gradient halved, unsaid; unscaled the helper's fixture
+    # prints encode 3.489954)
+    "hazards_s70_klsum_criterion_helper_sum": ("encode 2.602882", "decode 3.110745"),
+    "hazards_s70_klsum_script_mixed_sum": ("down 0.031972", "up -1.910629"),
+    "hazards_s70_klsum_kl_mean_or_divided": ("down 1.192828", "up 2.055735"),
+    "hazards_s70_klsum_whole_batch_term": ("w -0.496331",),
+    "hazards_s67_lead_own_loss_class_sum": ("weights 0.1521",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -169,7 +169,9 @@ def keep_summed_losses(proof: BatchProof, nodes: ModuleNodes) -> None:
         and isinstance(n.func.value.right, cst.Name)
         and n.func.value.right.value == "WORLD_SIZE"
     ]
-    if not scaled or proof._module is None:
+    receivers = {id(n.func.value) for n in scaled if isinstance(n.func, cst.Attribute)}
+    terms = [n for n in nodes.of(cst.BinaryOperation) if id(n) not in receivers and _scaled_term(n)]
+    if not (scaled or terms) or proof._module is None:
         return
     flow = view(proof._module)
     wrapped = set(proof._models)
@@ -181,6 +183,30 @@ def keep_summed_losses(proof: BatchProof, nodes: ModuleNodes) -> None:
         if why is None:
             continue  # every batch it sums is this rank's part: the scale stays
         _take_back(proof, call, product, *why)
+    for product in terms:  # a batch sum of a mixed loss scaled alone (hazards.summed_terms)
+        why = _unscaled_because(proof, flow, product.left, wrapped)
+        if why is not None:
+            code = proof.code(product.left)
+            proof._swap[product] = product.left
+            proof.state.withdrawn.add(f"{SCALED_LOSS} term {code} by WORLD_SIZE")
+            if why[1]:
+                proof.warn(product, "DP004", f"{code} {why[0]}: left unscaled")
+            else:
+                proof.record(product, f"left the summed term {code} unscaled: {why[0]}")
+
+
+def _scaled_term(node: cst.BinaryOperation) -> bool:
+    """`(x.sum() * WORLD_SIZE)` / `(torch.sum(x) * WORLD_SIZE)`, as hazards.summed_terms
+    writes a batch sum among a loss's terms."""
+    left, right = node.left, node.right
+    return (
+        bool(node.lpar)
+        and isinstance(node.operator, cst.Multiply)
+        and isinstance(right, cst.Name)
+        and right.value == "WORLD_SIZE"
+        and isinstance(left, cst.Call)
+        and name_of(left.func) == "sum"
+    )
 
 
 def _unscaled_because(

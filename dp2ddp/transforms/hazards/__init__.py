@@ -116,6 +116,7 @@ from dp2ddp.transforms.hazards.visible_devices import (
     VISIBLE_DEVICES,
     sets_visible_devices,
 )
+from dp2ddp.transforms.hazards.world_scaled import scaled_backward
 
 #: Embedding lookups that renormalise the rows they read in place when given `max_norm`
 #: (stop 31 class D2, facebookresearch/DeepSDF's latent codes).
@@ -205,28 +206,8 @@ class FlagHazards(MigrationTransform):
             )
         if original_node not in self._losses.scaled:
             return updated_node
-        scale = cst.Name("WORLD_SIZE")
-        func = updated_node.func
-        if (
-            isinstance(func, cst.Attribute)
-            and func.attr.value == "backward"
-            and "torch.autograd.backward" not in self.qualified_names(original_node.func)
-        ):
-            scaled = cst.BinaryOperation(
-                left=_parenthesized(func.value), operator=cst.Multiply(), right=scale
-            )
-            return updated_node.with_changes(
-                func=func.with_changes(
-                    value=scaled.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-                )
-            )
-        first = updated_node.args[0]
-        scaled = cst.BinaryOperation(
-            left=_parenthesized(first.value), operator=cst.Multiply(), right=scale
-        )
-        return updated_node.with_changes(
-            args=[first.with_changes(value=scaled), *updated_node.args[1:]]
-        )
+        autograd = "torch.autograd.backward" in self.qualified_names(original_node.func)
+        return scaled_backward(updated_node, autograd)
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         if self._inner_values and original_node in self._inner_values:
@@ -312,7 +293,7 @@ class FlagHazards(MigrationTransform):
             detail = self.code(first.func) + (f" and {more} more" if more else "")
             places = [(bn, self.code(bn.func)) for bn in self._batchnorms] if more else []
             self.warn(first, "DP008", detail, places)
-        return updated_node
+        return self._losses.scale_terms(updated_node)
 
     def _check_pickled_wrapper(
         self, save: cst.Call, saved: cst.BaseExpression, through: cst.Name | None = None
@@ -689,12 +670,3 @@ class FlagHazards(MigrationTransform):
         siblings = getattr(self.parent(cls), "body", ())
         for where, what, whose in helper_changes(cls, node, siblings):
             self.warn(where, "DP007", f"{self.code(what)} in {whose}")
-
-
-def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`node` as the left operand of `*`: parenthesized unless it binds tighter already."""
-    if node.lpar or isinstance(
-        node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
-    ):
-        return node
-    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])

@@ -99,11 +99,15 @@ class _ExportBatchSums(MigrationTransform):
         found: list[BatchSumReturn] = []
         for returned in function.returns:
             for (position, back), value in _elements(returned, ((), ())):
-                if (forwarded := self._forwarded(flow, value, own)) is not None:
+                if (forwarded := self._forwarded(flow, value, own, function)) is not None:
                     found.append(replace(forwarded, position=position, back=back))
                     continue
                 plain = {id(t) for t in additive_terms(value, scope.assigned, by_sizes=False)}
                 for term in additive_terms(value, scope.assigned, sizes=sizes):
+                    via = self._forwarded(flow, term, own, function)
+                    if via is not None:  # `recon + self.kld(mu, logvar)`: what kld returns
+                        found.append(replace(via, position=position, back=back))
+                        continue
                     if (
                         not is_loss_sum(term, self)
                         or _batch_sum(term, scope.assigned, self) is not True
@@ -131,7 +135,11 @@ class _ExportBatchSums(MigrationTransform):
         return tuple(dict.fromkeys(found))
 
     def _forwarded(
-        self, flow: DefUse, value: cst.BaseExpression, own: list[cst.Param]
+        self,
+        flow: DefUse,
+        value: cst.BaseExpression,
+        own: list[cst.Param],
+        function: Function | None = None,
     ) -> BatchSumReturn | None:
         """`value` is a call of a function or of an instance of a class, another module's or
         this one's (`self.loss(inputs, outputs)`, `self.loss` bound only to `ChamferLoss()`),
@@ -139,7 +147,7 @@ class _ExportBatchSums(MigrationTransform):
         callee's told name, resolved program-wide (forwarded_sums)."""
         if not isinstance(value, cst.Call) or not value.args:
             return None
-        callee = self._callee(flow, value.func)
+        callee = self._callee(flow, value.func) or self._own_method(value.func, function)
         if not callee:
             return None
         params: list[tuple[int, str]] = []
@@ -189,6 +197,21 @@ class _ExportBatchSums(MigrationTransform):
         if len(built) != 1 or _LIBRARY.match(next(iter(built))):
             return ""
         return f"{built.pop()}.forward"
+
+    def _own_method(self, func: cst.BaseExpression, function: Function | None) -> str:
+        """`self.kld` in a method of a top-level class of the module: `Class.kld` (round 23,
+        Andrewzh112/codebase's `VAELoss.forward` adding `self.KLD_Loss(mu, logvar)`)."""
+        owner = function.owner if function is not None else None
+        if (
+            owner is None
+            or function is None
+            or owner.name.value not in self._own
+            or not isinstance(func, cst.Attribute)
+            or not isinstance(func.value, cst.Name)
+            or func.value.value != function.self_name
+        ):
+            return ""
+        return f"{self._told_name(owner.name.value)}.{func.attr.value}"
 
     def _told_name(self, name: str) -> str:
         """`name` as another module tells it: this module's own function or class by the

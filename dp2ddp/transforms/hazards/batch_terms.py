@@ -27,6 +27,7 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, Function, origins
 from dp2ddp.transforms._support.names import DATALOADER, DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 _WRAPS = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
@@ -242,6 +243,18 @@ class BatchGiven:
             return False  # `model.named_parameters()`, `p.abs()` of its weights: no batch
         return bool(self.qualified_names(call.func) & DATALOADER) or self._is_wrapped_call(call)
 
+    def _computes(self, call: cst.Call) -> bool:
+        """A function of torch computing on what it is given (`torch.exp(x)`, `torch.pow`),
+        no class of torch.nn and no draw: the walk follows its arguments, which decide."""
+        names = self.qualified_names(call.func)
+        return bool(names) and all(
+            n.startswith("torch.")
+            and not n.startswith("torch.nn.")
+            and n.rsplit(".", 1)[-1].islower()
+            and n not in RANDOM_DRAWS
+            for n in names
+        )
+
     def _weight(self, node: cst.CSTNode) -> bool:
         """`node` is a name every binding of which is a `for` over the model's weights
         (`for n, p in model.named_parameters():`): a value computed from it is a weight
@@ -259,10 +272,15 @@ class BatchGiven:
         )
 
     def __call__(
-        self, value: cst.BaseExpression, site: tuple[cst.Call, Function] | None = None
+        self,
+        value: cst.BaseExpression,
+        site: tuple[cst.Call, Function] | None = None,
+        outer: tuple[tuple[cst.Call, Function], ...] = (),
     ) -> bool:
-        """`value` is given by the batch; `site`: the instance call whose forward() holds
-        `value` (its parameters are that call's arguments)."""
+        """`value` is given by the batch; `site`: the call whose function holds `value`
+        (its parameters are that call's arguments), `outer`: the calls followed to it, the
+        outermost first (a parameter of the criterion's forward() that its helper's is
+        passed: hazards.summed_terms)."""
         given = False
         for origin in origins(self.flow, value, self._given):
             if origin.selects or origin.kind == "constant":
@@ -273,8 +291,13 @@ class BatchGiven:
                 if self._given(origin.node):
                     given = True
                     continue
-            argument = _passed(site, origin.node) if origin.kind == "parameter" else None
-            if argument is not None and self(argument):
+                if self._computes(origin.node):
+                    continue  # `torch.exp(2 * log_sigma)`: its arguments are followed too
+            chain, argument = (*outer, site) if site is not None else outer, None
+            while origin.kind == "parameter" and chain and argument is None:
+                argument, chain = _passed(chain[-1], origin.node), chain[:-1]
+            caller = chain[-1] if chain else None
+            if argument is not None and self(argument, caller, chain[:-1]):
                 given = True
                 continue
             return False

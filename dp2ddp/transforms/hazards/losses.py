@@ -33,7 +33,7 @@ from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
 from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
-from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, penalty
+from dp2ddp.transforms.hazards.batch_terms import BatchGiven, penalty
 from dp2ddp.transforms.hazards.input_gradients import input_arguments
 from dp2ddp.transforms.hazards.masked_means import MeanLossObjects, averaging_loss
 from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
@@ -49,7 +49,8 @@ from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.reductions import reduction as _reduction
 from dp2ddp.transforms.hazards.replica_means import MEAN, ReplicaMeans
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
-from dp2ddp.transforms.hazards.told_sums import Told, told_sum_terms
+from dp2ddp.transforms.hazards.summed_terms import mixed_sums, scale_terms
+from dp2ddp.transforms.hazards.told_sums import Told
 from dp2ddp.transforms.hazards.uniform_counts import uniform_count
 from dp2ddp.transforms.hazards.world_scaled import scaled_by_world_size, unscale
 
@@ -153,6 +154,8 @@ class LossChecks:
         self._averaging: MeanLossObjects | None = None
         #: Batch sums said among a loss's terms (batch_terms), and the module's proof.
         self._said_terms: set[cst.CSTNode] = set()
+        #: Batch sums of a mixed loss scaled alone (summed_terms): each one's record.
+        self.term_scales: dict[cst.CSTNode, str] = {}
         self._given: BatchGiven | None = None
         self._module: cst.Module | None = None
         self._own: Told | None = None
@@ -161,7 +164,7 @@ class LossChecks:
     def read_module(self, node: cst.Module) -> None:
         """Learn `node`'s loss objects (what enter_module does before it checks)."""
         self._module, self._given, self._alike, self._averaging = node, None, None, None
-        self._own = None
+        self._own, self.term_scales = None, {}
         read_tree(node, _LossConstructors(self))
 
     def enter_module(self, node: cst.Module) -> None:
@@ -303,14 +306,14 @@ class LossChecks:
         unsaid; of quotients not proved either way, unscaled and said (DP004). False: scale."""
         reason = None if self._module is None else self.replicas().outputs(unscale(receiver))
         if reason is None:
-            self._unread(backward, unscale(receiver), _SCALED_UNREAD)
+            self.unread_sum(backward, unscale(receiver), _SCALED_UNREAD)
             return False
         self._covered.update(losses)
         if reason != MEAN:
             self.t.warn(backward, "DP004", f"{self.t.code(receiver)} sums {reason}")
         return True
 
-    def _unread(self, at: cst.CSTNode, loss: cst.BaseExpression, done: str) -> bool:
+    def unread_sum(self, at: cst.CSTNode, loss: cst.BaseExpression, done: str) -> bool:
         """DP221 at `at` where `loss` sums the output of a wrapped model whose class is not
         read (replica_means.unread): a sum over the batch or each replica's mean, not known."""
         built = self.replicas().unread(loss) if self._module is not None else None
@@ -409,7 +412,7 @@ class LossChecks:
             if scaled_by_world_size(receiver):  # by an earlier run: its sums are covered
                 if all(self._summed(v, facts.assigned, losses) for v in values):
                     self._covered.update(losses)
-                    self._unread(backward, unscale(receiver), _SCALED_UNREAD)
+                    self.unread_sum(backward, unscale(receiver), _SCALED_UNREAD)
                 continue
             statistic = self._batch_statistics(values, facts.assigned)
             if (
@@ -437,61 +440,29 @@ class LossChecks:
                     self._said_terms.add(candidate)
                     self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
             if not under_grad_off(backward, self.t.parent, self.t.matches):
-                self._batch_sum_terms(values, facts.assigned)
+                self._batch_sum_terms(values or [value], facts.assigned)
         return bool(facts.backward)
 
     def _batch_sum_terms(
         self, values: list[cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]
     ) -> None:
-        """DP004 at a batch sum among the terms of a loss not summed on every term
-        (hazards.batch_terms): left unscaled, its gradient 1/WORLD_SIZE of DataParallel's."""
-        told = dict(self.t.state.facts.batch_sum_returns)  # other modules' (told_sums)
-        told |= self._own_sums()  # and this module's own classes' and functions'
-        if self._module is None or (self.t.state.text_count("sum") == 0 and not told):
-            return  # a module that never spells "sum" has no batch sum to say
-        if self._given is None:  # the module's def-use view, once, where a loss needs it
-            self._given = BatchGiven(view(self._module), self.t.qualified_names)
-        given = self._given
-        # a quotient by a row's size is a sum over the batch where the batch is dimension 0
-        dims = set(self.t.state.scatter_dims) or set(self.t.state.hints.scatter_dims)
-        first = dims <= {"0"}
-        terms: list[tuple[cst.BaseExpression, _Bound, tuple[cst.Call, Function] | None]] = [
-            (t, assigned, None) for v in values for t in additive_terms(v, assigned, by_sizes=first)
-        ]
-        for name in [t for t, _, _ in terms if isinstance(t, cst.Name)]:
-            for value, call in given.forward_terms(name):
-                scope = ScopeFacts(call[1].node, self.t.qualified_names)
-                read_tree(call[1].node, scope)
-                terms += [
-                    (t, scope.assigned, call)
-                    for t in additive_terms(value, scope.assigned, by_sizes=first)
-                ]
-        for term, detail in told_sum_terms(given, [t for t, _, _ in terms], told, first):
-            if term not in self._said_terms:
-                self._said_terms.add(term)
-                self.t.warn(term, "DP004", detail)
-        for term, bound, site in terms:
-            if term in self._said_terms or not self._is_loss_sum(term):
-                continue
-            receiver = _receiver(term, self.t) if isinstance(term, cst.Call) else None
-            if (
-                receiver is not None
-                and _batch_sum(term, bound, self.t) is True
-                and given(receiver, site)
-                and self.replicas().outputs(term) != MEAN  # replica means, rightly unscaled
-                and not self._unread(
-                    term,
-                    term,
-                    "left unscaled beside other terms (a sum over the batch needs * WORLD_SIZE)",
-                )
-            ):
-                self._said_terms.add(term)
-                self.t.warn(
-                    term,
-                    "DP004",
-                    f"{self.t.code(term)} sums the batch beside terms that do not: "
-                    "left unscaled (its gradient 1/WORLD_SIZE of DataParallel's)",
-                )
+        """A batch sum among the terms of a loss not summed on every term: scaled alone, or
+        DP004 (hazards.summed_terms)."""
+        mixed_sums(self, values, assigned)
+
+    def scale_terms(self, module: cst.Module) -> cst.Module:
+        """`module` (the pass's result) with the batch sums of mixed losses scaled alone;
+        one a whole-scaled loss holds too, or that the pass changed, said (DP004)."""
+        kept = {n for n in self.term_scales if n not in self._covered}
+        module, done = scale_terms(module, kept)
+        for term, record in self.term_scales.items():
+            if term in done:
+                self.t.record(term, record)
+            else:
+                why = "a loss scaled whole holds it too" if term not in kept else "changed"
+                detail = f"{self.t.code(term)} sums the batch beside terms that do not"
+                self.t.warn(term, "DP004", f"{detail}: left unscaled ({why})")
+        return module
 
     def _own_sums(self) -> Told:
         """The batch sums this module's own loss classes and functions return, by the name

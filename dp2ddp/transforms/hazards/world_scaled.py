@@ -44,3 +44,35 @@ def unscale(node: cst.BaseExpression) -> cst.BaseExpression:
     while (unscaled := _unscale_once(node)) is not node:
         node = unscaled
     return node
+
+
+def scaled_backward(call: cst.Call, autograd: bool) -> cst.Call:
+    """`loss.backward(...)` as `(loss * WORLD_SIZE).backward(...)`, and
+    `torch.autograd.backward(loss, ...)` (`autograd`) as
+    `torch.autograd.backward(loss * WORLD_SIZE, ...)`: the hazards pass's scale of a loss
+    summed on every term (hazards.losses)."""
+    scale = cst.Name("WORLD_SIZE")
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "backward" and not autograd:
+        scaled = cst.BinaryOperation(
+            left=_parenthesized(func.value), operator=cst.Multiply(), right=scale
+        )
+        return call.with_changes(
+            func=func.with_changes(
+                value=scaled.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            )
+        )
+    first = call.args[0]
+    scaled = cst.BinaryOperation(
+        left=_parenthesized(first.value), operator=cst.Multiply(), right=scale
+    )
+    return call.with_changes(args=[first.with_changes(value=scaled), *call.args[1:]])
+
+
+def _parenthesized(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` as the left operand of `*`: parenthesized unless it binds tighter already."""
+    if node.lpar or isinstance(
+        node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)
+    ):
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
