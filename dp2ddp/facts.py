@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Protocol
 
+from dp2ddp.meter_facts import MeterClass
 from dp2ddp.result import LoaderExport
 
 Role = Literal["entry", "library"]
@@ -480,6 +481,10 @@ class ModelClass:
     held: bool = True
     norms: bool = False  #: it or a program class it builds makes a BatchNorm layer (DP216)
     pools: str = ""  #: where its forward() pools its batch's rows (batch_axis.py, DP217)
+    #: A DataParallel of the program wraps an instance of it itself (by its bare name,
+    #: wrapped_classes.wrapped_directly): the optimizers it builds over its own nets are
+    #: planned in its module as in a module that wraps (analysis/outside_parameters.py)
+    wrapped: bool = False
 
 
 @dataclass(frozen=True)
@@ -528,19 +533,6 @@ class BatchSumReturn:
     via: str = ""
     passes: tuple[tuple[int, str, int], ...] = ()
     divided: bool = False
-
-
-@dataclass(frozen=True)
-class MeterClass:
-    """An averaging meter class of the program (transforms/data/meters.py proves it):
-    `update`'s parameters (name, an integer default's text or None), each sum's terms (the
-    parameters multiplied), each ratio (attribute, numerator sum, denominator sum); none of
-    these where not proved. `running`: its methods adding to its attributes (DP030's)."""
-
-    params: tuple[tuple[str, str | None], ...] = ()
-    sums: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    ratios: tuple[tuple[str, str, str], ...] = ()
-    running: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -44,8 +44,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.facts import MeterClass
 from dp2ddp.flow import view
+from dp2ddp.meter_facts import MeterClass
 from dp2ddp.transforms._support.nodes import variables_under, walk
 from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms.analysis.device_moves import METHODS
