@@ -1704,6 +1704,15 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   rank_zero_s70_lead_gif_writer_over_named_frames (a library's writer opened in a `with`,
   `imageio.get_writer`, and a loop appending frames read back: the block on rank 0, one
   writer; before: every rank wrote the animation, unsaid: Lornatang/PyTorch-GAN@ceacff4).
+  Stop 70 helper "trainer" (round 23 P4, Andrewzh112/codebase@45892e2's avae): a trainer
+  nn.Module owning its nets and optimizers, wrapped and trained through its own method past
+  DDP's forward. s70_trainer_self_training_module_in_other_module (the class in an imported
+  module, `learner.module.fit(loader)`) and s70_trainer_self_training_module_via_helper
+  (`run_training(agent.module, loader, 2)`): ddp_sync_module after each of its optimizers in
+  that module, the loader sharded; before: nothing placed, the ranks apart, unsaid;
+  model_wrap_s70_trainer_flagged_module_fit (the class in the script, wrapped under a flag
+  with `trainer.fit` in the else): synced, no DP057 (it named the branch the guard's removal
+  drops and told to use the very `.module.fit` left).
 """
 
 from __future__ import annotations
@@ -2577,9 +2586,15 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s70_lead_write_per_sample_in_dataset": ("weights -0.240872", "dumped 32"),
     # stop 70 lead (round 23's PyTorch-GAN): the animation's writer block on rank 0
     "rank_zero_s70_lead_gif_writer_over_named_frames": ("writers 1", "weights -2.2062"),
+    # stop 70 helper trainer (round 23 P4): a trainer class trained past the wrap's forward
+    "s70_trainer_self_training_module_in_other_module": ("head 3.93257", "encoder 8.60886"),
+    "s70_trainer_self_training_module_via_helper": ("body 4.50459", "value 0.94808"),
+    "model_wrap_s70_trainer_flagged_module_fit": ("weights 1.772048",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s70_trainer_self_training_module_in_other_module": "main.py",  # stop 70 trainer
+    "s70_trainer_self_training_module_via_helper": "main.py",  # stop 70 trainer
     "s69_lead_loader_self_test_imports_trainer": "trainer.py",  # stop 69 lead
     "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead
