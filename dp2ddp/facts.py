@@ -483,6 +483,10 @@ class ModelClass:
     pools: str = ""  #: where its forward() pools its batch's rows (batch_axis.py, DP217)
     #: What its forward() returns on each replica (loss_facts.py; hazards/replica_means.py)
     replica: ReplicaReturns | None = None
+    #: A DataParallel of the program wraps an instance of it itself (by its bare name,
+    #: wrapped_classes.wrapped_directly): the optimizers it builds over its own nets are
+    #: planned in its module as in a module that wraps (analysis/outside_parameters.py)
+    wrapped: bool = False
 
 
 @dataclass(frozen=True)

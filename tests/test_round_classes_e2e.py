@@ -1757,6 +1757,15 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   rank takes whole: the scale taken back by batches/summed.py) and stop 67's
   hazards_s67_lead_own_loss_class_sum (its two sums, said before, now scaled: the
   original's weights).
+  Stop 70 helper "trainer" (round 23 P4, Andrewzh112/codebase@45892e2's avae): a trainer
+  nn.Module owning its nets and optimizers, wrapped and trained through its own method past
+  DDP's forward. s70_trainer_self_training_module_in_other_module (the class in an imported
+  module, `learner.module.fit(loader)`) and s70_trainer_self_training_module_via_helper
+  (`run_training(agent.module, loader, 2)`): ddp_sync_module after each of its optimizers in
+  that module, the loader sharded; before: nothing placed, the ranks apart, unsaid;
+  model_wrap_s70_trainer_flagged_module_fit (the class in the script, wrapped under a flag
+  with `trainer.fit` in the else): synced, no DP057 (it named the branch the guard's removal
+  drops and told to use the very `.module.fit` left).
 """
 
 from __future__ import annotations
@@ -2685,6 +2694,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "hazards_s70_klsum_kl_mean_or_divided": ("down 1.192828", "up 2.055735"),
     "hazards_s70_klsum_whole_batch_term": ("w -0.496331",),
     "hazards_s67_lead_own_loss_class_sum": ("weights 0.1521",),
+    # stop 70 helper trainer (round 23 P4): a trainer class trained past the wrap's forward
+    "s70_trainer_self_training_module_in_other_module": ("head 3.93257", "encoder 8.60886"),
+    "s70_trainer_self_training_module_via_helper": ("body 4.50459", "value 0.94808"),
+    "model_wrap_s70_trainer_flagged_module_fit": ("weights 1.772048",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2693,6 +2706,8 @@ PROGRAMS = {
     "s70_variable_len_after_move_factory_args": "train.py",  # stop 70 helper variable
     "s70_across_replica_mean_forward_in_other_module": "train.py",  # stop 70 across
     "s70_across_replica_mean_through_package": "train.py",  # stop 70 across
+    "s70_trainer_self_training_module_in_other_module": "main.py",  # stop 70 trainer
+    "s70_trainer_self_training_module_via_helper": "main.py",  # stop 70 trainer
     "s69_lead_loader_self_test_imports_trainer": "trainer.py",  # stop 69 lead
     "s69_lead_class_through_package_star": "train.py",  # stop 69 lead
     "s69_lead_method_factory_evaluated_by_flagged_pass": "train.py",  # stop 69 lead

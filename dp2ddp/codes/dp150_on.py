@@ -417,4 +417,22 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "the class's module with the program (a folder) so dp2ddp reads it; then silence "
         "the warning with `# noqa: DP221`.",
     ),
+    "DP223": (
+        "the wrapped module trains itself through .module.<method>(): DDP's forward never "
+        "runs, its gradients are not synced",
+        "The wrapped model is a trainer: an nn.Module that owns its nets and their "
+        "optimizers and trains itself in a method, called through the wrap's module "
+        "(`trainer = DataParallel(Trainer()); trainer.module.fit(loader)`). DataParallel's "
+        "forward never ran, so the original trained on one device over each whole batch. "
+        "Under DDP the same call skips the wrapper, whose forward arms the averaging of the "
+        "gradients: each rank steps on its own shard's gradient and the ranks drift apart, "
+        "with no error. Where the class is the program's, dp2ddp adds "
+        "`ddp_sync_module(self.net)` after each of its optimizers over its nets (rank 0's "
+        "values, every gradient averaged over the ranks), in whichever module defines it. "
+        "Here the class is not the program's (an installed package's), so nothing could be "
+        "placed in it. Call `ddp_sync_module(trainer.module.net)` for each net it trains "
+        "after building it, where every rank arrives (`from <helpers> import "
+        "ddp_sync_module`), or train through the wrapper's forward, then silence the "
+        "warning with `# noqa: DP223`.",
+    ),
 }

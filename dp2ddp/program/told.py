@@ -149,7 +149,7 @@ class ProgramTeller(LoaderTeller):
             from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
             from dp2ddp.transforms.analysis.partial_forward import module_classes, partial_models
             from dp2ddp.transforms.analysis.weight_draws import drawing_methods, weight_draw_calls
-            from dp2ddp.transforms.analysis.wrapped_classes import held_classes
+            from dp2ddp.transforms.analysis.wrapped_classes import held_classes, wrapped_directly
 
             classes: dict[str, ClassFacts] = {}
             paths: dict[str, str] = {}
@@ -229,6 +229,7 @@ class ProgramTeller(LoaderTeller):
             drawing = drawing_methods(redraws)
             norms = norm_classes({n: f.norms for n, f in classes.items()}, children_of)
             holding = held_classes(wraps)  # those a DataParallel may hold (DP022, DP007)
+            wrapped = wrapped_directly(wraps)  # and those it wraps itself (trainers)
             # Shared by every module's facts (see draws).
             self._model_classes = tuple(
                 ModelClass(
@@ -248,13 +249,20 @@ class ProgramTeller(LoaderTeller):
                     holding is None or n.rpartition(".")[2] in holding,
                     n in norms,
                     classes[n].pools,
+                    wrapped=n.rpartition(".")[2] in wrapped,
                 )  # fmt: skip
                 for n, use in self._models.items()
             )
             # ... the classes with no forward() whose methods run layers (DP190 names a
             # call of one on a wrap): no model facts of theirs, never built for DP041
             self._model_classes += tuple(
-                ModelClass(n, built=False, runs=tuple(sorted(runs)), quiet=tuple(sorted(quiet)))
+                ModelClass(
+                    n,
+                    built=False,
+                    runs=tuple(sorted(runs)),
+                    quiet=tuple(sorted(quiet)),
+                    wrapped=n.rpartition(".")[2] in wrapped,
+                )
                 for n, (runs, quiet) in sorted(methods.items())
                 if n in forwardless and n not in self._models and runs
             )

@@ -66,6 +66,7 @@ from dp2ddp.transforms.analysis.outside_parameters import FROZEN, OutsideParamet
 from dp2ddp.transforms.analysis.own_methods import OwnMethodCalls
 from dp2ddp.transforms.analysis.owner_parameters import owner_wrap_text
 from dp2ddp.transforms.analysis.tensor_wraps import tensor_binding
+from dp2ddp.transforms.analysis.trainer_classes import has_trainers
 from dp2ddp.transforms.analysis.wrap_calls import (
     called_alike,
     calls_function,
@@ -95,6 +96,7 @@ class WrapModelInDDP(MigrationTransform):
             super().triggered(code, state)
             or any(f"{name}(" in code for name in state.facts.wrap_functions)
             or bool(state.hints.wrap_reaches)
+            or has_trainers(state.facts)
         )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -496,7 +498,7 @@ class WrapModelInDDP(MigrationTransform):
         body[0] = first.with_changes(
             leading_lines=[*updated_node.leading_lines, *first.leading_lines]
         )
-        else_note = " and its else branch" if original_node.orelse is not None else ""
+        else_note = self._branches.dropped_else(original_node)  # its DP057 withdrawn
         kept_note = f" (its {messages} message{'s' if messages > 1 else ''} stay under it)"
         self.record(
             original_node,

@@ -65,6 +65,7 @@ from dp2ddp.transforms.analysis.outside_tensors import (
     trained_tensors,
 )
 from dp2ddp.transforms.analysis.reinit import ReinitBroadcasts
+from dp2ddp.transforms.analysis.trainer_classes import planned_part
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.analysis.unwrapped_models import keeps_itself, unwrapped_optimizers
 from dp2ddp.transforms.analysis.wrap_calls import wrapper_results
@@ -197,7 +198,8 @@ class OutsideParameters:
         wraps = [n for n in nodes_of(module, cst.Call) if self._is_wrap(n)]
         # `model = generate_model(args)`: a wrap built elsewhere (stop 46 class v3-B)
         built_wraps = wrapper_results(module, t, wrappers, self._is_wrap)
-        if not wraps and not built_wraps:
+        ours = planned_part(module, t, bool(wraps or built_wraps))  # a library's trainers
+        if ours is None:
             return synced
         wrapped = set(t.state.wrapped) | built_wraps.spelled
         unfreezes = _unfreezes(module) or bool(t.state.facts.unfreezes)
@@ -258,6 +260,7 @@ class OutsideParameters:
                 and isinstance(node.func, cst.Attribute)
                 and node.func.attr.value == "parameters"
                 and _chain(node.func.value)
+                and ours(node)  # a library: its trainers' only
             ):
                 continue
             x = t.code(node.func.value)
@@ -293,7 +296,7 @@ class OutsideParameters:
                 f"{', '.join(h.reasons)}: {HELPER} was not placed; if no wrapped model "
                 "holds it, each rank trains its own copy"
             )
-            if kept(h.x, held=True):  # DP218: which module it is, or that it is built, not proved
+            if kept(h.x, held=True) and ours(h.node):  # DP218: which, or built, not proved
                 found.append((h.node, h.x, ("DP218", why) if h.reasons else None))
         for at, x, warning in found:
             line = self._line(at)
@@ -327,6 +330,8 @@ class OutsideParameters:
                     "could not be placed where every rank reaches it",
                 )
         for name, line, many in trained_tensors(module, t, optimizers, self._line, _feeds):
+            if not ours(name):  # a library: its trainers' only
+                continue
             uniform = uniform or RankUniformity.for_pass(t, module)
             where = (
                 "in no block of statements"

@@ -155,6 +155,14 @@ def held_classes(modules: Iterable[ModuleWraps]) -> frozenset[str] | None:
     return frozenset(held)
 
 
+def wrapped_directly(modules: Iterable[ModuleWraps]) -> frozenset[str]:
+    """The last names of the classes a DataParallel of the program wraps itself (its
+    argument resolved to a construction of one): the program's trainer classes, whose own
+    methods may train them past the wrap's forward (`model.module.fit(loader)`, round 23
+    Andrewzh112/codebase's avae). A module whose wraps are not resolved adds none."""
+    return frozenset().union(*(m.wrapped for m in modules if m.wrapped is not None))
+
+
 def never_held(t: MigrationTransform, module: cst.Module, name: str) -> bool:
     """No DataParallel of the program holds an instance of a class named `name` (its bare
     name): the program's ModelClass.held where migrated as a program, this module's own

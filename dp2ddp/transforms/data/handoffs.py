@@ -145,17 +145,24 @@ def _method_callees(t: CallFlow, call: cst.Call) -> list[str]:
     """`net._train_one_epoch(...)` where every binding of `net` constructs one class of
     another module (`net = PRNet(args).cuda()`, PRNet imported from model.py): the method,
     as "model.PRNet._train_one_epoch" (stop 46 class v3-A, WangYueFt/prnet@82d466a: the
-    training loop is the model's method, its epoch figures were rank 0's, no word)."""
+    training loop is the model's method, its epoch figures were rank 0's, no word). Through
+    a wrap's `.module` too (`learner.module.fit(loader)` after `learner =
+    DataParallel(learner)`, round 23's trainer class: the wrap's argument is what `.module`
+    holds)."""
     func = call.func
-    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+    if not isinstance(func, cst.Attribute):
         return []
-    if func.value.value == "self":
+    held = _module_of_wrap(func.value)
+    if not isinstance(held, cst.Name) or held.value == "self":
         return []
     module = module_of(call, t)
     if not isinstance(module, cst.Module):
         return []
     flow = view(module)
-    values = _bound_values(flow, func.value)
+    values = _bound_values(flow, held)
+    if held is not func.value:  # `W.module.m()`: what each wrap of W holds
+        values = [_wrapped_value(v, held.value) for v in values]
+        values = [v for v in values if v is not _SAME]
     classes: set[str] = set()
     for value in values or [None]:
         value = unmoved(value) if value is not None else None
@@ -166,6 +173,33 @@ def _method_callees(t: CallFlow, call: cst.Call) -> list[str]:
             return []
         classes.update(found)
     return [f"{cls}.{func.attr.value}" for cls in sorted(classes)]
+
+
+#: A wrap's argument that is the wrapped name itself (`W = DataParallel(W)`): W's other
+#: bindings say what it holds.
+_SAME = cst.Name("_")
+
+
+def _module_of_wrap(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`W` of `W.module`; `value` itself otherwise."""
+    if isinstance(value, cst.Attribute) and value.attr.value == "module":
+        return value.value
+    return value
+
+
+def _wrapped_value(
+    value: cst.BaseExpression | None, name: str
+) -> cst.BaseExpression | cst.Name | None:
+    """What a binding of a wrapped W holds as its module: a wrap's first argument
+    (`_SAME` where that is W itself), another binding's value as it is."""
+    if not isinstance(value, cst.Call) or name_of(value.func) not in _WRAPS:
+        return value
+    first = next((a.value for a in value.args if a.keyword is None), None)
+    inner = unmoved(first) if first is not None else None
+    return _SAME if isinstance(inner, cst.Name) and inner.value == name else inner
+
+
+_WRAPS = frozenset({"DataParallel", "DistributedDataParallel"})
 
 
 def _bound_values(flow: DefUse, name: cst.Name) -> list[cst.BaseExpression | None]:
@@ -183,7 +217,11 @@ def _bound_values(flow: DefUse, name: cst.Name) -> list[cst.BaseExpression | Non
             values.append(None)
         for site in sites:
             argument = argument_for(site, function, definition.target)  # type: ignore[arg-type]
-            if isinstance(argument, cst.Name):
+            held = _module_of_wrap(argument) if argument is not None else None
+            if isinstance(held, cst.Name) and held is not argument:  # `train(W.module, ...)`
+                values += [_wrapped_value(d.value, held.value) for d in flow.definitions(held)]
+                values = [v for v in values if v is not _SAME]
+            elif isinstance(argument, cst.Name):
                 values += [d.value for d in flow.definitions(argument)]
             else:
                 values.append(argument)

@@ -235,9 +235,9 @@ class FlagHazards(MigrationTransform):
         wrapped = self._wrapped | self._ddp_wrapped
         if wrapped and self.state.text_count(".module") != 0:
             nodes = ModuleNodes(original_node)
-            found = module_bypasses(nodes, wrapped, self)
-            for call, detail in found:
-                self.warn(call, "DP108", detail)
+            found = module_bypasses(nodes, wrapped, self, original_node)  # and DP223
+            for call, code, detail in found:
+                self.warn(call, code, detail)
             for undone in undone_wraps(original_node, self.parent, self._is_wrap):
                 self.warn(undone.unwrap, "DP062", undone.detail(lambda n: self._position(n)[0]))
         if not wrapped and self.state.facts.has_dataparallel and "backward" in self.state.text:

@@ -34,6 +34,7 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import NO_GRAD, ModuleNodes, walk
 from dp2ddp.transforms.analysis.own_methods import MODULE_API, model_methods
 from dp2ddp.transforms.analysis.training import QualifiedNames, function_trains, loop_trains
+from dp2ddp.transforms.hazards.outside_trainers import outside_trainer_calls
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -43,11 +44,26 @@ _AVERAGED = "ddp_average_gradients"
 
 
 def module_bypasses(
-    nodes: ModuleNodes, wrapped: set[str], t: MigrationTransform
-) -> Iterator[tuple[cst.Call, str]]:
-    """(call, detail) for each training step through `.module` of a wrapped model."""
+    nodes: ModuleNodes, wrapped: set[str], t: MigrationTransform, module: cst.Module
+) -> Iterator[tuple[cst.Call, str, str]]:
+    """(call, "DP108", detail) for each training step through `.module` of a wrapped model;
+    then (call, "DP223", detail) for each call of a method of a wrapped class dp2ddp cannot
+    edit that trains itself past the wrap (hazards/outside_trainers.py)."""
     if not wrapped:
         return
+    said: set[int] = set()
+    for call, detail in _bypasses(nodes, wrapped, t):
+        said.add(id(call))
+        yield call, "DP108", detail
+    for call, detail in outside_trainer_calls(nodes, wrapped, t, module):
+        if id(call) not in said and not _in_training(call, t.parent, t.qualified_names):
+            yield call, "DP223", detail
+
+
+def _bypasses(
+    nodes: ModuleNodes, wrapped: set[str], t: MigrationTransform
+) -> Iterator[tuple[cst.Call, str]]:
+    """module_bypasses' DP108."""
     code, parent, qualified_names = t.code, t.parent, t.qualified_names
     training = {
         f.name.value
