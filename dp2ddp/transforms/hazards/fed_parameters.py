@@ -17,7 +17,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from dp2ddp.flow import view
+from dp2ddp.flow import DefUse, view
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms._support.nodes import module_of, walk
@@ -57,6 +58,9 @@ def fed_parameters(
         around = view(module_of(value, transform)).function_around(value)  # type: ignore[arg-type]
         return around is not None and around.owner is not None and around.name == "forward"
 
+    flow = view(module_of(function, transform))  # type: ignore[arg-type]
+    defined = flow.functions.get(function)
+    sites = flow.call_sites(defined) if defined is not None else []
     found: set[str] = set()
     for param in [*function.params.params, *function.params.kwonly_params]:
         values = [
@@ -64,7 +68,42 @@ def fed_parameters(
         ]
         if any(_reads_model(v, callables(v), transform.code) for v in values):
             found.add(param.name.value)
+            continue
+        for site in sites:  # an unpacked binding (`feature, out = net(x)`): the caller's names
+            argument = argument_for(site, defined, param) if defined is not None else None
+            if argument is None or in_forward(site):
+                continue
+            fed = _fed_in_scope(flow, site, callables(site), transform.code)
+            if any(isinstance(n, cst.Name) and n.value in fed for n in walk(argument)):
+                found.add(param.name.value)
+                break
     return frozenset(found)
+
+
+def _fed_in_scope(
+    flow: DefUse, site: cst.CSTNode, models: set[str], code: Callable[[cst.CSTNode], str]
+) -> set[str]:
+    """The names the scope around `site` binds, unpacked or not, from a call of `models` or
+    from names so bound, to a fixed point."""
+    around = flow.function_around(site)
+    scope: cst.CSTNode = around.node if around is not None else flow.module
+    assigns = [n for n in walk(scope, skip_scopes=True) if isinstance(n, cst.Assign)]
+    fed: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in assigns:
+            if not (
+                _reads_model(node.value, models, code)
+                or any(isinstance(n, cst.Name) and n.value in fed for n in walk(node.value))
+            ):
+                continue
+            for target in node.targets:
+                for name in walk(target.target):
+                    if isinstance(name, cst.Name) and name.value not in fed:
+                        fed.add(name.value)
+                        changed = True
+    return fed
 
 
 def _reads_model(value: cst.CSTNode, models: set[str], code: Callable[[cst.CSTNode], str]) -> bool:
