@@ -1,9 +1,8 @@
 """Migrate programs: every module of an entry's program, all or nothing.
 
-`plan_programs` migrates in memory and returns a ProgramPlan (outcomes for every file, the
-generated helpers module included, and the bytes to write); write.py's `write_plan` writes
-it. A program with a module that cannot be read, parsed or migrated gets one failed outcome
-(`path:line:col: error: ...`) and nothing of it is written.
+`plan_programs` migrates in memory into a ProgramPlan (outcomes for every file, the helpers
+module included, the bytes to write; write.py's `write_plan` writes it). A program with a
+module that cannot be read, parsed or migrated fails whole: nothing of it is written.
 
 How a program is migrated (dp2ddp/facts.py has the roles):
 1. discovery (ast) and the program-wide gate (analysis), from the project model
@@ -144,7 +143,8 @@ def _plan_one(
                 for index, notes in unread_draw_notes(program, alike):
                     migrated = _noted(migrated, index, notes)
             migrated = _subclassed_loaders(program, migrated, project)
-            for index, notes in padded_batch_notes(program, project):  # DP127
+            results = [m.outcome.result for m in migrated]
+            for index, notes in padded_batch_notes(program, project, results):  # DP127
                 migrated = _noted(migrated, index, notes)
             migrated = _incomplete(program, migrated)
         elif not orphan:

@@ -44,7 +44,7 @@ Not rewritten: the right mean is over the real elements of the whole batch.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -61,7 +61,7 @@ from dp2ddp.program.padded_inputs import (
     unread_inputs,
     wrapped_models,
 )
-from dp2ddp.result import Diagnostic
+from dp2ddp.result import Diagnostic, MigrationResult
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import last_name
 from dp2ddp.transforms._support.identifiers import mentions
@@ -269,8 +269,12 @@ def trains_with_collate(tree: ast.Module, collates: frozenset[str]) -> bool:
     return bool(training_loaders(tree, collates))
 
 
-def training_loaders(tree: ast.Module, collates: frozenset[str]) -> list[ast.Call]:
-    """The training DataLoader calls of `tree` whose `collate_fn=` is one of `collates`."""
+def training_loaders(
+    tree: ast.Module, collates: frozenset[str], sharded: frozenset[int] = frozenset()
+) -> list[ast.Call]:
+    """The training DataLoader calls of `tree` whose `collate_fn=` is one of `collates`:
+    shuffled or given a sampler, or one the data pass sharded for training (`sharded`, its
+    lines: a sequential loader a training loop reads, round 23's kaggle_disaster_tweets)."""
     found: list[ast.Call] = []
     for node in ast_nodes.listed(tree):
         if not isinstance(node, ast.Call) or last_name(node.func) != "DataLoader":
@@ -284,8 +288,10 @@ def training_loaders(tree: ast.Module, collates: frozenset[str]) -> list[ast.Cal
         if last_name(collate) not in collates:
             continue
         shuffle = given.get("shuffle")
-        if (shuffle is not None and not _false(shuffle)) or any(
-            not _false(given[k]) for k in ("sampler", "batch_sampler") if k in given
+        if (
+            node.lineno in sharded
+            or (shuffle is not None and not _false(shuffle))
+            or any(not _false(given[k]) for k in ("sampler", "batch_sampler") if k in given)
         ):
             found.append(node)
     return found
@@ -406,7 +412,10 @@ def _mean(call: ast.Call) -> bool:
 
 
 def padded_mean_notes(
-    trees: list[ast.Module], collates: frozenset[str], masking: frozenset[str] = frozenset()
+    trees: list[ast.Module],
+    collates: frozenset[str],
+    masking: frozenset[str] = frozenset(),
+    sharded: Sequence[frozenset[int]] = (),
 ) -> Iterator[tuple[int, int, int, str]]:
     """(module index, line, col, spelling) of each mean loss of a program one of whose
     modules (`trees`) trains on a loader whose collate_fn is one of `collates` (the program's
@@ -417,8 +426,14 @@ def padded_mean_notes(
     the model its mask."""
     if not collates:
         return
-    trains = [frozenset(map(id, training_loaders(tree, collates))) for tree in trees]
-    masks = [frozenset(map(id, training_loaders(tree, collates & masking))) for tree in trees]
+    lines = [sharded[i] if i < len(sharded) else frozenset() for i in range(len(trees))]
+    trains = [
+        frozenset(map(id, training_loaders(t, collates, lines[i]))) for i, t in enumerate(trees)
+    ]
+    masks = [
+        frozenset(map(id, training_loaders(t, collates & masking, lines[i])))
+        for i, t in enumerate(trees)
+    ]
     if not any(trains):
         return
     wrapped = {k: v for tree in trees for k, v in wrapped_models(tree).items()}
@@ -464,6 +479,7 @@ def masked_padding_notes(
     paths: list[str],
     collates: frozenset[str],
     masking: frozenset[str] = frozenset(),
+    sharded: Sequence[frozenset[int]] = (),
 ) -> Iterator[tuple[int, int, int, str]]:
     """(module index, line, col, spelling) of each training loader of `trees` given a
     padding collate (one of `collates`) whose loops hand a wrapped model the padded batch
@@ -479,8 +495,9 @@ def masked_padding_notes(
     blind: frozenset[str] | None = None
     unread: dict[str, Unread] = {}
     for index, tree in enumerate(trees):
-        masks = frozenset(map(id, training_loaders(tree, collates & masking)))
-        for loader in training_loaders(tree, collates):
+        lines = sharded[index] if index < len(sharded) else frozenset()
+        masks = frozenset(map(id, training_loaders(tree, collates & masking, lines)))
+        for loader in training_loaders(tree, collates, lines):
             if blind is None:
                 blind = position_blind([fact for t in trees for fact in layer_facts(t)])
                 unread = {k: v for t in trees for k, v in unread_inputs(t).items()}
@@ -628,9 +645,12 @@ def _within(node: ast.AST, scope: ast.AST) -> bool:
     return bool(start <= getattr(node, "lineno", -1) <= end)
 
 
-def padded_batch_notes(program: Program, project: Project) -> list[tuple[int, list[Diagnostic]]]:
+def padded_batch_notes(
+    program: Program, project: Project, results: Sequence[MigrationResult | None] = ()
+) -> list[tuple[int, list[Diagnostic]]]:
     """DP127 at each mean loss of a program trained on batches its collate pads per batch,
-    by module index; each module's padding collates computed once per project."""
+    by module index; each module's padding collates computed once per project. `results`:
+    the modules' migrations, whose records name the loaders sharded for training."""
     if not any(mentions(m.source.text, "collate_fn") for m in program.modules):
         return []
     collates = padding_collates(
@@ -652,11 +672,22 @@ def padded_batch_notes(program: Program, project: Project) -> list[tuple[int, li
     masking = frozenset(n for n, _ in told) - {n for n, masks in told if not masks}
     what = f"{title('DP127')}: {{}}"
     found: dict[int, list[Diagnostic]] = {}
-    for index, line, col, spelling in sorted(padded_mean_notes(trees, collates, masking)):
+    sharded = [
+        frozenset(
+            c.line
+            for c in (r.changes if r is not None else ())
+            if c.transform == "data" and "sharded with" in c.description
+        )
+        for r in results
+    ]
+    notes = padded_mean_notes(trees, collates, masking, sharded)
+    for index, line, col, spelling in sorted(notes):
         found.setdefault(index, []).append(Diagnostic(line, col, "DP127", what.format(spelling)))
     paths = [m.path for m in program.modules]
     said = f"{title('DP151')}: {{}}"
-    for index, line, col, spelling in masked_padding_notes(trees, paths, collates, masking):
+    for index, line, col, spelling in masked_padding_notes(
+        trees, paths, collates, masking, sharded
+    ):
         found.setdefault(index, []).append(Diagnostic(line, col, "DP151", said.format(spelling)))
     return sorted(found.items())
 
