@@ -4,7 +4,7 @@ import logging
 
 import _init_paths  # noqa: F401
 import torch
-from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_setup
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main, ddp_per_rank_batch, ddp_setup
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader
 from torch.utils.data.distributed import DistributedSampler
@@ -26,7 +26,7 @@ def main():
     train_dataset = dataset.KeypointSet(256, seed=0)
     train_loader = DataLoader(
         train_dataset,
-        batch_size=cfg.BATCH_SIZE_PER_GPU,
+        batch_size=ddp_per_rank_batch(cfg.BATCH_SIZE_PER_GPU * len(cfg.GPUS)),
         sampler=DistributedSampler(train_dataset, shuffle=True),
     )
     # dp2ddp: DP015 evaluation metrics not reduced
