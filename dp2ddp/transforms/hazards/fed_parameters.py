@@ -13,7 +13,7 @@ a wrap as spelled or the caller's own parameter that its callers hand a wrap.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
@@ -84,19 +84,25 @@ def _fed_in_scope(
     flow: DefUse, site: cst.CSTNode, models: set[str], code: Callable[[cst.CSTNode], str]
 ) -> set[str]:
     """The names the scope around `site` binds, unpacked or not, from a call of `models` or
-    from names so bound, to a fixed point."""
+    from names so bound (fed_names over the scope's statements)."""
     around = flow.function_around(site)
     scope: cst.CSTNode = around.node if around is not None else flow.module
-    assigns = [n for n in walk(scope, skip_scopes=True) if isinstance(n, cst.Assign)]
-    fed: set[str] = set()
+    return fed_names(list(walk(scope, skip_scopes=True)), lambda call: code(call.func) in models)
+
+
+def fed_names(
+    nodes: list[cst.CSTNode], is_wrap: Callable[[cst.Call], bool], seed: Iterable[str] = ()
+) -> set[str]:
+    """Names a scope (its `nodes`) binds, unpacked or not, from a wrapped model's output (a
+    call `is_wrap` accepts) or from `seed`, to a fixed point: the one reading of "fed" for
+    hazards/pairs.py's comparisons and this module's call sites."""
+    fed: set[str] = set(seed)
+    assigns = [n for n in nodes if isinstance(n, cst.Assign)]
     changed = True
     while changed:
         changed = False
         for node in assigns:
-            if not (
-                _reads_model(node.value, models, code)
-                or any(isinstance(n, cst.Name) and n.value in fed for n in walk(node.value))
-            ):
+            if not reads_output(node.value, is_wrap, fed):
                 continue
             for target in node.targets:
                 for name in walk(target.target):
@@ -104,6 +110,14 @@ def _fed_in_scope(
                         fed.add(name.value)
                         changed = True
     return fed
+
+
+def reads_output(expr: cst.CSTNode, is_wrap: Callable[[cst.Call], bool], fed: set[str]) -> bool:
+    """`expr` reads a wrapped model's call or a name bound from one."""
+    return any(
+        (isinstance(n, cst.Call) and is_wrap(n)) or (isinstance(n, cst.Name) and n.value in fed)
+        for n in walk(expr, skip_scopes=True)
+    )
 
 
 def _reads_model(value: cst.CSTNode, models: set[str], code: Callable[[cst.CSTNode], str]) -> bool:

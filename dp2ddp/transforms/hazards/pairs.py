@@ -25,7 +25,7 @@ call. A comparison inside the model (attention) ran per GPU under DataParallel t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -50,7 +50,9 @@ from dp2ddp.transforms.analysis.handed_parameters import handed, wraps
 from dp2ddp.transforms.analysis.held_objects import held
 from dp2ddp.transforms.analysis.partial_forward import ClassFacts, module_classes
 from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
+from dp2ddp.transforms.hazards.fed_parameters import fed_names as _fed_names
 from dp2ddp.transforms.hazards.fed_parameters import fed_parameters
+from dp2ddp.transforms.hazards.fed_parameters import reads_output as _reads_output
 
 _NAMED = re.compile(
     r"loss|triplet|mining|contrastive|metric|pairwise|euclidean|dist_?mat|hard_", re.IGNORECASE
@@ -454,33 +456,6 @@ def _entry(node: cst.BaseExpression, code: Callable[[cst.CSTNode], str]) -> str:
             if isinstance(key, str):
                 return f"{code(node.value)}[{key!r}]"
     return code(node)
-
-
-def _fed_names(
-    nodes: list[cst.CSTNode], is_wrap: Callable[[cst.Call], bool], seed: Iterable[str] = ()
-) -> set[str]:
-    """Names the scope binds from a wrapped model's output (or from `seed`), to a fixed point."""
-    fed: set[str] = set(seed)
-    assigns = [n for n in nodes if isinstance(n, cst.Assign)]
-    changed = True
-    while changed:
-        changed = False
-        for node in assigns:
-            if not _reads_output(node.value, is_wrap, fed):
-                continue
-            for target in node.targets:
-                for name in walk(target.target):
-                    if isinstance(name, cst.Name) and name.value not in fed:
-                        fed.add(name.value)
-                        changed = True
-    return fed
-
-
-def _reads_output(expr: cst.CSTNode, is_wrap: Callable[[cst.Call], bool], fed: set[str]) -> bool:
-    return any(
-        (isinstance(n, cst.Call) and is_wrap(n)) or (isinstance(n, cst.Name) and n.value in fed)
-        for n in walk(expr, skip_scopes=True)
-    )
 
 
 class ClassPairs:

@@ -46,11 +46,11 @@ from dp2ddp.transforms.analysis.held_objects import HeldObjects, held
 from dp2ddp.transforms.analysis.owner_parameters import other_attributes
 from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
 from dp2ddp.transforms.analysis.partial_forward import ClassFacts
+from dp2ddp.transforms.hazards.fed_parameters import fed_names as _fed_names
 from dp2ddp.transforms.hazards.pairs import (
     ClassPairs,
     _binds_object,
     _compared,
-    _fed_names,
     unknown_class_pairs,
 )
 
