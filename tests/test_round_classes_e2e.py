@@ -1766,6 +1766,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   model_wrap_s70_trainer_flagged_module_fit (the class in the script, wrapped under a flag
   with `trainer.fit` in the else): synced, no DP057 (it named the branch the guard's removal
   drops and told to use the very `.module.fit` left).
+- Stop 71 lead (round 23's imtiazziko/LaplacianShot@5de2612): data_s71_lead_episodic_factory,
+  one factory's episodic batch-sampler loader for training and for a validation that reads
+  each episode's supports and queries by position: the shard made conditional on ddp_shard,
+  the validation's call passes False (whole episodes, the original's figures); before: every
+  episode cut into per-rank parts (a crash here, wrong figures in the repository) and DP015
+  said "left unsharded".
+  data_s71_lead_phase_key_bound_in_epoch (round 24, zsyOAOA/VDNet@599c153): the epoch loop
+  binds the key its loaders are read with (`phase = "train"`): set_epoch goes after that
+  binding (before: at the top, UnboundLocalError on every rank); a generator expression over
+  a sharded loader is said (DP030, before: no warning, rank 0's share printed).
 """
 
 from __future__ import annotations
@@ -2698,6 +2708,18 @@ CASES: dict[str, tuple[str, ...]] = {
     "s70_trainer_self_training_module_in_other_module": ("head 3.93257", "encoder 8.60886"),
     "s70_trainer_self_training_module_via_helper": ("body 4.50459", "value 0.94808"),
     "model_wrap_s70_trainer_flagged_module_fit": ("weights 1.772048",),
+    # stop 71 lead (round 23's LaplacianShot): one factory's episodic batch-sampler loader
+    # for training and for a validation reading episodes by position: the validation's
+    # whole episodes, the original's figures (the base: episodes cut per rank, a crash)
+    "data_s71_lead_episodic_factory": (
+        "epoch 0 meta-val accuracy 0.8750",
+        "epoch 1 meta-val accuracy 0.9375",
+        "weight sum -1.091978",
+    ),
+    # stop 71 lead (round 24's VDNet): set_epoch after `phase = "train"` binds the key (the
+    # base: at the top of the epoch loop, UnboundLocalError on every rank); the validation's
+    # generator expression over a sharded loader is rank 0's share (DP030): not compared
+    "data_s71_lead_phase_key_bound_in_epoch": ("weights 0.512954",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -17,7 +17,10 @@ module's def-use view (flow/defuse.py):
   else the parameter's default; a name bound once to a constant is read as it), are the
   steps on (True), off (False), or not told (None: a star argument, a value not constant);
 * `runs_only_off(flow, node, loop, guard)`: `node` runs only where the steps are off (the
-  `else` of `if train:`, under `if not train:`): what only the evaluation branch feeds.
+  `else` of `if train:`, under `if not train:`): what only the evaluation branch feeds;
+* `reached_at(flow, node, call)`: whether `call`'s arguments let `node` of the function it
+  runs execute at all (`if sample: return DataLoader(ds, batch_sampler=...)`, then `return
+  DataLoader(ds, batch_size=...)`: `get_loader(sample=True)` returns only the first).
 """
 
 from __future__ import annotations
@@ -120,6 +123,58 @@ def runs_only_off(flow: DefUse, node: cst.CSTNode, loop: cst.For | cst.While, gu
         return False
     off = Guard(guard.test, not guard.on)
     return off in guards_over(flow, node, function.node, {guard.test.param})
+
+
+def reached_at(flow: DefUse, node: cst.CSTNode, call: cst.Call) -> bool:
+    """False where `call`'s arguments (or the defaults) decide a parameter test guarding
+    `node` against it: an `if` around it, or an earlier `if` of an enclosing block whose
+    body always returns (`if sample: return A` before `return B`). True otherwise, also
+    where nothing is told (a value not constant, a star argument).
+
+    A loader factory returning one loader per branch (imtiazziko/LaplacianShot@5de2612's
+    `get_dataloader(split, aug, sample=None)`: the episodic batch-sampler loader when
+    `sample` is given, else a plain one) was read as returning both at every call: each
+    loop over either was taken for a loop over both (round 23)."""
+    function = flow.function_around(node)
+    if function is None or not isinstance(function.node, cst.FunctionDef):
+        return True
+    if function not in flow.callees(call):
+        return True
+    params = {p.name.value for p in function.params}
+    for guard in guards_over(flow, node, function.node, params) + _passed_guards(
+        flow, node, function.node, params
+    ):
+        value = _test_value(flow, function, guard.test, call)
+        if value is not None and value != guard.on:
+            return False
+    return True
+
+
+def _passed_guards(
+    flow: DefUse, node: cst.CSTNode, top: cst.CSTNode, params: set[str]
+) -> list[Guard]:
+    """The tests `node` runs past: an `if` (no `else`) before it in an enclosing block whose
+    body ends in `return` or `raise` tested false, or `node` would not run."""
+    found: list[Guard] = []
+    child = node
+    for parent in flow.ancestors(node):
+        if parent is top:
+            break
+        body = parent.body if isinstance(parent, cst.IndentedBlock | cst.Module) else ()
+        at = next((i for i, s in enumerate(body) if s is child), None)
+        if at is not None:
+            for statement in body[:at]:
+                if not (isinstance(statement, cst.If) and statement.orelse is None):
+                    continue
+                last = statement.body.body[-1] if statement.body.body else None
+                ends = isinstance(last, cst.SimpleStatementLine) and isinstance(
+                    last.body[-1], cst.Return | cst.Raise
+                )
+                read = _read(flow, statement.test, params) if ends else None
+                if read is not None:
+                    found.append(Guard(read[0], not read[1]))
+        child = parent
+    return found
 
 
 def guards_over(flow: DefUse, node: cst.CSTNode, top: cst.CSTNode, params: set[str]) -> list[Guard]:

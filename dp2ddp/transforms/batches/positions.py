@@ -33,6 +33,7 @@ import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.result import LoaderExport
+from dp2ddp.transforms._support.names import SHARD_FLAG
 from dp2ddp.transforms._support.nodes import ModuleNodes, calls_model, name_of, target_names, walk
 from dp2ddp.transforms.batches.field_lists import (
     collate_returns_fields,
@@ -109,16 +110,20 @@ class BatchPositions(BatchProof):
         return None
 
     def _shard_of(self, loader: cst.Call) -> cst.BaseExpression | None:
-        """The sampler a shard helper wraps in the loader's `sampler=`/`batch_sampler=`."""
+        """The sampler a shard helper wraps in the loader's `sampler=`/`batch_sampler=`
+        (also where a factory's flag picks it: `DdpBatchShard(s) if ddp_shard else s`)."""
         for arg in loader.args:
+            value = arg.value
+            if isinstance(value, cst.IfExp) and name_of(value.test) == SHARD_FLAG:
+                value = value.body
             if (
                 arg.keyword is not None
                 and arg.keyword.value in ("sampler", "batch_sampler")
-                and isinstance(arg.value, cst.Call)
-                and name_of(arg.value.func) in _SHARDS
-                and arg.value.args
+                and isinstance(value, cst.Call)
+                and name_of(value.func) in _SHARDS
+                and value.args
             ):
-                return arg.value.args[0].value
+                return value.args[0].value
         return None
 
     def _sharded_source(self, loop: cst.For, shards: list[cst.Call]) -> cst.Call | None:

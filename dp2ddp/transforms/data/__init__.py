@@ -104,6 +104,7 @@ from dp2ddp.transforms.data.batch_shard import (
 from dp2ddp.transforms.data.batch_sized import batch_sized_meetings
 from dp2ddp.transforms.data.batch_takers import export_takers, imported_takers, taker_loops
 from dp2ddp.transforms.data.chunks import plan_chunk_sizes
+from dp2ddp.transforms.data.comprehension_passes import said_comprehension_passes
 from dp2ddp.transforms.data.decisions import (
     Decision,
     deciding_break,
@@ -215,6 +216,9 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             for c in self._all_loaders
         }
         sharded_here = set(self._edits) | set(self._shards) | set(self._sampler_sharded)
+        said_comprehension_passes(
+            self, nodes, loaders, set(self._edits) & set(loaders), self._iterated_through_names
+        )
         self.state.handoffs += loader_handoffs(self, every, sharded_here)
         export_takers(self, node, sharded_here)
         for loader in self._plan_imported(nodes, loaders):

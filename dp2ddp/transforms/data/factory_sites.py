@@ -257,6 +257,7 @@ class FactorySites:
         told, _ = self._told()
         self.splits.split(loaders)
         self.split_shards(self.t._shards, self.t._sampler_sharded)
+        self.split_own_samplers()
         for loader in loaders.values():
             function = enclosing_function(loader.call, self.t)
             if function is None or loader.own is not None:
@@ -288,33 +289,87 @@ class FactorySites:
                 if not chain:
                     self._split_by_shuffle(loader, function, sites)
                 continue
-            found = {site: Loader(site, {}, *self.t._binding(site), None) for site in sites}
-            evaluation: set[cst.Call] = set()
-            training: set[cst.Call] = set()
-            loops_of: dict[int, set[cst.Call]] = {}
-            for index, (loop, expr, _) in enumerate(loader.loops):
-                resolved = self.t._resolve(expr, found, 0)
-                loops_of[index] = {call for call, _ in resolved}
-                for call, path in resolved:
-                    off = self.t._guard_passed(loop, path) is False
-                    flagged = marks_evaluation(call) and not self.t._trains(loop)
-                    kind = evaluation if off or flagged or self.t._evaluates(loop) else training
-                    kind.add(call)
-            evaluation -= training
-            if not evaluation or not training:
+            ordered = self._evaluation_sites(loader, sites)
+            if not ordered:
                 continue
-            loader.loops = [
-                entry
-                for index, entry in enumerate(loader.loops)
-                if not loops_of[index] or not loops_of[index] <= evaluation
-            ]
-            ordered = [site for site in sites if site in evaluation]
             self._factories[loader.call] = _Factory(function, ordered)
             self._functions.add(function)
             self._evaluation_calls.update(ordered)
             for outer, site in chain:
                 self._functions.add(outer)
                 self._forwarding.add(site)
+
+    def _evaluation_sites(self, loader: Loader, sites: list[cst.Call]) -> list[cst.Call]:
+        """The calls of `loader`'s factory whose loops only evaluate, in order, where others
+        train (else none); the loader keeps the loops of the training calls only."""
+        found = {site: Loader(site, {}, *self.t._binding(site), None) for site in sites}
+        evaluation: set[cst.Call] = set()
+        training: set[cst.Call] = set()
+        loops_of: dict[int, set[cst.Call]] = {}
+        for index, (loop, expr, _) in enumerate(loader.loops):
+            resolved = self.t._resolve(expr, found, 0)
+            loops_of[index] = {call for call, _ in resolved}
+            for call, path in resolved:
+                off = self.t._guard_passed(loop, path) is False
+                flagged = marks_evaluation(call) and not self.t._trains(loop)
+                kind = evaluation if off or flagged or self.t._evaluates(loop) else training
+                kind.add(call)
+        evaluation -= training
+        if not evaluation or not training:
+            return []
+        loader.loops = [
+            entry
+            for index, entry in enumerate(loader.loops)
+            if not loops_of[index] or not loops_of[index] <= evaluation
+        ]
+        return [site for site in sites if site in evaluation]
+
+    def split_own_samplers(self) -> None:
+        """A factory's loader sharded through its own (batch) sampler whose calls build
+        training loaders and loaders only evaluated (imtiazziko/LaplacianShot@5de2612's
+        `get_dataloader(..., sample=...)`: the episodic `batch_sampler=CategoriesSampler`
+        loader for meta-training and for meta-validation, round 23): the shard is made
+        conditional on ddp_shard and the evaluation calls pass False, so they evaluate
+        whole episodes as the original did. Before, every episode was cut into per-rank
+        parts, and the evaluation, which reads the supports and the queries of an episode
+        by position, scored rank 0's part against the wrong rows: its figure, and the
+        checkpoint chosen by it, changed, with no warning."""
+        t = self.t
+        for call, loader in t._sampler_sharded.items():
+            shard = t._shards.get(call)
+            function = enclosing_function(call, t)
+            if (
+                shard is None
+                or shard.arguments is not None
+                or isinstance(shard.wrapper, cst.IfExp)
+                or function is None
+                or not loader.loops
+                or not self._returns(function, loader)
+            ):
+                continue
+            sites = t._callers(function)
+            ordered = self._evaluation_sites(loader, sites) if len(sites) > 1 else []
+            if not ordered:
+                continue
+            original = call.args[shard.replace].value.deep_clone()
+            wrapper = cst.IfExp(test=cst.Name(FLAG), body=shard.wrapper, orelse=original)
+            t._shards[call] = replace(shard, wrapper=wrapper)
+            self._functions.add(function)
+            self._evaluation_calls.update(ordered)
+            name = function.name.value
+            t.record(
+                call,
+                f"{name}() also builds evaluation loaders: {FLAG}=False at those calls keeps "
+                "their own sampler's batches whole, as the original did",
+            )
+            for site in ordered:
+                t.warn(
+                    site,
+                    "DP015",
+                    f"{t.code(site.func)}() also builds training loaders; this evaluation "
+                    f"loader is left unsharded ({FLAG}=False): every rank goes through all of "
+                    "it",
+                )
 
     def _split_by_shuffle(
         self, loader: Loader, function: cst.FunctionDef, sites: list[cst.Call]

@@ -26,7 +26,7 @@ from dp2ddp.transforms._support.nodes import (
     rebase,
     walk,
 )
-from dp2ddp.transforms.analysis.step_guards import steps_on
+from dp2ddp.transforms.analysis.step_guards import reached_at, steps_on
 
 #: How many calls deep values and loops are followed.
 MAX_DEPTH = 4
@@ -142,9 +142,12 @@ class CallFlow(MigrationTransform):
         if not (isinstance(assign, cst.Assign) and isinstance(assign.value, cst.Call)):
             return []
         returned = []
+        flow = view(self._meta_module())
         for function in self._called_functions(assign.value):
             for node in walk(function.body, skip_scopes=True):
-                value = node.value if isinstance(node, cst.Return) else None
+                if not isinstance(node, cst.Return) or not reached_at(flow, node, assign.value):
+                    continue
+                value = node.value
                 if index is None and value is not None:
                     returned.append(value)
                 elif (

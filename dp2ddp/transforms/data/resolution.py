@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
@@ -18,8 +19,9 @@ from dp2ddp.transforms._support.nodes import (
     name_of,
     walk,
 )
+from dp2ddp.transforms.analysis.step_guards import reached_at
 from dp2ddp.transforms.data.decisions import Decision
-from dp2ddp.transforms.data.flow import MAX_DEPTH, CallFlow, Path
+from dp2ddp.transforms.data.flow import MAX_DEPTH, CallFlow, Path, branch_calls
 from dp2ddp.transforms.data.plan import (
     EVAL_SAMPLER,
     ITERABLE_DATASET,
@@ -81,9 +83,15 @@ class LoaderResolution(CallFlow):
                 return self._resolve_keyword(*keyword, loaders, depth)
             # `for x in make():` a function (or method) of this module returning a loader
             # builds a new one on each call (the epoch loop's passes over it: set_epoch)
+            # (only the returns its arguments let run: analysis/step_guards.reached_at)
+            flow = view(self._meta_module())
             for function in self._called_functions(expr):
                 for node in walk(function.body, skip_scopes=True):
-                    if isinstance(node, cst.Return) and node.value is not None:
+                    if (
+                        isinstance(node, cst.Return)
+                        and node.value is not None
+                        and reached_at(flow, node, expr)
+                    ):
                         found += self._resolve(node.value, loaders, depth + 1)
             return found
         if isinstance(expr, cst.Attribute):
@@ -126,7 +134,13 @@ class LoaderResolution(CallFlow):
                     found += self._resolve(assigned, loaders, depth)
                 else:  # `a, b = make(1), make(2)`: b's call's returns (round 22)
                     paired = self._paired_value(target)
-                    through = [paired] if isinstance(paired, cst.Call) else self._returned(target)
+                    through = (
+                        [paired]
+                        if isinstance(paired, cst.Call)
+                        else list(branch_calls(assigned))  # `f(a) if flag else f(b)`
+                        if isinstance(assigned, cst.IfExp)
+                        else self._returned(target)
+                    )
                     for returned in through:
                         found += self._resolve(returned, loaders, depth + 1)
         return found

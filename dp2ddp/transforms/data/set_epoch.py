@@ -344,19 +344,27 @@ class LoaderSetEpoch(LoaderBatchSize):
     ) -> cst.SimpleStatementLine | None:
         """The statement of `loop`'s body that binds the loader's name there (`loader =
         make()` in the epoch loop, the loader built by a function): set_epoch goes after
-        it, not at the top, where the name is not bound yet or names last epoch's loader."""
-        if not isinstance(receiver, cst.Name):
-            return None
-        for referent in self.referents(receiver):
-            if inside(referent.node, loop.body, self):
-                current: cst.CSTNode | None = referent.node
-                while current is not None and not isinstance(
-                    current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
-                ):
-                    current = self.parent(current)
-                if isinstance(current, cst.SimpleStatementLine):
-                    return current
-        return None
+        it, not at the top, where the name is not bound yet or names last epoch's loader.
+        The same for a name the loader is read with (`loaders[phase]` after `phase =
+        "train"` in the epoch loop, round 24's zsyOAOA/VDNet@599c153: at the top, `phase`
+        was unbound in the first epoch, UnboundLocalError on every rank, and named the last
+        evaluation split in the others): after the latest such binding."""
+        names = [receiver] if isinstance(receiver, cst.Name) else []
+        if isinstance(receiver, cst.Subscript):
+            names = [n for n in walk(receiver) if isinstance(n, cst.Name)]
+        found: list[cst.SimpleStatementLine] = []
+        for name in names:
+            for referent in self.referents(name):
+                if inside(referent.node, loop.body, self):
+                    current: cst.CSTNode | None = referent.node
+                    while current is not None and not isinstance(
+                        current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+                    ):
+                        current = self.parent(current)
+                    if isinstance(current, cst.SimpleStatementLine):
+                        found.append(current)
+                        break
+        return max(found, key=lambda s: self._position(s)) if found else None
 
     def _unconditional(
         self, statement: cst.SimpleStatementLine, loop: cst.For | cst.While

@@ -252,11 +252,12 @@ class LossChecks:
 
     def per_row(self, node: cst.Call) -> bool:
         """A loss summed over its rows and divided by their count (per_row_sums.py): a
-        mean, no DP004. Asked only of a call divided by something, the view built once."""
+        mean, no DP004. Asked only of a call divided by something or bound to a name (a
+        term of a sum divided later), the view built once."""
         parent = self.t.parent(node)
         if isinstance(parent, cst.Call) and parent.func is node:
             node, parent = parent, self.t.parent(parent)  # `nn.MSELoss(reduction="sum")(a, b)`
-        if self._module is None or not isinstance(parent, cst.BinaryOperation):
+        if self._module is None or not isinstance(parent, cst.BinaryOperation | cst.Assign):
             return False
         if divided_by_its_rows(node, view(self._module), self.t.parent):
             return True

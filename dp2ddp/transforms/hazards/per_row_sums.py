@@ -33,32 +33,88 @@ def divided_by_its_rows(
     call: cst.Call, flow: DefUse, parent: Callable[[cst.CSTNode], cst.CSTNode | None]
 ) -> bool:
     """`call` (a summed loss), times any factor, is divided by the row count of a tensor its
-    arguments are computed from (see the module's docstring)."""
-    child: cst.CSTNode = call
-    node = parent(child)
-    while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
-        child, node = node, parent(node)
+    arguments are computed from (see the module's docstring): directly, or as a term of a
+    sum bound to a name every later read of which is so divided or only read for its value
+    (`loss_xy = F.mse_loss(..., reduction="sum")`, `loss = w * loss_xy + loss_obj`, then
+    `loss = loss / float(batch_size)`, `batch_size = pred.size(0)`: round 23's
+    motokimura/yolo_v1_pytorch@c3e60d7 loss.py, five false DP004s)."""
+    sources = argument_sources(call, flow)
+    return _divided(call, flow, parent, sources, 0)
+
+
+def _divided(
+    node: cst.CSTNode,
+    flow: DefUse,
+    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    sources: set[int],
+    depth: int,
+) -> bool:
+    """`node`, as a factor or a term, reaches a division by its rows (`_rows_counted`)."""
+    child, up = node, parent(node)
+    while isinstance(up, cst.BinaryOperation) and isinstance(up.operator, _TERMS):
+        child, up = up, parent(up)
+    if isinstance(up, cst.BinaryOperation) and isinstance(up.operator, cst.Divide):
+        return up.left is child and _rows_counted(up.right, flow, sources)
     if not (
-        isinstance(node, cst.BinaryOperation)
-        and isinstance(node.operator, cst.Divide)
-        and node.left is child
+        isinstance(up, cst.Assign)
+        and up.value is child
+        and len(up.targets) == 1
+        and isinstance(up.targets[0].target, cst.Name)
+        and depth < _DEPTH
     ):
         return False
-    counts: list[cst.BaseExpression] = [node.right]
-    if isinstance(node.right, cst.Name):  # `nB = output.data.size(0)` earlier (yolov3's)
-        bindings = flow.reaching(node.right)
+    reads = _reads_of(flow, up.targets[0].target)
+    return bool(reads) and all(
+        _only_read(read, parent) or _divided(read, flow, parent, sources, depth + 1)
+        for read in reads
+    )
+
+
+def _rows_counted(count: cst.BaseExpression, flow: DefUse, sources: set[int]) -> bool:
+    """`count` is the row count of a tensor bound among `sources` (a name bound to one,
+    `float(n)` of one)."""
+    if (
+        isinstance(count, cst.Call)
+        and isinstance(count.func, cst.Name)
+        and count.func.value in ("float", "int")
+        and len(count.args) == 1
+    ):
+        count = count.args[0].value
+    counts: list[cst.BaseExpression] = [count]
+    if isinstance(count, cst.Name):  # `nB = output.data.size(0)` earlier (yolov3's)
+        bindings = flow.reaching(count)
         if bindings and all(d.kind == "assign" and d.value is not None for d in bindings):
             counts = [d.value for d in bindings if d.value is not None]
-    sources: set[int] | None = None
-    for count in counts:
-        rows = rows_of(count)
+    for counted in counts:
+        rows = rows_of(counted)
         if rows is None:
             return False
         bound = {id(d.target) for d in flow.reaching(rows)}
-        sources = argument_sources(call, flow) if sources is None else sources
         if not bound or not bound <= sources:
             return False
     return True
+
+
+def _reads_of(flow: DefUse, target: cst.Name) -> list[cst.Name]:
+    """The reads the binding of `target` reaches."""
+    scope = flow.scope_of(target)
+    return [
+        use
+        for use in flow.uses(scope, target.value)
+        if any(d.target is target for d in flow.reaching(use))
+    ]
+
+
+def _only_read(name: cst.Name, parent: Callable[[cst.CSTNode], cst.CSTNode | None]) -> bool:
+    """`name` is read for its value only, no graph: `loss_xy.item()`, `loss_xy.detach()`."""
+    up = parent(name)
+    return isinstance(up, cst.Attribute) and up.attr.value in _VALUE_READS
+
+
+#: What a summed term may pass through on its way to the division: a factor, a term.
+_TERMS = (cst.Multiply, cst.Add, cst.Subtract)
+#: Reads of a loss that take its value, not its graph.
+_VALUE_READS = frozenset({"item", "tolist", "detach", "data", "cpu"})
 
 
 def rows_of(expr: cst.BaseExpression) -> cst.Name | None:
