@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import view
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.names import DDP_WRAPS, INPLACE_RANDOM_FILLS
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.analysis.weight_draws import drawing_methods, weight_draw_calls
 
 if TYPE_CHECKING:
@@ -32,6 +33,16 @@ if TYPE_CHECKING:
 
 #: Methods that re-draw a module's weights in place (apply(f): f usually initialises).
 _REINIT_METHODS = frozenset({"apply", "reset_parameters"})
+#: Calls that make a function of the program a weight drawer for what it is handed:
+#: torch.nn.init's drawing fillers, in-place random fills, apply / reset_parameters.
+_HELPER_DRAWS = (
+    frozenset(
+        "uniform_ normal_ trunc_normal_ xavier_uniform_ xavier_normal_ kaiming_uniform_ "
+        "kaiming_normal_ orthogonal_ sparse_".split()
+    )
+    | INPLACE_RANDOM_FILLS
+    | _REINIT_METHODS
+)
 #: What a function applied to every submodule may call and still only switch modes: the
 #: switches themselves, and the tests of which module it is (`classname.find("BatchNorm")`).
 _MODE_CALLS = frozenset(
@@ -77,6 +88,32 @@ class ReinitBroadcasts:
             return owner if owner in self.t.state.wrapped else None
         if call.args and any(n.startswith("torch.nn.init.") for n in self.t.qualified_names(func)):
             return self._wrapped_root(self.t.code(call.args[0].value))
+        return self._drawing_helper(call)
+
+    def _drawing_helper(self, call: cst.Call) -> str | None:
+        """The wrap target handed to a function of this module that draws new weights for
+        what it is handed (`net = init_weights(net)`, the helper walking `net.modules()`
+        with `nn.init.kaiming_normal_`: round 24, zsyOAOA/VDNet@599c153's
+        weight_init_kaiming after the wrap; the ranks trained apart, unsaid)."""
+        module: cst.CSTNode | None = call
+        while module is not None and not isinstance(module, cst.Module):
+            module = self.t.parent(module)
+        if not isinstance(module, cst.Module) or not call.args:
+            return None
+        flow = view(module)
+        for function in flow.callees(call):
+            if function.owner is not None or not isinstance(function.node, cst.FunctionDef):
+                continue
+            if not any(
+                isinstance(n, cst.Call) and name_of(n.func) in _HELPER_DRAWS
+                for n in walk(function.node.body)
+            ):
+                continue
+            for param in function.params:
+                given = argument_for(call, function, param)
+                root = self._wrapped_root(self.t.code(given)) if given is not None else None
+                if root is not None:
+                    return root
         return None
 
     def _switches(self, call: cst.Call) -> bool:
