@@ -34,14 +34,14 @@ if TYPE_CHECKING:
 #: Methods that re-draw a module's weights in place (apply(f): f usually initialises).
 _REINIT_METHODS = frozenset({"apply", "reset_parameters"})
 #: Calls that make a function of the program a weight drawer for what it is handed:
-#: torch.nn.init's drawing fillers, in-place random fills, apply / reset_parameters.
+#: torch.nn.init's drawing fillers and in-place random fills (a function that trains,
+#: calling backward(), is no initialiser whatever it draws).
 _HELPER_DRAWS = (
     frozenset(
         "uniform_ normal_ trunc_normal_ xavier_uniform_ xavier_normal_ kaiming_uniform_ "
         "kaiming_normal_ orthogonal_ sparse_".split()
     )
     | INPLACE_RANDOM_FILLS
-    | _REINIT_METHODS
 )
 #: What a function applied to every submodule may call and still only switch modes: the
 #: switches themselves, and the tests of which module it is (`classname.find("BatchNorm")`).
@@ -104,10 +104,8 @@ class ReinitBroadcasts:
         for function in flow.callees(call):
             if function.owner is not None or not isinstance(function.node, cst.FunctionDef):
                 continue
-            if not any(
-                isinstance(n, cst.Call) and name_of(n.func) in _HELPER_DRAWS
-                for n in walk(function.node.body)
-            ):
+            called = {name_of(n.func) for n in walk(function.node.body) if isinstance(n, cst.Call)}
+            if not called & _HELPER_DRAWS or "backward" in called:
                 continue
             for param in function.params:
                 given = argument_for(call, function, param)
