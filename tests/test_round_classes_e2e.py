@@ -1766,6 +1766,12 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   model_wrap_s70_trainer_flagged_module_fit (the class in the script, wrapped under a flag
   with `trainer.fit` in the else): synced, no DP057 (it named the branch the guard's removal
   drops and told to use the very `.module.fit` left).
+  Stop 71 helper "tracker" (round 23 rb C, China-ChallengeHub/kaggle_disaster_tweets's
+  pytorch-template trainer): data_s71_tracker_tuple_bound, a trainer binding its loader in
+  a tuple assignment (`self.model, self.optimizer, self.data_loader = ...`): the loop over
+  `self.data_loader` is now the sharded loader's, so its printed mean of the batches' losses
+  is averaged over the ranks (the original's) and its tracker held on the instance, returned
+  to a caller that prints it, is DP030 (before: neither, the loss rank 0's share, 14.4822).
 """
 
 from __future__ import annotations
@@ -2698,6 +2704,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "s70_trainer_self_training_module_in_other_module": ("head 3.93257", "encoder 8.60886"),
     "s70_trainer_self_training_module_via_helper": ("body 4.50459", "value 0.94808"),
     "model_wrap_s70_trainer_flagged_module_fit": ("weights 1.772048",),
+    # stop 71 helper tracker (round 23 rb C): the original's loss (the base: 14.4822, 5.1083)
+    "data_s71_tracker_tuple_bound": (
+        "epoch 0 mean batch loss 14.9602",
+        "epoch 1 mean batch loss 5.3740",
+        "SUM 1.8697",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

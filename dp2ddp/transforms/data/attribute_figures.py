@@ -104,6 +104,7 @@ def _aliases(method: cst.FunctionDef, own: str, attrs: set[str]) -> dict[str, se
     loss returned to the caller that prints it, rank 0's share with no DP030)."""
     seeds: dict[str, set[str]] = {}
     for node in walk_nodes(method.body, skip_scopes=True):
+        targets: list[cst.BaseExpression]
         if isinstance(node, cst.Assign):
             targets = [t.target for t in node.targets]
         elif isinstance(node, (cst.AnnAssign, cst.NamedExpr)) and node.value is not None:
