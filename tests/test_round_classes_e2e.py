@@ -1776,6 +1776,12 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   binds the key its loaders are read with (`phase = "train"`): set_epoch goes after that
   binding (before: at the top, UnboundLocalError on every rank); a generator expression over
   a sharded loader is said (DP030, before: no warning, rank 0's share printed).
+  Stop 71 helper "tracker" (round 23 rb C, China-ChallengeHub/kaggle_disaster_tweets's
+  pytorch-template trainer): data_s71_tracker_tuple_bound, a trainer binding its loader in
+  a tuple assignment (`self.model, self.optimizer, self.data_loader = ...`): the loop over
+  `self.data_loader` is now the sharded loader's, so its printed mean of the batches' losses
+  is averaged over the ranks (the original's) and its tracker held on the instance, returned
+  to a caller that prints it, is DP030 (before: neither, the loss rank 0's share, 14.4822).
 """
 
 from __future__ import annotations
@@ -2720,6 +2726,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # base: at the top of the epoch loop, UnboundLocalError on every rank); the validation's
     # generator expression over a sharded loader is rank 0's share (DP030): not compared
     "data_s71_lead_phase_key_bound_in_epoch": ("weights 0.512954",),
+    # stop 71 helper tracker (round 23 rb C): the original's loss (the base: 14.4822, 5.1083)
+    "data_s71_tracker_tuple_bound": (
+        "epoch 0 mean batch loss 14.9602",
+        "epoch 1 mean batch loss 5.3740",
+        "SUM 1.8697",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

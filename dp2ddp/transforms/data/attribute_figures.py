@@ -27,6 +27,7 @@ from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function
 from dp2ddp.transforms._support.nodes import walk as walk_nodes
 from dp2ddp.transforms.analysis.plateau_steps import plateau_steps
 from dp2ddp.transforms.data.batch_takers import own_attribute
+from dp2ddp.transforms.data.figure_aliases import bindings, figure_aliases
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> No
     for node, attr in calls:
         assert isinstance(node, cst.Call)
         if any(n.value in batch for a in node.args for n in variables_under(a.value)):
-            fed.setdefault(attr, t.get_metadata(PositionProvider, node).start.line)
+            fed.setdefault(attr, t.input_position(node)[0])
     fed = {a: line for a, line in fed.items() if _keeps(t, owner, a)}
     if not fed:
         return
@@ -62,19 +63,61 @@ def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> No
         if not isinstance(method, cst.FunctionDef) or not method.params.params:
             continue
         own = method.params.params[0].name.value
-        for call in walk_nodes(method.body, skip_scopes=True):
-            if not isinstance(call, cst.Call):
+        aliases = _aliases(method, own, set(fed))
+        for node in walk_nodes(method.body, skip_scopes=True):
+            if isinstance(node, cst.Call) and t._prints(node):
+                values = [a.value for a in node.args]
+                shown = {a for a in fed if _own_attribute_call(node, own) == a}
+            elif isinstance(node, cst.Return) and node.value is not None:
+                values, shown = [node.value], set()
+            else:
                 continue
-            shown = sorted(a for a in fed if _shows(t, call, own, a))
+            shown |= {a for v in values for a in _reads(v, own, aliases)} & set(fed)
             if not shown:
                 continue
-            fed_at = ", ".join(f"self.{a} (fed at line {fed[a]})" for a in shown)
+            fed_at = ", ".join(f"self.{a} (fed at line {fed[a]})" for a in sorted(shown))
             verb = "accumulates" if len(shown) == 1 else "accumulate"
-            t.warn(
-                call,
-                "DP030",
-                f"{fed_at} {verb} this rank's batches only, printed by {method.name.value}()",
-            )
+            how = t._shown_as(node)
+            name = method.name.value
+            t.warn(node, "DP030", f"{fed_at} {verb} this rank's batches only, {how} by {name}()")
+            if isinstance(node, cst.Return):  # a caller's plateau step: DP090 (per_rank.py)
+                line = t.get_metadata(PositionProvider, node).start.line
+                t.state.per_rank_figures.setdefault(name, line)
+
+
+def _reads(value: cst.BaseExpression, own: str, aliases: dict[str, set[str]]) -> set[str]:
+    """The attributes of the instance `value` reads: `self.attr` itself, or a name the
+    method bound from it (`aliases`)."""
+    found = {
+        a
+        for n in walk_nodes(value)
+        if isinstance(n, cst.Attribute) and (a := own_attribute(n, own)) is not None
+    }
+    return found.union(*(aliases.get(n.value, set()) for n in variables_under(value)))
+
+
+def _aliases(method: cst.FunctionDef, own: str, attrs: set[str]) -> dict[str, set[str]]:
+    """For each name of `method` bound from a read of a fed attribute, at any remove, the
+    attributes it holds: `log = self.train_metrics.result()`, then `log.update(...)` and
+    `return log` (the pytorch-template trainer's `_train_epoch`, round 23
+    China-ChallengeHub/kaggle_disaster_tweets trainer_softmax.py:106: the epoch's train
+    loss returned to the caller that prints it, rank 0's share with no DP030)."""
+    seeds: dict[str, set[str]] = {}
+    for node in walk_nodes(method.body, skip_scopes=True):
+        targets: list[cst.BaseExpression]
+        if isinstance(node, cst.Assign):
+            targets = [t.target for t in node.targets]
+        elif isinstance(node, (cst.AnnAssign, cst.NamedExpr)) and node.value is not None:
+            targets = [node.target]
+        else:
+            continue
+        assert node.value is not None
+        read = _reads(node.value, own, {}) & attrs
+        for target in targets if read else ():
+            for name, _ in bindings(target, node.value):
+                seeds.setdefault(name, set()).update(read)
+    held = figure_aliases(method, set(seeds))
+    return {name: set().union(*(seeds[s] for s in behind)) for name, behind in held.items()}
 
 
 def _plateau_figures(t: LoaderEvaluation, owner: cst.ClassDef, fed: dict[str, int]) -> None:
@@ -132,20 +175,3 @@ def _keeps(t: LoaderEvaluation, owner: cst.ClassDef, attr: str) -> bool:
         elif not (isinstance(value, (cst.List, cst.Dict)) and not value.elements):
             return False
     return True
-
-
-def _shows(t: LoaderEvaluation, call: cst.Call, own: str, attr: str) -> bool:
-    """`call` prints or writes `self.attr` (an argument reads it), or is a method of it
-    that prints or writes."""
-    if not t._prints(call):
-        return False
-    if _own_attribute_call(call, own) == attr:
-        return True
-    return any(
-        isinstance(n, cst.Attribute)
-        and n.attr.value == attr
-        and isinstance(n.value, cst.Name)
-        and n.value.value == own
-        for a in call.args
-        for n in walk_nodes(a.value)
-    )

@@ -256,14 +256,19 @@ class CallFlow(MigrationTransform):
 
         The class is walked once per pass and its assignments kept by target text: asked
         per loader, batch and call, the walk was the whole cost of a 463-line module with
-        one large trainer class (eeyhsong/EEG-Conformer@9ae149b: 3,901 walks, 40 CPU s)."""
+        one large trainer class (eeyhsong/EEG-Conformer@9ae149b: 3,901 walks, 40 CPU s).
+        A tuple of targets given a tuple of as many values binds each its own
+        (`self.model, self.opt, self.loader = model, opt, loader`: before, the loop over
+        `self.loader` was no loop of the loader's, and its printed sums were rank 0's share
+        with no DP030; round 23 rb C's repro class, stop 71)."""
         table = self._assigned_in.get(owner)
         if table is None:
             table = {}
             for node in walk(owner):
                 if isinstance(node, cst.Assign):
-                    for text in dict.fromkeys(self.code(t.target) for t in node.targets):
-                        table.setdefault(text, []).append(node.value)
+                    pairs = [p for t in node.targets for p in _paired(t.target, node.value)]
+                    for text, value in dict.fromkeys((self.code(t), v) for t, v in pairs):
+                        table.setdefault(text, []).append(value)
             self._assigned_in[owner] = table
         return list(table.get(attribute, ()))
 
@@ -355,3 +360,20 @@ def reaching_loaders(
         return resolved
     reached = {id(v) for v in values}
     return [(c, path) for c, path in resolved if id(c) in reached]
+
+
+def _paired(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """`(target, value)`, and each element of a tuple or list of targets with the value in
+    its place where `value` is a tuple or list of as many (no starred element)."""
+    pairs = [(target, value)]
+    if (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+        and not any(isinstance(e, cst.StarredElement) for e in (*target.elements, *value.elements))
+    ):
+        for t, v in zip(target.elements, value.elements, strict=True):
+            pairs += _paired(t.value, v.value)
+    return pairs
