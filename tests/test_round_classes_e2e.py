@@ -1766,6 +1766,14 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   model_wrap_s70_trainer_flagged_module_fit (the class in the script, wrapped under a flag
   with `trainer.fit` in the else): synced, no DP057 (it named the branch the guard's removal
   drops and told to use the very `.module.fit` left).
+  Stop 71 helper vaesum (round 23, Andrewzh112/codebase@45892e2 vae/: issue 28 "never
+  silent"): a loss returning a tuple whose backpropagated element holds a KL sum over the
+  batch, followed to the sum and scaled alone (hazards.summed_terms):
+  hazards_s71_vaesum_kl_sum_tuple_unpacked (`loss, rec, kl = loss_function(...)`, then
+  `loss += ...` under a flag; before: unsaid, unscaled, rank 0 printed encode 5.79988) and
+  hazards_s71_vaesum_kl_sum_tuple_indexed (a criterion class, `rec, kl = ..., self.kld(..)`
+  in its forward(), `res[0].backward()`; before: unsaid, encode 5.526364). Across modules
+  (program fixture hazards_s71_vaesum_kl_tuple_package, not run here) DP004 says it.
 """
 
 from __future__ import annotations
@@ -2698,6 +2706,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "s70_trainer_self_training_module_in_other_module": ("head 3.93257", "encoder 8.60886"),
     "s70_trainer_self_training_module_via_helper": ("body 4.50459", "value 0.94808"),
     "model_wrap_s70_trainer_flagged_module_fit": ("weights 1.772048",),
+    # stop 71 helper vaesum (round 23): a tuple's backpropagated element holding a KL sum
+    "hazards_s71_vaesum_kl_sum_tuple_unpacked": ("encode 5.35487", "decode 4.84562"),
+    "hazards_s71_vaesum_kl_sum_tuple_indexed": ("encode 4.748707", "decode 4.858934"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -149,7 +149,7 @@ class LossTerms:
         (`loss, rec, kl = crit(...)`; `plain`: by a whole value too, `out = crit(...)`
         read as `out[0]`), the bindings that reach it (a name `loss += extra` adds to
         as well: additive_terms followed the plain ones)."""
-        for definition in self.flow.definitions(name):
+        for definition in self.flow.reaching(name):
             if definition.kind != "assign" or not (definition.element or plain):
                 continue
             found, rest = pick_element(definition.value, (*definition.element, *path))
@@ -280,7 +280,7 @@ def unpacked_loss(checks: LossChecks, loss: cst.BaseExpression) -> bool:
     module = checks._module
     if module is None or not isinstance(loss, cst.Name):
         return False
-    return any(d.kind == "assign" and d.element for d in view(module).definitions(loss))
+    return any(d.kind == "assign" and d.element for d in view(module).reaching(loss))
 
 
 def mixed_sums(
