@@ -13,7 +13,9 @@ said: the walk of the loss's terms (hazards.batch_terms) stopped at `r, k = a, b
 
 The proof, per backward whose loss is not summed on every term (hazards.losses scales
 those whole): its additive terms (batch_terms.additive_terms) through each name's bindings
-in the scope, names bound by unpacking (`loss, r, k = crit(...)`, `r, k = a, b`), calls of
+in the scope, names bound by unpacking (`loss, r, k = crit(...)`, `r, k = a, b`; one that
+`loss += extra` adds to as well, stop 71), elements picked by constant positions (`out[0]`
+of `out = crit(...)`, `crit(...)[0]`, `res[0].backward()`, stop 71), calls of
 the module's own functions, of methods of its classes (`self.kld(mu, logvar)`) and of
 instances of its classes (their forward()), into each value those return (the element the
 unpacking takes). Each leaf is classified by its reduction over the batch's rows: a
