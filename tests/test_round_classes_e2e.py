@@ -1782,6 +1782,14 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   `self.data_loader` is now the sharded loader's, so its printed mean of the batches' losses
   is averaged over the ranks (the original's) and its tracker held on the instance, returned
   to a caller that prints it, is DP030 (before: neither, the loss rank 0's share, 14.4822).
+  Stop 71 helper vaesum (round 23, Andrewzh112/codebase@45892e2 vae/: issue 28 "never
+  silent"): a loss returning a tuple whose backpropagated element holds a KL sum over the
+  batch, followed to the sum and scaled alone (hazards.summed_terms):
+  hazards_s71_vaesum_kl_sum_tuple_unpacked (`loss, rec, kl = loss_function(...)`, then
+  `loss += ...` under a flag; before: unsaid, unscaled, rank 0 printed encode 5.79988) and
+  hazards_s71_vaesum_kl_sum_tuple_indexed (a criterion class, `rec, kl = ..., self.kld(..)`
+  in its forward(), `res[0].backward()`; before: unsaid, encode 5.526364). Across modules
+  (program fixture hazards_s71_vaesum_kl_tuple_package, not run here) DP004 says it.
 """
 
 from __future__ import annotations
@@ -2732,6 +2740,9 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 mean batch loss 5.3740",
         "SUM 1.8697",
     ),
+    # stop 71 helper vaesum (round 23): a tuple's backpropagated element holding a KL sum
+    "hazards_s71_vaesum_kl_sum_tuple_unpacked": ("encode 5.35487", "decode 4.84562"),
+    "hazards_s71_vaesum_kl_sum_tuple_indexed": ("encode 4.748707", "decode 4.858934"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -33,7 +33,7 @@ from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
 from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
-from dp2ddp.transforms.hazards.batch_terms import additive_terms, size_methods
+from dp2ddp.transforms.hazards.batch_terms import additive_terms, pick_element, size_methods
 from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
@@ -102,8 +102,8 @@ class _ExportBatchSums(MigrationTransform):
                 if (forwarded := self._forwarded(flow, value, own, function)) is not None:
                     found.append(replace(forwarded, position=position, back=back))
                     continue
-                plain = {id(t) for t in additive_terms(value, scope.assigned, by_sizes=False)}
-                for term in additive_terms(value, scope.assigned, sizes=sizes):
+                plain = {id(t) for t in _terms(flow, value, scope.assigned, by_sizes=False)}
+                for term in _terms(flow, value, scope.assigned, sizes=sizes):
                     via = self._forwarded(flow, term, own, function)
                     if via is not None:  # `recon + self.kld(mu, logvar)`: what kld returns
                         found.append(replace(via, position=position, back=back))
@@ -219,6 +219,30 @@ class _ExportBatchSums(MigrationTransform):
         if self._import_name and name in self._own:
             return f"{self._import_name}.{name}"
         return name
+
+
+def _terms(
+    flow: DefUse,
+    value: cst.BaseExpression,
+    assigned: dict[str, list[cst.BaseExpression]],
+    sizes: frozenset[str] = frozenset(),
+    by_sizes: bool = True,
+) -> list[cst.BaseExpression]:
+    """The additive terms of `value` (additive_terms), a name bound by unpacking a tuple
+    literal followed to its element's terms (`r, k = self.recon(x_hat, x), self.kld(mu,
+    logvar)` then `return r + k, r, k`: round 23's VAE criterion, the KL sum in `kld`)."""
+    found: list[cst.BaseExpression] = []
+    for term in additive_terms(value, assigned, sizes=sizes, by_sizes=by_sizes):
+        if isinstance(term, cst.Name) and term.value not in assigned:
+            bound = [d for d in flow.definitions(term) if d.kind == "assign" and d.element]
+            picked = [pick_element(d.value, d.element) for d in bound]
+            if picked and all(p is not None and not rest for p, rest in picked):
+                for element, _ in picked:
+                    assert element is not None
+                    found += additive_terms(element, assigned, sizes=sizes, by_sizes=by_sizes)
+                continue
+        found.append(term)
+    return found
 
 
 def _forwarding_returns(module: cst.Module) -> bool:

@@ -398,3 +398,18 @@ def _called(node: cst.CSTNode, qualified_names: QualifiedNames) -> bool:
         return False
     func = node.func
     return not (isinstance(func, cst.Attribute) and func.attr.value in _PENALTY_METHODS)
+
+
+def pick_element(
+    value: cst.BaseExpression | None, element: tuple[int, ...]
+) -> tuple[cst.BaseExpression | None, tuple[int, ...]]:
+    """The element at the path in nested tuple or list literals, and what is left of the
+    path where a value that is no literal is met (`(a, f(x))` at (1, 0): f(x), (0,))."""
+    while element and isinstance(value, (cst.Tuple, cst.List)):
+        index = element[0]
+        items = value.elements
+        starred = any(isinstance(e, cst.StarredElement) for e in items)
+        if starred or not -len(items) <= index < len(items):
+            return None, element
+        value, element = items[index].value, element[1:]
+    return value, element

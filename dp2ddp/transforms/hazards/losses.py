@@ -49,7 +49,7 @@ from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.reductions import reduction as _reduction
 from dp2ddp.transforms.hazards.replica_means import MEAN, ReplicaMeans
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
-from dp2ddp.transforms.hazards.summed_terms import mixed_sums, scale_terms
+from dp2ddp.transforms.hazards.summed_terms import mixed_sums, scale_terms, unpacked_loss
 from dp2ddp.transforms.hazards.told_sums import Told
 from dp2ddp.transforms.hazards.uniform_counts import uniform_count
 from dp2ddp.transforms.hazards.world_scaled import scaled_by_world_size, unscale
@@ -416,9 +416,11 @@ class LossChecks:
                     self.unread_sum(backward, unscale(receiver), _SCALED_UNREAD)
                 continue
             statistic = self._batch_statistics(values, facts.assigned)
+            unpacked = unpacked_loss(self, value)  # `loss, rec, kl = crit(...)`, then `+=`
             if (
                 not keep
                 and values
+                and not unpacked
                 and all(self._summed(v, facts.assigned, losses) for v in values)
                 and not under_grad_off(backward, self.t.parent, self.t.matches)
             ):
@@ -441,15 +443,20 @@ class LossChecks:
                     self._said_terms.add(candidate)
                     self.t.warn(candidate, "DP004", f"{self.t.code(candidate)} before backward()")
             if not under_grad_off(backward, self.t.parent, self.t.matches):
-                self._batch_sum_terms(values or [value], facts.assigned)
+                self._batch_sum_terms(
+                    values or [value], facts.assigned, value if values and unpacked else None
+                )
         return bool(facts.backward)
 
     def _batch_sum_terms(
-        self, values: list[cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]
+        self,
+        values: list[cst.BaseExpression],
+        assigned: dict[str, list[cst.BaseExpression]],
+        loss: cst.BaseExpression | None = None,
     ) -> None:
         """A batch sum among the terms of a loss not summed on every term: scaled alone, or
         DP004 (hazards.summed_terms)."""
-        mixed_sums(self, values, assigned)
+        mixed_sums(self, values, assigned, loss)
 
     def scale_terms(self, module: cst.Module) -> cst.Module:
         """`module` (the pass's result) with the batch sums of mixed losses scaled alone;

@@ -13,7 +13,9 @@ said: the walk of the loss's terms (hazards.batch_terms) stopped at `r, k = a, b
 
 The proof, per backward whose loss is not summed on every term (hazards.losses scales
 those whole): its additive terms (batch_terms.additive_terms) through each name's bindings
-in the scope, names bound by unpacking (`loss, r, k = crit(...)`, `r, k = a, b`), calls of
+in the scope, names bound by unpacking (`loss, r, k = crit(...)`, `r, k = a, b`; one that
+`loss += extra` adds to as well, stop 71), elements picked by constant positions (`out[0]`
+of `out = crit(...)`, `crit(...)[0]`, `res[0].backward()`, stop 71), calls of
 the module's own functions, of methods of its classes (`self.kld(mu, logvar)`) and of
 instances of its classes (their forward()), into each value those return (the element the
 unpacking takes). Each leaf is classified by its reduction over the batch's rows: a
@@ -47,10 +49,16 @@ from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
 from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
-from dp2ddp.transforms.hazards.batch_terms import BatchGiven, additive_terms, size_methods
+from dp2ddp.transforms.hazards.batch_terms import (
+    BatchGiven,
+    additive_terms,
+    pick_element,
+    size_methods,
+)
 from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.replica_means import MEAN
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
+from dp2ddp.transforms.hazards.told_sums import picked as told_picked
 from dp2ddp.transforms.hazards.told_sums import told_sum_terms
 
 if TYPE_CHECKING:
@@ -118,21 +126,41 @@ class LossTerms:
     def _into(
         self, leaf: cst.BaseExpression, assigned: _Bound, sites: tuple[Site, ...], depth: int
     ) -> Iterator[Term]:
-        """What the leaf is made of where it is a name bound by unpacking, or a call of the
-        module's own function: the returned values' terms (none where it is neither)."""
-        if isinstance(leaf, cst.Call):
-            yield from self._returned(leaf, (), sites, depth)
+        """What the leaf is made of where it is a name bound by unpacking, a call of the
+        module's own function, or an element of either picked by constant positions
+        (`out[0]` of `out = crit(...)`, `crit(...)[0]`: round 23's VAE tuple): the returned
+        values' terms (none where it is neither)."""
+        base, path = told_picked(leaf)
+        if isinstance(base, cst.Call):
+            yield from self._returned(base, path, sites, depth)
             return
-        if not isinstance(leaf, cst.Name) or leaf.value in assigned:
+        if not isinstance(base, cst.Name) or (not path and base.value in assigned):
             return  # a plain binding: additive_terms followed it
-        for definition in self.flow.definitions(leaf):
-            if definition.kind != "assign" or not definition.element:
+        yield from self.unpacked(base, assigned, sites, depth, path, plain=bool(path))
+
+    def unpacked(
+        self,
+        name: cst.Name,
+        assigned: _Bound,
+        sites: tuple[Site, ...] = (),
+        depth: int = 0,
+        path: tuple[int, ...] = (),
+        plain: bool = False,
+    ) -> Iterator[Term]:
+        """The terms of the element at `path` of each binding of `name` by unpacking
+        (`loss, rec, kl = crit(...)`; `plain`: by a whole value too, `out = crit(...)`
+        read as `out[0]`), the bindings that reach it (a name `loss += extra` adds to
+        as well: additive_terms followed the plain ones)."""
+        for definition in self.flow.reaching(name):
+            if definition.kind != "assign" or not (definition.element or plain):
                 continue
-            picked, rest = _pick(definition.value, definition.element)
-            if picked is not None and not rest:
-                yield from self._follow(picked, assigned, sites, depth + 1)
-            elif isinstance(picked, cst.Call):
-                yield from self._returned(picked, rest, sites, depth)
+            found, rest = pick_element(definition.value, (*definition.element, *path))
+            if found is not None and not rest:
+                yield from self._follow(found, assigned, sites, depth + 1)
+            elif isinstance(found, cst.Call):
+                yield from self._returned(found, rest, sites, depth)
+                if not path and self.callee(found) is None:  # another module's: told_sums
+                    yield Term(name, assigned, sites)
 
     def _returned(
         self, call: cst.Call, element: tuple[int, ...], sites: tuple[Site, ...], depth: int
@@ -141,7 +169,7 @@ class LossTerms:
         if function is None:
             return
         for returned in function.returns:
-            picked, rest = _pick(returned, element)
+            picked, rest = pick_element(returned, element)
             if picked is not None and not rest:
                 inner = (*sites, (call, function))
                 yield from self._follow(picked, self._bound(function), inner, depth + 1)
@@ -198,21 +226,6 @@ class LossTerms:
         return ""
 
 
-def _pick(
-    value: cst.BaseExpression | None, element: tuple[int, ...]
-) -> tuple[cst.BaseExpression | None, tuple[int, ...]]:
-    """The element at the path in nested tuple or list literals, and what is left of the
-    path where a value that is no literal is met (`(a, f(x))` at (1, 0): f(x), (0,))."""
-    while element and isinstance(value, (cst.Tuple, cst.List)):
-        index = element[0]
-        items = value.elements
-        starred = any(isinstance(e, cst.StarredElement) for e in items)
-        if starred or not -len(items) <= index < len(items):
-            return None, element
-        value, element = items[index].value, element[1:]
-    return value, element
-
-
 def scaled_already(flow: DefUse, node: cst.CSTNode) -> bool:
     """`(X * WORLD_SIZE)` as this pass writes a sum term: X was scaled by an earlier run."""
     parent = flow.parent(node)
@@ -262,11 +275,27 @@ def scale_terms(
 _UNREAD_TERM = "left unscaled beside other terms (a sum over the batch needs * WORLD_SIZE)"
 
 
-def mixed_sums(checks: LossChecks, values: list[cst.BaseExpression], assigned: _Bound) -> None:
+def unpacked_loss(checks: LossChecks, loss: cst.BaseExpression) -> bool:
+    """Whether `loss` (what backward() is called on) is a name a binding by unpacking
+    reaches (`loss, rec, kl = crit(...)` then `loss += extra`): the scope's plain bindings
+    (ScopeFacts.assigned) are not all its terms, so it is not proved summed on every term."""
+    module = checks._module
+    if module is None or not isinstance(loss, cst.Name):
+        return False
+    return any(d.kind == "assign" and d.element for d in view(module).reaching(loss))
+
+
+def mixed_sums(
+    checks: LossChecks,
+    values: list[cst.BaseExpression],
+    assigned: _Bound,
+    loss: cst.BaseExpression | None = None,
+) -> None:
     """The batch sums among the terms of a loss backpropagated unscaled (not summed on
     every term): each marked to be scaled alone (checks.term_scales: its record), or said
     (DP004) where the rewrite could change another use; a sum another module's loss
-    returns (told_sums) is said."""
+    returns (told_sums) is said. `loss`: the name backward() is called on, where bindings
+    by unpacking reach it beside the plain `values` (unpacked_loss)."""
     t = checks.t
     told = dict(t.state.facts.batch_sum_returns)  # other modules' (told_sums)
     told |= checks._own_sums()  # and this module's own classes' and functions'
@@ -280,6 +309,9 @@ def mixed_sums(checks: LossChecks, values: list[cst.BaseExpression], assigned: _
     dims = set(t.state.scatter_dims) or set(t.state.hints.scatter_dims)
     walk = LossTerms(given, by_sizes=dims <= {"0"})
     terms = walk.terms(values, assigned)
+    if isinstance(loss, cst.Name):  # its bindings by unpacking, beside the plain ones
+        known = {id(t.node) for t in terms}
+        terms += [t for t in walk.unpacked(loss, assigned) if id(t.node) not in known]
     for term, detail in told_sum_terms(given, [x.node for x in terms], told, dims <= {"0"}):
         if term not in checks._said_terms:
             checks._said_terms.add(term)

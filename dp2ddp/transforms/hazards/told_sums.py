@@ -87,18 +87,18 @@ def _calls(
     (b, c) = f()`'s c is (1, 1)) the term is: picked by constant positions too
     (`criterion(...)[1]`, `pair[0]` of `pair = parts[1]` of `parts = criterion(...)`: stop
     49 f1), through names' bindings four deep."""
-    base, picked = _picked(term)
+    base, path_in = picked(term)
     if isinstance(base, cst.Call):
-        yield base, (*picked, *path)
+        yield base, (*path_in, *path)
     elif isinstance(base, cst.Name) and depth < 4:
         for definition in given.flow.definitions(base):
             if definition.kind == "assign" and definition.value is not None:
                 yield from _calls(
-                    given, definition.value, (*definition.element, *picked, *path), depth + 1
+                    given, definition.value, (*definition.element, *path_in, *path), depth + 1
                 )
 
 
-def _picked(node: cst.BaseExpression) -> tuple[cst.BaseExpression | None, tuple[int, ...]]:
+def picked(node: cst.BaseExpression) -> tuple[cst.BaseExpression | None, tuple[int, ...]]:
     """What `node` picks an element of by constant positions (`criterion(...)[1]`,
     `f(...)[1][0]`, `pair[0]`: stop 49 f1; `parts[-1]`, from the end: stop 50 s4), with the
     path (`node` itself and () when it picks nothing); None for a position not proved (a
