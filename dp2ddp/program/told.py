@@ -115,7 +115,7 @@ class ProgramTeller(LoaderTeller):
         if self._draws is None:
             from dp2ddp.program.draw_chains import chained_draws
             from dp2ddp.program.reexports import module_bindings
-            from dp2ddp.transforms.hazards.draws import module_draws
+            from dp2ddp.transforms.hazards.module_draws import module_draws
 
             draws: dict[str, HelperDraw] = {}
             for each in self.program.modules:
