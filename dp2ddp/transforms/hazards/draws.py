@@ -273,6 +273,17 @@ class HelperDraws:
             )
         return draw
 
+    def of_value(self, value: cst.BaseExpression) -> Draw | None:
+        """The draw a call of the object `value` holds makes, as `value(...)` would: an
+        instance of a program class built here or handed in (`Jitter()`, a name bound to
+        one), or an object another module builds at its top level (`jitter.JITTER`: its
+        `module.JITTER.__call__`, program/callable_draws.py). A transform handed to a
+        dataset (shared_draws/callable_draws.py); a function or lambda is not asked here."""
+        names = self._forwards(self._held(view(self._module), value, "__call__"))
+        if isinstance(value, (cst.Name, cst.Attribute)):
+            names |= {f"{n}.__call__" for n in self._names(value)}
+        return self._callee_draw(names, set())
+
     def _own_method_draw(self, call: cst.Call) -> Draw | None:
         """The draw of `self.step_helper(...)` where the method belongs to the class of the
         method the call is in (stop 55, v3-A, 1975494921/GAN_research@eb4e07e6: a trainer
