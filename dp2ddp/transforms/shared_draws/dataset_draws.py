@@ -448,8 +448,8 @@ class DatasetDrawFinder:
         directly, in the methods of the class it calls or in the module's top-level
         functions it calls (`random_rot_flip(image, label)`: TransUNet@02ef001's
         `RandomGenerator`, defined beside its Dataset and built in another module): the
-        transform objects `self.transform(sample)` may call per sample. A transform of a
-        library or of another module is not seen (docs/limitations.md)."""
+        transform objects `self.transform(sample)` may call per sample. Another module's
+        is asked where it is built (callable_draws.py), a library's not seen."""
         if self._drawing is not None:
             return self._drawing
         functions = {s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)}
