@@ -8,7 +8,9 @@ the object's class or the object itself:
 
 * a class whose `__call__` (or, without one, `forward`: a torch module's call runs it)
   calls, itself or through the methods of the class it calls by `self.`, a drawing helper
-  of another module (`return x * util.rand_scale()`): `module.Class.__call__`;
+  of another module (`return x * util.rand_scale()`): `module.Class.__call__` (or
+  `module.Class.forward`, as a forward's own draw is told: HelperDraws._forwards follows it
+  for a call of an instance no DataParallel wraps);
 * a module-level instance of a drawing class, or a module-level object built from a list
   of them (`JITTER = Jitter()`, `AUGMENT = Compose([Crop(), Jitter()])`): calling it
   draws, `module.JITTER.__call__`.
@@ -68,8 +70,9 @@ class _Objects:
     """One module's classes that may be called and its module-level objects, with the
     absolute names of what each calls or is built from, in source order."""
 
-    #: class name -> what its `__call__` (else `forward`) calls, through `self.` methods
-    calls: dict[str, list[str]] = field(default_factory=dict)
+    #: class name -> its `__call__` (else `forward`) and what it calls, through `self.`
+    #: methods
+    calls: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     #: module-level name -> the classes and objects it is built from
     built: dict[str, list[str]] = field(default_factory=dict)
 
@@ -111,7 +114,7 @@ def _read(module: ProgramModule, bound: Mapping[str, str]) -> _Objects:
             }
             start = next((m for m in _CALLED if m in methods), None)
             if start is not None:
-                found.calls[statement.name] = _method_calls(methods, start, names)
+                found.calls[statement.name] = (start, _method_calls(methods, start, names))
         elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
             built = _parts(statement.value, names)
             for target in statement.targets:
@@ -166,18 +169,17 @@ def object_draws(
     holders = {k.rsplit(".", i)[0] for k in names for i in range(1, k.count(".") + 1)}
     bound = {m.name: {**plain_imports(m), **module_bindings(m)} for m in program.modules}
     read: dict[str, _Objects] = {}
+    #: the modules defining a method a call of an instance runs (the text read once)
+    callers = {m.name for m in program.modules if any(f"def {c}" in m.source.text for c in _CALLED)}
 
     def callable_draw(target: str) -> HelperDraw | None:
-        return names.get(f"{target}.{_CALL}") or names.get(f"{target}.forward")
+        return names.get(f"{target}.{_CALL}")
 
     for _ in range(_ROUNDS):
         changed = False
         for module in program.modules:
             imports = bound[module.name].values()
-            text = module.source.text
-            calling = any(f"def {m}" in text for m in _CALLED) and any(
-                t in names or t in holders for t in imports
-            )
+            calling = module.name in callers and any(t in names or t in holders for t in imports)
             building = module.name in holders or any(callable_draw(t) for t in imports)
             if not (calling or building):
                 continue
@@ -186,8 +188,10 @@ def object_draws(
                 reader = partial(_read, module, bound[module.name])
                 read[module.name] = project.remembered(remembered, reader)
             objects = read[module.name]
-            for cls, callees in objects.calls.items():
-                key = f"{module.name}.{cls}.{_CALL}"
+            for cls, (method, callees) in objects.calls.items():
+                # a torch module's forward as `.forward`, as its own draw is told: a call of
+                # an instance runs it unless DataParallel wraps it (HelperDraws._forwards)
+                key = f"{module.name}.{cls}.{method}"
                 first = next((d for c in callees if (d := names.get(c) or callable_draw(c))), None)
                 if key not in names and first is not None:
                     names[key] = replace(first, mixes=None)
