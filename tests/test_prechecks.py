@@ -13,7 +13,7 @@ from conftest import FIXTURES, ROOT
 
 from dp2ddp.program.dynamic_imports import found_calls
 from dp2ddp.transforms._support.identifiers import mentions
-from dp2ddp.transforms.hazards import draws
+from dp2ddp.transforms.hazards import module_draws as draws
 
 SOURCES = sorted(
     {

@@ -1790,6 +1790,15 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   hazards_s71_vaesum_kl_sum_tuple_indexed (a criterion class, `rec, kl = ..., self.kld(..)`
   in its forward(), `res[0].backward()`; before: unsaid, encode 5.526364). Across modules
   (program fixture hazards_s71_vaesum_kl_tuple_package, not run here) DP004 says it.
+  Stop 71 helper "xform" (issue 28, round 23 problem A, imtiazziko/LaplacianShot@5de2612's
+  ImageJitter): a Dataset's `self.transform(x)` is the program's own class defined in
+  another module, drawing `random.random()` / `torch.rand` per call, built by the training
+  script and handed to the dataset (program/callable_draws.py tells what calling it draws).
+  s71_xform_transform_class_in_other_module: DP067 at the construction, left as written
+  (seeding per rank is the program's choice), so rank 0 prints 2.479882 where the original
+  printed 2.478583 (every rank draws the same per-sample factors), as the warning says;
+  before: the same figure, unsaid. s71_xform_transform_class_in_other_module_draws_nothing
+  (the other module's class draws nothing): no warning, the original's weights.
 """
 
 from __future__ import annotations
@@ -2743,9 +2752,16 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 71 helper vaesum (round 23): a tuple's backpropagated element holding a KL sum
     "hazards_s71_vaesum_kl_sum_tuple_unpacked": ("encode 5.35487", "decode 4.84562"),
     "hazards_s71_vaesum_kl_sum_tuple_indexed": ("encode 4.748707", "decode 4.858934"),
+    # stop 71 helper xform (round 23 A): a drawing transform class of another module handed
+    # to the dataset: DP067, its figure not the original's (2.478583: each rank draws alike);
+    # the class drawing nothing: no warning, the original's
+    "s71_xform_transform_class_in_other_module": ("weights 2.479882",),
+    "s71_xform_transform_class_in_other_module_draws_nothing": ("weights 2.517933",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
+    "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform
     "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
     "s70_unused_class_named_by_config": "train.py",  # stop 70 unused (round 23)
     "s70_variable_len_after_move_factory_args": "train.py",  # stop 70 helper variable

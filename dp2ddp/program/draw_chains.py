@@ -44,7 +44,7 @@ _ROUNDS = 16
 _NAMESPACE = "__dict__"
 
 
-def _plain_imports(module: ProgramModule) -> dict[str, str]:
+def plain_imports(module: ProgramModule) -> dict[str, str]:
     """`import a.b` at module level binds `a` to the module `a` (module_bindings keeps
     only aliased imports)."""
     bound: dict[str, str] = {}
@@ -109,7 +109,7 @@ def chained_draws(
         names[key] = draw
         holders.update(key.rsplit(".", i)[0] for i in range(1, key.count(".") + 1))
 
-    bound = {m.name: {**_plain_imports(m), **bindings(m)} for m in program.modules}
+    bound = {m.name: {**plain_imports(m), **bindings(m)} for m in program.modules}
     summaries: dict[str, dict[str, list[str]]] = {}
     for _ in range(_ROUNDS):
         changed = False

@@ -113,15 +113,10 @@ class ProgramTeller(LoaderTeller):
         name: a training loop in one module that calls a drawing helper of another gets
         DP006."""
         if self._draws is None:
-            from dp2ddp.program.draw_chains import chained_draws
-            from dp2ddp.program.reexports import module_bindings
-            from dp2ddp.transforms.hazards.draws import module_draws
+            from dp2ddp.program.callable_draws import program_draws
 
-            draws: dict[str, HelperDraw] = {}
-            for each in self.program.modules:
-                draws.update(self.project.draws(each, module_draws))
-            # chains through modules, re-exports, `pkg.__dict__[name]` (stop 34, R1)
-            draws.update(chained_draws(self.program, draws, module_bindings))
+            # chains through modules, re-exports, the calls of the program's objects
+            draws = program_draws(self.program, self.project)
             # One (name, draw) pair each, shared by every module's facts: torch's programs
             # hold 1,700 modules and thousands of drawing helpers, and new pairs for each
             # module took memory quadratic in the program.

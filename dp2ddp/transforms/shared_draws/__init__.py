@@ -525,6 +525,10 @@ class ShareDatasetDraws(WholeReads):
         """The draw behind a call of a function of the program (of this module or another)."""
         return self._draws.of_call(call)
 
+    def value_draw(self, value: cst.BaseExpression) -> HelperDraw | None:
+        """The draw a call of the object `value` holds makes (HelperDraws.of_value)."""
+        return self._draws.of_value(value)
+
     # == rewriting ======================================================================
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock

@@ -14,21 +14,33 @@ lambda x: x + torch.zeros_like(x).uniform_(0, 1 / 256)])`: pytorch-glow itself):
 program's own function or lambda among the transforms it hands a dataset's construction
 (`transform=`, `target_transform=`, `transforms=`, through a Compose's list) draws per
 sample all the same (handed_transforms).
+
+The same for an object of the program whose call draws (round 23, problem A, imtiazziko/
+LaplacianShot@5de2612: `ImageJitter`, defined in another module than the Dataset, drawing
+`torch.rand` per call, built by the training script and handed to the dataset in a
+`Compose([...])`): `Jitter()`, a name bound to one, a module-level object of another
+module (`jitter.JITTER`), by keyword or by position, asked of HelperDraws.of_value through
+the program's drawing helpers (program/callable_draws.py tells `module.Jitter.__call__`).
+Where the dataset's class is this module's, its `self.transform(x)` is followed to the
+object each construction here hands (drawing_callable); else the construction is said.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
 from dp2ddp.flow import DefUse, origins, view
-from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import code_of, walk
 from dp2ddp.transforms.analysis.batch_noise import PER_RANK_BATCH
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms.shared_draws import ShareDatasetDraws
 
 
 class Finder(Protocol):
@@ -38,26 +50,60 @@ class Finder(Protocol):
     def module(self) -> cst.Module: ...
 
     @property
-    def t(self) -> MigrationTransform: ...
+    def t(self) -> ShareDatasetDraws: ...
 
     def alike(self, stream: str | None) -> bool: ...
 
 
 def drawing_callable(finder: Finder, func: cst.Attribute) -> list[tuple[str, str | None]]:
-    """(what draws, its stream) for the first draw of each function or lambda `func` (the
-    attribute a per-sample method calls) may hold, from a process-wide stream every rank
-    seeds alike (`finder.alike`; a fill of a tensor just built, `zeros_like(x).uniform_()`,
-    draws from torch's)."""
+    """(what draws, its stream) for the first draw of each function, lambda or object of
+    the program `func` (the attribute a per-sample method calls) may hold, from a
+    process-wide stream every rank seeds alike (`finder.alike`; a fill of a tensor just
+    built, `zeros_like(x).uniform_()`, draws from torch's): an object built here and
+    handed in, `Jitter()` or a `Compose([...])` of such, is asked of object_draw."""
     module = finder.module
+    flow = view(module)
     found: list[tuple[str, str | None]] = []
-    for origin in origins(view(module), func):
+    for origin in origins(flow, func):
         body = origin.node
+        if origin.kind in ("call", "instance") and isinstance(body, cst.Call):
+            drawn = _parts_draw(finder, flow, body)
+            if drawn is not None:
+                found.append((f"{code_of(func)} = {drawn[0]}", drawn[1]))
         if origin.kind != "definition" or not isinstance(body, (cst.Lambda, cst.FunctionDef)):
             continue
         drawn = _draw_in(body, finder.t.qualified_names)
         if drawn is not None and finder.alike(drawn[1]):
             found.append((f"{code_of(func)} = {code_of(body)[:30]}...: {drawn[0]}()", drawn[1]))
     return found
+
+
+def object_draw(finder: Finder, value: cst.BaseExpression) -> tuple[str, str | None] | None:
+    """(what draws, its stream) where a call of the object of the program `value` holds
+    (HelperDraws.of_value) draws from a process-wide stream every rank seeds alike."""
+    draw = finder.t.value_draw(value)
+    if draw is None or not finder.alike(draw.stream):
+        return None
+    if draw.path is None:  # this module's: its line in the user's file
+        draw = replace(draw, line=finder.t.state.line_map(draw.line))
+    return f"{code_of(value)[:40]}: {draw.describe()}", draw.stream
+
+
+def _parts_draw(
+    finder: Finder, flow: DefUse, value: cst.BaseExpression, objects_only: bool = False
+) -> tuple[str, str | None] | None:
+    """The first draw of the functions, lambdas and objects `value` may hold
+    (_transform_parts); only objects' with `objects_only`."""
+    for part in _transform_parts(flow, value):
+        if not isinstance(part, (cst.Lambda, cst.FunctionDef)):
+            drawn = object_draw(finder, part) if isinstance(part, cst.BaseExpression) else None
+            if drawn is not None:
+                return drawn
+        elif not objects_only:
+            drawn = _draw_in(part, finder.t.qualified_names)
+            if drawn is not None and finder.alike(drawn[1]):
+                return f"{code_of(part)[:40]}...: {drawn[0]}()", drawn[1]
+    return None
 
 
 #: The keywords a dataset's construction takes its per-sample transforms by.
@@ -76,9 +122,9 @@ def handed_detail(call: cst.Call, what: str, seeded: str) -> str:
 def handed_transforms(finder: Finder) -> list[tuple[cst.Call, str, str | None]]:
     """(the construction, what draws, its stream) for each dataset construction of the
     module a sharded loader loads, handed by a transform keyword a function or lambda of
-    the program (directly, through names, or in the list of a `Compose([...])`) that draws
-    per call from a process-wide stream every rank seeds alike (`finder.alike`); a draw
-    with a generator of its own is none."""
+    the program, or by any argument an object of the program (directly, through names, or
+    in the list of a `Compose([...])`), that draws per call from a process-wide stream
+    every rank seeds alike (`finder.alike`); a draw with a generator of its own is none."""
     if finder.t.state.text_count("transform") == 0:
         return []  # no construction is handed one: the view is not built for nothing
     flow = view(finder.module)
@@ -87,13 +133,15 @@ def handed_transforms(finder: Finder) -> list[tuple[cst.Call, str, str | None]]:
     for call in flow.calls:
         if id(call) not in loaded:
             continue  # no sharded loader loads it (an evaluation set every rank reads whole)
-        given = [a.value for a in call.args if a.keyword and a.keyword.value in _TRANSFORM_KEYWORDS]
-        for value in given:
-            for part in _transform_parts(flow, value):
-                drawn = _draw_in(part, finder.t.qualified_names)
-                if drawn is not None and finder.alike(drawn[1]):
-                    found.append((call, f"{code_of(part)[:40]}...: {drawn[0]}()", drawn[1]))
-                    break
+        for arg in call.args:
+            if arg.star or (arg.keyword is not None and arg.keyword.value == "dataset"):
+                continue
+            # a function or lambda by a transform keyword, an object by any argument
+            handed = arg.keyword is not None and arg.keyword.value in _TRANSFORM_KEYWORDS
+            drawn = _parts_draw(finder, flow, arg.value, objects_only=not handed)
+            if drawn is not None:
+                found.append((call, *drawn))
+                break
     return found
 
 
@@ -118,6 +166,8 @@ def _transform_parts(flow: DefUse, value: cst.BaseExpression) -> list[cst.CSTNod
     """The functions and lambdas of the program `value` may hold: itself, the elements of a
     Compose's list argument, through the names they are bound to (flow.origins)."""
     parts: list[cst.CSTNode] = []
+    if isinstance(value, (cst.Name, cst.Attribute, cst.Call)):
+        parts.append(value)  # an object of the program (`Jitter()`, a name bound to one)
     for origin in origins(flow, value):
         node = origin.node
         if origin.kind == "definition" and isinstance(node, (cst.Lambda, cst.FunctionDef)):

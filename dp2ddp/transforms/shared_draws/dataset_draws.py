@@ -154,7 +154,7 @@ class DatasetDrawFinder:
         program's (ProgramFacts.seeded_streams), else this module's own reading."""
         return self.alike(stream_of(self.t.qualified_names(call.func)))
 
-    def _describe(self, helper: HelperDraw) -> str:
+    def describe(self, helper: HelperDraw) -> str:
         """The helper's draw, its line in the user's file where it is this module's (this
         pass reads the module after earlier passes added lines)."""
         if helper.path is None:
@@ -437,7 +437,7 @@ class DatasetDrawFinder:
                         node,
                         "DP067",
                         f"{code_of(func)}() in {cls.name.value}.{name}() draws from the "
-                        f"process-wide generator ({self._describe(helper)}): "
+                        f"process-wide generator ({self.describe(helper)}): "
                         f"{self._seeded([helper.stream])}, rank r's k-th sample gets every "
                         "rank's k-th draw",
                     )
@@ -448,8 +448,8 @@ class DatasetDrawFinder:
         directly, in the methods of the class it calls or in the module's top-level
         functions it calls (`random_rot_flip(image, label)`: TransUNet@02ef001's
         `RandomGenerator`, defined beside its Dataset and built in another module): the
-        transform objects `self.transform(sample)` may call per sample. A transform of a
-        library or of another module is not seen (docs/limitations.md)."""
+        transform objects `self.transform(sample)` may call per sample. Another module's
+        is asked where it is built (callable_draws.py), a library's not seen."""
         if self._drawing is not None:
             return self._drawing
         functions = {s.name.value: s for s in self.module.body if isinstance(s, cst.FunctionDef)}
@@ -492,7 +492,7 @@ class DatasetDrawFinder:
                     ):
                         # a function of another module (or this one's, reached by an alias)
                         self._drawing.append(
-                            (f"{cls.name.value}: {self._describe(helper)}", helper.stream)
+                            (f"{cls.name.value}: {self.describe(helper)}", helper.stream)
                         )
                         todo = []
                         break
