@@ -97,7 +97,7 @@ def plan_handed_sizes(
         for arg in call.args:
             if arg.star or not isinstance(arg.value, _SIZES) or arg.value in plan.swaps:
                 continue
-            shaped = _sized_in_every(callees, call, arg, flow, data, shaped_call, sized)
+            shaped = sized_in_every(callees, call, arg, flow, data, shaped_call, sized)
             if shaped is None:
                 continue
             loader = _rank_batch_beside(call, arg, sharded, flow, wrapped)
@@ -120,7 +120,7 @@ def plan_handed_sizes(
             )
 
 
-def _sized_in_every(
+def sized_in_every(
     callees: list[Function],
     call: cst.Call,
     arg: cst.Arg,
@@ -185,6 +185,21 @@ def _cut_at(use: cst.CSTNode, callee: Function, data: ShardDataLoaders) -> cst.S
     """The subscript `use` (a parameter's read) is a bound of, alone or times a literal, where
     it cuts the first dimension of another parameter of `callee` (`emb[:n]`, `emb[n:2 * n]`):
     positions counted by a batch size in the rows of a batch or of an output it is handed."""
+    subscript = cut_bound(use, data)
+    params = {p.name.value for p in callee.params}
+    if (
+        subscript is not None
+        and isinstance(subscript.value, cst.Name)
+        and subscript.value.value in params
+        and subscript.value.value != data.code(use)
+    ):
+        return subscript
+    return None
+
+
+def cut_bound(use: cst.CSTNode, data: ShardDataLoaders) -> cst.Subscript | None:
+    """The subscript whose first dimension `use` is the index or a slice bound of, alone or
+    times an integer literal (`z[:n]`, `z[n:2 * n]`, `z[n]`), else None."""
     node: cst.CSTNode = use
     parent = data.parent(node)
     while (
@@ -200,14 +215,7 @@ def _cut_at(use: cst.CSTNode, callee: Function, data: ShardDataLoaders) -> cst.S
     else:
         return None
     subscript = data.parent(element) if isinstance(element, cst.SubscriptElement) else None
-    params = {p.name.value for p in callee.params}
-    if (
-        isinstance(subscript, cst.Subscript)
-        and subscript.slice[0] is element
-        and isinstance(subscript.value, cst.Name)
-        and subscript.value.value in params
-        and subscript.value.value != data.code(use)
-    ):
+    if isinstance(subscript, cst.Subscript) and subscript.slice[0] is element:
         return subscript
     return None
 
