@@ -84,7 +84,8 @@ def plan_batch_shapes(
         plan_handed_sizes(data, nodes, plan, _shaped_call, unknown)
         return
     aliases = SizeAliases(data, nodes, found[0][2])
-    state = BatchState(data, {loop: globals_ for loop, globals_, _, _ in found if globals_}, aliases)
+    loops = {loop: globals_ for loop, globals_, _, _ in found if globals_}
+    state = BatchState(data, loops, aliases)
     for loop, globals_, every, bound in found:
         sizes = globals_ or every
         for node in walk(loop.body, skip_scopes=True):

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Definition, view
+from dp2ddp.flow import Definition, DefUse, view
 from dp2ddp.transforms._support.nodes import call_named, calls_model, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.data.handed_sizes import ShapedCall, cut_bound, rank_share, sized_in_every
@@ -157,11 +157,11 @@ def _sizes_in(
     value: cst.BaseExpression,
     shaped_call: ShapedCall,
     sized: dict[tuple[cst.CSTNode, str], cst.CSTNode | None],
-) -> list[tuple[cst.CSTNode, str, cst.CSTNode]]:
+) -> list[tuple[cst.Name | cst.Attribute, str, cst.CSTNode]]:
     """(the node, its size as spelled, what it sizes) of each global batch size in `value`
     that is a dimension of a constructor or reshape there, or handed to a function of the
     program that sizes a tensor by the parameter it binds."""
-    found: list[tuple[cst.CSTNode, str, cst.CSTNode]] = []
+    found: list[tuple[cst.Name | cst.Attribute, str, cst.CSTNode]] = []
     for node in walk(value, skip_scopes=True):
         if not isinstance(node, (cst.Name, cst.Attribute)):
             continue
