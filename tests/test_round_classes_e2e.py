@@ -1766,6 +1766,18 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   model_wrap_s70_trainer_flagged_module_fit (the class in the script, wrapped under a flag
   with `trainer.fit` in the else): synced, no DP057 (it named the branch the guard's removal
   drops and told to use the very `.module.fit` left).
+  Stop 71 helper contrastive (round 23 of issue 28, rd repro_contrastive_toplevel after
+  joshr17/HCL@7b4647f): a SimCLR / InfoNCE loss in a training loop at module level whose
+  mask, labels or cuts are sized by the global `batch_size` (data/batch_state.py,
+  batch_shapes' eye and arange, handed_sizes' literal-valued name):
+  data_s71_contrastive_module_mask (`~torch.eye(2 * batch_size)`, `z[:batch_size]`),
+  data_s71_contrastive_module_arange_labels (`labels = torch.arange(batch_size)` before the
+  loop) and data_s71_contrastive_module_handed_loss (`criterion(out_1, out_2, batch_size)`,
+  `batch_size = 8` beside the loader's literal 8): read per rank, both ranks run to the end.
+  The figures cannot be the original's: each rank's negatives are its share (DP040 at each,
+  as in a function); rank 0 prints them (the originals: loss 1.629129, 1.324607, weights
+  -1.229170 for mask and handed_loss; loss 0.652164, 0.322220, weights -0.993119 for the
+  labels). Before: masked_select or cross_entropy raised on both ranks, nothing said.
 """
 
 from __future__ import annotations
@@ -2698,6 +2710,20 @@ CASES: dict[str, tuple[str, ...]] = {
     "s70_trainer_self_training_module_in_other_module": ("head 3.93257", "encoder 8.60886"),
     "s70_trainer_self_training_module_via_helper": ("body 4.50459", "value 0.94808"),
     "model_wrap_s70_trainer_flagged_module_fit": ("weights 1.772048",),
+    # stop 71 helper contrastive (round 23): runs to the end, its figures not the original's
+    # (each rank's negatives are its share, DP040; the base: masked_select / cross_entropy
+    # raised on both ranks, unsaid)
+    "data_s71_contrastive_module_mask": ("loss 0.968427", "loss 0.657986", "weights -1.338460"),
+    "data_s71_contrastive_module_arange_labels": (
+        "loss 0.361618",
+        "loss 0.123256",
+        "weights -1.143707",
+    ),
+    "data_s71_contrastive_module_handed_loss": (
+        "loss 0.968427",
+        "loss 0.657986",
+        "weights -1.338460",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
