@@ -1799,6 +1799,18 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   printed 2.478583 (every rank draws the same per-sample factors), as the warning says;
   before: the same figure, unsaid. s71_xform_transform_class_in_other_module_draws_nothing
   (the other module's class draws nothing): no warning, the original's weights.
+  Stop 71 helper contrastive (round 23 of issue 28, rd repro_contrastive_toplevel after
+  joshr17/HCL@7b4647f): a SimCLR / InfoNCE loss in a training loop at module level whose
+  mask, labels or cuts are sized by the global `batch_size` (data/batch_state.py,
+  batch_shapes' eye and arange, handed_sizes' literal-valued name):
+  data_s71_contrastive_module_mask (`~torch.eye(2 * batch_size)`, `z[:batch_size]`),
+  data_s71_contrastive_module_arange_labels (`labels = torch.arange(batch_size)` before the
+  loop) and data_s71_contrastive_module_handed_loss (`criterion(out_1, out_2, batch_size)`,
+  `batch_size = 8` beside the loader's literal 8): read per rank, both ranks run to the end.
+  The figures cannot be the original's: each rank's negatives are its share (DP040 at each,
+  as in a function); rank 0 prints them (the originals: loss 1.629129, 1.324607, weights
+  -1.229170 for mask and handed_loss; loss 0.652164, 0.322220, weights -0.993119 for the
+  labels). Before: masked_select or cross_entropy raised on both ranks, nothing said.
 """
 
 from __future__ import annotations
@@ -2757,6 +2769,20 @@ CASES: dict[str, tuple[str, ...]] = {
     # the class drawing nothing: no warning, the original's
     "s71_xform_transform_class_in_other_module": ("weights 2.479882",),
     "s71_xform_transform_class_in_other_module_draws_nothing": ("weights 2.517933",),
+    # stop 71 helper contrastive (round 23): runs to the end, its figures not the original's
+    # (each rank's negatives are its share, DP040; the base: masked_select / cross_entropy
+    # raised on both ranks, unsaid)
+    "data_s71_contrastive_module_mask": ("loss 0.968427", "loss 0.657986", "weights -1.338460"),
+    "data_s71_contrastive_module_arange_labels": (
+        "loss 0.361618",
+        "loss 0.123256",
+        "weights -1.143707",
+    ),
+    "data_s71_contrastive_module_handed_loss": (
+        "loss 0.968427",
+        "loss 0.657986",
+        "weights -1.338460",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -17,7 +17,9 @@ loader the data pass made per rank (`batch_size=B` -> `ddp_per_rank_batch(B)`), 
 spelled as that batch_size (`args.batch_size`, `opt.batchSize`, a name) and is a dimension
 of a tensor the loop builds or reshapes, B is read per rank: `ddp_per_rank_batch(B)`. A
 dimension is a size argument of a constructor (`torch.zeros(B, n)`, `np.ones([B, n])`,
-`torch.full((B, 1), v)`'s shape, `Tensor(B)`, `x.new_zeros(B)`, `size=`/`shape=`) or of a
+`torch.full((B, 1), v)`'s shape, `Tensor(B)`, `x.new_zeros(B)`, `size=`/`shape=`; since stop
+71 an identity `torch.eye(2 * B)` and a range `torch.arange(B)`: a contrastive loss's mask and
+labels, one per sample of this batch) or of a
 reshape (`x.view(B, -1)`, `.reshape`, `.expand`), also as a factor (`x.view(B * T, -1)`).
 Random draws are the shared_draws pass's (batch_noise.py: drawn once for the global batch,
 each rank keeps its rows). Left alone: B anywhere else (a divisor, a count, a print), a B
@@ -38,6 +40,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import ModuleNodes, call_named, name_of, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
+from dp2ddp.transforms.data.batch_state import BatchState, plan_batch_state
 from dp2ddp.transforms.data.handed_sizes import plan_handed_sizes
 from dp2ddp.transforms.data.size_aliases import SizeAliases
 from dp2ddp.transforms.data.size_guards import PER_RANK, sharded_loops
@@ -53,6 +56,11 @@ _CONSTRUCTORS = frozenset(
 )  # fmt: skip
 #: Constructors whose first argument alone is the size (the second is the fill value).
 _FILLED = frozenset({"full", "new_full"})
+#: Constructors of one row (and column) per unit of each positional argument: an identity
+#: (`torch.eye(2 * B)`, a contrastive loss's mask) and a range from 0 (`torch.arange(B)`,
+#: its labels; `_ranged` for the start).
+_SQUARE = frozenset({"eye"})
+_RANGES = frozenset({"arange"})
 #: Reshapes: every positional argument is a dimension of the result.
 _RESHAPES = frozenset({"view", "reshape", "expand", "resize_", "broadcast_to"})
 _SIZE_KEYWORDS = frozenset({"size", "shape"})
@@ -71,10 +79,15 @@ def plan_batch_shapes(
     """Add to `plan` the reads of a global batch size that shape a tensor in a loop over a
     sharded loader (swaps, records); to `unknown` those in loops not followed to a loader
     (DP085)."""
-    aliases: SizeAliases | None = None
-    for loop, globals_, every, bound in sharded_loops(data, nodes, iterated_through):
+    found = list(sharded_loops(data, nodes, iterated_through))
+    if not found:
+        plan_handed_sizes(data, nodes, plan, _shaped_call, unknown)
+        return
+    aliases = SizeAliases(data, nodes, found[0][2])
+    loops = {loop: globals_ for loop, globals_, _, _ in found if globals_}
+    state = BatchState(data, loops, aliases)
+    for loop, globals_, every, bound in found:
         sizes = globals_ or every
-        aliases = aliases or SizeAliases(data, nodes, every)
         for node in walk(loop.body, skip_scopes=True):
             if not isinstance(node, (cst.Name, cst.Attribute)):
                 continue
@@ -103,6 +116,17 @@ def plan_batch_shapes(
                     )
                 )
                 continue
+            cut = state.rows_cut(node) if call is None and globals_ else None
+            if cut is not None:
+                plan.swaps[node] = call_named(PER_RANK, cst.Arg(node.deep_clone()))
+                plan.records.append(
+                    (
+                        node,
+                        f"{text} as a position of `{data.code(cut)}` in the loop over "
+                        f"{data.code(loop.iter)}: counted in this rank's rows, per rank",
+                    )
+                )
+                continue
             if call is None:
                 continue
             if globals_:
@@ -124,6 +148,7 @@ def plan_batch_shapes(
                         f"{data.code(loop.iter)} is was not followed",
                     )
                 )
+    plan_batch_state(state, plan, _shaped_call, unknown)
     plan_handed_sizes(data, nodes, plan, _shaped_call, unknown)
 
 
@@ -153,6 +178,8 @@ def _shaped_call(node: cst.CSTNode, data: ShardDataLoaders) -> cst.Call | None:
             return call if _split_size(call, None, data) else None
         return None
     position = list(call.args).index(parent)
+    if name in _SQUARE or (name in _RANGES and _ranged(call, position)):
+        return call
     if name == "split":
         return call if _split_size(call, position, data) else None
     if name in _CONSTRUCTORS or name in _RESHAPES:
@@ -160,6 +187,20 @@ def _shaped_call(node: cst.CSTNode, data: ShardDataLoaders) -> cst.Call | None:
     if name in _FILLED and position == 0:
         return call
     return None
+
+
+def _ranged(call: cst.Call, position: int) -> bool:
+    """The argument at `position` is the end of a range of one element per unit from 0:
+    `arange(B)`, `arange(0, B, device=d)` (no step)."""
+    positional = [a for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+    if any(a.star for a in call.args) or len(positional) > 2 or keywords & {"start", "step"}:
+        return False  # `device=`, `dtype=` keep the rows
+    if len(positional) == 2 and not (
+        isinstance(positional[0].value, cst.Integer) and positional[0].value.value == "0"
+    ):
+        return False
+    return position == len(positional) - 1
 
 
 def _split_size(call: cst.Call, position: int | None, data: ShardDataLoaders) -> bool:

@@ -28,7 +28,9 @@ the program's own functions (the view's callees, every one of them) with two arg
 Then the argument (a name or an attribute) is read per rank, `ddp_per_rank_batch(B)`, and the
 rewrite is recorded naming the line where the callee sizes by it. Since stop 52 (s2) also an
 integer literal whose value every source of the loader's batch_size has
-(`sample(batch_size=4, img=og)` beside `DataLoader(..., batch_size=4)`), and the operand of
+(`sample(batch_size=4, img=og)` beside `DataLoader(..., batch_size=4)`; since stop 71 also
+a name every definition of which is that literal: `batch_size = 8` beside `batch_size=8`,
+round 23's module-level contrastive loop), and the operand of
 a product by a literal that is the global batch size (`bs * 2` beside `torch.cat([og, x])`:
 the same multiple of the rank's share); a literal of another value stays. Since stop 52 (w3)
 also the left operand of a floor division by a positive literal (`bs // 2` beside `og[::2]`:
@@ -95,7 +97,7 @@ def plan_handed_sizes(
         for arg in call.args:
             if arg.star or not isinstance(arg.value, _SIZES) or arg.value in plan.swaps:
                 continue
-            shaped = _sized_in_every(callees, call, arg, flow, data, shaped_call, sized)
+            shaped = sized_in_every(callees, call, arg, flow, data, shaped_call, sized)
             if shaped is None:
                 continue
             loader = _rank_batch_beside(call, arg, sharded, flow, wrapped)
@@ -118,7 +120,7 @@ def plan_handed_sizes(
             )
 
 
-def _sized_in_every(
+def sized_in_every(
     callees: list[Function],
     call: cst.Call,
     arg: cst.Arg,
@@ -183,6 +185,21 @@ def _cut_at(use: cst.CSTNode, callee: Function, data: ShardDataLoaders) -> cst.S
     """The subscript `use` (a parameter's read) is a bound of, alone or times a literal, where
     it cuts the first dimension of another parameter of `callee` (`emb[:n]`, `emb[n:2 * n]`):
     positions counted by a batch size in the rows of a batch or of an output it is handed."""
+    subscript = cut_bound(use, data)
+    params = {p.name.value for p in callee.params}
+    if (
+        subscript is not None
+        and isinstance(subscript.value, cst.Name)
+        and subscript.value.value in params
+        and subscript.value.value != data.code(use)
+    ):
+        return subscript
+    return None
+
+
+def cut_bound(use: cst.CSTNode, data: ShardDataLoaders) -> cst.Subscript | None:
+    """The subscript whose first dimension `use` is the index or a slice bound of, alone or
+    times an integer literal (`z[:n]`, `z[n:2 * n]`, `z[n]`), else None."""
     node: cst.CSTNode = use
     parent = data.parent(node)
     while (
@@ -198,14 +215,7 @@ def _cut_at(use: cst.CSTNode, callee: Function, data: ShardDataLoaders) -> cst.S
     else:
         return None
     subscript = data.parent(element) if isinstance(element, cst.SubscriptElement) else None
-    params = {p.name.value for p in callee.params}
-    if (
-        isinstance(subscript, cst.Subscript)
-        and subscript.slice[0] is element
-        and isinstance(subscript.value, cst.Name)
-        and subscript.value.value in params
-        and subscript.value.value != data.code(use)
-    ):
+    if isinstance(subscript, cst.Subscript) and subscript.slice[0] is element:
         return subscript
     return None
 
@@ -222,16 +232,13 @@ def _global_part(
     batch, the rank's is the same multiple of its share. None otherwise (a sum, a literal of
     another value, a size of its own: left as written)."""
     if isinstance(size, (cst.Name, cst.Attribute)):
-        return size if _same_sources(size, batch_size, flow) else None
+        if _same_sources(size, batch_size, flow):
+            return size
+        value = _literal_value(flow, size)  # `batch_size = 8` beside `batch_size=8`
+        return size if value is not None and value == _literal_value(flow, batch_size) else None
     if isinstance(size, cst.Integer):
-        found = origins(flow, batch_size)
-        same = [o.node for o in found if o.kind == "constant" and isinstance(o.node, cst.Integer)]
-        value = size.evaluated_value
-        return (
-            size
-            if found and len(same) == len(found) and all(n.evaluated_value == value for n in same)
-            else None
-        )
+        value = _literal_value(flow, batch_size)
+        return size if value is not None and value == size.evaluated_value else None
     if isinstance(size, cst.BinaryOperation) and isinstance(size.operator, cst.Multiply):
         for part, factor in ((size.left, size.right), (size.right, size.left)):
             if isinstance(factor, cst.Integer) and isinstance(part, _READ):
@@ -247,6 +254,18 @@ def _global_part(
     ):
         return _global_part(size.left, batch_size, flow)  # the same part of the share
     return None
+
+
+def _literal_value(flow: DefUse, expr: cst.BaseExpression) -> int | None:
+    """The integer every source of `expr` is a literal of (`8`, or a name every definition
+    of which reads such a literal), where it has sources and they agree; else None."""
+    found = origins(flow, expr)
+    literals = [o.node for o in found if o.kind == "constant" and isinstance(o.node, cst.Integer)]
+    values = {n.evaluated_value for n in literals}
+    if not found or len(literals) != len(found) or len(values) != 1:
+        return None
+    (value,) = values
+    return value if isinstance(value, int) else None
 
 
 def _derived_from(
