@@ -1370,6 +1370,8 @@ Stop 60 (helper s2):
 - s60_s2_draw_in_composed_transform (program): the same with the transforms in one module,
   the Dataset in another and the Compose in the entry, frame files shipped with it (before:
   the same rewrite in utils/transforms.py, weights 0.2241 for the original's -0.3409).
+  Since stop 71 (xform) DP067 at the entry's `Frames(...)`, as its one-module form says: the
+  workers' picks are alike on every rank (here of one frame each: the figure unchanged).
 Stop 61 (helper s2):
 - model_wrap_s61_s2_module_dict_read_at_one_key (issue 28 item 5, DP041 through containers):
   a ModuleDict of literal keys whose forward() reads one key: find_unused_parameters=True,

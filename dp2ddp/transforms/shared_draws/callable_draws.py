@@ -90,16 +90,20 @@ def object_draw(finder: Finder, value: cst.BaseExpression) -> tuple[str, str | N
 
 
 def _parts_draw(
-    finder: Finder, flow: DefUse, value: cst.BaseExpression, objects_only: bool = False
+    finder: Finder,
+    flow: DefUse,
+    value: cst.BaseExpression,
+    functions: bool = True,
+    objects: bool = True,
 ) -> tuple[str, str | None] | None:
-    """The first draw of the functions, lambdas and objects `value` may hold
-    (_transform_parts); only objects' with `objects_only`."""
+    """The first draw of the functions and lambdas (with `functions`) and the objects (with
+    `objects`) `value` may hold (_transform_parts)."""
     for part in _transform_parts(flow, value):
         if not isinstance(part, (cst.Lambda, cst.FunctionDef)):
             drawn = object_draw(finder, part) if isinstance(part, cst.BaseExpression) else None
-            if drawn is not None:
+            if objects and drawn is not None:
                 return drawn
-        elif not objects_only:
+        elif functions:
             drawn = _draw_in(part, finder.t.qualified_names)
             if drawn is not None and finder.alike(drawn[1]):
                 return f"{code_of(part)[:40]}...: {drawn[0]}()", drawn[1]
@@ -133,16 +137,29 @@ def handed_transforms(finder: Finder) -> list[tuple[cst.Call, str, str | None]]:
     for call in flow.calls:
         if id(call) not in loaded:
             continue  # no sharded loader loads it (an evaluation set every rank reads whole)
+        objects = not _said_by_dataset(finder, call)
         for arg in call.args:
             if arg.star or (arg.keyword is not None and arg.keyword.value == "dataset"):
                 continue
             # a function or lambda by a transform keyword, an object by any argument
             handed = arg.keyword is not None and arg.keyword.value in _TRANSFORM_KEYWORDS
-            drawn = _parts_draw(finder, flow, arg.value, objects_only=not handed)
+            drawn = _parts_draw(finder, flow, arg.value, handed, objects)
             if drawn is not None:
                 found.append((call, *drawn))
                 break
     return found
+
+
+def _said_by_dataset(finder: Finder, call: cst.Call) -> bool:
+    """The class `call` builds is of a module of the program that defines a class whose
+    `__call__` draws (told as `module.Class.__call__`): that module's reading of its
+    `self.transform(x)` says DP067 there (dataset_draws.py), not again here."""
+    modules = {name.rpartition(".")[0] for name in finder.t.qualified_names(call.func)}
+    modules.discard("")
+    return bool(modules) and any(
+        key.endswith(".__call__") and key.rsplit(".", 2)[0] in modules
+        for key in finder.t.state.random_helpers
+    )
 
 
 def _sharded_datasets(flow: DefUse) -> set[int]:
