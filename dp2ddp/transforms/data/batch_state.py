@@ -14,11 +14,12 @@ What the size meant is the one batch_shapes.py reads per rank in the loop ("one 
 sample of this batch"); here it reaches the loop's rows in two more ways, each proved on the
 def-use view, the same at module level as in a function (the view's scopes are both):
 
-* a cut (`z[:B]`, `z[B:2 * B]`, `z[B]`: handed_sizes.cut_bound) in the body of the loop
-  over a sharded loader of the first dimension of a value whose sources (flow.origins,
-  through the library's calls) are an output of the wrapped model or a part of this
-  rank's batch (handed_sizes.rank_share): positions counted by the batch size in rows
-  that are now the rank's share;
+* a slice (`z[:B]`, `z[B:2 * B]`: handed_sizes.cut_bound) in the body of the loop over a
+  sharded loader of the first dimension of a value whose sources (flow.origins, through
+  the library's calls) are an output of the wrapped model taken whole or a part of this
+  rank's batch: positions counted by the batch size in rows that are now the rank's
+  share (an index, `feats[B]`, and a part of an output, one of the levels it returns,
+  are not: round 22's literals equal to the batch size that count levels);
 * state: a name bound (`name = <value>`, outside the loop) to a value in which B is a
   dimension of a constructor or reshape (batch_shapes' `shaped_call`: `torch.arange(B)`,
   `~torch.eye(2 * B, dtype=bool)`) or handed to a function of the program that sizes a
@@ -41,10 +42,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import Definition, DefUse, view
+from dp2ddp.flow import Definition, DefUse, origins, view
 from dp2ddp.transforms._support.nodes import call_named, calls_model, walk
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
-from dp2ddp.transforms.data.handed_sizes import ShapedCall, cut_bound, rank_share, sized_in_every
+from dp2ddp.transforms.data.handed_sizes import ShapedCall, cut_bound, sized_in_every
 from dp2ddp.transforms.data.handoffs import global_batch_size
 from dp2ddp.transforms.data.size_aliases import SizeAliases
 from dp2ddp.transforms.data.size_guards import PER_RANK
@@ -78,13 +79,23 @@ class BatchState:
         return self.aliases.size_of(node)
 
     def rows_cut(self, node: cst.CSTNode) -> cst.Subscript | None:
-        """The cut of this rank's rows (an output of the wrapped model or a part of this
-        rank's batch) that `node` counts positions of, else None."""
+        """The slice of this rank's rows (an output of the wrapped model, whole, or a part
+        of this rank's batch) that `node` is a bound of, else None. An index (`feats[B]`)
+        or a part of an output (one of the tensors or levels it returns) is no position
+        in the rows: round 22's `feats[last]` picked a feature level."""
         subscript = cut_bound(node, self.data)
         if subscript is None or not self.sharded:
             return None
-        share = rank_share(self.flow, subscript.value, self.stop, self.sharded)
-        return subscript if share is not None else None
+        if not isinstance(subscript.slice[0].slice, cst.Slice):
+            return None
+        for origin in origins(self.flow, subscript.value, self.stop):
+            if origin.selects:
+                continue
+            if isinstance(origin.node, cst.Call) and self.stop(origin.node) and not origin.cut:
+                return subscript
+            if origin.node in self.sharded and origin.cut:
+                return subscript
+        return None
 
     def reading_loop(self, use: cst.CSTNode) -> cst.For | None:
         """The loop over a sharded loader whose body holds `use`, in its function."""
