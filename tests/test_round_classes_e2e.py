@@ -1776,6 +1776,17 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   binds the key its loaders are read with (`phase = "train"`): set_epoch goes after that
   binding (before: at the top, UnboundLocalError on every rank); a generator expression over
   a sharded loader is said (DP030, before: no warning, rank 0's share printed).
+- Stop 71 helper dblshard (round 24 Problem A, issue 28 item 1): a loader the entry shards,
+  handed to a method of another module's class (`fitter.epoch(batches, passes=2)`) whose
+  loop calls the wrapped model: the loop's source is proved over the def-use view to be a
+  parameter every site hands a sharded loader, so it is not split again.
+  batches_s71_dblshard_method_argument (the wrap in the entry) and
+  batches_s71_dblshard_wrap_in_third_module (the wrap in a third module's helper that the
+  class's `__init__` calls, the loader handed by keyword): the original's weights (before:
+  `ddp_shard_batch` in the method's loop as well, each rank trained on a quarter of the
+  global batch, weights 0.1745 and [0.5019, -1.3559, 0.1735, 1.471], no warning);
+  batches_s71_dblshard_plain_list_control (a plain list of whole batches handed instead):
+  the split at the loop stays, the original's weights.
 """
 
 from __future__ import annotations
@@ -2720,9 +2731,18 @@ CASES: dict[str, tuple[str, ...]] = {
     # base: at the top of the epoch loop, UnboundLocalError on every rank); the validation's
     # generator expression over a sharded loader is rank 0's share (DP030): not compared
     "data_s71_lead_phase_key_bound_in_epoch": ("weights 0.512954",),
+    # stop 71 dblshard (round 24 Problem A): the entry's sharded loader handed to another
+    # module's class method, not split again there (the base: split twice, a quarter of
+    # the global batch per rank: weights 0.1745 and [0.5019, -1.3559, 0.1735, 1.471])
+    "batches_s71_dblshard_method_argument": ("steps 4", "weights 0.0901"),
+    "batches_s71_dblshard_wrap_in_third_module": ("weights [0.189, -1.6504, 0.5619, 1.7891]",),
+    "batches_s71_dblshard_plain_list_control": ("steps 4", "weights 0.0901"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard
+    "batches_s71_dblshard_wrap_in_third_module": "run.py",  # stop 71 dblshard
+    "batches_s71_dblshard_plain_list_control": "train.py",  # stop 71 dblshard
     "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
     "s70_unused_class_named_by_config": "train.py",  # stop 70 unused (round 23)
     "s70_variable_len_after_move_factory_args": "train.py",  # stop 70 helper variable
