@@ -1813,6 +1813,17 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   as in a function); rank 0 prints them (the originals: loss 1.629129, 1.324607, weights
   -1.229170 for mask and handed_loss; loss 0.652164, 0.322220, weights -0.993119 for the
   labels). Before: masked_select or cross_entropy raised on both ranks, nothing said.
+- Stop 71 helper dblshard (round 24 Problem A, issue 28 item 1): a loader the entry shards,
+  handed to a method of another module's class (`fitter.epoch(batches, passes=2)`) whose
+  loop calls the wrapped model: the loop's source is proved over the def-use view to be a
+  parameter every site hands a sharded loader, so it is not split again.
+  batches_s71_dblshard_method_argument (the wrap in the entry) and
+  batches_s71_dblshard_wrap_in_third_module (the wrap in a third module's helper that the
+  class's `__init__` calls, the loader handed by keyword): the original's weights (before:
+  `ddp_shard_batch` in the method's loop as well, each rank trained on a quarter of the
+  global batch, weights 0.1745 and [0.5019, -1.3559, 0.1735, 1.471], no warning);
+  batches_s71_dblshard_plain_list_control (a plain list of whole batches handed instead):
+  the split at the loop stays, the original's weights.
 """
 
 from __future__ import annotations
@@ -2790,6 +2801,18 @@ CASES: dict[str, tuple[str, ...]] = {
 PROGRAMS = {
     "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
     "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform
+    # stop 71 dblshard (round 24 Problem A): the entry's sharded loader handed to another
+    # module's class method, not split again there (the base: split twice, a quarter of
+    # the global batch per rank: weights 0.1745 and [0.5019, -1.3559, 0.1735, 1.471])
+    "batches_s71_dblshard_method_argument": ("steps 4", "weights 0.0901"),
+    "batches_s71_dblshard_wrap_in_third_module": ("weights [0.189, -1.6504, 0.5619, 1.7891]",),
+    "batches_s71_dblshard_plain_list_control": ("steps 4", "weights 0.0901"),
+}
+#: the program fixtures of CASES -> their entry
+PROGRAMS = {
+    "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard
+    "batches_s71_dblshard_wrap_in_third_module": "run.py",  # stop 71 dblshard
+    "batches_s71_dblshard_plain_list_control": "train.py",  # stop 71 dblshard
     "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
     "s70_unused_class_named_by_config": "train.py",  # stop 70 unused (round 23)
     "s70_variable_len_after_move_factory_args": "train.py",  # stop 70 helper variable

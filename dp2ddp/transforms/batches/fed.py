@@ -25,71 +25,35 @@ if TYPE_CHECKING:
 
 
 def fed_loader(t: ShardBatches, loop: cst.For, seen: list[cst.BaseExpression]) -> LoaderFeed | None:
-    """What the program's call sites pass the parameter the loop iterates (a program
-    fact, facts.LoaderFeed), where it iterates a parameter of a top-level function of
-    this module that another module hands a DataLoader: its batches' source is then
-    known, not the unknown a split at the model call stands in for."""
-    feeds = t.state.loaders.fed
-    if not feeds:
-        return None
-    function = next((f for f in t._functions.values() if t._inside(loop, f)), None)
-    if function is None:
-        return _stored_feed(t, feeds, seen)
-    params = [*function.params.posonly_params, *function.params.params]
-    names = {n.value for n in seen if isinstance(n, cst.Name)}
-    found: LoaderFeed | None = None
-    for feed in feeds:
-        if feed.function != function.name.value:
-            continue
-        if feed.keyword is not None:
-            name = feed.keyword
-        elif feed.position is not None and feed.position < len(params):
-            name = params[feed.position].name.value
-        else:
-            continue
-        if name in names and any(
-            isinstance(n, cst.Name) and n.value == name and _parameter_of(t, n, function)
-            for n in seen
-        ):
-            found = (
-                feed
-                if found is None
-                else LoaderFeed(
-                    feed.function,
-                    feed.position,
-                    feed.keyword,
-                    found.sharded + feed.sharded,
-                    found.whole + feed.whole,
-                )
-            )
-    return found if found is not None else _stored_feed(t, feeds, seen)
+    """What the program's call sites pass the value the loop iterates (a program fact,
+    facts.LoaderFeed), where every value of it comes, over the module's def-use view
+    (analysis/fed_slots.py), from parameters other modules hand a DataLoader: of a
+    top-level function (`train(model, loader)`), of a method of a top-level class
+    (`trainer.train_epoch(loader)`: "Trainer.train_epoch"), or of a constructor, stored on
+    `self` and iterated in another method (`self.train_data`). Its batches' source is then
+    known, not the unknown a split at the model call stands in for. Before, only a
+    top-level function's parameter was asked: a method's parameter (round 24's Trainer
+    handed the entry's sharded loader) was split again at the loop's top, each rank
+    training on half its share, no word."""
+    return _fed_of(t.state.loaders.fed, t._module, seen)
 
 
-def _stored_feed(
-    t: ShardBatches, feeds: tuple[LoaderFeed, ...], seen: list[cst.BaseExpression]
+def _fed_of(
+    feeds: tuple[LoaderFeed, ...], module: cst.Module | None, exprs: list[cst.BaseExpression]
 ) -> LoaderFeed | None:
-    """A loop over a value stored from a parameter the program's sites hand a loader
-    (`self.train_data` of `Trainer(model, train_dataloader)`, iterated in another method:
-    analysis/fed_slots.py), where no parameter of the loop's own function is the source."""
-    if t._module is None:
+    """The program's feeds of the first of `exprs` every value of which is a parameter
+    other modules hand a loader (analysis/fed_slots.py), merged over its sites."""
+    if not feeds or module is None:
         return None
-    flow = view(t._module)
-    for expr in seen:
-        if not isinstance(expr, cst.Attribute):
+    flow = view(module)
+    for expr in exprs:
+        if not isinstance(expr, (cst.Attribute, cst.Name)):
             continue
         slots = fed_slots(flow, expr)
         fed = feeds_for(feeds, slots) if slots else None
         if fed is not None:
             return fed
     return None
-
-
-def _parameter_of(t: ShardBatches, name: cst.Name, function: cst.FunctionDef) -> bool:
-    """`name` reads the parameter of `function` (no other binding reaches it)."""
-    referents = t.referents(name)
-    return bool(referents) and all(
-        isinstance(r.node, cst.Param) and t._inside(r.node, function) for r in referents
-    )
 
 
 def plan_fed(t: ShardBatches, loop: cst.For, fed: LoaderFeed) -> bool:
@@ -121,14 +85,5 @@ def fed_share_loop(t: BatchProof, loop: cst.For | cst.While) -> bool:
     (none whole), through a parameter or a value stored from one (analysis/fed_slots.py):
     its batches are this rank's share, proved as a loop over a loader of this module is
     (batches/beside.py), not taken for data nobody split."""
-    feeds = t.state.loaders.fed
-    if not feeds or t._module is None:
-        return False
-    flow = view(t._module)
-    for expr in t._loop_sources(loop):
-        if isinstance(expr, (cst.Attribute, cst.Name)):
-            slots = fed_slots(flow, expr)
-            fed = feeds_for(feeds, slots) if slots else None
-            if fed is not None and fed.sharded and not fed.whole:
-                return True
-    return False
+    fed = _fed_of(t.state.loaders.fed, t._module, list(t._loop_sources(loop)))
+    return fed is not None and bool(fed.sharded) and not fed.whole
