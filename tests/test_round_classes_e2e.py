@@ -1824,6 +1824,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   global batch, weights 0.1745 and [0.5019, -1.3559, 0.1735, 1.471], no warning);
   batches_s71_dblshard_plain_list_control (a plain list of whole batches handed instead):
   the split at the loop stays, the original's weights.
+- Stop 71 helper gendraw (issue 28 item 3, round 24's TaoHuang2018/Neighbor2Neighbor@
+  e66389e): draws for the batch from a torch.Generator the program builds and seeds (alike
+  on every rank after migration): shared_draws_s71_gendraw_loop_generator (in the loop,
+  `torch.randn(x.size(0), 4, generator=gen)`), shared_draws_s71_gendraw_helper_generator
+  (a helper handed the batch, a module-level generator) and
+  shared_draws_s71_gendraw_counter_generator (a helper's `torch.randint(..., generator=
+  get_generator())`, a fresh generator seeded from a module-level counter): the global
+  batch's rows drawn and this rank's kept (ddp_draw_share), rank 0 prints the original's
+  weights and the ranks' rows together are the original's one draw (E2E_DIGEST; before:
+  DP006 for the first, nothing said for the others, every rank the same rows).
 """
 
 from __future__ import annotations
@@ -2796,6 +2806,12 @@ CASES: dict[str, tuple[str, ...]] = {
         "loss 0.657986",
         "weights -1.338460",
     ),
+    # stop 71 gendraw (round 24's Neighbor2Neighbor): draws for the batch from a generator
+    # the program seeds, drawn for the global batch, each rank its rows (the base: every
+    # rank the same rows, DataParallel's first half)
+    "shared_draws_s71_gendraw_loop_generator": ("weights 0.8597",),
+    "shared_draws_s71_gendraw_helper_generator": ("weights 4.5996",),
+    "shared_draws_s71_gendraw_counter_generator": ("weights 0.6796",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -3974,6 +3990,9 @@ S55_S4_SHARES = (
     "batches_s55_s4_randint_batch_loss_helper",
     "shared_draws_s56_v2_noise_unpacked_shape",  # stop 56 v2-B
     "data_s57_s2_draw_over_tuple_loader",  # stop 57 s2 (v2-D)
+    "shared_draws_s71_gendraw_loop_generator",  # stop 71 gendraw: a program's generator
+    "shared_draws_s71_gendraw_helper_generator",
+    "shared_draws_s71_gendraw_counter_generator",
 )
 
 

@@ -48,6 +48,7 @@ from dp2ddp.transforms.analysis.handed_loaders import (
     handed_loader,
     returned_loaders,
 )
+from dp2ddp.transforms.analysis.torch_generators import drawn_apart
 
 Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
 _Binding = cst.Assign | cst.AnnAssign | cst.AugAssign
@@ -341,9 +342,12 @@ def loops_over(loop: cst.For, loaders: dict[str, str], flow: DefUse | None = Non
     return None if flow is None else handed_loader(loop, loaders, flow)
 
 
-def is_batch_noise(call: cst.Call, names: Iterable[str], sizes: set[str]) -> bool:
-    """A draw (no `generator=`) whose first dimension is one of `sizes`."""
-    if any(a.keyword is not None and a.keyword.value == "generator" for a in call.args):
+def is_batch_noise(
+    call: cst.Call, names: Iterable[str], sizes: set[str], alike: bool = False
+) -> bool:
+    """A draw whose first dimension is one of `sizes`, from the process-wide stream or, with
+    `alike`, a generator alike on every rank (torch_generators.drawn_apart)."""
+    if drawn_apart(call, alike):
         return False
     first = first_dimension(call, names)
     return first is not None and code_of(first) in sizes
@@ -484,10 +488,11 @@ def per_rank_noise(
     loop: cst.For,
     loaders: dict[str, str],
     flow: DefUse | None = None,
+    alike: bool = False,
 ) -> bool:
-    """A draw (no `generator=`) sized by a batch of `loop`, a loop over one of `loaders`
-    (or one handed to its function: loops_over with `flow`)."""
-    if any(a.keyword is not None and a.keyword.value == "generator" for a in call.args):
+    """A draw sized by a batch of `loop`, a loop over one of `loaders` (or one handed to its
+    function: loops_over with `flow`); not one drawn apart (is_batch_noise's `alike`)."""
+    if drawn_apart(call, alike):
         return False
     like = like_argument(call, names)
     if like is not None:  # `torch.rand_like(x)` of a batch the loop's target binds

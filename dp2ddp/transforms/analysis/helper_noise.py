@@ -22,6 +22,11 @@ from dp2ddp.transforms.analysis.batch_noise import (
     like_argument,
     loops_over,
 )
+from dp2ddp.transforms.analysis.torch_generators import (
+    batch_sized,
+    given_generator,
+    writes_out,
+)
 
 
 @dataclass
@@ -47,12 +52,14 @@ def helper_noise(
     parent: Callable[[cst.CSTNode], cst.CSTNode | None],
     loaders: dict[str, str],
     draws: frozenset[str],
+    alike: bool = False,
 ) -> list[HelperNoise]:
     """The module's functions (and methods of its classes, by a name no other function or
     method has) whose draws are noise for the batch they are given, drawn as DataParallel
     drew it once every call site's loop is sharded (HelperNoise). A function
     with any other draw, a parameter it rebinds, a use that is not a call, or a call given
-    something else than a batch of its loop is not one (DP006 at its calls stays)."""
+    something else than a batch of its loop is not one (DP006 at its calls stays). `alike`:
+    the module's generators are alike on every rank (torch_generators.generators_alike)."""
     if not loaders:
         return []
     functions = {
@@ -72,7 +79,7 @@ def helper_noise(
         params = [p.name.value for p in function.params.params]
         if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or not params:
             continue
-        sized = _param_draws(function, params, qualified_names, draws)
+        sized = _param_draws(function, params, qualified_names, draws, alike)
         if sized:
             candidates[name] = (function, params, sized)
     owners: dict[str, cst.ClassDef] = {}  # a method's name -> its class
@@ -83,7 +90,7 @@ def helper_noise(
         params = [p.name.value for p in function.params.params][1:]
         if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or not params:
             continue
-        sized = _param_draws(function, params, qualified_names, draws)
+        sized = _param_draws(function, params, qualified_names, draws, alike)
         if sized:
             candidates[name] = (function, params, sized)
             owners[name] = owner
@@ -140,9 +147,12 @@ def _param_draws(
     params: list[str],
     qualified_names: Callable[[cst.CSTNode], set[str]],
     draws: frozenset[str],
+    alike: bool,
 ) -> dict[cst.Call, str]:
     """Every draw of the function -> the parameter it is sized by; empty when any draw is
-    not sized by one, or a parameter it is sized by is rebound in the function."""
+    not sized by one, or a parameter it is sized by is rebound in the function. A draw given
+    a generator is one only where the generator is alike on every rank (`alike`,
+    torch_generators.py) and the draw's size follows a parameter; else it is left out."""
     sized: dict[cst.Call, str] = {}
     bound: set[str] = set()
     for node in walk(function.body):
@@ -155,8 +165,11 @@ def _param_draws(
         names = qualified_names(node.func)
         if not names & draws:
             continue
-        if any(a.keyword is not None and a.keyword.value == "generator" for a in node.args):
-            continue  # its own generator: not the global stream
+        if given_generator(node) is not None:
+            if not alike or not batch_sized(node, function.body, params):
+                continue  # its own stream, or not sized by the batch: as DataParallel drew
+            if writes_out(node):
+                return {}  # into the caller's tensor: not rewritten (DP006 at its calls)
         like = like_argument(node, names)
         first = first_dimension(node, names) if like is None else None
         param = None

@@ -60,6 +60,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import (
     BatchSizes,
+    batch_rows,
     global_batch_sizes,
     is_batch_noise,
     per_rank_noise,
@@ -78,6 +79,12 @@ from dp2ddp.transforms.analysis.pickled_params import (
 )
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, in_same_random, shared_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams
+from dp2ddp.transforms.analysis.torch_generators import (
+    alike_generator,
+    batch_sized,
+    generator_detail,
+    generators_alike,
+)
 from dp2ddp.transforms.analysis.undone_wraps import undone_wraps
 from dp2ddp.transforms.hazards.backward_program import (
     ProgramForeign,
@@ -170,11 +177,17 @@ class FlagHazards(MigrationTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._module = node
         self._helper_noise: set[cst.Call] = set()
+        self._alike = generators_alike(node, self.state.text or None)  # torch_generators
         factories = returned_factories(self.state.loaders.exported)
         if self.state.text_count("DataLoader") != 0 or factories:
             self._batch_sizes = global_batch_sizes(node, self.matches, factories)
             for helper in helper_noise(
-                node, self.qualified_names, self.parent, self._batch_sizes.bound, RANDOM_DRAWS
+                node,
+                self.qualified_names,
+                self.parent,
+                self._batch_sizes.bound,
+                RANDOM_DRAWS,
+                self._alike,
             ):
                 self._helper_noise.update(helper.sites)
         self._losses.enter_module(node)
@@ -565,16 +578,24 @@ class FlagHazards(MigrationTransform):
         tensor filled in place from the global generator (`torch.FloatTensor(size)
         .normal_(std=s)`: SaoYan/DnCNN-PyTorch's noise), which no qualified name shows."""
         func, names = node.func, with_fill(node, names)
+        every, alike = self._batch_sizes.every(), self._alike
         if (
-            is_batch_noise(node, names, self._batch_sizes.written)
+            is_batch_noise(node, names, self._batch_sizes.written, alike)
             or any(
                 isinstance(info.node, cst.For)
-                and per_rank_noise(node, names, info.node, self._batch_sizes.every(), self._flow())
+                and per_rank_noise(node, names, info.node, every, self._flow(), alike)
                 for info in self._enclosing()
             )
             or node in self._helper_noise
         ):
             return  # noise for the batch: shared_draws draws it as DataParallel did
+        if names & RANDOM_DRAWS and alike_generator(node, alike) is not None:
+            loops = [i.node for i in self._enclosing() if isinstance(i.node, cst.For)]
+            if any(batch_sized(node, loop.body, batch_rows(loop, node)) for loop in loops):
+                self.warn(node, "DP006", f"{self.code(func)}(){generator_detail(node)}")
+                return
+            if loops:
+                return  # a draw not sized by the batch: alike, as DataParallel's one draw
         if names & RANDOM_DRAWS or (
             isinstance(func, cst.Attribute)
             and func.attr.value in INPLACE_RANDOM_FILLS

@@ -20,7 +20,7 @@ any training loop is not reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 
 import libcst as cst
@@ -41,89 +41,23 @@ from dp2ddp.transforms.analysis.random_draws import (
     sampled_distribution as _sample,
 )
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
+from dp2ddp.transforms.analysis.torch_generators import (
+    batch_sized,
+    generators_alike,
+    given_generator,
+)
 from dp2ddp.transforms.analysis.training import loop_trains
+from dp2ddp.transforms.hazards.generator_objects import (
+    GENERATOR_DRAWS,
+    builds_generators,
+    generator_draw,
+    handed_generators,
+)
 from dp2ddp.transforms.hazards.permuted_rows import PERMUTATIONS, mixed_parameter
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 Position = Callable[[cst.CSTNode], tuple[int, int]]
 Parent = Callable[[cst.CSTNode], cst.CSTNode | None]
-
-#: Constructors of a generator object the program holds (`self.random_state =
-#: np.random.RandomState(seed)`, `rng = np.random.default_rng(0)`, `random.Random(1)`).
-GENERATORS = frozenset(
-    {
-        "numpy.random.RandomState",
-        "numpy.random.default_rng",
-        "numpy.random.Generator",
-        "numpy.random.mtrand.RandomState",
-        "random.Random",
-    }
-)
-
-#: Methods of such an object that draw (numpy's `RandomState`/`Generator`, `random.Random`).
-GENERATOR_DRAWS = frozenset(
-    name.rsplit(".", 1)[1] for name in RANDOM_DRAWS if not name.startswith("torch.")
-) | frozenset({"integers", "standard_normal", "triangular", "vonmisesvariate"})
-
-
-def builds_generators(calls: Iterable[cst.Call], qualified_names: QualifiedNames) -> bool:
-    """Whether a module whose calls are `calls` builds a generator object of GENERATORS
-    (read once per module: generator_draw's origins stay in the module, so a module that
-    builds none has no such draw to find, and neither its def-use view nor a walk is made
-    for it)."""
-    tails = {name.rsplit(".", 1)[1] for name in GENERATORS}
-    return any(
-        name_of(call.func) in tails and bool(qualified_names(call.func) & GENERATORS)
-        for call in calls
-    )
-
-
-def generator_draw(
-    flow: DefUse | None, call: cst.Call, qualified_names: QualifiedNames
-) -> cst.Call | None:
-    """The constructor of the generator object `call` draws from, where it is one the program
-    builds (stop 48, v3-A, qiuqiangkong/panns_transfer_to_gtzan@af501a8: `Mixup.get_lambda(n)`
-    draws `self.random_state.beta(...)` per pair of samples from `np.random.RandomState(1234)`):
-    a method of GENERATOR_DRAWS on a receiver the def-use view's origins find built by a
-    constructor of GENERATORS and carried only by bindings (names, attributes, parameters).
-    Each process holds its own such object: seeded alike, every rank draws the same values,
-    the first of the sequence DataParallel's one process drew; seeded apart, others."""
-    func = call.func
-    if flow is None or not (isinstance(func, cst.Attribute) and func.attr.value in GENERATOR_DRAWS):
-        return None
-    for origin in origins(flow, func.value):
-        node = origin.node
-        if (
-            origin.kind == "call"
-            and isinstance(node, cst.Call)
-            and qualified_names(node.func) & GENERATORS
-            and all(
-                isinstance(step.node, (cst.Name, cst.Attribute, cst.Param)) and not step.cut
-                for step in origin.path[1:]
-            )
-        ):
-            return node
-    return None
-
-
-def handed_generators(flow: DefUse | None, call: cst.Call) -> str | None:
-    """Where the receiver of `call`, a draw from a generator object the program builds
-    (generator_draw), may also be a value a method is handed (zczcwh/PoseFormer@a908b29
-    common/generators.py: `set_random_state(self, random): self.random = random`, called on
-    resume with a state read from a checkpoint): `` `set_random_state()`'s `random` ``, the
-    parameters the def-use view's origins reach that no call of the module binds; else None.
-    Its seed is not followed: the text names it rather than calling the object's seed the
-    constructor's alone."""
-    func = call.func
-    if flow is None or not isinstance(func, cst.Attribute):
-        return None
-    handed = []
-    for origin in origins(flow, func.value):
-        if origin.kind == "parameter" and isinstance(origin.node, cst.Param):
-            function = flow.function_around(origin.node)
-            owner = f"`{function.name}()`'s " if function is not None else ""
-            handed.append(f"{owner}`{origin.node.name.value}`")
-    return " or ".join(dict.fromkeys(handed)) or None
 
 
 def none_guard(
@@ -220,6 +154,9 @@ class HelperDraws:
             for method in sorted(DISTRIBUTION_METHODS)
         }
         self._instances: dict[str, str] | None = None
+        #: the module's torch.Generators are alike on every rank (torch_generators), once
+        self._alike: bool | None = None
+        self._text = text
         #: whether the module builds a generator object (builds_generators), once
         self._generators: bool | None = None
         #: `from training_utils import *` at module level: a plain name called here and not
@@ -538,6 +475,9 @@ class HelperDraws:
                     source=code_of(built),
                     handed=handed_generators(view(self._module), node),
                 )
+            elif self._batch_generator(node, names, function, bool(owner)):
+                generator = code_of(given_generator(node) or node)
+                found = Draw(shown, code_of(node.func), self._position(node)[0], source=generator)
             elif (inner := self._call_draw(node, names, seen)) is not None:
                 found = replace(inner, helper=shown, when_none=None)
             if found is None:
@@ -556,6 +496,25 @@ class HelperDraws:
         if draw is not None or complete:
             self._found[name] = draw
         return draw
+
+    def _batch_generator(
+        self,
+        node: cst.Call,
+        names: set[str],
+        function: cst.FunctionDef | cst.Lambda,
+        method: bool,
+    ) -> bool:
+        """A draw of the helper given a torch.Generator alike on every rank and sized by a
+        parameter of the helper (analysis/torch_generators.py: every rank draws the same
+        values for its part of the batch it is handed; Neighbor2Neighbor's masks)."""
+        if not names & RANDOM_DRAWS or given_generator(node) is None:
+            return False
+        if self._alike is None:
+            self._alike = generators_alike(self._module, self._text)
+        if not self._alike or not isinstance(function, cst.FunctionDef):
+            return False
+        params = [p.name.value for p in function.params.params][int(method) :]
+        return batch_sized(node, function.body, params)
 
     def _mixes(
         self, function: cst.FunctionDef, method: bool

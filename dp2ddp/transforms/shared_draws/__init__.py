@@ -86,6 +86,7 @@ from dp2ddp.transforms.analysis.filled_draws import with_fill
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, imported_distributions
+from dp2ddp.transforms.analysis.torch_generators import generators_alike
 from dp2ddp.transforms.analysis.training import evaluation_draw, loop_trains
 from dp2ddp.transforms.hazards.draws import HelperDraws
 from dp2ddp.transforms.shared_draws.dataset_draws import (
@@ -142,6 +143,8 @@ class ShareDatasetDraws(WholeReads):
         self._receivers: set[str] = set()
         #: the module's def-use view, where it has loaders (batch_noise.handed_loader)
         self._flow: DefUse | None = None
+        #: the module's generators are alike on every rank (torch_generators.py)
+        self._alike = False
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
@@ -259,6 +262,7 @@ class ShareDatasetDraws(WholeReads):
         if not sizes.written and not sizes.returned:
             return
         self._flow = view(module)  # a loader handed to a function (batch_noise.handed_loader)
+        self._alike = generators_alike(module, self.state.text or None)  # torch_generators
         self._receivers = distribution_receivers(module, self.qualified_names)
         self._receivers |= imported_distributions(module, self.state.random_helpers.keys())
         for node in nodes_of(module, cst.Call):
@@ -284,7 +288,7 @@ class ShareDatasetDraws(WholeReads):
             if not names & BATCH_DRAWS:
                 self._unproved_sample(node, sizes)
                 continue
-            if not is_batch_noise(node, names, sizes.written):
+            if not is_batch_noise(node, names, sizes.written, self._alike):
                 if not self._per_rank_noise(node, names, sizes) and DISTRIBUTION_SAMPLE in names:
                     self._unsized_distribution_draw(node)
                 continue
@@ -392,7 +396,7 @@ class ShareDatasetDraws(WholeReads):
         current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
             if isinstance(current, cst.For) and per_rank_noise(
-                node, names, current, sizes.every(), self._flow
+                node, names, current, sizes.every(), self._flow, self._alike
             ):
                 first = first_dimension(node, names)
                 if first is None:  # a like-draw: its first dimension is its tensor's
@@ -425,7 +429,7 @@ class ShareDatasetDraws(WholeReads):
         draws take the global batch's rows on rank 0's stream and keep this rank's, as a
         draw in the loop does; else DP006 at the calls (hazards left them to here)."""
         for helper in helper_noise(
-            module, self.qualified_names, self.parent, sizes.bound, RANDOM_DRAWS
+            module, self.qualified_names, self.parent, sizes.bound, RANDOM_DRAWS, self._alike
         ):
             unsharded = helper.unsharded(sizes.sharded)
             if not unsharded:
