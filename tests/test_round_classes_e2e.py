@@ -1776,6 +1776,13 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   binds the key its loaders are read with (`phase = "train"`): set_epoch goes after that
   binding (before: at the top, UnboundLocalError on every rank); a generator expression over
   a sharded loader is said (DP030, before: no warning, rank 0's share printed).
+- Stop 71 helper wasave (round 24, YuanGongND/psla@76aedd1 validate_wa()):
+  rank_zero_s71_wasave_average_after_train, a helper loading each epoch's checkpoint
+  (saved on rank 0 in an epoch loop a rank may leave on a NaN running loss) and saving the
+  average itself, called after train(): a ddp_barrier() before its loads, the original's
+  averaged weights (before: its closing save made its loads look like a start-up resume's,
+  no barrier and no DP031, rank 1 read a missing or half-written checkpoint; and the real
+  resume at start-up got a false DP031).
 """
 
 from __future__ import annotations
@@ -2720,6 +2727,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # base: at the top of the epoch loop, UnboundLocalError on every rank); the validation's
     # generator expression over a sharded loader is rank 0's share (DP030): not compared
     "data_s71_lead_phase_key_bound_in_epoch": ("weights 0.512954",),
+    # stop 71 helper wasave (round 24's psla): checkpoints rank 0 saved each epoch, loaded
+    # and averaged after train() behind a barrier (the base: none, rank 1 read them early)
+    "rank_zero_s71_wasave_average_after_train": ("averaged weight sum -13.309",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
