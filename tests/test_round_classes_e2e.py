@@ -1834,6 +1834,13 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   batch's rows drawn and this rank's kept (ddp_draw_share), rank 0 prints the original's
   weights and the ranks' rows together are the original's one draw (E2E_DIGEST; before:
   DP006 for the first, nothing said for the others, every rank the same rows).
+- Stop 71 helper wasave (round 24, YuanGongND/psla@76aedd1 validate_wa()):
+  rank_zero_s71_wasave_average_after_train, a helper loading each epoch's checkpoint
+  (saved on rank 0 in an epoch loop a rank may leave on a NaN running loss) and saving the
+  average itself, called after train(): a ddp_barrier() before its loads, the original's
+  averaged weights (before: its closing save made its loads look like a start-up resume's,
+  no barrier and no DP031, rank 1 read a missing or half-written checkpoint; and the real
+  resume at start-up got a false DP031).
 """
 
 from __future__ import annotations
@@ -2812,6 +2819,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s71_gendraw_loop_generator": ("weights 0.8597",),
     "shared_draws_s71_gendraw_helper_generator": ("weights 4.5996",),
     "shared_draws_s71_gendraw_counter_generator": ("weights 0.6796",),
+    # stop 71 helper wasave (round 24's psla): checkpoints rank 0 saved each epoch, loaded
+    # and averaged after train() behind a barrier (the base: none, rank 1 read them early)
+    "rank_zero_s71_wasave_average_after_train": ("averaged weight sum -13.309",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -253,8 +253,11 @@ class RankUniformity:
         return None
 
     def unreached_call(self, function: cst.FunctionDef) -> cst.Call | None:
-        """A call of `function` in this module that not every rank reaches (directly, or
-        because its own function is called so); None when there is none."""
+        """A call of `function` in this module that not every rank reaches (directly, under
+        a condition or after an earlier statement that may leave per rank, or because its
+        own function is called so); None when there is none. A helper called after an epoch
+        loop that returns when the rank's running loss is NaN (YuanGongND/psla@76aedd1
+        validate_wa()) is not reached by a rank that left."""
         return self._unreached_call(function, set())
 
     def _unreached_call(self, function: cst.FunctionDef, seen: set[int]) -> cst.Call | None:
@@ -262,7 +265,7 @@ class RankUniformity:
             return None
         seen.add(id(function))
         for call in self.index.call_sites(function):
-            if self.rank_dependent_around(call) is not None:
+            if self.rank_dependent_around(call) is not None or self.left_before(call):
                 return call
             caller = enclosing_function(call, self.view)
             if caller is not None and (self._unreached_call(caller, seen)) is not None:

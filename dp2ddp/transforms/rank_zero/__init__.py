@@ -13,7 +13,8 @@ block). Each rule's module says what it does and why:
 
 - guard_statements.py: print / log / save / tracker statements grouped under the guard;
 - barriers.py: ddp_barrier() after a rank-0 save that other ranks load (DP031), and after
-  a rank-0 file write every rank reads (DP054);
+  a rank-0 file write every rank reads (DP054); save_order.py: whether a load may follow a
+  save (a resume at start-up does not), through the calls of its function;
 - file_writes.py: files written on rank 0 only, or on a scratch file elsewhere;
 - mkdir.py: directories made idempotent, or by rank 0 as the program says;
 - downloads.py: datasets that download their files built by rank 0 first (DP065);

@@ -91,6 +91,7 @@ from dp2ddp.transforms.rank_zero.path_shapes import (
 )
 from dp2ddp.transforms.rank_zero.removal_reads import plan_removal
 from dp2ddp.transforms.rank_zero.rule import Rule
+from dp2ddp.transforms.rank_zero.save_order import before_any_save, unsynced_before
 from dp2ddp.transforms.rank_zero.side_effects import (
     REMOVALS,
     TORCH_LOAD,
@@ -119,8 +120,8 @@ class Barriers(Rule):
         self._saved_elsewhere: frozenset[str] = frozenset()
         #: A save of this module has no barrier after it.
         self._local_unsynced = False
-        #: The first such save and why it has none, for DP031.
-        self._unsynced_why = ""
+        #: Those saves and why each has none, for DP031 (save_order.unsynced_before).
+        self.unsynced: list[tuple[cst.Call, str]] = []
         #: Functions and methods of the program's other modules that load (ProgramHints).
         self._loaded_elsewhere: frozenset[str] = frozenset()
         #: The module loads a checkpoint: torch.load, or a call of another module's loader.
@@ -161,9 +162,8 @@ class Barriers(Rule):
                 omitted = f"its barrier goes after `{statement_header(anchor)}`, past a load in it"
             if omitted is not None:
                 self.before_loads = self._local_unsynced = True
-                if not self._unsynced_why:
-                    line = self.t.input_position(call)[0]
-                    self._unsynced_why = f"rank 0's save at line {line} ({omitted})"
+                line = self.t.input_position(call)[0]
+                self.unsynced.append((call, f"rank 0's save at line {line} ({omitted})"))
 
     def _plan_files(self, module: cst.Module) -> None:
         """The writes of files every rank reads afterwards (see the module's docstring): a
@@ -351,7 +351,7 @@ class Barriers(Rule):
         read_kinds = file_kinds(read, self.t, hints.file_read_by)
         return not (wrote and read_kinds and not wrote & read_kinds)
 
-    def may_follow(self, write: cst.Call, read: cst.Call) -> bool:
+    def may_follow(self, write: cst.CSTNode, read: cst.CSTNode) -> bool:
         """The read may run after the write: later in the module's text, or in another
         function (called after it, or not: a barrier every rank reaches costs little)."""
         if enclosing_function(write, self.t) is not enclosing_function(read, self.t):
@@ -627,26 +627,6 @@ class Barriers(Rule):
             child, parent = parent, self.t.parent(parent)
         return ""
 
-    def _before_any_save(self, statement: cst.CSTNode) -> bool:
-        """A load that runs before anything in this run saved (a resume at start-up): its
-        function (or the module) saves only after it, and no loop around it saves."""
-        function = enclosing_function(statement, self.t)
-        scope: cst.CSTNode = function if function is not None else self.facts.module
-        child, parent = statement, self.t.parent(statement)
-        later = False
-        while parent is not None and child is not scope:  # the module's own body too
-            if isinstance(parent, (cst.For, cst.While)) and self.saves(parent):
-                return False
-            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-                body = list(parent.body)
-                at = next(i for i, s in enumerate(body) if s is child)
-                ran = [s for s in body[:at] if not isinstance(s, (cst.FunctionDef, cst.ClassDef))]
-                if any(self.saves(s) for s in ran):
-                    return False  # a def of a saving helper above saves nothing yet
-                later = later or any(self.saves(s) for s in body[at + 1 :])
-            child, parent = parent, self.t.parent(parent)
-        return later
-
     def before_load(self, original: cst.BaseStatement) -> bool:
         """A statement that loads a checkpoint gets a ddp_barrier() before it when a save had
         none after it; False (with DP031 where it is needed) when it cannot."""
@@ -655,7 +635,7 @@ class Barriers(Rule):
         loads = self._loads(original)
         if not loads or self.facts.under_guard(original) or self.facts.before_setup(original):
             return False
-        if self._before_any_save(original):
+        if before_any_save(self, original):
             return False  # resuming: reads what an earlier run wrote
         function = enclosing_function(original, self.t)
         saver = self._saver_before(original)
@@ -683,7 +663,8 @@ class Barriers(Rule):
                 "DP031",
                 f"{why}, and this load is not reached by every rank"
                 if saver
-                else f"{self._unsynced_why or unsynced} has no barrier every rank reaches, "
+                else f"{unsynced_before(self, original) or unsynced} has no barrier every "
+                "rank reaches, "
                 "and this load has none either",
             )
             return False
