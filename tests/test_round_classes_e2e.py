@@ -2822,11 +2822,6 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 71 helper wasave (round 24's psla): checkpoints rank 0 saved each epoch, loaded
     # and averaged after train() behind a barrier (the base: none, rank 1 read them early)
     "rank_zero_s71_wasave_average_after_train": ("averaged weight sum -13.309",),
-}
-#: the program fixtures of CASES -> their entry
-PROGRAMS = {
-    "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
-    "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform
     # stop 71 dblshard (round 24 Problem A): the entry's sharded loader handed to another
     # module's class method, not split again there (the base: split twice, a quarter of
     # the global batch per rank: weights 0.1745 and [0.5019, -1.3559, 0.1735, 1.471])
@@ -2836,6 +2831,8 @@ PROGRAMS = {
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
+    "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform
     "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard
     "batches_s71_dblshard_wrap_in_third_module": "run.py",  # stop 71 dblshard
     "batches_s71_dblshard_plain_list_control": "train.py",  # stop 71 dblshard

@@ -20,7 +20,8 @@ from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.names import INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import parsed_or_none
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
-from dp2ddp.transforms.hazards.draws import GENERATOR_DRAWS, HelperDraws
+from dp2ddp.transforms.hazards.draws import HelperDraws
+from dp2ddp.transforms.hazards.generator_objects import GENERATOR_DRAWS
 
 
 class _ExportDraws(MigrationTransform):
