@@ -6,9 +6,10 @@ or DP015 says they are this rank's. A pass written as a comprehension or a gener
 round 24's zsyOAOA/VDNet@599c153-like validation in a phase loop) is no `for` statement:
 its loader, sharded as the epoch's training loader's sibling, gave rank 0's share of the
 sum, printed as the whole set's, and nothing said it. Here each comprehension whose
-iterable is (through names and progress wrappers) a loader the pass sharded, and whose
-element runs no backward or optimizer step (a training pass is right per rank), gets DP030
-at the comprehension, naming the loader.
+iterable is (through names and progress wrappers) a loader the pass sharded, whose value
+a reduction takes (`sum`, `np.mean`, `len`, ...: a figure; a batch wrapper's generator is
+none) and whose element runs no backward or optimizer step (a training pass is right per
+rank), gets DP030 at the comprehension, naming the loader.
 """
 
 from __future__ import annotations
@@ -26,6 +27,16 @@ if TYPE_CHECKING:
 
 #: Calls in an element that make the comprehension a training pass.
 _TRAINING = frozenset({"backward", "step"})
+#: Reductions whose argument, a comprehension over a loader, is a figure of the pass.
+_FIGURES = frozenset({"sum", "mean", "max", "min", "len", "average", "nanmean", "median"})
+
+
+def _reduced(t: ShardDataLoaders, comprehension: cst.BaseExpression) -> bool:
+    """The comprehension is the argument of a reduction (`sum(... for x, y in loader)`,
+    `np.mean([...])`): a figure over the pass's batches."""
+    arg = t.parent(comprehension)
+    call = t.parent(arg) if isinstance(arg, cst.Arg) else arg
+    return isinstance(call, cst.Call) and name_of(call.func) in _FIGURES
 
 
 def said_comprehension_passes(
@@ -41,6 +52,8 @@ def said_comprehension_passes(
     known = {c: loader for c, loader in loaders.items() if c in sharded}
     kinds = (cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.DictComp)
     for comprehension in [n for kind in kinds for n in nodes.of(kind)]:
+        if not _reduced(t, comprehension):
+            continue  # a batch wrapper's generator (`{...} for x, y in loader`): no figure
         clause = comprehension.for_in
         if any(
             isinstance(n, cst.Call) and name_of(n.func) in _TRAINING for n in walk(comprehension)
