@@ -78,6 +78,18 @@ class Uniformity(Protocol):
 
 
 @dataclass(frozen=True)
+class SampleClasses:
+    """The program's per-sample classes (analysis/sample_classes.py, issue 28): `datasets`,
+    the qualified and last names of its classes that derive from a torch Dataset (or
+    IterableDataset), across modules; `transforms`, the last names of the classes whose
+    objects such a Dataset runs on each sample (composed, handed to its constructor or
+    built in its methods): their `__call__`/`forward` is per-sample code."""
+
+    datasets: frozenset[str] = frozenset()
+    transforms: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
 class ProgramHints:
     """What the program's other modules tell one module's rank-0 pass.
 
@@ -213,9 +225,9 @@ class ProgramHints:
     #: every call of another module hands a standard stream (`report(c, sys.stdout)`), `|o`
     #: where one hands anything else (rank_zero/handed_streams.py, stream_names.py).
     stream_parameters: frozenset[str] = frozenset()
-    #: Last names of the classes the program's modules build in the list a `Compose` is
-    #: handed: their `__call__` runs per sample (analysis/sample_code.py, stop 60).
-    composed_transforms: frozenset[str] = frozenset()
+    #: The program's Dataset classes and the transform classes they run per sample
+    #: (analysis/sample_classes.py; analysis/sample_code.py reads it).
+    per_sample: SampleClasses = SampleClasses()
     #: This module's top-level classes no other module of the program names (a name, an
     #: attribute, an import, a string): all their constructions are here (unbuilt_norms.py).
     home_classes: frozenset[str] = frozenset()

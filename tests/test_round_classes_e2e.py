@@ -1841,6 +1841,17 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   averaged weights (before: its closing save made its loads look like a start-up resume's,
   no barrier and no DP031, rank 1 read a missing or half-written checkpoint; and the real
   resume at start-up got a false DP031).
+- Stop 71 helper persample (round 24, issue 28: per-sample code is never rank 0's):
+  rank_zero_s71_persample_dataset_base_package (program; zsyOAOA/VDNet@599c153): a Dataset
+  whose base is a torch Dataset of the package's `__init__` under a name without "Dataset"
+  picks one of its sample's files in `__getitem__`: the pick stays each process's own, DP067
+  for the alike seeds; a plain class's pick of a file every rank reads is still rank 0's
+  (before: `ddp_rank0_value(random.randint, ...)` in `__getitem__`, no DP067).
+  rank_zero_s71_persample_crop_in_appended_compose (program; lliuz/ARFlow@e92a8bb): a crop
+  class of another module appended to a list handed to the program's own Compose, run by a
+  Dataset through `self.co_transform(...)` in two loader workers: its corner draws stay each
+  process's own (before: rank 0's corners through the store from the workers, rank 1's
+  crops cut short: weights nan; ARFlow itself hung at the first batch).
 """
 
 from __future__ import annotations
@@ -2836,6 +2847,15 @@ PROGRAMS = {
     "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard
     "batches_s71_dblshard_wrap_in_third_module": "run.py",  # stop 71 dblshard
     "batches_s71_dblshard_plain_list_control": "train.py",  # stop 71 dblshard
+    # stop 71 helper persample (round 24's VDNet and ARFlow): per-sample draws each
+    # process's own (the base: rank 0's through the store; the crop case weights nan)
+    "rank_zero_s71_persample_dataset_base_package": ("own files True probe 0.0", "weights 0.5574"),
+    "rank_zero_s71_persample_crop_in_appended_compose": ("crops whole True", "weights 1.0985"),
+}
+#: the program fixtures of CASES -> their entry
+PROGRAMS = {
+    "rank_zero_s71_persample_dataset_base_package": "train.py",  # stop 71 persample
+    "rank_zero_s71_persample_crop_in_appended_compose": "train.py",  # stop 71 persample
     "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
     "s70_unused_class_named_by_config": "train.py",  # stop 70 unused (round 23)
     "s70_variable_len_after_move_factory_args": "train.py",  # stop 70 helper variable

@@ -11,7 +11,7 @@ reads). Whether the ranks draw alike there is DP067's question (shared_draws).
 
 A transform class's `__call__` (or `forward`) is per-sample code too where an object of it
 is built in the list a `Compose` (torchvision's, the program's own, albumentations') is
-handed, in this module or another (ProgramHints.composed_transforms): the Dataset runs the
+handed, in this module or another (ProgramHints.per_sample): the Dataset runs the
 composed transforms on each sample, in the loader's workers (stop 60, round 12 v4-C:
 hzxie/Pix2Vox@0596d5e's `RandomBackground.__call__` picking a background file by
 `random.choice` was made `ddp_rank0_value(random.choice, ...)`, rank 0's pick for rank 1's
@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 
 import libcst as cst
 
+from dp2ddp.facts import SampleClasses
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, walk
 
@@ -43,6 +44,10 @@ _DATASET_BASES = frozenset(
 _PER_SAMPLE = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
 #: Calls handed a list of transform objects, each run on a sample in turn.
 _COMPOSERS = frozenset({"Compose", "RandomApply", "RandomChoice", "RandomOrder", "OneOf"})
+#: No program facts (a file migrated alone).
+_NO_SAMPLES = SampleClasses()
+#: The list methods that put an item (the last argument) or items in a list.
+_LIST_PUTS = frozenset({"append", "extend", "insert"})
 #: The methods a composed transform object runs.
 _TRANSFORM_METHODS = ("__call__", "forward")
 
@@ -53,6 +58,7 @@ def composed_classes(tree: ast.Module) -> frozenset[str]:
     Read off the module's one listing (ast_nodes.listed, kept per tree for the program's
     facts), calls by exact type: stop 60's `ast.walk` walked every module again."""
     found: set[str] = set()
+    lists = _listed_calls(tree)
     for call in ast_nodes.listed(tree):
         if type(call) is not ast.Call or not call.args:
             continue
@@ -68,7 +74,36 @@ def composed_classes(tree: ast.Module) -> frozenset[str]:
         listed = call.args[0]
         if isinstance(listed, (ast.List, ast.Tuple)):
             found.update(_last(e.func) for e in listed.elts if isinstance(e, ast.Call))
+        elif isinstance(listed, ast.Name):
+            found |= lists.get(listed.id, set())
     return frozenset(found - {""})
+
+
+def _listed_calls(tree: ast.Module) -> dict[str, set[str]]:
+    """name -> last names of the calls the module puts in a list bound to it, anywhere:
+    `ts = [Crop(8)]`, `ts += [...]`, `ts.append(Crop(8))`, `ts.extend([...])`,
+    `ts.insert(0, Crop(8))`: a `Compose(ts)` runs them (round 24: lliuz/ARFlow's
+    `get_co_transforms`, `transforms.append(RandomCrop(...))`, `return Compose(transforms)`)."""
+    found: dict[str, set[str]] = {}
+
+    def put(name: str, values: list[ast.expr]) -> None:
+        for value in values:
+            elements = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+            calls = {_last(e.func) for e in elements if isinstance(e, ast.Call)}
+            found.setdefault(name, set()).update(calls)
+
+    for node in ast_nodes.listed(tree):
+        if type(node) is ast.Assign and isinstance(node.value, (ast.List, ast.Tuple)):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    put(target.id, [node.value])
+        elif type(node) is ast.AugAssign and isinstance(node.target, ast.Name):
+            put(node.target.id, [node.value])
+        elif type(node) is ast.Call and type(node.func) is ast.Attribute:
+            owner = node.func.value
+            if isinstance(owner, ast.Name) and node.func.attr in _LIST_PUTS and node.args:
+                put(owner.id, node.args[-1:])
+    return found
 
 
 def _last(func: ast.expr) -> str:
@@ -80,10 +115,10 @@ def _last(func: ast.expr) -> str:
 def per_sample_functions(
     module: cst.Module,
     qualified_names: Callable[[cst.CSTNode], set[str]],
-    composed: frozenset[str] = frozenset(),
+    samples: SampleClasses = _NO_SAMPLES,
 ) -> frozenset[int]:
     """ids of the FunctionDefs of `module` a loader runs per sample (see the docstring);
-    `composed`: the classes other modules compose as transforms (composed_classes)."""
+    `samples`: the program's Datasets and the transforms they run (sample_classes.py)."""
     classes = nodes_of(module, cst.ClassDef)
     datasets: set[str] = set()
     changed = True
@@ -98,6 +133,7 @@ def per_sample_functions(
                     qualified_names(base.value) & _DATASET_BASES
                     or last.endswith("Dataset")
                     or last in datasets
+                    or last in samples.datasets  # a Dataset of another module's (issue 28)
                 ):
                     datasets.add(cls.name.value)
                     changed = True
@@ -107,7 +143,7 @@ def per_sample_functions(
         for s in (module.body if isinstance(module, cst.Module) else [])
         if isinstance(s, cst.FunctionDef)
     }
-    composed = composed | _composed_here(module)
+    composed = samples.transforms | _composed_here(module)
     todo: list[cst.FunctionDef] = []
     for cls in classes:
         if not isinstance(cls.body, cst.IndentedBlock):

@@ -54,7 +54,7 @@ from dp2ddp.transforms.analysis.loader_builds import loader_calls
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
 from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
 from dp2ddp.transforms.analysis.printing import Printing, printer_names, printing_functions
-from dp2ddp.transforms.analysis.sample_code import composed_classes
+from dp2ddp.transforms.analysis.sample_classes import SampleSummary, program_samples, sample_summary
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.rank_zero.handed_streams import program_streams, stream_writers
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
@@ -175,7 +175,7 @@ def program_hints(
         _through_reexports(set(program_set_returns(modules, [n.set_returns for n in names])), names)
     )
     streams = program_streams(modules, [n.stream_writers for n in names])
-    composed = frozenset().union(*(n.composed for n in names))
+    samples = program_samples(n.samples for n in names)
     every = program_constructions(
         [
             (
@@ -238,7 +238,7 @@ def program_hints(
                 device_moves=moves,
                 set_returns=sets,
                 stream_parameters=streams.get(module.name, frozenset()),
-                composed_transforms=composed,
+                per_sample=samples,
                 home_classes=home[index],
             )
             continue
@@ -274,7 +274,7 @@ def program_hints(
             device_moves=moves,
             set_returns=sets,
             stream_parameters=streams.get(module.name, frozenset()),
-            composed_transforms=composed,
+            per_sample=samples,
             home_classes=home[index],
         )
     return hints
@@ -434,8 +434,8 @@ class ModuleNames:
     stream_writers: frozenset[str] = frozenset()
     #: Its top-level functions handing a parameter on to a function (path_sinks.file_calls).
     file_forwards: frozenset[str] = frozenset()
-    #: The classes it builds in a Compose's list (sample_code.composed_classes).
-    composed: frozenset[str] = frozenset()
+    #: What it says of the program's Datasets and their transforms (sample_classes.py).
+    samples: SampleSummary = SampleSummary()
     #: How it hands attribute values on (path_sinks.attribute_flows).
     attribute_flows: frozenset[str] = frozenset()
 
@@ -484,7 +484,7 @@ class ModuleNames:
             set_returns(tree),
             stream_writers(tree),
             forwards,
-            composed_classes(tree),
+            sample_summary(name, tree, is_package),
             attribute_flows(tree),
         )
 

@@ -114,7 +114,7 @@ class RunDirValues(CallRule):
         warned: set[int] = set()
         found = (sources, warned)
         self.per_sample = per_sample_functions(
-            module, self.t.qualified_names, self.t.state.hints.composed_transforms
+            module, self.t.qualified_names, self.t.state.hints.per_sample
         )
         sinks = [*self._path_sinks(module), *attribute_sinks(self), *argument_sinks(self)]
         self._share_flows(sinks, found)
@@ -337,6 +337,8 @@ class RunDirValues(CallRule):
         sink the flow ends at): rank 0's value on every rank (`reason` kept in `sources`),
         or DP053 with the flow where the ranks' n-th reads may not be the same read."""
         sources, warned = found
+        if id(enclosing_function(source, self.t)) in self.per_sample:
+            return  # one sample's value, in a loader's worker: never rank 0's (issue 28)
         unshared = self._not_every_rank(source)
         if not unshared:
             sources[id(source)] = reason
@@ -356,6 +358,8 @@ class RunDirValues(CallRule):
         for statement in nodes_of(module, cst.If):
             if self.facts.under_guard(statement):
                 continue
+            if id(enclosing_function(statement, self.t)) in self.per_sample:
+                continue  # per-sample code: no rank 0's value, no barrier (issue 28)
             checks = [
                 call
                 for call in nodes_of(statement.test, cst.Call)

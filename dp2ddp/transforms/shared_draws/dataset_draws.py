@@ -249,6 +249,7 @@ class DatasetDrawFinder:
                         qualified & DATASET_BASES
                         or (last.endswith("Dataset") and "Iterable" not in last)
                         or last in names
+                        or last in self.t.state.hints.per_sample.datasets  # another module's
                     ):
                         found.append(cls)
                         names.add(cls.name.value)
