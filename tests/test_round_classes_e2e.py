@@ -2839,6 +2839,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s71_dblshard_method_argument": ("steps 4", "weights 0.0901"),
     "batches_s71_dblshard_wrap_in_third_module": ("weights [0.189, -1.6504, 0.5619, 1.7891]",),
     "batches_s71_dblshard_plain_list_control": ("steps 4", "weights 0.0901"),
+    # stop 71 helper persample (round 24's VDNet and ARFlow): per-sample draws each
+    # process's own (the base: rank 0's through the store; the crop case weights nan)
+    "rank_zero_s71_persample_dataset_base_package": ("own files True probe 0.0", "weights 0.5574"),
+    "rank_zero_s71_persample_crop_in_appended_compose": ("crops whole True", "weights 1.0985"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -2847,13 +2851,6 @@ PROGRAMS = {
     "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard
     "batches_s71_dblshard_wrap_in_third_module": "run.py",  # stop 71 dblshard
     "batches_s71_dblshard_plain_list_control": "train.py",  # stop 71 dblshard
-    # stop 71 helper persample (round 24's VDNet and ARFlow): per-sample draws each
-    # process's own (the base: rank 0's through the store; the crop case weights nan)
-    "rank_zero_s71_persample_dataset_base_package": ("own files True probe 0.0", "weights 0.5574"),
-    "rank_zero_s71_persample_crop_in_appended_compose": ("crops whole True", "weights 1.0985"),
-}
-#: the program fixtures of CASES -> their entry
-PROGRAMS = {
     "rank_zero_s71_persample_dataset_base_package": "train.py",  # stop 71 persample
     "rank_zero_s71_persample_crop_in_appended_compose": "train.py",  # stop 71 persample
     "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards
