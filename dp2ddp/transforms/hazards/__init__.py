@@ -63,6 +63,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     batch_rows,
     global_batch_sizes,
     is_batch_noise,
+    loops_over,
     per_rank_noise,
 )
 from dp2ddp.transforms.analysis.filled_draws import with_fill
@@ -594,8 +595,8 @@ class FlagHazards(MigrationTransform):
             if any(batch_sized(node, loop.body, batch_rows(loop, node)) for loop in loops):
                 self.warn(node, "DP006", f"{self.code(func)}(){generator_detail(node)}")
                 return
-            if loops:
-                return  # a draw not sized by the batch: alike, as DataParallel's one draw
+            if any(loops_over(loop, every, self._flow()) is not None for loop in loops):
+                return  # not sized by a loader's batch: alike, as DataParallel's one draw
         if names & RANDOM_DRAWS or (
             isinstance(func, cst.Attribute)
             and func.attr.value in INPLACE_RANDOM_FILLS
