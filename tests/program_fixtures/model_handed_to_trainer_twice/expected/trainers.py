@@ -2,7 +2,7 @@
 source batch through the classifier, a target batch to the features) before one backward."""
 import torch.nn.functional as F
 
-from _dp2ddp import ddp_print, ddp_shard_batch
+from _dp2ddp import ddp_print
 
 
 class Trainer:
@@ -11,7 +11,6 @@ class Trainer:
 
     def train(self, source, target, optimizer):
         for (xs, ys), (xt,) in zip(source, target):
-            (xs, ys), (xt,) = ddp_shard_batch(((xs, ys), (xt,)))
             # dp2ddp: DP072
             loss_s = F.cross_entropy(self.model(xs), ys)
             feats = self.model(xt, "feat")
