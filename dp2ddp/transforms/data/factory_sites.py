@@ -351,9 +351,7 @@ class FactorySites:
             ordered = self._evaluation_sites(loader, sites) if len(sites) > 1 else []
             if not ordered:
                 continue
-            original = call.args[shard.replace].value.deep_clone()
-            wrapper = cst.IfExp(test=cst.Name(FLAG), body=shard.wrapper, orelse=original)
-            t._shards[call] = replace(shard, wrapper=wrapper)
+            t._shards[call] = replace(shard, wrapper=_flagged(shard, call))
             self._functions.add(function)
             self._evaluation_calls.update(ordered)
             name = function.name.value
@@ -363,13 +361,7 @@ class FactorySites:
                 "their own sampler's batches whole, as the original did",
             )
             for site in ordered:
-                t.warn(
-                    site,
-                    "DP015",
-                    f"{t.code(site.func)}() also builds training loaders; this evaluation "
-                    f"loader is left unsharded ({FLAG}=False): every rank goes through all of "
-                    "it",
-                )
+                self._said_whole(site)
 
     def _split_by_shuffle(
         self, loader: Loader, function: cst.FunctionDef, sites: list[cst.Call]
@@ -452,13 +444,11 @@ class FactorySites:
                 or not self._returns(function, loader)
             ):
                 continue
-            flag = cst.Name(FLAG)
-            original = call.args[shard.replace].value.deep_clone()
-            wrapper = cst.IfExp(test=flag, body=shard.wrapper, orelse=original)
+            wrapper = _flagged(shard, call)
             batch = shard.batch
             if batch is not None:
                 kept = call.args[batch[0]].value.deep_clone()
-                batch = (batch[0], cst.IfExp(test=flag, body=batch[1], orelse=kept))
+                batch = (batch[0], cst.IfExp(test=cst.Name(FLAG), body=batch[1], orelse=kept))
             shards[call] = replace(shard, wrapper=wrapper, batch=batch)
             self._functions.add(function)
             self.t.record(
@@ -558,12 +548,16 @@ class FactorySites:
             "them whole, as the original did",
         )
         for site in factory.evaluation:
-            self.t.warn(
-                site,
-                "DP015",
-                f"{self.t.code(site.func)}() also builds training loaders; this evaluation "
-                f"loader is left unsharded ({FLAG}=False): every rank goes through all of it",
-            )
+            self._said_whole(site)
+
+    def _said_whole(self, site: cst.Call) -> None:
+        """DP015 at an evaluation call of a factory of both kinds: built whole."""
+        self.t.warn(
+            site,
+            "DP015",
+            f"{self.t.code(site.func)}() also builds training loaders; this evaluation "
+            f"loader is left unsharded ({FLAG}=False): every rank goes through all of it",
+        )
 
     def spread(self, original: cst.Call, rewritten: cst.Call) -> bool:
         """A factory's one-line DataLoader call that its conditional arguments push past the
@@ -607,6 +601,13 @@ class FactorySites:
         else:
             params = params.with_changes(kwonly_params=[*params.kwonly_params, flag])
         return updated.with_changes(params=params)
+
+
+def _flagged(shard: ShardEdit, call: cst.Call) -> cst.IfExp:
+    """The shard's wrapper under the factory's flag: `<it> if ddp_shard else <the loader's
+    own sampler>`."""
+    original = call.args[shard.replace].value.deep_clone()
+    return cst.IfExp(test=cst.Name(FLAG), body=shard.wrapper, orelse=original)
 
 
 def marks_evaluation(call: cst.Call) -> bool:
