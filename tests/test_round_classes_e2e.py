@@ -1852,6 +1852,11 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   Dataset through `self.co_transform(...)` in two loader workers: its corner draws stay each
   process's own (before: rank 0's corners through the store from the workers, rank 1's
   crops cut short: weights nan; ARFlow itself hung at the first batch).
+- Stop 72 lead (round 24's YuanGongND/psla@76aedd1 run.py):
+  rank_zero_s72_predictions_written_under_folder_elsewhere (program): another module's
+  evaluation writes each epoch's predictions on rank 0 under the folder it is handed, and the
+  entry reads them back after its last evaluation: a barrier after the loop that calls it
+  (before: none and no word; rank 1 read a missing or half-written file).
 """
 
 from __future__ import annotations
@@ -2843,9 +2848,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # process's own (the base: rank 0's through the store; the crop case weights nan)
     "rank_zero_s71_persample_dataset_base_package": ("own files True probe 0.0", "weights 0.5574"),
     "rank_zero_s71_persample_crop_in_appended_compose": ("crops whole True", "weights 1.0985"),
+    # stop 72 lead (round 24's psla): predictions read back after the last evaluation
+    "rank_zero_s72_predictions_written_under_folder_elsewhere": ("ensemble -1.883479",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "rank_zero_s72_predictions_written_under_folder_elsewhere": "train.py",  # stop 72 lead
     "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
     "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform
     "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard

@@ -37,7 +37,8 @@ under it, or lists it, for every file written within that folder: `Frames(ROOT)`
 ROOT in `__init__`, file_paths.folders_elsewhere, stop 61), gets a `ddp_barrier()` after the
 write where every rank arrives, as a checkpoint does; so does a call of another module's
 function that writes one (`prep.build_cache(CACHE)`, at a parameter or a fixed path:
-ProgramHints.file_written_by), the barrier after the call. A preprocess-once cache (`if not
+ProgramHints.file_written_by; or files under a folder it is handed, which a read within
+that folder may be: file_paths.read_within), the barrier after the call. A preprocess-once cache (`if not
 os.path.isfile(CACHE): ... pickle.dump(...)` then `pickle.load`) was read by rank 1 before
 rank 0 had finished it (a repo crashed on 3 of 3 first runs). Where no such place exists,
 DP054 names both. The path is matched by its text, or by its shape (path_shapes.py): a loop
@@ -75,6 +76,7 @@ from dp2ddp.transforms.rank_zero.file_paths import (
     parameters_apart,
     path_argument,
     read_elsewhere,
+    read_within,
     shown_read,
     written_elsewhere,
 )
@@ -240,6 +242,10 @@ class Barriers(Rule):
                 and not (wanted and suffix(t) and suffix(t) != wanted)
                 and self.may_follow(write, lister)
             ]
+            if id(write) in self._elsewhere:  # files under a folder it is handed
+                hints = self.t.state.hints
+                within = read_within(write, self.t, hints.file_written_by, reads)
+                matched += [(texts[0], r) for _, r in within if self.may_follow(write, r)]
             spelled = self.spell(write, write=True)
             maybe: list[cst.Call] = []
             for reader in first_read if not matched and spelled else ():

@@ -19,8 +19,9 @@ from dp2ddp.transforms._support.nodes import enclosing_function
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 from dp2ddp.transforms.rank_zero.edits import callee
 from dp2ddp.transforms.rank_zero.file_writes import path_open_for_writing
-from dp2ddp.transforms.rank_zero.path_forms import path_form
+from dp2ddp.transforms.rank_zero.path_forms import form_within, path_form
 from dp2ddp.transforms.rank_zero.path_mentions import mentioned_forms
+from dp2ddp.transforms.rank_zero.path_shapes import suffix
 from dp2ddp.transforms.rank_zero.path_texts import path_texts
 from dp2ddp.transforms.rank_zero.side_effects import (
     COPIES,
@@ -299,6 +300,27 @@ def written_elsewhere(
     (`writers`: ProgramHints.file_written_by; `prep.build_cache(CACHE)` writes CACHE, rank 0
     alone once migrated); None when the call writes none. Read as read_elsewhere reads."""
     return read_elsewhere(call, t, index, writers)
+
+
+def read_within(
+    call: cst.Call, t: RankZeroOnly, writers: frozenset[str], reads: dict[str, list[cst.Call]]
+) -> list[tuple[str, cst.Call]]:
+    """(the read's text, the read) for each read whose path's form lies within the folder a
+    call of another module's function writes files under (`writers`: ProgramHints.
+    file_written_by; `validate(model, loader, out_dir, tag)` saving
+    `os.path.join(out_dir, "pred_" + tag + ".csv")`), of the kind it writes there where
+    that is known: the file may be one it wrote, so the read waits for it as for a listing
+    of that folder. Stop 72: the entry read back, after its last evaluation, the
+    prediction files another module's evaluation had written on rank 0 (YuanGongND/psla@
+    76aedd1 run.py), with no barrier and no word (rank 1 read a missing or half-written
+    file)."""
+    return [
+        (text, read)
+        for folder, wanted in folders_elsewhere(call, t, writers)
+        for text, calls in reads.items()
+        if form_within(text, folder) and not (wanted and suffix(text) not in ("", wanted))
+        for read in calls
+    ]
 
 
 def called_names(call: cst.Call, t: RankZeroOnly) -> set[str]:

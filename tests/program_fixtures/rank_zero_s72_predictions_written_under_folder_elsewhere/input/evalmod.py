@@ -1,0 +1,16 @@
+import os
+
+import numpy as np
+import torch
+
+
+def validate(model, loader, out_dir, tag):
+    model.eval()
+    preds = []
+    with torch.no_grad():
+        for x, _ in loader:
+            preds.append(model(x))
+    preds = torch.cat(preds).numpy()
+    os.makedirs(out_dir, exist_ok=True)
+    np.savetxt(os.path.join(out_dir, "pred_" + tag + ".csv"), preds, delimiter=",")
+    model.train()
