@@ -64,6 +64,14 @@ INPLACE_RANDOM_FILLS: Final = frozenset(
      "log_normal_"}
 )  # fmt: skip
 
+#: torch.nn.init's fillers that draw (constant_, zeros_, eye_, dirac_ do not): one home
+#: for the weight-draw facts (analysis/weight_draws.py) and the re-initialising helpers
+#: (analysis/reinit.py).
+INIT_DRAWS: Final = frozenset(
+    "uniform_ normal_ trunc_normal_ xavier_uniform_ xavier_normal_ kaiming_uniform_ "
+    "kaiming_normal_ orthogonal_ sparse_".split()
+)
+
 #: How the hazards pass's record of a summed loss multiplied by WORLD_SIZE starts (the CLI's
 #: note reads it; the batches pass takes the scaling back where a batch is not proved split).
 SCALED_LOSS: Final = "scaled the summed loss"

@@ -24,7 +24,7 @@ import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.flow.origins import argument_for
-from dp2ddp.transforms._support.names import DDP_WRAPS, INPLACE_RANDOM_FILLS
+from dp2ddp.transforms._support.names import DDP_WRAPS, INIT_DRAWS, INPLACE_RANDOM_FILLS
 from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.analysis.weight_draws import drawing_methods, weight_draw_calls
 
@@ -36,13 +36,7 @@ _REINIT_METHODS = frozenset({"apply", "reset_parameters"})
 #: Calls that make a function of the program a weight drawer for what it is handed:
 #: torch.nn.init's drawing fillers and in-place random fills (a function that trains,
 #: calling backward(), is no initialiser whatever it draws).
-_HELPER_DRAWS = (
-    frozenset(
-        "uniform_ normal_ trunc_normal_ xavier_uniform_ xavier_normal_ kaiming_uniform_ "
-        "kaiming_normal_ orthogonal_ sparse_".split()
-    )
-    | INPLACE_RANDOM_FILLS
-)
+_HELPER_DRAWS = INIT_DRAWS | INPLACE_RANDOM_FILLS
 #: What a function applied to every submodule may call and still only switch modes: the
 #: switches themselves, and the tests of which module it is (`classname.find("BatchNorm")`).
 _MODE_CALLS = frozenset(

@@ -26,13 +26,8 @@ from __future__ import annotations
 import ast
 
 from dp2ddp.transforms._support.ast_nodes import parse_python
-from dp2ddp.transforms._support.names import INPLACE_RANDOM_FILLS
+from dp2ddp.transforms._support.names import INIT_DRAWS, INPLACE_RANDOM_FILLS
 
-#: torch.nn.init's fillers that draw (constant_, zeros_, eye_, dirac_ do not).
-_INIT_DRAWS = frozenset(
-    "uniform_ normal_ trunc_normal_ xavier_uniform_ xavier_normal_ kaiming_uniform_ "
-    "kaiming_normal_ orthogonal_ sparse_".split()
-)
 #: Module methods that re-draw the weights of what they are called on.
 _REDRAW = frozenset({"apply", "reset_parameters"})
 
@@ -94,7 +89,7 @@ def _calls(method: ast.FunctionDef | ast.AsyncFunctionDef, own: set[str]) -> Cal
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
             continue
         func, attr = node.func, node.func.attr
-        if attr in _INIT_DRAWS and _dotted(func.value).endswith("init"):
+        if attr in INIT_DRAWS and _dotted(func.value).endswith("init"):
             direct = direct or bool(node.args) and _rooted(node.args[0], bound)
         elif attr in INPLACE_RANDOM_FILLS or attr in _REDRAW:
             direct = direct or _rooted(func.value, bound)

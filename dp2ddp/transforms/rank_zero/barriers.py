@@ -37,17 +37,18 @@ under it, or lists it, for every file written within that folder: `Frames(ROOT)`
 ROOT in `__init__`, file_paths.folders_elsewhere, stop 61), gets a `ddp_barrier()` after the
 write where every rank arrives, as a checkpoint does; so does a call of another module's
 function that writes one (`prep.build_cache(CACHE)`, at a parameter or a fixed path:
-ProgramHints.file_written_by; or files under a folder it is handed, which a read within
-that folder may be: file_paths.read_within), the barrier after the call. A preprocess-once cache (`if not
-os.path.isfile(CACHE): ... pickle.dump(...)` then `pickle.load`) was read by rank 1 before
-rank 0 had finished it (a repo crashed on 3 of 3 first runs). Where no such place exists,
-DP054 names both. The path is matched by its text, or by its shape (path_shapes.py): a loop
-variable by the loop's iterable, a listing (glob, listdir) of the directory written into; a
-read that may name the file in a way neither shows (a loop over another iterable, one helper
-given other arguments, one attribute of another object) gets DP066 naming the write and the
-read, as no barrier is placed. A library's function handed the written path (or another
-module's function handing it there: ProgramHints.file_handed_by) is a read of it; a file
-kept open off rank 0 is waited for after its `close()` (handle_close.py; stop 52 w4).
+ProgramHints.file_written_by; or files under a folder it is handed, which a read within that
+folder may be: file_paths.read_within), the barrier after the call. A preprocess-once cache
+(`if not os.path.isfile(CACHE): ... pickle.dump(...)` then `pickle.load`) was read by rank 1
+before rank 0 had finished it (a repo crashed on 3 of 3 first runs). Where no such place
+exists, DP054 names both. The path is matched by its text, or by its shape (path_shapes.py):
+a loop variable by the loop's iterable, a listing (glob, listdir) of the directory written
+into; a read that may name the file in a way neither shows (a loop over another iterable,
+one helper given other arguments, one attribute of another object) gets DP066 naming the
+write and the read, as no barrier is placed. A library's function handed the written path
+(or another module's function handing it there: ProgramHints.file_handed_by) is a read of
+it; a file kept open off rank 0 is waited for after its `close()` (handle_close.py; stop 52
+w4).
 """
 
 from __future__ import annotations
