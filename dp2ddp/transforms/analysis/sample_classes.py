@@ -59,7 +59,7 @@ class SampleSummary:
     handed: (the callee as resolved, else as spelled; the last name of what is handed)
         for each argument of a call that is an object built by a call (`C(...)`, or a name
         bound to one): the callee may be a Dataset's constructor.
-    built: (last name of a top-level class, last name of a call made in its methods).
+    built: (last name of a top-level class, last name of a class its methods build).
     returns: (last name of a top-level function, last name of a call it returns).
     """
 
@@ -107,7 +107,7 @@ def sample_summary(name: str, tree: ast.Module, is_package: bool) -> SampleSumma
         composed_classes(tree),
         tuple(classes),
         tuple(sorted(handed)),
-        tuple(sorted(built - {(a, "") for a, _ in built})),
+        tuple(sorted(built)),
         tuple(sorted(returns)),
     )
 
@@ -167,7 +167,10 @@ def _dataset(base: str, datasets: set[str], lasts: set[str], known: Mapping[str,
 
 
 def _calls_in(node: ast.AST) -> set[str]:
-    return {_last(n.func) for n in ast_nodes.walk(node) if isinstance(n, ast.Call)}
+    """The classes (capitalised names: kept small for a program of thousands of classes)
+    whose objects `node` builds."""
+    calls = (_last(n.func) for n in ast_nodes.walk(node) if isinstance(n, ast.Call))
+    return {c for c in calls if c[:1].isupper()}
 
 
 def _bound_calls(tree: ast.Module) -> dict[str, set[str]]:

@@ -9,7 +9,8 @@ on every rank, through torchrun's rendezvous store (no collective), so ranks a s
 name one directory; without that store a rank keeps its own, with a run-time warning. The
 helper pairs each rank's n-th call with rank 0's n-th, so a read under a condition that
 differs between ranks is DP053 instead. A file only read per sample (analysis/sample_code.py)
-is this rank's data, not a shared name: its path stays this rank's own.
+is this rank's data, not a shared name: its path stays this rank's own; and no read in
+per-sample code is made rank 0's (issue 28: a loader's workers cannot wait for rank 0's).
 
 A file rank 0 writes is such a sink too, wherever its name is read afterwards: a checkpoint
 `f"ckpt_{datetime.now():%H%M%S%f}.pth"` saved on rank 0, loaded through `args.eval_from`
