@@ -30,6 +30,7 @@ import libcst as cst
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, Origin, Step, origins, view
 from dp2ddp.transforms._support.grad_mode import module_mode
+from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.hazards.pairs import MAY_COMPARE, compares_samples
 from dp2ddp.transforms.hazards.permuted_rows import (
@@ -268,9 +269,14 @@ def _library_call(
     """The first call on `path`, after a cut, of a package dp2ddp does not read (`FM.
     sample_location_and_conditional_flow(x0, x1)`, FM built from torchcfm's class; a
     function imported from one), handed two or more positional tensors cut from data:
-    the call, the qualified name it resolved to, the count of such arguments."""
+    the call, the qualified name it resolved to, the count of such arguments. `path` runs
+    from the source to the model's argument: only what follows its last DataLoader
+    construction can be handed the batch's rows; what builds the loader's dataset
+    (`DatasetFolder(root, split, transform)`) runs before any batch exists (round 23:
+    imtiazziko/LaplacianShot@5de2612 got DP125 there, the walk reaching it through a
+    factory's loader and a cut of the command line's `args`)."""
     cut = False
-    for step in path:
+    for step in path[_after_loader(defs, path, qualified_names) :]:
         cut = cut or _batch_cut(defs, step)
         node = step.node
         parent = defs.parent(node)
@@ -288,6 +294,20 @@ def _library_call(
         if count >= 2:
             return node, name, count
     return None
+
+
+def _after_loader(
+    defs: DefUse, path: tuple[Step, ...], qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> int:
+    """The index on `path` just past its last DataLoader construction (0: none)."""
+    for index in range(len(path) - 1, -1, -1):
+        node = path[index].node
+        parent = defs.parent(node)
+        if isinstance(parent, cst.Arg):
+            node = defs.parent(parent) or node
+        if isinstance(node, cst.Call) and qualified_names(node.func) & DATALOADER:
+            return index + 1
+    return 0
 
 
 def _foreign(
