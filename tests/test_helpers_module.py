@@ -187,3 +187,26 @@ def test_a_deleted_module_is_regenerated_from_what_the_scripts_import(tmp_path: 
     assert result.exit_code == 0, result.stderr
     assert f"created {helpers}" in result.stderr
     assert helpers.read_text() == first
+
+
+def test_sync_batchnorm_keeps_a_subclass_with_its_own_forward(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # The conversion as on CUDA (building SyncBatchNorm needs no GPU): torch's own layers
+    # become SyncBatchNorm, a subclass with a forward of its own stays as written (DP008).
+    import torch
+    import torch.nn.functional as F
+
+    namespace: dict[str, object] = {}
+    exec(
+        compile(render_module(helper_closure(["sync_batchnorm"])), "_dp2ddp.py", "exec"), namespace
+    )
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+
+    class BatchStats(torch.nn.modules.batchnorm._BatchNorm):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return F.batch_norm(x, None, None, self.weight, self.bias, True, 0.1, self.eps)
+
+    net = torch.nn.Sequential(torch.nn.Linear(2, 3), BatchStats(3), torch.nn.BatchNorm1d(3))
+    converted = namespace["ddp_sync_batchnorm"](net)  # type: ignore[operator]
+    assert [type(m).__name__ for m in converted] == ["Linear", "BatchStats", "SyncBatchNorm"]
+    plain = namespace["ddp_sync_batchnorm"](torch.nn.BatchNorm2d(3))  # type: ignore[operator]
+    assert type(plain).__name__ == "SyncBatchNorm"

@@ -70,7 +70,11 @@ from dp2ddp.transforms.analysis.filled_draws import with_fill
 from dp2ddp.transforms.analysis.fixed_fetch import fixed_fetches
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
-from dp2ddp.transforms.analysis.norm_layers import BATCHNORM_LAYERS, TORCHVISION_BN
+from dp2ddp.transforms.analysis.norm_layers import (
+    BATCHNORM_LAYERS,
+    TORCHVISION_BN,
+    own_forward_norms,
+)
 from dp2ddp.transforms.analysis.owner_parameters import rebound_whole
 from dp2ddp.transforms.analysis.pickled_params import (
     PICKLERS,
@@ -301,6 +305,8 @@ class FlagHazards(MigrationTransform):
             where = self._batchnorms[0] if self._batchnorms else self._first_wrap
             if where is not None:
                 self.warn(where, "DP017")
+            for norm, detail in own_forward_norms(original_node, self.qualified_names):
+                self.warn(norm, "DP008", detail)
         elif self._batchnorms:
             first = self._batchnorms[0]
             more = len(self._batchnorms) - 1
