@@ -217,3 +217,54 @@ def test_a_target_unpacking_its_own_name_ends_the_walk() -> None:
     assert len(walk.seen) < 100, len(walk.seen)
     kinds = {f"{o.kind} {code(o.node)}" for o in found if not o.selects}
     assert not any(k.startswith("unknown") for k in kinds), kinds
+
+
+_ALIASES = """
+def fit(a, loader): pass
+def fit_quiet(a, loader): pass
+def other(a, loader): pass
+
+def main(flag, mode):
+    if flag:
+        train = fit
+    else:
+        train = fit_quiet
+    train(1, 2)
+    pick = fit if flag else other
+    pick(1, 2)
+    again = pick
+    again(1, 2)
+    step = {"a": fit, "b": other}[mode]
+    step(1, 2)
+    {"a": fit, "b": other}[mode](1, 2)
+    if flag:
+        maybe = lambda a, loader: None
+    else:
+        maybe = fit
+    maybe(1, 2)
+    made = make()
+    made(1, 2)
+    mixed = fit if flag else (lambda a, loader: None)
+    mixed(1, 2)
+"""
+
+
+def test_a_call_through_a_name_bound_to_functions_runs_each_of_them() -> None:
+    """Round 25 (mattmacy/vnet.pytorch@a00c8ea: `train = train_nll` ... `train(args, epoch,
+    model, trainLoader)`): a name every binding of which is a function of the module (plain,
+    both arms of an if, an IfExp, an alias of an alias, a literal table by a key) calls each;
+    one also bound to a lambda or a call's value calls none of them (as before)."""
+    module = cst.parse_module(_ALIASES)
+    flow = view(module)
+    names: dict[str, list[str]] = {}
+    for call in flow.calls:
+        spelled = code(call.func)
+        names[spelled] = sorted(f.name for f in flow.callees(call))
+    assert names["train"] == ["fit", "fit_quiet"]
+    assert names["pick"] == ["fit", "other"]
+    assert names["again"] == ["fit", "other"]
+    assert names["step"] == ["fit", "other"]
+    assert names['{"a": fit, "b": other}[mode]'] == ["fit", "other"]
+    assert names["maybe"] == [] and names["made"] == [] and names["mixed"] == []
+    fit = next(f for f in flow.functions.values() if f.name == "fit")
+    assert {code(c.func) for c in flow.call_sites(fit)} >= {"train", "pick", "again", "step"}

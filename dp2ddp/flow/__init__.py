@@ -11,7 +11,8 @@ backward questions over it. The API:
     loop's target and body bindings kept; what origins uses);
     ``uses(scope, name)``; ``attribute_definitions(cls, attr)`` (``self.attr = ...`` in
     its methods); ``functions`` (node -> ``Function``: params, returns, yields, owner
-    class); ``call_sites(function)``; ``callees(call)``; ``class_called(call)``;
+    class); ``call_sites(function)``; ``callees(call)`` (a name followed through aliases
+    and tables of functions: flow/called.py); ``class_called(call)``;
     ``method(cls, name)``; ``parent(node)``, ``ancestors(node)``, ``scope_of(node)``,
     ``statement_of(node)``; ``imported(name)``; ``calls`` (every Call of the module).
 

@@ -25,6 +25,7 @@ from typing import cast
 
 import libcst as cst
 
+from dp2ddp.flow.called import looked_up, name_callees
 from dp2ddp.flow.children import PerTree, children_of, parent_map
 
 Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef
@@ -539,61 +540,16 @@ class DefUse:
 
     def callees(self, call: cst.Call) -> list[Function]:
         """The functions of this module `call` may run: a plain function, a method by
-        name, a class's `__init__`."""
+        name, a class's `__init__`, a function picked from a table or bound to another
+        name (`train = train_nll`: flow/called.py)."""
         func = call.func
         if isinstance(func, cst.Name):
-            found: list[Function] = []
-            for definition in self.definitions(func):
-                if definition.kind == "def":
-                    function = self.functions.get(definition.statement)
-                    if function is not None:
-                        found.append(function)
-                elif definition.kind == "class" and isinstance(definition.statement, cst.ClassDef):
-                    init = self.method(definition.statement, "__init__")
-                    if init is not None:
-                        found.append(init)
-                elif (
-                    definition.kind == "assign"
-                    and not definition.element
-                    and isinstance(definition.value, cst.Subscript)
-                ):
-                    found += self.looked_up(definition.value)
-            return found
+            return name_callees(self, func)
         if isinstance(func, cst.Attribute):
             return [f for f in self.function_named(func.attr.value) if f.owner is not None]
         if isinstance(func, cst.Subscript):
-            return self.looked_up(func)
+            return looked_up(self, func)
         return []
-
-    def looked_up(self, lookup: cst.Subscript) -> list[Function]:
-        """The functions a lookup in a table of functions may give (`c_loss_dict[name]`,
-        `losses[FLAGS.loss]`): the union over the table's values where it is a name bound
-        only to one dict, list or tuple literal (never changed by a store) whose every value
-        is a function of this module; else none (a table the view cannot read whole is
-        not followed: a caller asking for every function it may run gets no partial
-        answer). A configuration picks the key, so every value may run."""
-        if not isinstance(lookup.value, cst.Name):
-            return []
-        bound = self.definitions(lookup.value)
-        if len(bound) != 1 or bound[0].kind != "assign" or bound[0].element:
-            return []
-        table = bound[0].value
-        if isinstance(table, cst.Dict):
-            values = [e.value for e in table.elements if isinstance(e, cst.DictElement)]
-            whole = len(values) == len(table.elements)
-        elif isinstance(table, (cst.List, cst.Tuple)):
-            values = [e.value for e in table.elements if isinstance(e, cst.Element)]
-            whole = len(values) == len(table.elements)
-        else:
-            return []
-        found: list[Function] = []
-        for value in values if whole else ():
-            defs = self.definitions(value) if isinstance(value, cst.Name) else []
-            functions = [self.functions.get(d.statement) for d in defs if d.kind == "def"]
-            if not defs or len(functions) != len(defs) or None in functions:
-                return []
-            found += [f for f in functions if f is not None and f not in found]
-        return found
 
     def class_called(self, call: cst.Call) -> cst.ClassDef | None:
         """The class of this module `call` instantiates (`BatchIter(...)`), if any."""
