@@ -1857,6 +1857,18 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   evaluation writes each epoch's predictions on rank 0 under the folder it is handed, and the
   entry reads them back after its last evaluation: a barrier after the loop that calls it
   (before: none and no word; rank 1 read a missing or half-written file).
+- Stop 72 helper alias (round 25, mattmacy/vnet.pytorch@a00c8ea train.py: `train =
+  train_nll` ... `train(args, epoch, model, trainLoader, ...)`): a training function called
+  through a name bound only to functions (flow/called.py, the view's callees) is linked to
+  the sharded loader it is handed. data_s72_alias_if_else_train (`fit = fit_epoch_quiet` /
+  `fit = fit_epoch` in an if's arms): DP030 at its running counts and the original's
+  weights (before: DP030, but its batches taken for whole ones and split again beside the
+  sharded loader: rank 0 trained on a quarter of the global batch, weights 1.1741);
+  data_s72_alias_ifexp_train (`run = train_weighted if weighted else train_plain`): DP030 at
+  its epoch mean, the original's weights (before: no warning, rank 0's share printed as the
+  epoch's, `0.472923 over 10`). data_s72_alias_dict_key_train (a literal table by a key,
+  shuffled: set_epoch in the caller's epoch loop, before DP011) and the lambda control are
+  goldens only.
 """
 
 from __future__ import annotations
@@ -2850,6 +2862,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s71_persample_crop_in_appended_compose": ("crops whole True", "weights 1.0985"),
     # stop 72 lead (round 24's psla): predictions read back after the last evaluation
     "rank_zero_s72_predictions_written_under_folder_elsewhere": ("ensemble -1.883479",),
+    # stop 72 helper alias (round 25's vnet): a training function called through a name
+    # bound to it; its batches no longer split again (the base: weights 1.1741)
+    "data_s72_alias_if_else_train": ("weights 0.9985",),
+    "data_s72_alias_ifexp_train": ("weights 0.407102",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
