@@ -1867,8 +1867,10 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   data_s72_alias_ifexp_train (`run = train_weighted if weighted else train_plain`): DP030 at
   its epoch mean, the original's weights (before: no warning, rank 0's share printed as the
   epoch's, `0.472923 over 10`). data_s72_alias_dict_key_train (a literal table by a key,
-  shuffled: set_epoch in the caller's epoch loop, before DP011) and the lambda control are
-  goldens only.
+  shuffled: set_epoch in the caller's epoch loop, before DP011) is a golden only.
+  data_s72_alias_lambda_control (the lead: a lambda in one arm, the function in the other):
+  the call may run the function, its loop is proved fed the sharded loader, not split again
+  (before: weights 1.0687, rank 0 on a share of its share; the original's 0.9827).
 """
 
 from __future__ import annotations
@@ -2866,6 +2868,7 @@ CASES: dict[str, tuple[str, ...]] = {
     # bound to it; its batches no longer split again (the base: weights 1.1741)
     "data_s72_alias_if_else_train": ("weights 0.9985",),
     "data_s72_alias_ifexp_train": ("weights 0.407102",),
+    "data_s72_alias_lambda_control": ("weights 0.9827",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -7,8 +7,10 @@ lookup in a table of functions (`train = trainers[mode]`), and an alias of funct
 train_mean`), `train = train_sum if summed else train_mean`, or a lookup in a literal table
 (`train = {"sum": train_sum, "mean": train_mean}[mode]`). A configuration picks the binding,
 so every function bound may run. An alias is followed only where every binding of the
-called name is one the view can follow to functions of this module: a name also bound to a
-lambda, a parameter, an import or any other value gets what it got before aliases were
+called name is one the view can follow to functions of this module, or a lambda (which runs
+its body: the calls written there are the view's own call sites, so a `fit = lambda *a:
+None` in the other arm adds none): a name also bound to a parameter, an import or any other
+value (a `functools.partial(f, ...)` may run `f`) gets what it got before aliases were
 followed (its defs and classes), no partial answer a pass would take as the whole (round 25,
 mattmacy/vnet.pytorch@a00c8ea train.py: `train = train_nll` ... `train(args, epoch, model,
 trainLoader, ...)` linked no loader to train_nll, its running sample count printed as rank
@@ -46,6 +48,8 @@ def name_callees(view: DefUse, name: cst.Name) -> list[Function]:
             table = looked_up(view, definition.value)
             found += table
             whole = whole and bool(table)
+        elif _plain(definition) and isinstance(definition.value, cst.Lambda):
+            aliases += _lambda(view, definition.value)  # its body's calls: the view's own
         elif _plain(definition) and isinstance(definition.value, (cst.Name, cst.IfExp)):
             picked = _aliased(view, definition.value, 0)
             aliases += picked or []
@@ -99,6 +103,8 @@ def _aliased(view: DefUse, value: cst.BaseExpression, depth: int) -> list[Functi
         return body + [f for f in orelse if f not in body]
     if isinstance(value, cst.Subscript):
         return looked_up(view, value) or None
+    if isinstance(value, cst.Lambda):
+        return _lambda(view, value)  # its body's calls are seen where they are written
     if not isinstance(value, cst.Name):
         return None
     bound = view.definitions(value)
@@ -117,6 +123,11 @@ def _aliased(view: DefUse, value: cst.BaseExpression, depth: int) -> list[Functi
             return None
         found += [f for f in picked if f not in found]
     return found
+
+
+def _lambda(view: DefUse, node: cst.Lambda) -> list[Function]:
+    function = view.functions.get(node)
+    return [] if function is None else [function]
 
 
 def _defined(view: DefUse, value: cst.BaseExpression) -> list[Function] | None:
