@@ -1871,6 +1871,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   data_s72_alias_lambda_control (the lead: a lambda in one arm, the function in the other):
   the call may run the function, its loop is proved fed the sharded loader, not split again
   (before: weights 1.0687, rank 0 on a share of its share; the original's 0.9827).
+  batches_s72_lead_function_handed_on_partial: the other arm a `functools.partial` the view
+  does not follow: some caller unseen, the loop left as written and DP037 names the use (the
+  sharded loader's batches not cut again: the original's weights; before 1.0687).
 """
 
 from __future__ import annotations
@@ -2869,6 +2872,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s72_alias_if_else_train": ("weights 0.9985",),
     "data_s72_alias_ifexp_train": ("weights 0.407102",),
     "data_s72_alias_lambda_control": ("weights 0.9827",),
+    "batches_s72_lead_function_handed_on_partial": ("weights 0.9827",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -70,6 +70,7 @@ from dp2ddp.transforms.batches.after_loop import warn_picks_after_loop
 from dp2ddp.transforms.batches.fed import fed_loader, plan_fed
 from dp2ddp.transforms.batches.fixed_norms import warn_fixed_norm_calls
 from dp2ddp.transforms.batches.global_reshape import global_reshapes
+from dp2ddp.transforms.batches.handed_on import handed_on
 from dp2ddp.transforms.batches.loops import (
     PER_RANK,
     ROUNDS,
@@ -260,6 +261,10 @@ class ShardBatches(BatchSqueezes):
             self._warn(loop, iterable, f"DataParallel's dim is {self._dim_text}")
             return True
         if self._taken_whole(loop, iterable, target_names(batch)):
+            return True
+        unfollowed = handed_on(self._module, loop, seen) if self._module is not None else None
+        if unfollowed is not None:
+            self._warn(loop, iterable, unfollowed)
             return True
         self._split_top[loop] = [self._split_statement(batch)]
         self.state.helpers.add("shard_batch")
