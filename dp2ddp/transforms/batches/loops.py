@@ -339,7 +339,7 @@ class BatchLoops(LoaderEvaluation):
     def _take_per_rank(self, size: cst.BaseExpression, why: str) -> None:
         """`size`, a global batch size, read as this rank's part: `ddp_per_rank_batch(size)`
         (once; not where it is one already), recorded with `why` (the states and targets
-        the proof sizes per rank: proof._per_rank_state, model_states, held_targets)."""
+        the proof sizes per rank: model_states.per_rank_state and per_rank_states, held_targets)."""
         if size in self._swap or PER_RANK in self.code(size):
             return
         self._swap[size] = call_named(PER_RANK, cst.Arg(size.deep_clone()))

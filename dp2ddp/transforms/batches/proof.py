@@ -39,7 +39,6 @@ from collections.abc import Callable
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Origin, code, origins, view
-from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
     calls_model,
@@ -52,8 +51,13 @@ from dp2ddp.transforms.batches.beside import prove_beside_loader
 from dp2ddp.transforms.batches.cut_counts import settle_cuts, settle_output_cuts
 from dp2ddp.transforms.batches.fed import fed_share_loop
 from dp2ddp.transforms.batches.held_targets import per_rank_held_targets
-from dp2ddp.transforms.batches.loops import PER_RANK, ROUNDS, SAME_RANDOM, SHARD, _plain_target
-from dp2ddp.transforms.batches.model_states import from_method, model_method, per_rank_states
+from dp2ddp.transforms.batches.loops import ROUNDS, SAME_RANDOM, SHARD, _plain_target
+from dp2ddp.transforms.batches.model_states import (
+    from_method,
+    model_method,
+    per_rank_state,
+    per_rank_states,
+)
 from dp2ddp.transforms.batches.numbers import held_alike
 from dp2ddp.transforms.batches.reduced import reduced_name, reduces_batch
 from dp2ddp.transforms.batches.replicated import replicated
@@ -264,7 +268,7 @@ class BatchProof(TrainingLoops):
                     say_target(self, flow, call, value, origin, taken)
                     return
         for origin in states:
-            self._per_rank_state(flow, origin, call)
+            per_rank_state(self, flow, origin, call)
         per_rank_states(self, methods, call)
         self._split_calls.add(call)
         settle_cuts(self, flow, call, sliced, wrapped)
@@ -460,42 +464,6 @@ class BatchProof(TrainingLoops):
         if isinstance(size, cst.Attribute):  # a fill, not a draw (DP006 says those)
             return size if name_of(call.func) in ("zeros", "ones", "empty", "full") else None
         return size if isinstance(size, cst.Name) else None
-
-    def _per_rank_state(self, flow: DefUse, origin: Origin, model_call: cst.Call) -> None:
-        """State sized by the batch (`model.init_hidden(bsz)` -> `torch.zeros(1, bsz, h)`)
-        going into a model whose batch is split: the size takes this rank's part,
-        `ddp_per_rank_batch(B)`, where the loop's code gives it (the argument of the call
-        the flow came through, so a helper that also builds evaluation state is not
-        changed), else at the factory."""
-        factory = origin.node
-        assert isinstance(factory, cst.Call)
-        size = self._sized_along_dim(factory)
-        if size is None:
-            return
-        expr: cst.BaseExpression = size
-        for entered in reversed(origin.entered()):
-            if not isinstance(expr, cst.Name):
-                break
-            param = [
-                d.target
-                for d in flow.definitions(expr)
-                if d.kind == "param" and isinstance(d.target, cst.Param)
-            ]
-            if not param:
-                break
-            argument = None
-            for callee in flow.callees(entered):
-                if param[0] in callee.params:
-                    argument = argument_for(entered, callee, param[0])
-            if argument is None:
-                break
-            expr = argument
-        self._take_per_rank(
-            expr,
-            f"{self.code(expr)} sizes state that goes into {self.code(model_call.func)}() with "
-            f"this rank's part of the batch: {PER_RANK}({self.code(expr)}) along dim "
-            f"{self._dim} ({origin.flow(self.input_position)})",
-        )
 
     def _split_on_path(self, flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
         """The batch's path goes through a loader (the data pass shards it) or a split
