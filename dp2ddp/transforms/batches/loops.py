@@ -31,6 +31,9 @@ SHARD = "ddp_shard_batch"
 ROUNDS = "ddp_rank_batches"
 PER_RANK = "ddp_per_rank_batch"
 SAME_RANDOM = "ddp_same_random"
+#: What the proof takes as one training step: a loop that trains, or a step function other
+#: modules call, with no loop of its own around the model call (batches/pulled.py)
+Step = cst.For | cst.While | cst.FunctionDef
 #: draws of k items of a sequence: a list of samples (`batch = random.sample(memory, k)`)
 _SAMPLE_DRAWS = frozenset({"random.sample", "random.choices"})
 

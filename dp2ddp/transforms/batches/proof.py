@@ -51,7 +51,7 @@ from dp2ddp.transforms.batches.beside import prove_beside_loader
 from dp2ddp.transforms.batches.cut_counts import settle_cuts, settle_output_cuts
 from dp2ddp.transforms.batches.fed import fed_share_loop
 from dp2ddp.transforms.batches.held_targets import per_rank_held_targets
-from dp2ddp.transforms.batches.loops import ROUNDS, SAME_RANDOM, SHARD, _plain_target
+from dp2ddp.transforms.batches.loops import ROUNDS, SAME_RANDOM, SHARD, Step, _plain_target
 from dp2ddp.transforms.batches.model_states import (
     from_method,
     model_method,
@@ -59,6 +59,7 @@ from dp2ddp.transforms.batches.model_states import (
     per_rank_states,
 )
 from dp2ddp.transforms.batches.numbers import held_alike
+from dp2ddp.transforms.batches.pulled import bare_step, pull_of, split_pulled, warn_unreached_pulls
 from dp2ddp.transforms.batches.reduced import reduced_name, reduces_batch
 from dp2ddp.transforms.batches.replicated import replicated
 from dp2ddp.transforms.batches.sampled_parts import handed_on, sampled_tuple
@@ -119,7 +120,9 @@ class BatchProof(TrainingLoops):
             wrapped_here = wrapped | self._handed_here(call, handed) if handed else wrapped
             if not calls_model(call, wrapped_here):
                 continue
-            loop = self._training_loop(lambda: view(module), call)
+            loop: Step | None = self._training_loop(lambda: view(module), call)
+            if loop is None:  # a step function other modules call (batches/pulled.py)
+                loop = bare_step(self, flow := flow or view(module), call)
             if loop is None or (loop in self._planned and not calls_model(call, wrapped)):
                 continue  # a handed wrap's loop the planners settled: theirs
             if SHARD in self.code(loop.body):  # split before (a migrated module): per call
@@ -130,14 +133,16 @@ class BatchProof(TrainingLoops):
             flow = flow or view(module)
             if self._evaluated(flow, call, loop):
                 continue  # every rank computes the whole batch's outputs, as DataParallel did
-            if any(self._is_loader(u) for u in self._loop_sources(loop)) or fed_share_loop(
-                self, loop
+            if not isinstance(loop, cst.FunctionDef) and (
+                any(self._is_loader(u) for u in self._loop_sources(loop))
+                or fed_share_loop(self, loop)
             ):
                 if prove_beside_loader(self, flow, call, loop, wrapped_here):
                     self._split_calls.add(call)
                     per_rank_held_targets(self, flow, call, loop)
                 continue
             self._prove_call(flow, call, loop, wrapped_here)
+        warn_unreached_pulls(self, flow or view(module), wrapped)
 
     def _handed_here(
         self, call: cst.Call, handed: dict[cst.FunctionDef, frozenset[str]]
@@ -150,9 +155,7 @@ class BatchProof(TrainingLoops):
                 return handed.get(ancestor, frozenset())
         return frozenset()
 
-    def _prove_call(
-        self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, wrapped: set[str]
-    ) -> None:
+    def _prove_call(self, flow: DefUse, call: cst.Call, loop: Step, wrapped: set[str]) -> None:
         """One model call: its inputs first (split where unproved, else DP047); where the
         batch it gets is this rank's part, the targets compared with its output and the
         state sized by the batch follow it."""
@@ -215,7 +218,10 @@ class BatchProof(TrainingLoops):
                     per_rank = True
                 elif verdict == "batch" and not fixed_sample(self, flow, call, loop, origin):
                     taken = taken_elsewhere(self, flow, origin)
-                    if taken or not self._split_on_path(flow, origin, loop):
+                    pulled = not taken and pull_of(flow, origin) is not None
+                    if pulled and not split_pulled(self, flow, call, value, origin):
+                        return  # DP037 said it
+                    if not pulled and (taken or not self._split_on_path(flow, origin, loop)):
                         self._unproved.add("DP047")
                         effect = unsplit_effect(self, flow, origin)
                         self.warn(
@@ -279,9 +285,7 @@ class BatchProof(TrainingLoops):
             return " (--per-process-batch deals out whole batches of a loop's iterable only)"
         return ""
 
-    def _targets(
-        self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While
-    ) -> list[cst.BaseExpression]:
+    def _targets(self, flow: DefUse, call: cst.Call, loop: Step) -> list[cst.BaseExpression]:
         """What the model's output is compared with: the other operands of a call,
         operation or comparison given the output (`mse_loss(model(x), y)`,
         `criterion(out.view(-1, n), t)`, `(model(x) - y)`), and what a step closure returns
@@ -375,6 +379,8 @@ class BatchProof(TrainingLoops):
             return "ok"
         if self._on_split(flow, origin):
             return "sharded"
+        if pull_of(flow, origin) is not None:
+            return "batch"  # pulled from a provider the callers hand (batches/pulled.py)
         if self._state_factory(flow, origin) and (not origin.cut or origin.entered()):
             return "state"  # built for the batch (`model.init_hidden(bsz)`), not cut from data
         if not origin.cut and not self._drawn_elsewhere(flow, origin):
@@ -465,7 +471,7 @@ class BatchProof(TrainingLoops):
             return size if name_of(call.func) in ("zeros", "ones", "empty", "full") else None
         return size if isinstance(size, cst.Name) else None
 
-    def _split_on_path(self, flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
+    def _split_on_path(self, flow: DefUse, origin: Origin, loop: Step) -> bool:
         """The batch's path goes through a loader (the data pass shards it) or a split
         (planned here or written before), or one is planned now: where the batch enters
         the loop (after the statement binding it, or at the top of the loop whose target
@@ -477,7 +483,8 @@ class BatchProof(TrainingLoops):
             return False  # whole batches in turn: only loops over batches are dealt out
         if origin.kind not in ("call", "constant"):
             return False  # a parameter, an import...: what it holds is not this module's
-        self._split_loops.append(loop)  # its figures are this rank's share now (DP030)
+        if not isinstance(loop, cst.FunctionDef):  # its figures are this rank's share (DP030)
+            self._split_loops.append(loop)
         if self._split_source_of(flow, origin, loop):
             return True
         for node in (step.node for step in origin.path):  # where the batch enters the loop
@@ -614,7 +621,7 @@ class BatchProof(TrainingLoops):
             )
         return True
 
-    def _split_source_of(self, flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
+    def _split_source_of(self, flow: DefUse, origin: Origin, loop: Step) -> bool:
         """Along a dim other than 0, a source bound outside the loop and only sliced by
         rows on the way from there to the model (`train_data = batchify(data, B)`,
         `source[i:i + n]`): split where it is bound (the last binding before the loop);
