@@ -138,7 +138,7 @@ def split_pulled(
     _say(
         proof,
         pull,
-        f"it is not bound to plain names where it is taken, so {proof.code(value)} in "
+        f"it is bound to no plain names where it is taken, so {proof.code(value)} in "
         f"{proof.code(call)} is not split with the rest of its batch",
     )
     return False
@@ -176,9 +176,9 @@ def warn_unreached_pulls(proof: BatchProof, flow: DefUse, wrapped: set[str]) -> 
         _say(
             proof,
             pull,
-            f"its batch reaches no call of a wrapped model in {function.name.value}() by a "
-            "flow dp2ddp follows (a copy into a buffer, a container), so it is not split "
-            "where it is taken",
+            f"the batch reaches no call of a wrapped model in {function.name.value}() by a "
+            "flow dp2ddp follows (copied into a buffer, held in a container), so it is not "
+            "split where it is taken",
         )
 
 
@@ -209,15 +209,23 @@ def _pulls(
                 yield function, params[node.value], pull
 
 
-def _say(proof: BatchProof, pull: cst.CSTNode, why: str) -> None:
+def _say(proof: BatchProof, pull: cst.Call | cst.Subscript, why: str) -> None:
     proof._warned.add(pull)
     proof._unproved.add("DP037")
+    provider = pull.value if isinstance(pull, cst.Subscript) else _receiver(pull)
     proof.warn(
         pull,
         "DP037",
-        f"{proof.code(pull)} takes a batch from a provider the callers hand ({why}); every "
-        "rank trains on the whole batch",
+        f"{proof.code(pull)} takes a batch from {proof.code(provider)}, a provider the "
+        f"callers hand: {why}; every rank trains on the whole batch",
     )
+
+
+def _receiver(call: cst.Call) -> cst.BaseExpression:
+    """`p` of `next(p)` or `p.m()`."""
+    if isinstance(call.func, cst.Attribute):
+        return call.func.value
+    return call.args[0].value
 
 
 def _called(expr: cst.BaseExpression) -> cst.BaseExpression:
