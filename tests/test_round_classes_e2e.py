@@ -1852,6 +1852,19 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   Dataset through `self.co_transform(...)` in two loader workers: its corner draws stay each
   process's own (before: rank 0's corners through the store from the workers, rank 1's
   crops cut short: weights nan; ARFlow itself hung at the first batch).
+- Stop 72 helper stepfn (round 24, kam1107/RealnessGAN@eaed6b2, issue 28 item 1): a
+  training-step function with no loop of its own pulls its batch from a provider it is
+  handed (`provider.__next__()`, `next(batches)`, batches/pulled.py). A provider of the
+  program's own (a class shuffling indices, a generator of slices): split where the pull
+  binds it, the pull in `with ddp_same_random():`, the original's figures
+  (batches_s72_stepfn_provider_step in one module; batches_s72_stepfn_provider_other_module
+  across modules, where before every rank trained on the whole batch and nothing was
+  said). A sharded DataLoader's iterator (`batches = iter(loader)`) handed to the step: the
+  loader sharded (its iterator's taker trains) and the batch not split again
+  (batches_s72_stepfn_loader_iterator, batches_s72_stepfn_loader_iterator_other_module).
+  A batch copied into the caller's buffer before the model call
+  (batches_s72_stepfn_buffer_copy_other_module, RealnessGAN's `x.copy_(images)`): left
+  whole, DP037 at the pull; the original's figures (every rank the whole batch).
 """
 
 from __future__ import annotations
@@ -2843,9 +2856,32 @@ CASES: dict[str, tuple[str, ...]] = {
     # process's own (the base: rank 0's through the store; the crop case weights nan)
     "rank_zero_s71_persample_dataset_base_package": ("own files True probe 0.0", "weights 0.5574"),
     "rank_zero_s71_persample_crop_in_appended_compose": ("crops whole True", "weights 1.0985"),
+    # stop 72 stepfn (round 24's RealnessGAN): a step function with no loop of its own
+    # pulls its batch from a provider it is handed: split where the pull binds it (the
+    # base: the whole batch on every rank, no word across modules), not split again where
+    # the provider is a sharded loader's iterator; DP037 where it reaches the model unseen
+    "batches_s72_stepfn_provider_step": ("full-data loss 0.704316", "sum|w| 22.026464"),
+    "batches_s72_stepfn_loader_iterator": (
+        "epoch 1 full-data loss 2.803276",
+        "epoch 3 full-data loss 0.704449",
+        "sum|w| 22.018547",
+    ),
+    "batches_s72_stepfn_provider_other_module": ("full-data loss 0.982388", "sum|w| 21.074462"),
+    "batches_s72_stepfn_loader_iterator_other_module": (
+        "epoch 1 full-data loss 2.803276",
+        "epoch 3 full-data loss 0.704449",
+        "sum|w| 22.018547",
+    ),
+    "batches_s72_stepfn_buffer_copy_other_module": (
+        "full-data loss 0.704316",
+        "sum|w| 22.026464",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "batches_s72_stepfn_provider_other_module": "main.py",  # stop 72 stepfn (round 24)
+    "batches_s72_stepfn_loader_iterator_other_module": "main.py",  # stop 72 stepfn
+    "batches_s72_stepfn_buffer_copy_other_module": "main.py",  # stop 72 stepfn
     "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
     "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform
     "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard
