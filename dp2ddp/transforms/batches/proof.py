@@ -59,7 +59,7 @@ from dp2ddp.transforms.batches.model_states import (
     per_rank_states,
 )
 from dp2ddp.transforms.batches.numbers import held_alike
-from dp2ddp.transforms.batches.pulled import bare_step, pull_of, split_pulled, warn_unreached_pulls
+from dp2ddp.transforms.batches.pulled import bare_step, pull_of, split_pulled
 from dp2ddp.transforms.batches.reduced import reduced_name, reduces_batch
 from dp2ddp.transforms.batches.replicated import replicated
 from dp2ddp.transforms.batches.sampled_parts import handed_on, sampled_tuple
@@ -142,7 +142,6 @@ class BatchProof(TrainingLoops):
                     per_rank_held_targets(self, flow, call, loop)
                 continue
             self._prove_call(flow, call, loop, wrapped_here)
-        warn_unreached_pulls(self, flow or view(module), wrapped)
 
     def _handed_here(
         self, call: cst.Call, handed: dict[cst.FunctionDef, frozenset[str]]

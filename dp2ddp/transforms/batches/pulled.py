@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, Origin, origins
+from dp2ddp.flow import DefUse, Origin, origins, view
 from dp2ddp.transforms._support.nodes import NO_GRAD, calls_model, walk
 from dp2ddp.transforms.analysis.fed_slots import fed_share
+from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.analysis.training import function_trains
 from dp2ddp.transforms.batches.loops import _plain_target
 
@@ -160,11 +161,12 @@ def _binding(statement: cst.CSTNode, pull: cst.CSTNode) -> cst.Assign | None:
     return assign
 
 
-def warn_unreached_pulls(proof: BatchProof, flow: DefUse, wrapped: set[str]) -> None:
+def warn_unreached_pulls(proof: BatchProof, module: cst.Module, wrapped: set[str]) -> None:
     """DP037 at each pull from a provider (pull_of) in a function that trains and calls a
     wrapped model whose batch the proof did not split nor prove this rank's share: it
     reaches the model by no flow dp2ddp follows (RealnessGAN's `x.copy_(images)` into a
     buffer its caller made), so nothing is split and every rank trains on the whole batch."""
+    flow = view(module)
     for function, param, pull in _pulls(proof, flow, wrapped):
         statement = flow.statement_of(pull)
         if pull in proof._warned or statement in proof._split_after:
@@ -176,9 +178,9 @@ def warn_unreached_pulls(proof: BatchProof, flow: DefUse, wrapped: set[str]) -> 
         _say(
             proof,
             pull,
-            f"the batch reaches no call of a wrapped model in {function.name.value}() by a "
-            "flow dp2ddp follows (copied into a buffer, held in a container), so it is not "
-            "split where it is taken",
+            f"the batch is followed to no call of a wrapped model in {function.name.value}() "
+            "(copied into a buffer, held in a container, or given to a model that is a wrap "
+            "only under a condition), so it is not split where it is taken",
         )
 
 
@@ -186,8 +188,16 @@ def _pulls(
     proof: BatchProof, flow: DefUse, wrapped: set[str]
 ) -> Iterator[tuple[cst.FunctionDef, cst.Param, cst.Call | cst.Subscript]]:
     """(function, parameter, pull) for each pull of a parameter in a function no call of
-    this module runs that trains and calls one of `wrapped` (or a parameter handed a wrap)."""
-    handed = proof._handed_wraps(flow.module, wrapped)
+    this module runs that trains and calls one of `wrapped`, or a parameter another
+    module's call may hand a wrap (ProgramHints.wrap_parameters and wrap_reaches: RealnessGAN
+    wraps D under `if param.n_gpu > 1:`)."""
+    bare = {w for w in wrapped if w.isidentifier()}
+    hints = proof.state.hints
+    handed = handed_parameters(  # a wrap another module's call may hand (a guarded one too)
+        flow,
+        lambda a: isinstance(a, cst.Name) and a.value in bare,
+        hints.wrap_parameters | hints.wrap_reaches,
+    )
     for known in flow.functions.values():
         function = known.node
         if not isinstance(function, cst.FunctionDef) or flow.call_sites(known):
