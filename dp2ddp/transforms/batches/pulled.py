@@ -121,13 +121,15 @@ def split_pulled(
     proof: BatchProof, flow: DefUse, call: cst.Call, value: cst.BaseExpression, origin: Origin
 ) -> bool:
     """Split the batch a step pulls from a provider (pull_of) where the pull binds it, its
-    names together (inputs and targets stay aligned), the pull in `with
+    names together (inputs and targets stay aligned), a call pulling it in `with
     ddp_same_random():`; False after DP037 where it binds no plain names."""
     pull = pull_of(flow, origin)
     assert pull is not None
     statement = flow.statement_of(pull)
     assign = _binding(statement, pull)
     if assign is not None and proof._split_after_binding(flow, assign, origin):
+        if isinstance(pull, cst.Subscript):
+            return True  # a slice draws nothing
         if statement not in proof._same_random and proof._outside_same_random(statement):
             proof._draw_alike_at(
                 statement,
@@ -136,11 +138,12 @@ def split_pulled(
                 "ranks' parts are of one batch",
             )
         return True
+    given = "it" if value is pull else proof.code(value)
     _say(
         proof,
         pull,
-        f"it is bound to no plain names where it is taken, so {proof.code(value)} in "
-        f"{proof.code(call)} is not split with the rest of its batch",
+        f"it is bound to no plain names where it is taken, so {given} is not split with "
+        f"the rest of its batch where {proof.code(call.func)}() is given it",
     )
     return False
 
