@@ -1874,6 +1874,19 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   batches_s72_lead_function_handed_on_partial: the other arm a `functools.partial` the view
   does not follow: some caller unseen, the loop left as written and DP037 names the use (the
   sharded loader's batches not cut again: the original's weights; before 1.0687).
+- Stop 72 helper stepfn (round 24, kam1107/RealnessGAN@eaed6b2, issue 28 item 1): a
+  training-step function with no loop of its own pulls its batch from a provider it is
+  handed (`provider.__next__()`, `next(batches)`, batches/pulled.py). A provider of the
+  program's own (a class shuffling indices, a generator of slices): split where the pull
+  binds it, the pull in `with ddp_same_random():`, the original's figures
+  (batches_s72_stepfn_provider_step in one module; batches_s72_stepfn_provider_other_module
+  across modules, where before every rank trained on the whole batch and nothing was
+  said). A sharded DataLoader's iterator (`batches = iter(loader)`) handed to the step: the
+  loader sharded (its iterator's taker trains) and the batch not split again
+  (batches_s72_stepfn_loader_iterator, batches_s72_stepfn_loader_iterator_other_module).
+  A batch copied into the caller's buffer before the model call
+  (batches_s72_stepfn_buffer_copy_other_module, RealnessGAN's `x.copy_(images)`): left
+  whole, DP037 at the pull; the original's figures (every rank the whole batch).
 """
 
 from __future__ import annotations
@@ -2877,6 +2890,32 @@ CASES: dict[str, tuple[str, ...]] = {
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "rank_zero_s72_predictions_written_under_folder_elsewhere": "train.py",  # stop 72 lead
+    # stop 72 stepfn (round 24's RealnessGAN): a step function with no loop of its own
+    # pulls its batch from a provider it is handed: split where the pull binds it (the
+    # base: the whole batch on every rank, no word across modules), not split again where
+    # the provider is a sharded loader's iterator; DP037 where it reaches the model unseen
+    "batches_s72_stepfn_provider_step": ("full-data loss 0.704316", "sum|w| 22.026464"),
+    "batches_s72_stepfn_loader_iterator": (
+        "epoch 1 full-data loss 2.803276",
+        "epoch 3 full-data loss 0.704449",
+        "sum|w| 22.018547",
+    ),
+    "batches_s72_stepfn_provider_other_module": ("full-data loss 0.982388", "sum|w| 21.074462"),
+    "batches_s72_stepfn_loader_iterator_other_module": (
+        "epoch 1 full-data loss 2.803276",
+        "epoch 3 full-data loss 0.704449",
+        "sum|w| 22.018547",
+    ),
+    "batches_s72_stepfn_buffer_copy_other_module": (
+        "full-data loss 0.704316",
+        "sum|w| 22.026464",
+    ),
+}
+#: the program fixtures of CASES -> their entry
+PROGRAMS = {
+    "batches_s72_stepfn_provider_other_module": "main.py",  # stop 72 stepfn (round 24)
+    "batches_s72_stepfn_loader_iterator_other_module": "main.py",  # stop 72 stepfn
+    "batches_s72_stepfn_buffer_copy_other_module": "main.py",  # stop 72 stepfn
     "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
     "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform
     "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard

@@ -92,8 +92,13 @@ takers_of = PerTree(_taker_list)
 def _takers(tree: cst.Module) -> Iterator[tuple[cst.For | cst.FunctionDef, cst.BaseExpression]]:
     """What takes an iterable's items, with the iterable: a `for` loop over it (through
     `enumerate`/`tqdm`...), or the function around an `iter(x)` (its `next()` calls take
-    them: a training loop drawing `next(data_iter)`)."""
+    them: a training loop drawing `next(data_iter)`), or around `next(x)` / `x.__next__()`
+    of an iterator handed in (a step function given `iter(loader)`: stop 72, class s72)."""
     for node in walk(tree):
+        if isinstance(node, cst.Call) and (pulled := _next_of(node)) is not None:
+            function = view(tree).function_around(node)
+            if function is not None and isinstance(function.node, cst.FunctionDef):
+                yield function.node, pulled
         if isinstance(node, cst.For):
             for expr in iterated(node.iter):
                 if isinstance(expr, (cst.Name, cst.Attribute)):
@@ -107,6 +112,21 @@ def _takers(tree: cst.Module) -> Iterator[tuple[cst.For | cst.FunctionDef, cst.B
             function = view(tree).function_around(node)
             if function is not None and isinstance(function.node, cst.FunctionDef):
                 yield function.node, node.args[0].value
+
+
+def _next_of(call: cst.Call) -> cst.Name | None:
+    """`x` of `next(x)`, `x.__next__()` or `x.next()`."""
+    func = call.func
+    if isinstance(func, cst.Name) and func.value == "next" and call.args:
+        first = call.args[0].value
+        return first if isinstance(first, cst.Name) else None
+    if (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in ("__next__", "next")
+        and not call.args
+    ):
+        return func.value if isinstance(func.value, cst.Name) else None
+    return None
 
 
 def _once(flow: DefUse, taker: cst.For | cst.FunctionDef, slot: str) -> bool:

@@ -83,6 +83,7 @@ from dp2ddp.transforms.batches.loops import (
     straight_statements,
 )
 from dp2ddp.transforms.batches.output_indices import plan_output_indices
+from dp2ddp.transforms.batches.pulled import warn_unreached_pulls
 from dp2ddp.transforms.batches.returned_wraps import returned_wraps, stored_wraps
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
 from dp2ddp.transforms.batches.summed import keep_summed_losses
@@ -169,6 +170,7 @@ class ShardBatches(BatchSqueezes):
                 handled.append(loop)
         if self._dim is not None:
             self._prove(node, nodes)
+            warn_unreached_pulls(self, node, set(self._models))  # pulls the proof left
             self._plan_chunks()
             plan_output_indices(self, nodes)
             self._warn_batch_positions(nodes)

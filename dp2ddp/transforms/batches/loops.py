@@ -31,6 +31,9 @@ SHARD = "ddp_shard_batch"
 ROUNDS = "ddp_rank_batches"
 PER_RANK = "ddp_per_rank_batch"
 SAME_RANDOM = "ddp_same_random"
+#: What the proof takes as one training step: a loop that trains, or a step function other
+#: modules call, with no loop of its own around the model call (batches/pulled.py)
+Step = cst.For | cst.While | cst.FunctionDef
 #: draws of k items of a sequence: a list of samples (`batch = random.sample(memory, k)`)
 _SAMPLE_DRAWS = frozenset({"random.sample", "random.choices"})
 
@@ -339,7 +342,7 @@ class BatchLoops(LoaderEvaluation):
     def _take_per_rank(self, size: cst.BaseExpression, why: str) -> None:
         """`size`, a global batch size, read as this rank's part: `ddp_per_rank_batch(size)`
         (once; not where it is one already), recorded with `why` (the states and targets
-        the proof sizes per rank: proof._per_rank_state, model_states, held_targets)."""
+        the proof sizes per rank: model_states.per_rank_state and per_rank_states, held_targets)."""
         if size in self._swap or PER_RANK in self.code(size):
             return
         self._swap[size] = call_named(PER_RANK, cst.Arg(size.deep_clone()))

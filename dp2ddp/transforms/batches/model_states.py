@@ -5,7 +5,7 @@ DataParallel scattered every tensor a call of the wrap was given, the recurrent 
 each replica got its chunk of the state beside its chunk of the batch. Under DDP each rank
 is given its part of the batch, so the state must be built for that part. Where the model's
 class is this module's, the proof follows the method into its factory (`torch.zeros(B, h)`:
-proof._per_rank_state). Where it is another module's (dummy-ai/tacotron-pytorch@2d99b60:
+per_rank_state). Where it is another module's (dummy-ai/tacotron-pytorch@2d99b60:
 `AttnDecoder.init_hiddens` in modules/decoder.py, called in train.py's step), the flow
 walked through the call as through any library call, and the state came out "the same at
 every step": every rank built the global batch's state and raised at the decoder ("Input
@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import Origin
+from dp2ddp.flow import DefUse, Origin
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.nodes import name_of, walk
 from dp2ddp.transforms.batches.loops import PER_RANK
 
@@ -106,3 +107,40 @@ def per_rank_states(proof: BatchProof, calls: list[cst.Call], model_call: cst.Ca
                 f"{proof.code(model_call.func)}() with this rank's part of the batch: "
                 f"{PER_RANK}({proof.code(size)}), as the batch size it sizes elsewhere",
             )
+
+
+def per_rank_state(proof: BatchProof, flow: DefUse, origin: Origin, model_call: cst.Call) -> None:
+    """State sized by the batch (`model.init_hidden(bsz)` -> `torch.zeros(1, bsz, h)`)
+    going into a model whose batch is split: the size takes this rank's part,
+    `ddp_per_rank_batch(B)`, where the loop's code gives it (the argument of the call
+    the flow came through, so a helper that also builds evaluation state is not
+    changed), else at the factory."""
+    factory = origin.node
+    assert isinstance(factory, cst.Call)
+    size = proof._sized_along_dim(factory)
+    if size is None:
+        return
+    expr: cst.BaseExpression = size
+    for entered in reversed(origin.entered()):
+        if not isinstance(expr, cst.Name):
+            break
+        param = [
+            d.target
+            for d in flow.definitions(expr)
+            if d.kind == "param" and isinstance(d.target, cst.Param)
+        ]
+        if not param:
+            break
+        argument = None
+        for callee in flow.callees(entered):
+            if param[0] in callee.params:
+                argument = argument_for(entered, callee, param[0])
+        if argument is None:
+            break
+        expr = argument
+    proof._take_per_rank(
+        expr,
+        f"{proof.code(expr)} sizes state that goes into {proof.code(model_call.func)}() with "
+        f"this rank's part of the batch: {PER_RANK}({proof.code(expr)}) along dim "
+        f"{proof._dim} ({origin.flow(proof.input_position)})",
+    )

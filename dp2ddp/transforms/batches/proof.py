@@ -39,7 +39,6 @@ from collections.abc import Callable
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Origin, code, origins, view
-from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
     calls_model,
@@ -52,9 +51,15 @@ from dp2ddp.transforms.batches.beside import prove_beside_loader
 from dp2ddp.transforms.batches.cut_counts import settle_cuts, settle_output_cuts
 from dp2ddp.transforms.batches.fed import fed_share_loop
 from dp2ddp.transforms.batches.held_targets import per_rank_held_targets
-from dp2ddp.transforms.batches.loops import PER_RANK, ROUNDS, SAME_RANDOM, SHARD, _plain_target
-from dp2ddp.transforms.batches.model_states import from_method, model_method, per_rank_states
+from dp2ddp.transforms.batches.loops import ROUNDS, SAME_RANDOM, SHARD, Step, _plain_target
+from dp2ddp.transforms.batches.model_states import (
+    from_method,
+    model_method,
+    per_rank_state,
+    per_rank_states,
+)
 from dp2ddp.transforms.batches.numbers import held_alike
+from dp2ddp.transforms.batches.pulled import bare_step, pull_of, split_pulled
 from dp2ddp.transforms.batches.reduced import reduced_name, reduces_batch
 from dp2ddp.transforms.batches.replicated import replicated
 from dp2ddp.transforms.batches.sampled_parts import handed_on, sampled_tuple
@@ -115,7 +120,9 @@ class BatchProof(TrainingLoops):
             wrapped_here = wrapped | self._handed_here(call, handed) if handed else wrapped
             if not calls_model(call, wrapped_here):
                 continue
-            loop = self._training_loop(lambda: view(module), call)
+            loop: Step | None = self._training_loop(lambda: view(module), call)
+            if loop is None:  # a step function other modules call (batches/pulled.py)
+                loop = bare_step(self, flow := flow or view(module), call)
             if loop is None or (loop in self._planned and not calls_model(call, wrapped)):
                 continue  # a handed wrap's loop the planners settled: theirs
             if SHARD in self.code(loop.body):  # split before (a migrated module): per call
@@ -126,8 +133,9 @@ class BatchProof(TrainingLoops):
             flow = flow or view(module)
             if self._evaluated(flow, call, loop):
                 continue  # every rank computes the whole batch's outputs, as DataParallel did
-            if any(self._is_loader(u) for u in self._loop_sources(loop)) or fed_share_loop(
-                self, loop
+            if not isinstance(loop, cst.FunctionDef) and (
+                any(self._is_loader(u) for u in self._loop_sources(loop))
+                or fed_share_loop(self, loop)
             ):
                 if prove_beside_loader(self, flow, call, loop, wrapped_here):
                     self._split_calls.add(call)
@@ -146,9 +154,7 @@ class BatchProof(TrainingLoops):
                 return handed.get(ancestor, frozenset())
         return frozenset()
 
-    def _prove_call(
-        self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, wrapped: set[str]
-    ) -> None:
+    def _prove_call(self, flow: DefUse, call: cst.Call, loop: Step, wrapped: set[str]) -> None:
         """One model call: its inputs first (split where unproved, else DP047); where the
         batch it gets is this rank's part, the targets compared with its output and the
         state sized by the batch follow it."""
@@ -211,7 +217,10 @@ class BatchProof(TrainingLoops):
                     per_rank = True
                 elif verdict == "batch" and not fixed_sample(self, flow, call, loop, origin):
                     taken = taken_elsewhere(self, flow, origin)
-                    if taken or not self._split_on_path(flow, origin, loop):
+                    pulled = not taken and pull_of(flow, origin) is not None
+                    if pulled and not split_pulled(self, flow, call, value, origin):
+                        return  # DP037 said it
+                    if not pulled and (taken or not self._split_on_path(flow, origin, loop)):
                         self._unproved.add("DP047")
                         effect = unsplit_effect(self, flow, origin)
                         self.warn(
@@ -264,7 +273,7 @@ class BatchProof(TrainingLoops):
                     say_target(self, flow, call, value, origin, taken)
                     return
         for origin in states:
-            self._per_rank_state(flow, origin, call)
+            per_rank_state(self, flow, origin, call)
         per_rank_states(self, methods, call)
         self._split_calls.add(call)
         settle_cuts(self, flow, call, sliced, wrapped)
@@ -275,9 +284,7 @@ class BatchProof(TrainingLoops):
             return " (--per-process-batch deals out whole batches of a loop's iterable only)"
         return ""
 
-    def _targets(
-        self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While
-    ) -> list[cst.BaseExpression]:
+    def _targets(self, flow: DefUse, call: cst.Call, loop: Step) -> list[cst.BaseExpression]:
         """What the model's output is compared with: the other operands of a call,
         operation or comparison given the output (`mse_loss(model(x), y)`,
         `criterion(out.view(-1, n), t)`, `(model(x) - y)`), and what a step closure returns
@@ -371,6 +378,8 @@ class BatchProof(TrainingLoops):
             return "ok"
         if self._on_split(flow, origin):
             return "sharded"
+        if pull_of(flow, origin) is not None:
+            return "batch"  # pulled from a provider the callers hand (batches/pulled.py)
         if self._state_factory(flow, origin) and (not origin.cut or origin.entered()):
             return "state"  # built for the batch (`model.init_hidden(bsz)`), not cut from data
         if not origin.cut and not self._drawn_elsewhere(flow, origin):
@@ -461,43 +470,7 @@ class BatchProof(TrainingLoops):
             return size if name_of(call.func) in ("zeros", "ones", "empty", "full") else None
         return size if isinstance(size, cst.Name) else None
 
-    def _per_rank_state(self, flow: DefUse, origin: Origin, model_call: cst.Call) -> None:
-        """State sized by the batch (`model.init_hidden(bsz)` -> `torch.zeros(1, bsz, h)`)
-        going into a model whose batch is split: the size takes this rank's part,
-        `ddp_per_rank_batch(B)`, where the loop's code gives it (the argument of the call
-        the flow came through, so a helper that also builds evaluation state is not
-        changed), else at the factory."""
-        factory = origin.node
-        assert isinstance(factory, cst.Call)
-        size = self._sized_along_dim(factory)
-        if size is None:
-            return
-        expr: cst.BaseExpression = size
-        for entered in reversed(origin.entered()):
-            if not isinstance(expr, cst.Name):
-                break
-            param = [
-                d.target
-                for d in flow.definitions(expr)
-                if d.kind == "param" and isinstance(d.target, cst.Param)
-            ]
-            if not param:
-                break
-            argument = None
-            for callee in flow.callees(entered):
-                if param[0] in callee.params:
-                    argument = argument_for(entered, callee, param[0])
-            if argument is None:
-                break
-            expr = argument
-        self._take_per_rank(
-            expr,
-            f"{self.code(expr)} sizes state that goes into {self.code(model_call.func)}() with "
-            f"this rank's part of the batch: {PER_RANK}({self.code(expr)}) along dim "
-            f"{self._dim} ({origin.flow(self.input_position)})",
-        )
-
-    def _split_on_path(self, flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
+    def _split_on_path(self, flow: DefUse, origin: Origin, loop: Step) -> bool:
         """The batch's path goes through a loader (the data pass shards it) or a split
         (planned here or written before), or one is planned now: where the batch enters
         the loop (after the statement binding it, or at the top of the loop whose target
@@ -509,7 +482,8 @@ class BatchProof(TrainingLoops):
             return False  # whole batches in turn: only loops over batches are dealt out
         if origin.kind not in ("call", "constant"):
             return False  # a parameter, an import...: what it holds is not this module's
-        self._split_loops.append(loop)  # its figures are this rank's share now (DP030)
+        if not isinstance(loop, cst.FunctionDef):  # its figures are this rank's share (DP030)
+            self._split_loops.append(loop)
         if self._split_source_of(flow, origin, loop):
             return True
         for node in (step.node for step in origin.path):  # where the batch enters the loop
@@ -646,7 +620,7 @@ class BatchProof(TrainingLoops):
             )
         return True
 
-    def _split_source_of(self, flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
+    def _split_source_of(self, flow: DefUse, origin: Origin, loop: Step) -> bool:
         """Along a dim other than 0, a source bound outside the loop and only sliced by
         rows on the way from there to the model (`train_data = batchify(data, B)`,
         `source[i:i + n]`): split where it is bound (the last binding before the loop);

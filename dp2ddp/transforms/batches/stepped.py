@@ -20,6 +20,7 @@ import libcst as cst
 from dp2ddp.flow.defuse import DefUse
 from dp2ddp.flow.origins import Origin
 from dp2ddp.transforms._support.nodes import name_of
+from dp2ddp.transforms.batches.loops import Step
 from dp2ddp.transforms.batches.source_syntax import SIZE_BUILTIN, SIZE_METHODS, binding_of
 from dp2ddp.transforms.batches.training_loops import _differentiated
 
@@ -43,7 +44,7 @@ def held_whole(origin: Origin) -> bool:
     return origin.kind == "call" and isinstance(node, cst.Call) and name_of(node.func) in NUMBERS
 
 
-def moves_with(flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
+def moves_with(flow: DefUse, origin: Origin, loop: Step) -> bool:
     """The index (a selecting origin) reaches the value through a name each step of the
     training loop binds anew: the target of `loop` or of a loop inside it, or a name the
     loop adds to (`i += n`): the cut moves with the step."""
@@ -71,7 +72,7 @@ def moves_with(flow: DefUse, origin: Origin, loop: cst.For | cst.While) -> bool:
 
 
 def fixed_sample(
-    proof: BatchProof, flow: DefUse, call: cst.Call, loop: cst.For | cst.While, origin: Origin
+    proof: BatchProof, flow: DefUse, call: cst.Call, loop: Step, origin: Origin
 ) -> bool:
     """A sample batch fixed before the training loop (issue 28: "fixed debug/sample
     batches stay whole"): the value `origin` gives `call` is built outside `loop` (every

@@ -25,6 +25,7 @@ from dp2ddp.transforms.analysis.training import (
     trains_through,
 )
 from dp2ddp.transforms.batches.drawn import DrawnBatches
+from dp2ddp.transforms.batches.loops import Step
 
 #: per module view, the functions whose own body calls `.backward()`
 _STEPPING: WeakKeyDictionary[DefUse, set[cst.FunctionDef | cst.Lambda]] = WeakKeyDictionary()
@@ -87,7 +88,7 @@ class TrainingLoops(DrawnBatches):
                 return ancestor
         return None
 
-    def _evaluated(self, flow: DefUse, call: cst.Call, loop: cst.For | cst.While) -> bool:
+    def _evaluated(self, flow: DefUse, call: cst.Call, loop: Step) -> bool:
         """`call` is an evaluation inside a training loop: the model it calls was last put
         in eval mode before it in the loop's body (`self.model.eval()`, no `.train()`
         between) and what it returns reaches no backward of the loop. DataParallel's
@@ -109,7 +110,7 @@ class TrainingLoops(DrawnBatches):
                 mode = module_mode(node)
         return mode == "eval" and not self._backpropagated(flow, call, loop)
 
-    def _backpropagated(self, flow: DefUse, site: cst.Call, loop: cst.For | cst.While) -> bool:
+    def _backpropagated(self, flow: DefUse, site: cst.Call, loop: Step) -> bool:
         """What `site` returns reaches a `.backward()` in `loop`: the backward is called on
         it in its statement (`lm_loss(m, x, y).backward()`), or on a name its statement
         binds, or one bound from such a name later in the loop's body, in order

@@ -32,6 +32,7 @@ from dp2ddp.flow import DefUse, view
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.result import LoaderHandoff
 from dp2ddp.transforms._support.nodes import (
+    assigned_value,
     enclosing_function,
     method_class,
     module_of,
@@ -74,7 +75,9 @@ def loader_handoffs(
         if not callees:
             continue
         for arg, at, keyword in _argument_slots(call):
-            resolved = {c for c, _ in t._resolve(arg.value, loaders, 0)}
+            resolved = {
+                c for value in _iterated(t, arg.value) for c, _ in t._resolve(value, loaders, 0)
+            }
             if not resolved:
                 continue
             whole = any(c not in sharded and not _spelled_sharded(t.code(c)) for c in resolved)
@@ -82,6 +85,25 @@ def loader_handoffs(
             sizes = () if whole else _size_slots(t, call, resolved)
             found += [LoaderHandoff(q, at, keyword, not whole, line, sizes=sizes) for q in callees]
     return found
+
+
+def _iterated(t: ShardDataLoaders, expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """What a handed argument is a loader's batches of: `expr` itself, or X of `iter(X)` or
+    of a name every binding of which is `iter(X)` (`batches = iter(loader)` handed to a step
+    function of another module that takes `next(batches)`: stop 72, class s72; unrecorded,
+    the step split this rank's share of a sharded loader again, batches/pulled.py)."""
+    values: list[cst.BaseExpression | None] = [expr]
+    if isinstance(expr, cst.Name):
+        values = [assigned_value(r.node, t) for r in t.referents(expr)] or values
+    found = [
+        value.args[0].value
+        for value in values
+        if isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Name)
+        and value.func.value == "iter"
+        and len(value.args) == 1
+    ]
+    return found if len(found) == len(values) else [expr]
 
 
 def _argument_slots(call: cst.Call) -> Iterator[tuple[cst.Arg, int | None, str | None]]:
@@ -524,7 +546,7 @@ def plan_handed(t: ShardDataLoaders, loader: Loader, label: str, shuffled: bool)
     if loader.loops:
         return None
     only = {loader.call: loader}
-    handed = handed_on(t, lambda e: bool(t._resolve(e, only, 0)))
+    handed = handed_on(t, lambda e: any(t._resolve(v, only, 0) for v in _iterated(t, e)))
     if not handed:
         return None
     role = handed_role(handed)
