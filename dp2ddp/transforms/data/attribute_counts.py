@@ -28,6 +28,7 @@ from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, variables_under
 from dp2ddp.transforms._support.nodes import walk as walk_nodes
 from dp2ddp.transforms.data.batch_takers import own_attribute
+from dp2ddp.transforms.data.sample_counts import loop_sample_counts
 from dp2ddp.transforms.data.sample_grids import gather_grids
 
 if TYPE_CHECKING:
@@ -40,7 +41,9 @@ def counted_attributes(
     """The attributes of the instance `loop` sums its batches' figures into (`self.a += v`,
     `self.a = self.a + v`, v read from the batches: `_batch_derived`; a constant added
     counts steps), where the class binds `self.a` to numbers only: each with the line of its
-    first sum. Recorded for the program where the class is at module level."""
+    first sum. Not a count of samples setting a learning rate or a cadence (sample_counts.py
+    makes it global, else says DP088/DP092: minGPT's `self.tokens`). Recorded for the
+    program where the class is at module level."""
     sums: list[tuple[str, cst.BaseExpression, cst.CSTNode]] = []
     for node in walk_nodes(loop.body, skip_scopes=True):
         summed = _summed(node, me)
@@ -48,6 +51,9 @@ def counted_attributes(
             sums.append((*summed, node))
     if not sums:
         return {}
+    if isinstance(loop, cst.For) and not t.state.options.per_process_batch:
+        paced = {id(g) for g, *_ in loop_sample_counts(t, loop, t._module_node)}  # type: ignore[arg-type]
+        sums = [s for s in sums if id(s[2]) not in paced]
     batch = t._batch_derived(loop)
     found: dict[str, int] = {}
     for attr, added, node in sums:
