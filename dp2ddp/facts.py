@@ -391,6 +391,9 @@ class ProgramLoaders:
     epochs_set: names of this module's exports (LoaderExport.name) whose importers placed
         set_epoch in the epoch loop around every loop over them (MigrationResult.
         epoch_loops): no DP011 "no loop in this module" for them (stop 54 r2, learn-GAN).
+    share_attributes: (qualified class, attribute, "path:line") of the other modules'
+        counters on an instance summing this rank's batches (MigrationResult.
+        share_attributes): a figure read off such an instance here is said (DP030).
     """
 
     exported: tuple[LoaderExport, ...] = field(default=())
@@ -406,6 +409,7 @@ class ProgramLoaders:
     batch_classes: tuple[str, ...] = field(default=())
     trained: tuple[str, ...] = field(default=())
     epochs_set: tuple[str, ...] = field(default=())
+    share_attributes: tuple[tuple[str, str, str], ...] = field(default=())
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,11 @@ class MigrationResult:
     #: whether set_epoch was placed in the epoch loop around every such loop (program mode:
     #: the library is then told, and says no DP011 for them; data/imported.py).
     epoch_loops: tuple[tuple[str, bool], ...] = ()
+    #: Counters on the instance of one of this module's top-level classes that a loop over a
+    #: sharded loader sums this rank's batches into (`self.seen += len(x)`), as (class,
+    #: attribute, the sum's line): a module reading one off an instance shows this rank's
+    #: share (DP030; data/attribute_counts.py).
+    share_attributes: tuple[tuple[str, str, int], ...] = ()
 
     @property
     def created(self) -> bool:

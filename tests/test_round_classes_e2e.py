@@ -1824,6 +1824,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   global batch, weights 0.1745 and [0.5019, -1.3559, 0.1735, 1.471], no warning);
   batches_s71_dblshard_plain_list_control (a plain list of whole batches handed instead):
   the split at the loop stays, the original's weights.
+- Stop 72 helper selfcount (round 24, the gaps left by helper dblshard):
+  batches_s72_selfcount_counters_read_by_entry (`self.seen += len(x)`, `self.correct +=
+  ...sum().item()`, `self.total_loss += ...` in a Trainer method of fitting.py looping over
+  the entry's sharded loader, printed by the entry off `trainer`): DP030 at both prints of
+  the entry (before: nothing said, rank 0 printed seen 8 correct 6 of the original's 16 and
+  12); the weights are the original's. batches_s72_selfcount_own_call_unsharded (the same
+  method handed the entry's sharded loader and, by fitting.py's own `warmup()`, a list of
+  whole batches): the loop is not split (the entry's loader is this rank's share already)
+  and DP077 is said at warmup()'s call (before: the loop was split again, each rank training
+  on half its share of the entry's loader, no word); the weights are the original's.
 - Stop 71 helper gendraw (issue 28 item 3, round 24's TaoHuang2018/Neighbor2Neighbor@
   e66389e): draws for the batch from a torch.Generator the program builds and seeds (alike
   on every rank after migration): shared_draws_s71_gendraw_loop_generator (in the loop,
@@ -2874,6 +2884,11 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s71_dblshard_method_argument": ("steps 4", "weights 0.0901"),
     "batches_s71_dblshard_wrap_in_third_module": ("weights [0.189, -1.6504, 0.5619, 1.7891]",),
     "batches_s71_dblshard_plain_list_control": ("steps 4", "weights 0.0901"),
+    # stop 72 helper selfcount (round 24 gaps): counters on another module's instance read
+    # by the entry (DP030 at its prints; the weights the original's), and a method its own
+    # module hands whole batches beside the entry's sharded loader (DP077 at that call)
+    "batches_s72_selfcount_counters_read_by_entry": ("weights [0.3209, 0.7537, 0.6175]",),
+    "batches_s72_selfcount_own_call_unsharded": ("weights [0.5581, 0.9883, 0.681]",),
     # stop 71 helper persample (round 24's VDNet and ARFlow): per-sample draws each
     # process's own (the base: rank 0's through the store; the crop case weights nan)
     "rank_zero_s71_persample_dataset_base_package": ("own files True probe 0.0", "weights 0.5574"),
@@ -2921,6 +2936,8 @@ PROGRAMS = {
     "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard
     "batches_s71_dblshard_wrap_in_third_module": "run.py",  # stop 71 dblshard
     "batches_s71_dblshard_plain_list_control": "train.py",  # stop 71 dblshard
+    "batches_s72_selfcount_counters_read_by_entry": "train.py",  # stop 72 selfcount
+    "batches_s72_selfcount_own_call_unsharded": "train.py",  # stop 72 selfcount
     "rank_zero_s71_persample_dataset_base_package": "train.py",  # stop 71 persample
     "rank_zero_s71_persample_crop_in_appended_compose": "train.py",  # stop 71 persample
     "s70_guards_factory_evaluated_by_not_evaluate_pass": "train.py",  # stop 70 guards

@@ -178,6 +178,7 @@ def _migrated(
         helpers,
         helpers_module,
         epoch_loops=tuple(dict.fromkeys(state.epoch_loops)),
+        share_attributes=tuple(dict.fromkeys(state.share_attributes)),
     )
 
 

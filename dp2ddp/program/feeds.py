@@ -93,3 +93,25 @@ def epochs_set(
         if names:
             found[module.name] = tuple(dict.fromkeys(names))
     return found
+
+
+def share_attributes(
+    libraries: Sequence[ProgramModule],
+    done: Mapping[str, _Migrated],
+    reexports: ProgramReexports | None = None,
+) -> tuple[tuple[str, str, str], ...]:
+    """The libraries' counters on an instance summing this rank's batches (MigrationResult.
+    share_attributes), as (qualified class, attribute, "path:line"): the entry reading one
+    off an instance shows this rank's share (ProgramLoaders.share_attributes, DP030). A
+    class a package re-exports is named both ways."""
+    found: list[tuple[str, str, str]] = []
+    for module in libraries:
+        result = done[module.real].outcome.result if module.real in done else None
+        for owner, attribute, line in result.share_attributes if result is not None else ():
+            where = f"{PurePath(module.path).name}:{line}"
+            found.append((f"{module.name}.{owner}", attribute, where))
+    if reexports is not None:
+        for qualified, attribute, where in list(found):
+            for name in reexports.aliases(qualified):
+                found.append((name, attribute, where))
+    return tuple(dict.fromkeys(found))

@@ -41,7 +41,8 @@ from dp2ddp.migrate.suppress import filter_diagnostics
 from dp2ddp.options import MigrateOptions
 from dp2ddp.program.analysis import ProgramGate, program_gate
 from dp2ddp.program.discovery import Program, ProgramModule, discover_program
-from dp2ddp.program.feeds import epochs_set, loader_feeds
+from dp2ddp.program.feeds import epochs_set, loader_feeds, share_attributes
+from dp2ddp.program.group_calls import group_calls
 from dp2ddp.program.helpers_home import package_home, path_root
 from dp2ddp.program.import_reach import run_at_import
 from dp2ddp.program.loader_subclasses import (
@@ -434,6 +435,11 @@ def _migrate(
                 module, "library", before[module.real], told_split, feeds, epochs_set=placed
             )
             done[module.real] = _module(module, facts, gate, project)
+    # Counters a library's loop over a sharded loader sums on an instance of its class
+    # (data/attribute_counts.py): the entry reading one off such an instance is told them.
+    shares = share_attributes(program.libraries, done, gate.reexports)
+    if shares:
+        entry = _entry(program, done, exported, told, gate, project, multi, shares)
     libraries = [done[m.real] for m in program.libraries]
     migrated = [entry, *libraries]
     if not multi and not any(_imports_helpers(m, helpers) for m in migrated):
@@ -449,50 +455,21 @@ def _entry(
     gate: ProgramGate,
     project: Project,
     multi: bool,
+    shares: tuple[tuple[str, str, str], ...] = (),
 ) -> _Migrated:
     """The entry migrated alone (step 3: no library changed), or with role "entry", told
-    what of its libraries needs the process group."""
+    what of its libraries needs the process group (and their share_attributes)."""
     entry_facts = told.facts(program.entry, "entry" if multi else None, exported)
-    calls = _group_calls(program.libraries, done) if multi else frozenset()
+    if shares:
+        loaders = replace(entry_facts.loaders, share_attributes=shares)
+        entry_facts = replace(entry_facts, loaders=loaders)
+    calls = group_calls(program.libraries, done) if multi else frozenset()
     needing = _group_at_import(program.libraries, done, calls) if multi else ()
     running = run_at_import(program)
     if needing or calls or running:
         entry_facts = replace(entry_facts, group_at_import=needing, run_at_import=running)
         entry_facts = replace(entry_facts, group_calls=tuple(sorted(calls)))
     return _module(program.entry, entry_facts, gate, project)
-
-
-def _group_calls(libraries: Sequence[ProgramModule], done: dict[str, _Migrated]) -> frozenset[str]:
-    """The libraries' top-level functions and classes whose call runs what their migration
-    made need the process group (process_group.group_functions), through one another too:
-    the entry's import-time call of one needs ddp_setup() before it (v3-A, stop 44:
-    e3_diffusion's `dataset.retrieve_dataloaders(args)` at module level built its
-    DistributedSampler before main()'s ddp_setup()). Only modules writing such a name are parsed."""
-    import libcst as cst
-
-    from dp2ddp.transforms.process_group import NEEDS_GROUP, group_functions
-
-    codes = [
-        result.code
-        for module in libraries
-        if (result := done[module.real].outcome.result) is not None and result.changed
-    ]
-    trees: dict[int, cst.Module] = {}
-    names: set[str] = set()
-    grown = True
-    while grown:
-        grown = False
-        wanted = NEEDS_GROUP | names
-        for index, code in enumerate(codes):
-            if not any(name in code for name in wanted):
-                continue
-            if index not in trees:
-                trees[index] = cst.parse_module(code)
-            found = group_functions(trees[index].body, frozenset(wanted)) - names
-            if found:
-                names |= found
-                grown = True
-    return frozenset(names)
 
 
 def _group_at_import(

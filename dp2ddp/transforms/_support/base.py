@@ -157,6 +157,9 @@ class MigrationState:
     #: Exported loaders of other modules iterated here, with whether set_epoch was placed
     #: around each loop (MigrationResult.epoch_loops).
     epoch_loops: list[tuple[str, bool]] = field(default_factory=list)
+    #: (class, attribute, line) of the counters on an instance of this module's top-level
+    #: classes summing this rank's batches (MigrationResult.share_attributes).
+    share_attributes: list[tuple[str, str, int]] = field(default_factory=list)
     #: Factories of other modules called here for an evaluation loader (`ddp_shard=False`),
     #: as "module.function" (program mode; data/imported.py).
     evaluation_factories: list[str] = field(default_factory=list)

@@ -20,13 +20,27 @@ proof needs every value fed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from dp2ddp.facts import LoaderFeed
 from dp2ddp.flow import DefUse, Function, origins
+from dp2ddp.flow.origins import argument_for
 
 #: A slot a call site fills: (function as the program names it, position, parameter name).
 Slot = tuple[str, int, str]
+#: What a DataLoader call left sharded spells (the data pass's own edits, or a migration
+#: before this one): a distributed or evaluation sampler, or the per-rank batch size.
+SHARDED_SPELLINGS = ("DistributedSampler", "ddp_per_rank_batch", "ddp_eval_sampler")
+
+
+@dataclass(frozen=True)
+class SiteFeed(LoaderFeed):
+    """A feed of a function that its own module calls too (`own_sites`): `own_whole`, the
+    calls of this module that hand it data no sampler shards."""
+
+    own_whole: tuple[cst.Call, ...] = ()
 
 
 def fed_slots(flow: DefUse, expr: cst.BaseExpression) -> list[Slot] | None:
@@ -116,3 +130,62 @@ def fed_share(flow: DefUse, param: cst.CSTNode, feeds: tuple[LoaderFeed, ...]) -
     slot = _slot(flow, param)
     fed = feeds_for(feeds, [slot]) if slot is not None else None
     return fed is not None and bool(fed.sharded) and not fed.whole
+
+
+def own_sites(
+    flow: DefUse, expr: cst.BaseExpression, feeds: tuple[LoaderFeed, ...]
+) -> SiteFeed | None:
+    """The feed of `expr`, a parameter of a function other modules hand a loader sharded
+    there, which its own module calls as well (`self.train_epoch(batches)` beside the
+    entry's `trainer.train_epoch(loader)`): origins() follows the module's own calls only,
+    so fed_slots saw no parameter and the function was judged by its own sites alone. Each
+    own site is judged here: a loader this module shards, or a parameter every site of the
+    program hands a sharded loader, is this rank's share; anything else is whole
+    (`own_whole`). None where `expr` is not such a parameter or its own sites all shard."""
+    if not isinstance(expr, cst.Name):
+        return None
+    found = [d for d in flow.reaching(expr)]
+    if not found or any(d.kind != "param" or not isinstance(d.target, cst.Param) for d in found):
+        return None
+    params = {id(d.target): d.target for d in found}
+    if len(params) != 1:
+        return None
+    (param,) = params.values()
+    assert isinstance(param, cst.Param)
+    slot = _slot(flow, param)
+    fed = feeds_for(feeds, [slot]) if slot is not None else None
+    function = flow.function_around(param)
+    if fed is None or not fed.sharded or function is None:
+        return None
+    whole = tuple(
+        site
+        for site in flow.call_sites(function)
+        if not _sharded_argument(flow, argument_for(site, function, param), feeds)
+    )
+    if not whole:
+        return None
+    return SiteFeed(fed.function, fed.position, fed.keyword, fed.sharded, fed.whole, (), whole)
+
+
+def _sharded_argument(
+    flow: DefUse, value: cst.BaseExpression | None, feeds: tuple[LoaderFeed, ...]
+) -> bool:
+    """`value` is this rank's share: every origin a DataLoader call spelled sharded, or a
+    parameter every site hands a sharded loader (a method handing on what it is given)."""
+    if value is None:
+        return True  # the site passes nothing there: not this slot's data
+    slots = fed_slots(flow, value)
+    if slots:
+        fed = feeds_for(feeds, slots)
+        return fed is not None and bool(fed.sharded) and not fed.whole
+    found = origins(flow, value)
+    return bool(found) and all(
+        o.kind == "call"
+        and isinstance(o.node, cst.Call)
+        and any(s in _code(o.node) for s in SHARDED_SPELLINGS)
+        for o in found
+    )
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)

@@ -17,7 +17,7 @@ import libcst as cst
 
 from dp2ddp.facts import LoaderFeed
 from dp2ddp.flow import view
-from dp2ddp.transforms.analysis.fed_slots import fed_slots, feeds_for
+from dp2ddp.transforms.analysis.fed_slots import SiteFeed, fed_slots, feeds_for, own_sites
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.batches import ShardBatches
@@ -50,7 +50,7 @@ def _fed_of(
         if not isinstance(expr, (cst.Attribute, cst.Name)):
             continue
         slots = fed_slots(flow, expr)
-        fed = feeds_for(feeds, slots) if slots else None
+        fed = feeds_for(feeds, slots) if slots else own_sites(flow, expr, feeds)
         if fed is not None:
             return fed
     return None
@@ -62,6 +62,9 @@ def plan_fed(t: ShardBatches, loop: cst.For, fed: LoaderFeed) -> bool:
     DP077 names both (one function cannot split one and not the other)."""
     iterable = t.code(t._batch_source(loop.iter))
     sharded = ", ".join(fed.sharded)
+    if isinstance(fed, SiteFeed):
+        _said_own_sites(t, loop, fed, iterable)
+        return True
     if fed.whole:
         t.warn(
             loop,
@@ -87,3 +90,25 @@ def fed_share_loop(t: BatchProof, loop: cst.For | cst.While) -> bool:
     (batches/beside.py), not taken for data nobody split."""
     fed = _fed_of(t.state.loaders.fed, t._module, list(t._loop_sources(loop)))
     return fed is not None and bool(fed.sharded) and not fed.whole
+
+
+def _said_own_sites(t: ShardBatches, loop: cst.For, fed: SiteFeed, iterable: str) -> None:
+    """DP077 at each call of this module that hands the loop's function data no sampler
+    shards, where other modules hand it a sharded loader (analysis/fed_slots.own_sites):
+    the loop takes each batch as this rank's share (not split, right for those), so at this
+    call every rank trains on every whole batch. Before, the function was judged by one
+    kind of site alone: split again for the entry's sharded loader (each rank training on
+    half its share), or left whole for its own module's data, no word either way."""
+    sharded = ", ".join(fed.sharded)
+    function = fed.function.rpartition(".")[2]
+    for site in fed.own_whole:
+        t.warn(
+            site,
+            "DP077",
+            f"{t.code(site)} hands {function}() data no sampler shards, while {function}() "
+            f"is handed a loader sharded at {sharded}: its loop over {iterable} takes each "
+            "batch as this rank's share (not split), so at this call every rank trains on "
+            "every whole batch; shard this data (a DistributedSampler) or split its batches",
+        )
+    t._warned.add(loop)
+    t.record(loop, f"batches of {iterable} left as they come: sharded at {sharded}")

@@ -92,6 +92,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
+from dp2ddp.transforms.data.attribute_counts import said_after_planning
 from dp2ddp.transforms.data.batch_shapes import plan_batch_shapes
 from dp2ddp.transforms.data.batch_shard import (
     BATCH_SHARD,
@@ -139,7 +140,6 @@ from dp2ddp.transforms.data.plan import (
 )
 from dp2ddp.transforms.data.rank_ratios import plan_rank_ratios
 from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
-from dp2ddp.transforms.data.sample_grids import gather_grids
 from dp2ddp.transforms.data.sample_roles import fed_to_samples_only, gathered_whole
 from dp2ddp.transforms.data.sampler_reads import said_sampler_reads
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler, said_early_exit
@@ -264,7 +264,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             self._chunk_sizes.records += guards.records
             for chunk, description in self._chunk_sizes.records:
                 self.record(chunk, description)
-        gather_grids(self)  # the loops' saved grids, once every loader is planned
+        said_after_planning(self)  # saved grids, counters read off instances (DP030)
         return True
 
     def _iterated_through_names(self, loop_iter: cst.BaseExpression) -> list[cst.BaseExpression]:

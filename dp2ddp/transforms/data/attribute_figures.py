@@ -26,6 +26,7 @@ from libcst.metadata import PositionProvider
 from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, variables_under
 from dp2ddp.transforms._support.nodes import walk as walk_nodes
 from dp2ddp.transforms.analysis.plateau_steps import plateau_steps
+from dp2ddp.transforms.data.attribute_counts import counted_attributes
 from dp2ddp.transforms.data.batch_takers import own_attribute
 from dp2ddp.transforms.data.figure_aliases import bindings, figure_aliases
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS
@@ -56,6 +57,8 @@ def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> No
         if any(n.value in batch for a in node.args for n in variables_under(a.value)):
             fed.setdefault(attr, t.input_position(node)[0])
     fed = {a: line for a, line in fed.items() if _keeps(t, owner, a)}
+    for attr, line in counted_attributes(t, loop, owner, me).items():  # `self.seen += n`
+        fed.setdefault(attr, line)
     if not fed:
         return
     _plateau_figures(t, owner, fed)

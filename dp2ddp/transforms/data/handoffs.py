@@ -41,7 +41,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms._support.qualified import told_name
-from dp2ddp.transforms.analysis.fed_slots import fed_params, feeds_for
+from dp2ddp.transforms.analysis.fed_slots import SHARDED_SPELLINGS, fed_params, feeds_for
 from dp2ddp.transforms.analysis.training import trains_through
 from dp2ddp.transforms.data.plan import EVAL_NAME, Loader, named_loader
 from dp2ddp.transforms.data.split_loaders import said_split_loops
@@ -50,10 +50,6 @@ if TYPE_CHECKING:
     from dp2ddp.transforms._support.nodes import ModuleNodes
     from dp2ddp.transforms.data import ShardDataLoaders
     from dp2ddp.transforms.data.flow import CallFlow
-
-#: What a DataLoader call left sharded spells (the data pass's own edits, or a migration
-#: before this one): a distributed or evaluation sampler, or the per-rank batch size.
-SHARDED_SPELLINGS = ("DistributedSampler", "ddp_per_rank_batch", "ddp_eval_sampler")
 
 
 def loader_handoffs(
@@ -81,7 +77,7 @@ def loader_handoffs(
             if not resolved:
                 continue
             whole = any(c not in sharded and not _spelled_sharded(t.code(c)) for c in resolved)
-            line = t._line(call)
+            line = t.input_position(call)[0]  # the user's line, as warnings name it
             sizes = () if whole else _size_slots(t, call, resolved)
             found += [LoaderHandoff(q, at, keyword, not whole, line, sizes=sizes) for q in callees]
     return found
