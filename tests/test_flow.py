@@ -217,3 +217,25 @@ def test_a_target_unpacking_its_own_name_ends_the_walk() -> None:
     assert len(walk.seen) < 100, len(walk.seen)
     kinds = {f"{o.kind} {code(o.node)}" for o in found if not o.selects}
     assert not any(k.startswith("unknown") for k in kinds), kinds
+
+
+def test_a_comprehension_variable_is_its_own() -> None:
+    """Stop 72 (round 24, zsyOAOA/VDNet@599c153 train_simulation.py:72): `x` of the batch's
+    `[x.cuda() for x in data]` is not `x` of `[x for n, x in net.named_parameters()]` in
+    the same function: DP047 traced the batch to the model's parameters. A use outside
+    every comprehension reads the enclosing binding; the first `for`'s iterable is read
+    outside its comprehension."""
+    module = cst.parse_module(
+        "def main(net, loader, x):\n"
+        "    params = [x for n, x in net.named_parameters()]\n"
+        "    for data in loader:\n"
+        "        a, b = [x.cuda() for x in data]\n"
+        "        model(a)\n"
+        "    model(x)\n"
+        "    model([x for x in x])\n"
+    )
+    flow = view(module)
+    got = [origins(flow, c.args[0].value) for c in flow.calls if code(c.func) == "model"]
+    assert {(o.kind, code(o.node)) for o in got[0]} == {("parameter", "loader")}
+    assert [(o.kind, code(o.node)) for o in got[1]] == [("parameter", "x")]
+    assert [(o.kind, code(o.node)) for o in got[2]] == [("parameter", "x")]

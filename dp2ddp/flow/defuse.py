@@ -11,8 +11,10 @@ tree, what every flow question needs (see dp2ddp/flow/__init__.py for the questi
 * for each function: its parameters, its `return` and `yield` values, and (asked lazily,
   from the module's calls) its call sites.
 
-Comprehension variables are counted in the enclosing scope (what they may hold is what the
-question wants; a name shadowed only inside a comprehension is rare). Definitions are
+Comprehension variables are recorded in the enclosing scope and answered as Python 3 scopes
+them: a use inside a comprehension reads its own `for` target alone, a use outside reads none
+(`[x.cuda() for x in data]` beside `[x for _, x in net.named_parameters()]` in one function:
+the batch came from the model's parameters, DP047, stop 72). Definitions are
 flow-insensitive: every binding of a name in its scope may reach each use, which is the
 right answer for "where may this value come from" (a loop's `i += n` reaches `x[i]`).
 """
@@ -33,6 +35,7 @@ Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef
 #: exact type (each is a leaf class of libcst: tests/test_children.py), as isinstance on
 #: libcst's ABCs costs a Python-level check at every node of the walk.
 _SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
+_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 _STATEMENTS = frozenset(
     {
         cst.Assign,
@@ -395,9 +398,56 @@ class DefUse:
         return self.module
 
     def definitions(self, name: cst.Name) -> list[Definition]:
-        """The bindings a use of `name` may read (empty: a builtin or unbound name)."""
+        """The bindings a use of `name` may read (empty: a builtin or unbound name). A
+        comprehension's variable is its own (Python 3): a use inside the comprehension that
+        binds it reads that binding alone, a use elsewhere never reads it."""
         scope = self._scope_defining(self.scope_of(name), name.value)
-        return self._defs.get(scope, {}).get(name.value, [])
+        every = self._defs.get(scope, {}).get(name.value, [])
+        if not any(type(d.statement) is cst.CompFor for d in every):
+            return every
+        for comprehension in self._comprehensions_around(name):
+            own = [
+                d
+                for d in every
+                if type(d.statement) is cst.CompFor
+                and self._comprehension_of(cast(cst.CompFor, d.statement)) is comprehension
+            ]
+            if own:
+                return own
+        rest = [d for d in every if type(d.statement) is not cst.CompFor]
+        outer = self._outer.get(scope)
+        if rest or outer is None:
+            return rest
+        # bound in this scope by comprehensions only: the enclosing scopes' binding
+        found = self._scope_defining(outer, name.value)
+        return [
+            d
+            for d in self._defs.get(found, {}).get(name.value, [])
+            if type(d.statement) is not cst.CompFor
+        ]
+
+    def _comprehensions_around(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+        """The comprehensions whose variables `node` sees, innermost first: each one around
+        it in its scope, less one whose first `for`'s iterable holds it (evaluated outside)."""
+        child, parent = node, self._parent.get(node)
+        outside = False  # the child is the first `for`'s iterable of the next comprehension
+        while parent is not None and type(parent) not in _SCOPES:
+            if type(parent) in _COMPREHENSIONS:
+                if not outside:
+                    yield parent
+                outside = False
+            elif type(parent) is cst.CompFor:
+                compfor = cast(cst.CompFor, parent)
+                if child is compfor.iter and type(self._parent.get(compfor)) in _COMPREHENSIONS:
+                    outside = True
+            child, parent = parent, self._parent.get(parent)
+
+    def _comprehension_of(self, compfor: cst.CompFor) -> cst.CSTNode | None:
+        """The comprehension a `for` clause belongs to."""
+        parent = self._parent.get(compfor)
+        while type(parent) is cst.CompFor:
+            parent = self._parent.get(cast(cst.CompFor, parent))
+        return parent
 
     def reaching(self, name: cst.Name) -> list[Definition]:
         """`_reaching`; for a read of one constant key (`batch["x"]`), less the stores at
