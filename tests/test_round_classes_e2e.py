@@ -1852,6 +1852,18 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   Dataset through `self.co_transform(...)` in two loader workers: its corner draws stay each
   process's own (before: rank 0's corners through the store from the workers, rank 1's
   crops cut short: weights nan; ARFlow itself hung at the first batch).
+
+  Stop 72 helper falsewarn (round 24's false warnings): batches_s72_falsewarn_comprehension_scope
+  (`[x.to(dev) for x in batch]` beside `[x for n, x in net.named_parameters()]`: each
+  comprehension's variable is its own, the batch is the loader's share, no DP047; VDNet),
+  hazards_s72_falsewarn_grouped_conv_per_row (a grouped conv1d over the batch folded into
+  channels, groups a multiple of the rows: no DP217; FaSNet-TAC),
+  model_wrap_s72_falsewarn_pooled_output_kept (a library BERT's pooled output read: every
+  parameter gets a gradient, no DP041 and no find_unused_parameters; lonePatient, the
+  stand-in tests/e2e_stop45_m/transformers) and the program
+  data_s72_falsewarn_whole_subclass_loader_dict (loaders of a project DataLoader subclass,
+  left whole (DP035), handed to a Solver in a dict: its figures are the original's, no
+  DP030; FaSNet-TAC). Each prints the original's figures on rank 0.
 """
 
 from __future__ import annotations
@@ -2843,9 +2855,18 @@ CASES: dict[str, tuple[str, ...]] = {
     # process's own (the base: rank 0's through the store; the crop case weights nan)
     "rank_zero_s71_persample_dataset_base_package": ("own files True probe 0.0", "weights 0.5574"),
     "rank_zero_s71_persample_crop_in_appended_compose": ("crops whole True", "weights 1.0985"),
+    # stop 72 helper falsewarn (round 24's false warnings): silent where proved, same figures
+    "batches_s72_falsewarn_comprehension_scope": ("weights 11.561198",),
+    "hazards_s72_falsewarn_grouped_conv_per_row": ("weights 15.921881",),
+    "model_wrap_s72_falsewarn_pooled_output_kept": ("weights 44.041593",),
+    "data_s72_falsewarn_whole_subclass_loader_dict": (
+        "epoch 0 train 1.676824 valid 2.381471",
+        "epoch 1 train 1.128564 valid 2.557756",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "data_s72_falsewarn_whole_subclass_loader_dict": "train.py",  # stop 72 falsewarn
     "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
     "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform
     "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard

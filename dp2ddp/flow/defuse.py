@@ -410,7 +410,7 @@ class DefUse:
                 d
                 for d in every
                 if type(d.statement) is cst.CompFor
-                and self._comprehension_of(cast(cst.CompFor, d.statement)) is comprehension
+                and self._comprehension_of(d.statement) is comprehension
             ]
             if own:
                 return own
@@ -437,16 +437,15 @@ class DefUse:
                     yield parent
                 outside = False
             elif type(parent) is cst.CompFor:
-                compfor = cast(cst.CompFor, parent)
-                if child is compfor.iter and type(self._parent.get(compfor)) in _COMPREHENSIONS:
+                if child is parent.iter and type(self._parent.get(parent)) in _COMPREHENSIONS:
                     outside = True
             child, parent = parent, self._parent.get(parent)
 
-    def _comprehension_of(self, compfor: cst.CompFor) -> cst.CSTNode | None:
+    def _comprehension_of(self, compfor: cst.CSTNode) -> cst.CSTNode | None:
         """The comprehension a `for` clause belongs to."""
         parent = self._parent.get(compfor)
         while type(parent) is cst.CompFor:
-            parent = self._parent.get(cast(cst.CompFor, parent))
+            parent = self._parent.get(parent)
         return parent
 
     def reaching(self, name: cst.Name) -> list[Definition]:
