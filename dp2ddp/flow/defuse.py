@@ -12,9 +12,7 @@ tree, what every flow question needs (see dp2ddp/flow/__init__.py for the questi
   from the module's calls) its call sites.
 
 Comprehension variables are recorded in the enclosing scope and answered as Python 3 scopes
-them: a use inside a comprehension reads its own `for` target alone, a use outside reads none
-(`[x.cuda() for x in data]` beside `[x for _, x in net.named_parameters()]` in one function:
-the batch came from the model's parameters, DP047, stop 72). Definitions are
+them (flow/comprehensions.py: a use reads its own comprehension's target alone). Definitions are
 flow-insensitive: every binding of a name in its scope may reach each use, which is the
 right answer for "where may this value come from" (a loop's `i += n` reaches `x[i]`).
 """
@@ -28,6 +26,7 @@ from typing import cast
 import libcst as cst
 
 from dp2ddp.flow.children import PerTree, children_of, parent_map
+from dp2ddp.flow.comprehensions import scoped
 
 Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef
 
@@ -35,7 +34,6 @@ Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef
 #: exact type (each is a leaf class of libcst: tests/test_children.py), as isinstance on
 #: libcst's ABCs costs a Python-level check at every node of the walk.
 _SCOPES = frozenset({cst.FunctionDef, cst.Lambda, cst.ClassDef})
-_COMPREHENSIONS = frozenset({cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp})
 _STATEMENTS = frozenset(
     {
         cst.Assign,
@@ -405,48 +403,9 @@ class DefUse:
         every = self._defs.get(scope, {}).get(name.value, [])
         if not any(type(d.statement) is cst.CompFor for d in every):
             return every
-        for comprehension in self._comprehensions_around(name):
-            own = [
-                d
-                for d in every
-                if type(d.statement) is cst.CompFor
-                and self._comprehension_of(d.statement) is comprehension
-            ]
-            if own:
-                return own
-        rest = [d for d in every if type(d.statement) is not cst.CompFor]
         outer = self._outer.get(scope)
-        if rest or outer is None:
-            return rest
-        # bound in this scope by comprehensions only: the enclosing scopes' binding
-        found = self._scope_defining(outer, name.value)
-        return [
-            d
-            for d in self._defs.get(found, {}).get(name.value, [])
-            if type(d.statement) is not cst.CompFor
-        ]
-
-    def _comprehensions_around(self, node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-        """The comprehensions whose variables `node` sees, innermost first: each one around
-        it in its scope, less one whose first `for`'s iterable holds it (evaluated outside)."""
-        child, parent = node, self._parent.get(node)
-        outside = False  # the child is the first `for`'s iterable of the next comprehension
-        while parent is not None and type(parent) not in _SCOPES:
-            if type(parent) in _COMPREHENSIONS:
-                if not outside:
-                    yield parent
-                outside = False
-            elif type(parent) is cst.CompFor:
-                if child is parent.iter and type(self._parent.get(parent)) in _COMPREHENSIONS:
-                    outside = True
-            child, parent = parent, self._parent.get(parent)
-
-    def _comprehension_of(self, compfor: cst.CSTNode) -> cst.CSTNode | None:
-        """The comprehension a `for` clause belongs to."""
-        parent = self._parent.get(compfor)
-        while type(parent) is cst.CompFor:
-            parent = self._parent.get(parent)
-        return parent
+        enclosing = self._defs.get(self._scope_defining(outer, name.value), {}) if outer else {}
+        return scoped(name, every, enclosing.get(name.value, []), self._parent)
 
     def reaching(self, name: cst.Name) -> list[Definition]:
         """`_reaching`; for a read of one constant key (`batch["x"]`), less the stores at
