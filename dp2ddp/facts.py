@@ -184,9 +184,10 @@ class ProgramHints:
     #: (`batch_size=opt.batch_size` -> "batch_size"): a batch's size compared with such an
     #: attribute outside the loop over a loader is DP061 (data/size_guards.py, stop 45 v2-A).
     loader_batch_attributes: frozenset[str] = frozenset()
-    #: Some module of the program calls a DataLoader (`...DataLoader(...)`): only then may
-    #: a loop over a source no binding of its module gives be over a loader the program
-    #: shards (data/handoffs.py `unheld_loaders`; not a dict of lists named `loaders`).
+    #: Some module of the program calls a DataLoader (`...DataLoader(...)`) the data pass
+    #: may shard (not only project subclasses it leaves whole, DP035): only then may a loop
+    #: over a source no binding of its module gives be over a loader the program shards
+    #: (data/handoffs.py `unheld_loaders`; not a dict of lists named `loaders`).
     builds_loaders: bool = False
     #: `Class|slot=kind;...` of the calls of this module's classes in the
     #: program's other modules, each argument `built` (a construction that makes no wrap)

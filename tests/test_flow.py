@@ -278,3 +278,23 @@ def test_a_call_through_a_name_bound_to_functions_runs_each_of_them() -> None:
         "step",
         "maybe",
     }
+def test_a_comprehension_variable_is_its_own() -> None:
+    """Stop 72 (round 24, zsyOAOA/VDNet@599c153 train_simulation.py:72): `x` of the batch's
+    `[x.cuda() for x in data]` is not `x` of `[x for n, x in net.named_parameters()]` in
+    the same function: DP047 traced the batch to the model's parameters. A use outside
+    every comprehension reads the enclosing binding; the first `for`'s iterable is read
+    outside its comprehension."""
+    module = cst.parse_module(
+        "def main(net, loader, x):\n"
+        "    params = [x for n, x in net.named_parameters()]\n"
+        "    for data in loader:\n"
+        "        a, b = [x.cuda() for x in data]\n"
+        "        model(a)\n"
+        "    model(x)\n"
+        "    model([x for x in x])\n"
+    )
+    flow = view(module)
+    got = [origins(flow, c.args[0].value) for c in flow.calls if code(c.func) == "model"]
+    assert {(o.kind, code(o.node)) for o in got[0]} == {("parameter", "loader")}
+    assert [(o.kind, code(o.node)) for o in got[1]] == [("parameter", "x")]
+    assert [(o.kind, code(o.node)) for o in got[2]] == [("parameter", "x")]

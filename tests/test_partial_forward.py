@@ -585,3 +585,33 @@ def test_forward_pairs_finds_a_comparison_of_rows(line: str, found: bool) -> Non
     )
     pairs = module_classes("", "crit.py", source)["Crit"].pairs
     assert (pairs == f"crit.py:10: {line.split(' = ')[1]}") if found else pairs == ""
+
+
+@pytest.mark.parametrize(
+    ("groups", "found"),
+    [
+        ("b * c", False),  # b = x.size(0): one group per row and channel
+        ("x.size(0) * c", False),
+        ("n * c", False),  # n, c, L = x.shape
+        ("c", True),  # fewer groups than rows: a group spans rows
+        ("b + c", True),  # not a multiple
+        ("m * c", True),  # m is rebound: not proved the row count
+    ],
+)
+def test_grouped_conv_one_group_per_row_couples_none(groups: str, found: bool) -> None:
+    """Stop 72 (round 24, FaSNet-TAC FaSNet.py:317): the rows folded into the channels
+    (`x.view(1, -1, L)`, a size-1 axis against the filters' `w.view(-1, 1, K)`) are kept
+    apart by a group count proved a multiple of the rows; otherwise still a coupling."""
+    source = (
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x, w):\n"
+        "        b = x.size(0)\n"
+        "        n, c, L = x.shape\n"
+        "        m = b\n"
+        "        m = 2\n"
+        f"        y = F.conv1d(x.view(1, -1, L), w.view(-1, 1, 3), groups={groups})\n"
+        "        return y.view(b, c, -1)\n"
+    )
+    pairs = module_classes("", "net.py", source)["Net"].pairs
+    assert bool(pairs) == found, pairs

@@ -1897,6 +1897,18 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   A batch copied into the caller's buffer before the model call
   (batches_s72_stepfn_buffer_copy_other_module, RealnessGAN's `x.copy_(images)`): left
   whole, DP037 at the pull; the original's figures (every rank the whole batch).
+
+  Stop 72 helper falsewarn (round 24's false warnings): batches_s72_falsewarn_comprehension_scope
+  (`[x.to(dev) for x in batch]` beside `[x for n, x in net.named_parameters()]`: each
+  comprehension's variable is its own, the batch is the loader's share, no DP047; VDNet),
+  hazards_s72_falsewarn_grouped_conv_per_row (a grouped conv1d over the batch folded into
+  channels, groups a multiple of the rows: no DP217; FaSNet-TAC),
+  model_wrap_s72_falsewarn_pooled_output_kept (a library BERT's pooled output read: every
+  parameter gets a gradient, no DP041 and no find_unused_parameters; lonePatient, the
+  stand-in tests/e2e_stop45_m/transformers) and the program
+  data_s72_falsewarn_whole_subclass_loader_dict (loaders of a project DataLoader subclass,
+  left whole (DP035), handed to a Solver in a dict: its figures are the original's, no
+  DP030; FaSNet-TAC). Each prints the original's figures on rank 0.
 """
 
 from __future__ import annotations
@@ -2931,6 +2943,18 @@ PROGRAMS = {
     "batches_s72_stepfn_provider_other_module": "main.py",  # stop 72 stepfn (round 24)
     "batches_s72_stepfn_loader_iterator_other_module": "main.py",  # stop 72 stepfn
     "batches_s72_stepfn_buffer_copy_other_module": "main.py",  # stop 72 stepfn
+    # stop 72 helper falsewarn (round 24's false warnings): silent where proved, same figures
+    "batches_s72_falsewarn_comprehension_scope": ("weights 11.561198",),
+    "hazards_s72_falsewarn_grouped_conv_per_row": ("weights 15.921881",),
+    "model_wrap_s72_falsewarn_pooled_output_kept": ("weights 44.041593",),
+    "data_s72_falsewarn_whole_subclass_loader_dict": (
+        "epoch 0 train 1.676824 valid 2.381471",
+        "epoch 1 train 1.128564 valid 2.557756",
+    ),
+}
+#: the program fixtures of CASES -> their entry
+PROGRAMS = {
+    "data_s72_falsewarn_whole_subclass_loader_dict": "train.py",  # stop 72 falsewarn
     "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
     "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform
     "batches_s71_dblshard_method_argument": "train.py",  # stop 71 dblshard

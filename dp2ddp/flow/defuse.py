@@ -11,8 +11,8 @@ tree, what every flow question needs (see dp2ddp/flow/__init__.py for the questi
 * for each function: its parameters, its `return` and `yield` values, and (asked lazily,
   from the module's calls) its call sites.
 
-Comprehension variables are counted in the enclosing scope (what they may hold is what the
-question wants; a name shadowed only inside a comprehension is rare). Definitions are
+Comprehension variables are recorded in the enclosing scope and answered as Python 3 scopes
+them (flow/comprehensions.py: a use reads its own comprehension's target alone). Definitions are
 flow-insensitive: every binding of a name in its scope may reach each use, which is the
 right answer for "where may this value come from" (a loop's `i += n` reaches `x[i]`).
 """
@@ -27,6 +27,7 @@ import libcst as cst
 
 from dp2ddp.flow.called import looked_up, name_callees
 from dp2ddp.flow.children import PerTree, children_of, parent_map
+from dp2ddp.flow.comprehensions import scoped
 
 Scope = cst.Module | cst.FunctionDef | cst.Lambda | cst.ClassDef
 
@@ -396,9 +397,16 @@ class DefUse:
         return self.module
 
     def definitions(self, name: cst.Name) -> list[Definition]:
-        """The bindings a use of `name` may read (empty: a builtin or unbound name)."""
+        """The bindings a use of `name` may read (empty: a builtin or unbound name). A
+        comprehension's variable is its own (Python 3): a use inside the comprehension that
+        binds it reads that binding alone, a use elsewhere never reads it."""
         scope = self._scope_defining(self.scope_of(name), name.value)
-        return self._defs.get(scope, {}).get(name.value, [])
+        every = self._defs.get(scope, {}).get(name.value, [])
+        if not any(type(d.statement) is cst.CompFor for d in every):
+            return every
+        outer = self._outer.get(scope)
+        enclosing = self._defs.get(self._scope_defining(outer, name.value), {}) if outer else {}
+        return scoped(name, every, enclosing.get(name.value, []), self._parent)
 
     def reaching(self, name: cst.Name) -> list[Definition]:
         """`_reaching`; for a read of one constant key (`batch["x"]`), less the stores at

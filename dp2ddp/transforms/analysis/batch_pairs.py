@@ -96,7 +96,11 @@ def forward_pairs(
                 and (node.func.id in own)
             ):
                 todo.append((own[node.func.id], False))  # its module's function: read there
-            elif (rank := _coupling(node)) is not None and not _of_constants(node, method, told):
+            elif (
+                (rank := _coupling(node)) is not None
+                and not _of_constants(node, method, told)
+                and not per_row_groups(node, method)
+            ):
                 label = method.name if is_method else f"{method.name}()"
                 found.append((rank, node, label))
     if not any(rank != _WHOLE_NORM for rank, _, _ in found):
@@ -131,6 +135,110 @@ def _coupling(node: ast.AST) -> int | None:
         return None
     names = _product_names(node)
     return _ACROSS if names is not None and names[0] != names[1] else _ITSELF
+
+
+#: Convolutions whose `groups=` may keep each row of a batch folded into channels apart.
+_CONVS = frozenset({"conv1d", "conv2d", "conv3d"})
+
+
+def per_row_groups(node: ast.AST, method: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A grouped convolution with a group count proved a multiple of the batch's rows
+    (`F.conv1d(x.view(1, -1, L), w.view(-1, 1, K), groups=batch_size * C)`, batch_size
+    bound to `input.size(0)` of the method's own parameter: stop 72, round 24,
+    yoonsanghyu/FaSNet-TAC-PyTorch@a9ce70b FaSNet.py:317). The rows folded into the
+    channels (the batch's dim leading, `view` keeps the order) then fall into groups of
+    their own: each output channel reads one row's channels only, so the rows are not
+    coupled, whatever the size-1 axes of its input and weight look like. A count not
+    proved so (a literal, a name of another origin, a sum) is no proof: the call is read
+    as before."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    if node.func.attr not in _CONVS:
+        return False
+    groups = next((k.value for k in node.keywords if k.arg == "groups"), None)
+    if groups is None and len(node.args) >= 7:
+        groups = node.args[6]  # F.conv1d(input, weight, bias, stride, padding, dilation, groups)
+    if groups is None:
+        return False
+    counts = _row_counts(method)
+    return any(_counts_rows(factor, method, counts) for factor in _factors(groups))
+
+
+def _factors(node: ast.expr) -> list[ast.expr]:
+    """The factors of a product `a * b * (c * d)`; the node itself for anything else."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return [*_factors(node.left), *_factors(node.right)]
+    return [node]
+
+
+def _inputs(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The method's parameters but its receiver: the values whose dim 0 holds the rows."""
+    args = [a.arg for a in method.args.args]
+    return set(args[1:] if args and args[0] in ("self", "cls") else args)
+
+
+def _counts_rows(
+    node: ast.expr, method: ast.FunctionDef | ast.AsyncFunctionDef, counts: set[str]
+) -> bool:
+    """`p.size(0)`, `p.shape[0]` of a parameter, or a name bound once to one."""
+    if isinstance(node, ast.Name):
+        return node.id in counts
+    inputs = _inputs(method)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        held = node.func.value
+        return (
+            node.func.attr == "size"
+            and len(node.args) == 1
+            and _int(node.args[0]) == 0
+            and isinstance(held, ast.Name)
+            and held.id in inputs
+        )
+    if isinstance(node, ast.Subscript) and _int(node.slice) == 0:
+        return _shape_of_input(node.value, inputs)
+    return False
+
+
+def _shape_of_input(node: ast.expr, inputs: set[str]) -> bool:
+    """`p.shape` / `p.size()` of a parameter."""
+    if isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute):
+        node = node.func if node.func.attr == "size" else node
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in ("shape", "size")
+        and isinstance(node.value, ast.Name)
+        and node.value.id in inputs
+    )
+
+
+def _row_counts(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names the method binds once, to its parameters' row count: `b = x.size(0)`,
+    `b = x.shape[0]`, `b, c, L = x.shape` / `x.size()`."""
+    bound: dict[str, int] = {}
+    counted: set[str] = set()
+    inputs = _inputs(method)
+    for node in ast_nodes.walk(method):
+        targets: list[ast.expr] = []
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension, ast.With)):
+            targets = [node.target] if not isinstance(node, ast.With) else []
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    bound[name.id] = bound.get(name.id, 0) + 1
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and _counts_rows(node.value, method, set()):
+            counted.add(target.id)
+        elif (
+            isinstance(target, (ast.Tuple, ast.List))
+            and target.elts
+            and isinstance(target.elts[0], ast.Name)
+            and _shape_of_input(node.value, inputs)
+        ):
+            counted.add(target.elts[0].id)
+    return {name for name in counted if bound.get(name) == 1 and name not in inputs}
 
 
 def _of_constants(

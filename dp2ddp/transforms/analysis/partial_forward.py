@@ -86,6 +86,7 @@ from dp2ddp.transforms.analysis.layer_names import has_parameters, module_import
 from dp2ddp.transforms.analysis.name_paths import names as _names
 from dp2ddp.transforms.analysis.norm_layers import builds_norm
 from dp2ddp.transforms.analysis.part_wraps import held_wrap
+from dp2ddp.transforms.analysis.pooled_outputs import pooled_kept
 from dp2ddp.transforms.analysis.repeated_forwards import BACKWARD_INSIDE, backward_inside
 
 #: forward() reaching its children by name: which of them it uses is not known.
@@ -334,7 +335,12 @@ def _class_facts(
     # all in containers filled later (`self.blocks = nn.ModuleList()`, then `.append`).
     held = held_classes(init, me, lambda func: resolve(func, imports, local, prefix))
     reached = (forward, *called_methods(forward, methods))
-    dropped = tuple(f for fn in reached for f in dropped_outputs(cls.name, fn, held, path))
+    dropped = tuple(
+        f
+        for fn in reached
+        for f in dropped_outputs(cls.name, fn, held, path)
+        if not pooled_kept(f, init)
+    )
     # A children walk that may break, or a torchvision model taken apart (also in a class with
     # no other layer), leaves the rest unused, whatever else is known.
     heads = module_parts.torchvision_heads(

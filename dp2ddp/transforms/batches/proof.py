@@ -68,11 +68,11 @@ from dp2ddp.transforms.batches.source_syntax import (
     binding_of,
     constant_sizes,
     filled_later,
+    holds_no_batch,
     per_dim_args,
     picks_setting,
     rows_cut,
     size_read,
-    sizes_across,
 )
 from dp2ddp.transforms.batches.stepped import NUMBERS, fixed_sample, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
@@ -366,8 +366,8 @@ class BatchProof(TrainingLoops):
             if origin.selection and origin.kind == "call" and self._draws(origin.node):
                 self._share_draw(flow, origin)
             return "ok"
-        if sizes_across(origin, self._dim):
-            return "ok"  # it sizes a tensor along another dim: shapes it, holds no batch
+        if holds_no_batch(origin, self._dim):
+            return "ok"  # it sizes a tensor along another dim, or was split before
         if origin.kind == "constant" and origin.cut and filled_later(origin.node):
             # `dataset = []` filled by appends, a batch cut from it at each step: data the
             # program built, not a constant every rank computes whole (v2-A, stop 41)

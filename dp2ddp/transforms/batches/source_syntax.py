@@ -11,7 +11,8 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Origin, origins
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms.batches.loops import ROUNDS, SHARD
 
 #: Library calls whose result is sized by their arguments: state built for the batch.
 FACTORIES = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "normal"})
@@ -93,6 +94,19 @@ def rows_cut(flow: DefUse, origin: Origin, dim: int | None) -> bool:
             if isinstance(cut, cst.Slice) and cut.lower is not None:
                 return True
     return False
+
+
+def holds_no_batch(origin: Origin, dim: int | None) -> bool:
+    """The source reaches the value as a size along another dim (`sizes_across`), or
+    through a split dp2ddp made (`ddp_shard_batch(states)` of a module migrated before,
+    whose argument's sources the walk follows on): this rank's share already, not a whole
+    batch (stop 72: a replay memory's sample split at the model call, read again by
+    --check, was said given split and whole batches, DP047)."""
+    split = any(
+        isinstance(step.node, cst.Call) and name_of(step.node.func) in (SHARD, ROUNDS)
+        for step in origin.path[1:]
+    )
+    return split or sizes_across(origin, dim)
 
 
 def sizes_across(origin: Origin, dim: int | None) -> bool:

@@ -155,8 +155,8 @@ class DataRows:
         assert self._module is not None
         flow = view(self._module)
         found = origins(flow, target)
-        if any(o.kind in _UNKNOWN for o in found):
-            return ""
+        if any(o.kind in _UNKNOWN and self._taken(o) is None for o in found):
+            return ""  # a source behind a batch a loop takes (its loader's dataset) is known
         batched = any(self._taken(o) is not None for o in found if not _counted(o))
         entered: list[cst.Call] = []
         for origin in found:

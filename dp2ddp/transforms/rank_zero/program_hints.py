@@ -50,7 +50,7 @@ from dp2ddp.transforms.analysis.device_methods import own_device_classes
 from dp2ddp.transforms.analysis.device_moves import device_moves, program_moves
 from dp2ddp.transforms.analysis.handed_wraps import handed_to, wrap_handoffs
 from dp2ddp.transforms.analysis.home_classes import home_classes
-from dp2ddp.transforms.analysis.loader_builds import loader_calls
+from dp2ddp.transforms.analysis.loader_builds import loader_calls, shards_loaders
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
 from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
 from dp2ddp.transforms.analysis.printing import Printing, printer_names, printing_functions
@@ -170,7 +170,7 @@ def program_hints(
     # not the entry's (its loop asks its own module): one hint for the entries of a folder
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
     batch_attributes = frozenset().union(*(n.batch_attributes for n in names))
-    builds = any(n.builds_loader for n in names)
+    builds = shards_loaders(n.builds_loader for n in names)
     sets = frozenset(
         _through_reexports(set(program_set_returns(modules, [n.set_returns for n in names])), names)
     )
@@ -415,8 +415,8 @@ class ModuleNames:
     fetchers: frozenset[str] = frozenset()
     #: Attribute names its DataLoaders take their batch_size from (`opt.batch_size`).
     batch_attributes: frozenset[str] = frozenset()
-    #: It calls a DataLoader, torch's or a class so named (ProgramHints.builds_loaders).
-    builds_loader: bool = False
+    #: The loader classes it calls, "-Name" its subclasses left whole (loader_calls).
+    builds_loader: frozenset[str] = frozenset()
     #: Its top-level classes (analysis/constructions.py).
     classes: frozenset[str] = frozenset()
     #: Its functions' parameters that a path they make, write or read holds

@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, TensorDataset
+
+from _dp2ddp import (
+    DEVICE,
+    DEVICE_IDS,
+    DdpDistributedSampler,
+    ddp_per_rank_batch,
+    ddp_setup,
+)
+from solver import Solver
+
+
+def main():
+    ddp_setup()
+    torch.manual_seed(0)
+    tr = TensorDataset(torch.randn(16, 4), torch.randn(16, 1))
+    cv = TensorDataset(torch.randn(8, 4), torch.randn(8, 1))
+    # dp2ddp: DP011 no epoch loop found for sampler.set_epoch
+    tr_loader = DataLoader(
+        tr,
+        batch_size=ddp_per_rank_batch(4),
+        sampler=DdpDistributedSampler(tr, shuffle=True, advance_epoch=True),
+    )
+    # dp2ddp: DP015 evaluation metrics not reduced
+    cv_loader = DataLoader(cv, batch_size=4)
+    data = {"tr_loader": tr_loader, "cv_loader": cv_loader}
+    model = DistributedDataParallel(nn.Linear(4, 1).to(DEVICE), device_ids=DEVICE_IDS)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    Solver(data, model, optimizer).train(2)
+
+
+if __name__ == "__main__":
+    main()
