@@ -1857,6 +1857,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   evaluation writes each epoch's predictions on rank 0 under the folder it is handed, and the
   entry reads them back after its last evaluation: a barrier after the loop that calls it
   (before: none and no word; rank 1 read a missing or half-written file).
+- Stop 72 helper fndraw (round 25, kuangliu/torchcv@6291f3e examples/retinanet/train.py:43):
+  a plain function handed as a Dataset's `transform=` whose draw is one call deeper
+  (shared_draws_s72_fndraw_function_transform_helper: augment() calls flip(), which draws
+  `random.random()`), or a function of another module handed directly
+  (s72_fndraw_function_transform_of_other_module, program: `transform=random_flip`
+  re-exported by a transforms package): DP067 naming the draw's line / file, left as
+  written, so rank 0 prints -0.251804 where the original printed -0.231002 (every rank
+  flips its k-th sample alike), as the warning says; before: the same figure, unsaid.
+  shared_draws_s72_fndraw_function_transform_no_draw (the helper chain draws nothing): no
+  warning, the original's weights.
 """
 
 from __future__ import annotations
@@ -2815,6 +2825,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # the class drawing nothing: no warning, the original's
     "s71_xform_transform_class_in_other_module": ("weights 2.479882",),
     "s71_xform_transform_class_in_other_module_draws_nothing": ("weights 2.517933",),
+    # stop 72 helper fndraw (round 25): a function transform drawing one call deeper, or a
+    # function of another module handed directly: DP067, its figure not the original's
+    # (-0.231002: each rank flips alike); the chain drawing nothing: the original's
+    "shared_draws_s72_fndraw_function_transform_helper": ("weights -0.251804",),
+    "s72_fndraw_function_transform_of_other_module": ("weights -0.251804",),
+    "shared_draws_s72_fndraw_function_transform_no_draw": ("weights 0.032841",),
     # stop 71 helper contrastive (round 23): runs to the end, its figures not the original's
     # (each rank's negatives are its share, DP040; the base: masked_select / cross_entropy
     # raised on both ranks, unsaid)
@@ -2853,6 +2869,7 @@ CASES: dict[str, tuple[str, ...]] = {
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw
     "rank_zero_s72_predictions_written_under_folder_elsewhere": "train.py",  # stop 72 lead
     "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
     "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform

@@ -23,6 +23,14 @@ module (`jitter.JITTER`), by keyword or by position, asked of HelperDraws.of_val
 the program's drawing helpers (program/callable_draws.py tells `module.Jitter.__call__`).
 Where the dataset's class is this module's, its `self.transform(x)` is followed to the
 object each construction here hands (drawing_callable); else the construction is said.
+
+A function or lambda draws also through the functions of the program it calls (round 25,
+kuangliu/torchcv@6291f3e examples/retinanet/train.py: `transform=transform_train`, which
+calls torchcv.transforms' `random_flip`, drawing `random.random()`), asked of
+HelperDraws.of_call as the training loop's draws are (this module's functions followed in
+turn, another module's by ProgramFacts.draws); a function of another module handed itself
+(`transform=random_flip`) is asked of HelperDraws.of_function. A chain that draws nothing
+is said nothing.
 """
 
 from __future__ import annotations
