@@ -1909,6 +1909,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   data_s72_falsewarn_whole_subclass_loader_dict (loaders of a project DataLoader subclass,
   left whole (DP035), handed to a Solver in a dict: its figures are the original's, no
   DP030; FaSNet-TAC). Each prints the original's figures on rank 0.
+- Stop 72 helper fndraw (round 25, kuangliu/torchcv@6291f3e examples/retinanet/train.py:43):
+  a plain function handed as a Dataset's `transform=` whose draw is one call deeper
+  (shared_draws_s72_fndraw_function_transform_helper: augment() calls flip(), which draws
+  `random.random()`), or a function of another module handed directly
+  (s72_fndraw_function_transform_of_other_module, program: `transform=random_flip`
+  re-exported by a transforms package): DP067 naming the draw's line / file, left as
+  written, so rank 0 prints -0.251804 where the original printed -0.231002 (every rank
+  flips its k-th sample alike), as the warning says; before: the same figure, unsaid.
+  shared_draws_s72_fndraw_function_transform_no_draw (the helper chain draws nothing): no
+  warning, the original's weights.
 """
 
 from __future__ import annotations
@@ -2867,6 +2877,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # the class drawing nothing: no warning, the original's
     "s71_xform_transform_class_in_other_module": ("weights 2.479882",),
     "s71_xform_transform_class_in_other_module_draws_nothing": ("weights 2.517933",),
+    # stop 72 helper fndraw (round 25): a function transform drawing one call deeper, or a
+    # function of another module handed directly: DP067, its figure not the original's
+    # (-0.231002: each rank flips alike); the chain drawing nothing: the original's
+    "shared_draws_s72_fndraw_function_transform_helper": ("weights -0.251804",),
+    "s72_fndraw_function_transform_of_other_module": ("weights -0.251804",),
+    "shared_draws_s72_fndraw_function_transform_no_draw": ("weights 0.032841",),
     # stop 71 helper contrastive (round 23): runs to the end, its figures not the original's
     # (each rank's negatives are its share, DP040; the base: masked_select / cross_entropy
     # raised on both ranks, unsaid)
@@ -2916,6 +2932,7 @@ CASES: dict[str, tuple[str, ...]] = {
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw
     "rank_zero_s72_predictions_written_under_folder_elsewhere": "train.py",  # stop 72 lead
     # stop 72 stepfn (round 24's RealnessGAN): a step function with no loop of its own
     # pulls its batch from a provider it is handed: split where the pull binds it (the

@@ -221,6 +221,17 @@ class HelperDraws:
             names |= {f"{n}.__call__" for n in self._names(value)}
         return self._callee_draw(names, set())
 
+    def of_function(self, value: cst.BaseExpression) -> Draw | None:
+        """The draw a call of the function of the program `value` names makes, itself or
+        through the functions it calls: this module's, or another module's (ProgramFacts.
+        draws): a function handed to a dataset as its transform (`transform=random_flip`,
+        shared_draws/callable_draws.py). A draw from a generator object is none (as for
+        of_call without `objects`)."""
+        if not isinstance(value, (cst.Name, cst.Attribute)):
+            return None
+        draw = self._callee_draw(self._names(value), set())
+        return None if draw is None or draw.source else draw
+
     def _own_method_draw(self, call: cst.Call) -> Draw | None:
         """The draw of `self.step_helper(...)` where the method belongs to the class of the
         method the call is in (stop 55, v3-A, 1975494921/GAN_research@eb4e07e6: a trainer

@@ -533,6 +533,10 @@ class ShareDatasetDraws(WholeReads):
         """The draw a call of the object `value` holds makes (HelperDraws.of_value)."""
         return self._draws.of_value(value)
 
+    def function_draw(self, value: cst.BaseExpression) -> HelperDraw | None:
+        """The draw a call of the function `value` names makes (HelperDraws.of_function)."""
+        return self._draws.of_function(value)
+
     # == rewriting ======================================================================
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock

@@ -23,17 +23,25 @@ module (`jitter.JITTER`), by keyword or by position, asked of HelperDraws.of_val
 the program's drawing helpers (program/callable_draws.py tells `module.Jitter.__call__`).
 Where the dataset's class is this module's, its `self.transform(x)` is followed to the
 object each construction here hands (drawing_callable); else the construction is said.
+
+A function or lambda draws also through the functions of the program it calls (round 25,
+kuangliu/torchcv@6291f3e examples/retinanet/train.py: `transform=transform_train`, which
+calls torchcv.transforms' `random_flip`, drawing `random.random()`), asked of
+HelperDraws.of_call as the training loop's draws are (this module's functions followed in
+turn, another module's by ProgramFacts.draws); a function of another module handed itself
+(`transform=random_flip`) is asked of HelperDraws.of_function. A chain that draws nothing
+is said nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse, origins, view
+from dp2ddp.facts import HelperDraw
+from dp2ddp.flow import DefUse, Origin, origins, view
 from dp2ddp.transforms._support.nodes import code_of, walk
 from dp2ddp.transforms.analysis.batch_noise import PER_RANK_BATCH
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
@@ -54,6 +62,8 @@ class Finder(Protocol):
 
     def alike(self, stream: str | None) -> bool: ...
 
+    def describe(self, helper: HelperDraw) -> str: ...
+
 
 def drawing_callable(finder: Finder, func: cst.Attribute) -> list[tuple[str, str | None]]:
     """(what draws, its stream) for the first draw of each function, lambda or object of
@@ -70,12 +80,45 @@ def drawing_callable(finder: Finder, func: cst.Attribute) -> list[tuple[str, str
             drawn = _parts_draw(finder, flow, body)
             if drawn is not None:
                 found.append((f"{code_of(func)} = {drawn[0]}", drawn[1]))
+        if origin.kind == "import":  # a function of another module: `transform=random_flip`
+            drawn = _imported_draw(finder, origin)
+            if drawn is not None:
+                found.append((f"{code_of(func)} = {drawn[0]}", drawn[1]))
         if origin.kind != "definition" or not isinstance(body, (cst.Lambda, cst.FunctionDef)):
             continue
-        drawn = _draw_in(body, finder.t.qualified_names)
-        if drawn is not None and finder.alike(drawn[1]):
-            found.append((f"{code_of(func)} = {code_of(body)[:30]}...: {drawn[0]}()", drawn[1]))
+        drawn = _draw_in(body, finder)
+        if drawn is not None:
+            found.append((f"{code_of(func)} = {_shown(body)}: {drawn[0]}", drawn[1]))
     return found
+
+
+def _imported_draw(finder: Finder, origin: Origin) -> tuple[str, str | None] | None:
+    """(what draws, its stream) where the name an import binds, as the flow from `origin`
+    spells it (the argument a construction passes), is a function of another module of
+    the program that draws from a stream every rank seeds alike (function_draw)."""
+    for step in origin.path:
+        if isinstance(step.node, (cst.Name, cst.Attribute)):
+            drawn = _function_draw(finder, step.node)
+            if drawn is not None:
+                return drawn
+    return None
+
+
+def _function_draw(finder: Finder, value: cst.BaseExpression) -> tuple[str, str | None] | None:
+    """(what draws, its stream) where `value` names a function of the program (this
+    module's or another's: HelperDraws.of_function) whose call draws, itself or through
+    the functions it calls, from a process-wide stream every rank seeds alike."""
+    helper = finder.t.function_draw(value)
+    if helper is None or not finder.alike(helper.stream):
+        return None
+    return f"{code_of(value)[:40]}: {finder.describe(helper)}", helper.stream
+
+
+def _shown(function: cst.Lambda | cst.FunctionDef) -> str:
+    """A function by its name, a lambda by its first characters."""
+    if isinstance(function, cst.FunctionDef):
+        return f"{function.name.value}()"
+    return f"{code_of(function)[:30]}..."
 
 
 def object_draw(finder: Finder, value: cst.BaseExpression) -> tuple[str, str | None] | None:
@@ -103,10 +146,15 @@ def _parts_draw(
             drawn = object_draw(finder, part) if isinstance(part, cst.BaseExpression) else None
             if objects and drawn is not None:
                 return drawn
+            if functions and isinstance(part, (cst.Name, cst.Attribute)):
+                drawn = _function_draw(finder, part)  # `transform=random_flip`
+                if drawn is not None:
+                    return drawn
         elif functions:
-            drawn = _draw_in(part, finder.t.qualified_names)
-            if drawn is not None and finder.alike(drawn[1]):
-                return f"{code_of(part)[:40]}...: {drawn[0]}()", drawn[1]
+            drawn = _draw_in(part, finder)
+            if drawn is not None:
+                text = f"{code_of(part)[:40]}..." if isinstance(part, cst.Lambda) else _shown(part)
+                return f"{text}: {drawn[0]}", drawn[1]
     return None
 
 
@@ -204,18 +252,27 @@ def _transform_parts(flow: DefUse, value: cst.BaseExpression) -> list[cst.CSTNod
     return parts
 
 
-def _draw_in(
-    function: cst.CSTNode, qualified: Callable[[cst.CSTNode], set[str]]
-) -> tuple[str, str | None] | None:
-    """(the draw as written, its stream) of the first draw from a process-wide stream in
-    `function`'s body; None where it draws none."""
+def _draw_in(function: cst.CSTNode, finder: Finder) -> tuple[str, str | None] | None:
+    """(what draws, its stream) of the first draw in `function`'s body from a process-wide
+    stream every rank seeds alike (`finder.alike`): written there, or made by a function of
+    the program it calls, of this module (followed through the functions it calls in turn)
+    or of another (ProgramFacts.draws), as HelperDraws.of_call tells the training loop's
+    (kuangliu/torchcv@6291f3e, round 25: `transform_train(img, boxes)` handed as
+    `transform=` calls torchcv.transforms' `random_flip`, which draws `random.random()`);
+    None where it draws none."""
     body = function.body if isinstance(function, (cst.Lambda, cst.FunctionDef)) else function
+    qualified = finder.t.qualified_names
     for node in walk(body):
         if not isinstance(node, cst.Call):
             continue
         names = qualified(node.func)
+        drawn: tuple[str, str | None] | None = None
         if names & RANDOM_DRAWS and not own_stream(node):
-            return code_of(node.func)[-40:], stream_of(names)
-        if fresh_fill(node):
-            return code_of(node.func)[-40:], "torch"
+            drawn = f"{code_of(node.func)[-40:]}()", stream_of(names)
+        elif fresh_fill(node):
+            drawn = f"{code_of(node.func)[-40:]}()", "torch"
+        elif (helper := finder.t.helper_draw_of(node)) is not None:
+            drawn = finder.describe(helper), helper.stream
+        if drawn is not None and finder.alike(drawn[1]):
+            return drawn
     return None

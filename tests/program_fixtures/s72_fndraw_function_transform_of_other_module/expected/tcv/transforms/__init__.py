@@ -1,0 +1,1 @@
+from .random_flip import random_flip
