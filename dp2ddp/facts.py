@@ -406,6 +406,9 @@ class ProgramLoaders:
     batch_classes: tuple[str, ...] = field(default=())
     trained: tuple[str, ...] = field(default=())
     epochs_set: tuple[str, ...] = field(default=())
+    #: The functions and methods of the program's other modules that run a backward or step
+    #: an optimizer, by qualified name (analysis/object_steps.py module_steppers).
+    stepping: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)
