@@ -39,7 +39,6 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_class,
     enclosing_function,
     iterated,
-    module_of,
     name_of,
     walk,
 )
