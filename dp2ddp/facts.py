@@ -411,6 +411,9 @@ class ProgramLoaders:
     trained: tuple[str, ...] = field(default=())
     epochs_set: tuple[str, ...] = field(default=())
     share_attributes: tuple[tuple[str, str, str], ...] = field(default=())
+    #: The functions and methods of the program's other modules that run a backward or step
+    #: an optimizer, by qualified name (analysis/object_steps.py module_steppers).
+    stepping: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

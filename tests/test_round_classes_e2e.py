@@ -1919,6 +1919,17 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   flips its k-th sample alike), as the warning says; before: the same figure, unsaid.
   shared_draws_s72_fndraw_function_transform_no_draw (the helper chain draws nothing): no
   warning, the original's weights.
+  Stop 72 helper evalloop (round 25, ethanj801/GAN@dfdb88a): a training loop whose step is
+  a method of a plain trainer object (`trainer.train_step(x, y)`, backward and
+  optimizer.step() inside it) and which also samples the wrapped model under no_grad() (a
+  GAN's fixed-noise snapshot) was read as an evaluation loop: its loader left whole with
+  DP015 "every rank evaluates all of it", every rank trained on the whole global batch.
+  A loop now trains where any call reaches a backward or an optimizer step, through the
+  methods of the program's objects too (analysis/object_steps.py; another module's class:
+  ProgramLoaders.stepping). data_s72_evalloop_trainer_step_snapshot (one module),
+  data_s72_evalloop_trainer_module (the trainer class in another module, its step through
+  `self.backprop(loss)`), data_s72_evalloop_object_eval_control (a validation loop calling
+  the object's no_grad `predict`: still DP015, and true).
 """
 
 from __future__ import annotations
@@ -2929,10 +2940,17 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s72_alias_ifexp_train": ("weights 0.407102",),
     "data_s72_alias_lambda_control": ("weights 0.9827",),
     "batches_s72_lead_function_handed_on_partial": ("weights 0.9827",),
+    # stop 72 helper evalloop (round 25's ethanj801/GAN): a trainer object's step beside a
+    # no_grad() snapshot trains; its loader sharded (the base: left whole, every rank
+    # trained on the global batch); the control's evaluation loop stays whole (DP015)
+    "data_s72_evalloop_trainer_step_snapshot": ("last snapshot -0.09319", "weight sum -1.18235"),
+    "data_s72_evalloop_trainer_module": ("last snapshot -0.09319", "weight sum -1.18235"),
+    "data_s72_evalloop_object_eval_control": ("epoch 0 val 0.81730", "epoch 1 val 0.80645"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw
+    "data_s72_evalloop_trainer_module": "train.py",  # stop 72 evalloop (round 25 GAN)
     "rank_zero_s72_predictions_written_under_folder_elsewhere": "train.py",  # stop 72 lead
     # stop 72 stepfn (round 24's RealnessGAN): a step function with no loop of its own
     # pulls its batch from a provider it is handed: split where the pull binds it (the

@@ -28,6 +28,20 @@ class LoaderTeller:
     _no_grad: tuple[tuple[str, bool], ...] | None = None
     _consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
     _trained: tuple[tuple[str, str], ...] | None = None
+    _stepping: tuple[tuple[str, bool], ...] | None = None
+
+    def stepping(self, module: ProgramModule) -> tuple[str, ...]:
+        """ProgramLoaders.stepping: the other modules' functions and methods that train,
+        each module read once a project (round 25: ethanj801/GAN's trainer object)."""
+        if self._stepping is None:
+            from dp2ddp.transforms.analysis.object_steps import module_steppers
+
+            def find(m: ProgramModule) -> dict[str, bool]:
+                tree = self.project.parsed_or_none(m)
+                return module_steppers(m.name, tree) if tree is not None else {}
+
+            self._stepping = self.project.per_module(self.program.modules, "stepping", find)
+        return tuple(name for name, _ in others(self._stepping, module))
 
     def generator_takers(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
         """ProgramLoaders.generator_takers: the other modules' calls of the program's loader

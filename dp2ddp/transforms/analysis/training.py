@@ -103,8 +103,26 @@ def trains_through(
     (`runs`: the ones a call may run), at any depth of their own calls, each read once."""
     if loop_trains(loop, qualified_names):
         return True
+    return _reaches_step(calls_under(loop.body), qualified_names, runs)
+
+
+def function_trains_through(
+    function: cst.FunctionDef,
+    qualified_names: QualifiedNames,
+    runs: Callable[[cst.Call], Iterable[cst.FunctionDef | cst.Lambda]],
+) -> bool:
+    """As trains_through, of a function's own body and the functions it calls."""
+    if function_trains(function, qualified_names):
+        return True
+    return _reaches_step(calls_under(function.body), qualified_names, runs)
+
+
+def _reaches_step(
+    todo: list[cst.Call],
+    qualified_names: QualifiedNames,
+    runs: Callable[[cst.Call], Iterable[cst.FunctionDef | cst.Lambda]],
+) -> bool:
     seen: set[int] = set()
-    todo = calls_under(loop.body)
     while todo:
         call = todo.pop()
         for function in runs(call):

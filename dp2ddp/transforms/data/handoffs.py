@@ -67,7 +67,7 @@ def loader_handoffs(
     for call in t._calls:
         if call in loaders:
             continue
-        callees = _callees(t, call.func) + _method_callees(t, call)
+        callees = _callees(t, call.func) + method_callees(t, call)
         if not callees:
             continue
         for arg, at, keyword in _argument_slots(call):
@@ -159,7 +159,7 @@ def _callees(t: CallFlow, func: cst.BaseExpression) -> list[str]:
     return [q for q in callees if not q.startswith(("builtins.", "__main__."))]
 
 
-def _method_callees(t: CallFlow, call: cst.Call) -> list[str]:
+def method_callees(t: CallFlow, call: cst.Call) -> list[str]:
     """`net._train_one_epoch(...)` where every binding of `net` constructs one class of
     another module (`net = PRNet(args).cuda()`, PRNet imported from model.py): the method,
     as "model.PRNet._train_one_epoch" (stop 46 class v3-A, WangYueFt/prnet@82d466a: the
@@ -500,7 +500,7 @@ def handed_on(t: CallFlow, holds: Callable[[cst.BaseExpression], bool]) -> list[
     for call in t._calls:
         callee = told_name(t.qualified_names(call.func), told)
         if callee is None:  # a method on another module's object: "learner.Learner.fit"
-            callee = next((c for c in _method_callees(t, call) if c in told), None)
+            callee = next((c for c in method_callees(t, call) if c in told), None)
         if callee is None:
             continue
         position = 0

@@ -39,7 +39,6 @@ from dp2ddp.transforms._support.nodes import (
     enclosing_class,
     enclosing_function,
     iterated,
-    module_of,
     name_of,
     walk,
 )
@@ -52,7 +51,6 @@ from dp2ddp.transforms.analysis.trained_factories import (
     picks_sharded,
     shuffle_parameter,
 )
-from dp2ddp.transforms.analysis.training import own_callees, trains_through
 from dp2ddp.transforms.data.batch_shard import BATCH_SHARD, ShardEdit, is_sampler_shard
 from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wrappers
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path, branch_calls
@@ -61,6 +59,7 @@ from dp2ddp.transforms.data.handoffs import handed_on, handed_role
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.sample_roles import fetched_once
 from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
+from dp2ddp.transforms.data.told_steps import trains_in_program
 from dp2ddp.transforms.data.unfollowed_returns import (
     warn_unfollowed_loop,
     warn_unfollowed_return,
@@ -683,18 +682,12 @@ class LoaderImports(LoaderSetEpoch):
             yield from ((o.call, o.path) for o in self._origins(expr, (), 0) if o.call)
 
     def _trains(self, loop: cst.For) -> bool:
-        """The loop trains (analysis/training.py), itself or through this module's functions
-        (`train_step(model, batch)`), or hands loss and optimizer on (handed_loops.py)."""
-        called = self._functions_called
-        return trains_through(loop, self.qualified_names, called) or hands_step(self, loop)
+        """The loop trains (analysis/training.py), itself or through the program's functions
+        and objects' methods (`trainer.train_step(x, y)`: data/told_steps.py), or hands loss
+        and optimizer on (handed_loops.py)."""
+        return trains_in_program(self, loop) or hands_step(self, loop)
 
     def _trains_or_hands_loss(self, loop: cst.For) -> bool:
         """`_trains`, or the loop hands the loss alone to a call not read (DP152): asked
         where only library calls or a nested no_grad() block would make it an evaluation."""
         return self._trains(loop) or hands_step(self, loop, loss_only=True)
-
-    def _functions_called(self, call: cst.Call) -> list[cst.FunctionDef]:
-        """The functions of this module a call may run: a plain name's, or a method of the
-        caller's own class called on `self` (training.own_callees; class v2-B of stop 53)."""
-        module = module_of(call, self)
-        return list(own_callees(view(module), call)) if isinstance(module, cst.Module) else []
