@@ -1824,6 +1824,18 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   global batch, weights 0.1745 and [0.5019, -1.3559, 0.1735, 1.471], no warning);
   batches_s71_dblshard_plain_list_control (a plain list of whole batches handed instead):
   the split at the loop stays, the original's weights.
+- Stop 72 helper lossobj (round 25 Problem A, i-machine-think/machine@d78d70e): a trainer
+  module that holds no wrap (the entry hands it in) walks a list of loss OBJECTS in its step
+  (`for i, loss in enumerate(self.losses): loss.scale_loss(1.0); loss.backward()`): the
+  element is only the receiver of method calls whose values are dropped, so it reaches no
+  model and is no batch. batches_s72_lossobj_loss_objects_trainer: no split of it (before:
+  `loss = ddp_shard_batch(loss)`, ValueError on the 0-dim loss on both ranks, a per-sample
+  loss vector silently halved); the real batch loop over the program's own iterator, handed
+  in, reaches the wrap `self.model` (ProgramHints.wrap_reaches: the class's `__init__`
+  parameter) through `self._train_batch(x, y)`: DP047 names its flow (before: nothing said);
+  rank 0 prints the original's weights. batches_s72_lossobj_loss_tensors_control: a loop
+  over loss tensors in the wrap's module beside a plain list of batches, as before (the
+  batch loop split, the loss loop not).
 - Stop 71 helper gendraw (issue 28 item 3, round 24's TaoHuang2018/Neighbor2Neighbor@
   e66389e): draws for the batch from a torch.Generator the program builds and seeds (alike
   on every rank after migration): shared_draws_s71_gendraw_loop_generator (in the loop,
@@ -2869,9 +2881,15 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s72_alias_if_else_train": ("weights 0.9985",),
     "data_s72_alias_ifexp_train": ("weights 0.407102",),
     "data_s72_alias_lambda_control": ("weights 0.9827",),
+    # stop 72 helper lossobj (round 25's i-machine-think/machine): a loop over loss objects
+    # in a trainer module without the wrap is no batch loop (the base: ddp_shard_batch on
+    # the loss object, ValueError on both ranks); the control's loss tensors likewise
+    "batches_s72_lossobj_loss_objects_trainer": ("final weight[0] [-1.0053, 0.1108, -0.0487",),
+    "batches_s72_lossobj_loss_tensors_control": ("final weight[0] [-1.0053, 0.1108, -0.0487",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "batches_s72_lossobj_loss_objects_trainer": "train.py",  # stop 72 lossobj
     "rank_zero_s72_predictions_written_under_folder_elsewhere": "train.py",  # stop 72 lead
     "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
     "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform

@@ -183,6 +183,8 @@ def _pairs(
     """`a, b = x, y` as (a, x), (b, y); a plain assignment as one pair."""
     if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
         if len(target.elements) == len(value.elements):
-            return [(t.value, v.value) for t, v in zip(target.elements, value.elements)]
+            return [
+                (t.value, v.value) for t, v in zip(target.elements, value.elements, strict=True)
+            ]
         return []
     return [(target, value)]
