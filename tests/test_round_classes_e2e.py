@@ -1834,6 +1834,18 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   whole batches): the loop is not split (the entry's loader is this rank's share already)
   and DP077 is said at warmup()'s call (before: the loop was split again, each rank training
   on half its share of the entry's loader, no word); the weights are the original's.
+- Stop 72 helper lossobj (round 25 Problem A, i-machine-think/machine@d78d70e): a trainer
+  module that holds no wrap (the entry hands it in) walks a list of loss OBJECTS in its step
+  (`for i, loss in enumerate(self.losses): loss.scale_loss(1.0); loss.backward()`): the
+  element is only the receiver of method calls whose values are dropped, so it reaches no
+  model and is no batch. batches_s72_lossobj_loss_objects_trainer: no split of it (before:
+  `loss = ddp_shard_batch(loss)`, ValueError on the 0-dim loss on both ranks, a per-sample
+  loss vector silently halved); the real batch loop over the program's own iterator, handed
+  in, reaches the wrap `self.model` (ProgramHints.wrap_reaches: the class's `__init__`
+  parameter) through `self._train_batch(x, y)`: DP047 names its flow (before: nothing said);
+  rank 0 prints the original's weights. batches_s72_lossobj_loss_tensors_control: a loop
+  over loss tensors in the wrap's module beside a plain list of batches, as before (the
+  batch loop split, the loss loop not).
 - Stop 71 helper gendraw (issue 28 item 3, round 24's TaoHuang2018/Neighbor2Neighbor@
   e66389e): draws for the batch from a torch.Generator the program builds and seeds (alike
   on every rank after migration): shared_draws_s71_gendraw_loop_generator (in the loop,
@@ -2951,6 +2963,15 @@ CASES: dict[str, tuple[str, ...]] = {
 PROGRAMS = {
     "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw
     "data_s72_evalloop_trainer_module": "train.py",  # stop 72 evalloop (round 25 GAN)
+    # stop 72 helper lossobj (round 25's i-machine-think/machine): a loop over loss objects
+    # in a trainer module without the wrap is no batch loop (the base: ddp_shard_batch on
+    # the loss object, ValueError on both ranks); the control's loss tensors likewise
+    "batches_s72_lossobj_loss_objects_trainer": ("final weight[0] [-1.0053, 0.1108, -0.0487",),
+    "batches_s72_lossobj_loss_tensors_control": ("final weight[0] [-1.0053, 0.1108, -0.0487",),
+}
+#: the program fixtures of CASES -> their entry
+PROGRAMS = {
+    "batches_s72_lossobj_loss_objects_trainer": "train.py",  # stop 72 lossobj
     "rank_zero_s72_predictions_written_under_folder_elsewhere": "train.py",  # stop 72 lead
     # stop 72 stepfn (round 24's RealnessGAN): a step function with no loop of its own
     # pulls its batch from a provider it is handed: split where the pull binds it (the

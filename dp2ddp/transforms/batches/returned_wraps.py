@@ -134,3 +134,57 @@ def stored_wraps(
             ):
                 names.append(code_of(target))
     return names
+
+
+def hinted_stored_wraps(module: cst.Module, told: frozenset[str]) -> list[str]:
+    """The attributes (`self.model`) a top-level class's `__init__` stores a parameter in
+    that another module's call may hand a DataParallel wrap (ProgramHints.wrap_reaches,
+    `Trainer|model` or `Trainer|0`): the wrap its other methods call (round 25 ra,
+    i-machine-think/machine@d78d70e's SupervisedTrainer, handed the wrap by the entry:
+    its batches, walked over a torchtext iterator, were never read as feeding a wrapped
+    model, so they stayed whole on every rank and nothing said so)."""
+    names: list[str] = []
+    for owner in module.body:
+        if not isinstance(owner, cst.ClassDef) or not isinstance(owner.body, cst.IndentedBlock):
+            continue
+        init = next(
+            (
+                f
+                for f in owner.body.body
+                if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"
+            ),
+            None,
+        )
+        if init is None:
+            continue
+        positional = [*init.params.posonly_params, *init.params.params][1:]
+        handed = {
+            p.name.value
+            for i, p in enumerate(positional)
+            if {f"{owner.name.value}|{p.name.value}", f"{owner.name.value}|{i}"} & told
+        }
+        for node in walk(init.body, skip_scopes=True):
+            if isinstance(node, cst.Assign) and len(node.targets) == 1:
+                pairs = _pairs(node.targets[0].target, node.value)
+                for target, value in pairs:
+                    if (
+                        isinstance(target, cst.Attribute)
+                        and isinstance(value, cst.Name)
+                        and value.value in handed
+                        and code_of(target) not in names
+                    ):
+                        names.append(code_of(target))
+    return names
+
+
+def _pairs(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """`a, b = x, y` as (a, x), (b, y); a plain assignment as one pair."""
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)):
+        if len(target.elements) == len(value.elements):
+            return [
+                (t.value, v.value) for t, v in zip(target.elements, value.elements, strict=True)
+            ]
+        return []
+    return [(target, value)]

@@ -1,0 +1,17 @@
+"""Entry: wraps the model in DataParallel and hands it, with a batch iterator of the
+program's own making (no DataLoader) and a list of loss objects, to the Trainer."""
+import sys
+
+import torch
+import torch.nn as nn
+
+from batching import BucketBatches
+from trainer import AccLoss, PerSampleLoss, Trainer
+
+torch.manual_seed(0)
+X = torch.randn(32, 8)
+Y = (X[:, 0] > 0).long()
+model = nn.DataParallel(nn.Linear(8, 2))
+losses = [PerSampleLoss() if "vec" in sys.argv else AccLoss()]
+Trainer(model, losses).train(BucketBatches(X, Y, 8), 2)
+print("final weight[0] %s" % [round(v, 4) for v in model.module.weight.detach()[0].tolist()])
