@@ -1942,6 +1942,20 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   data_s72_evalloop_trainer_module (the trainer class in another module, its step through
   `self.backprop(loss)`), data_s72_evalloop_object_eval_control (a validation loop calling
   the object's no_grad `predict`: still DP015, and true).
+- Stop 72 helper pairlist (round 25, yala/text_nn@476d133 rationale_net/learn/train.py
+  train_model/run_epoch): epoch figures of a sharded loader whose link to its loop was
+  hidden (flow/passes.py). data_s72_pairlist_epoch_over_pair_list (`for mode, loader in
+  [("train", train_loader), ("dev", dev_loader)]: stats = run_epoch(loader, ...)`): the
+  list of losses gathered (the original's `train loss 0.6761`), DP030 at the predictions
+  returned (rank 0's `accuracy 0.6667 n 24`), the dev pass whole, the original's weights
+  (before: no word, rank 0's half printed as the epoch's). data_s72_pairlist_loader_
+  walked_by_hand (`batches = iter(loader)`, `batches.__next__()` in `for step in
+  range(len(batches))`): DP030 at the returned mean (rank 0's `0.6718`; before: no word).
+  data_s72_pairlist_evaluated_pairs_whole (control: dev and test loaders reached through a
+  tuple of pairs, evaluated): whole, the original's figures, no DP030.
+  data_s72_pairlist_epoch_over_dict_items (`passes.items()`, shuffled: set_epoch in the
+  epoch loop for the training loader only, before DP011 and an advancing sampler; another
+  permutation than RandomSampler's, so only run to the end).
 """
 
 from __future__ import annotations
@@ -2958,6 +2972,21 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s72_evalloop_trainer_step_snapshot": ("last snapshot -0.09319", "weight sum -1.18235"),
     "data_s72_evalloop_trainer_module": ("last snapshot -0.09319", "weight sum -1.18235"),
     "data_s72_evalloop_object_eval_control": ("epoch 0 val 0.81730", "epoch 1 val 0.80645"),
+    # stop 72 helper pairlist (round 25's text_nn): figures of a loader reached through a
+    # loop over (name, loader) pairs or walked by hand
+    "data_s72_pairlist_epoch_over_pair_list": (
+        "0 train loss 0.6761",
+        "0 dev loss 0.4300 accuracy 1.0000 n 16",
+        "1 dev loss 0.3128 accuracy 1.0000 n 16",
+        "weights 0.7933",
+    ),
+    "data_s72_pairlist_loader_walked_by_hand": ("over 6 steps", "weights -0.4871"),
+    "data_s72_pairlist_evaluated_pairs_whole": (
+        "0 dev loss 0.4454 accuracy 0.8750",
+        "1 test loss 0.3743 accuracy 1.0000",
+        "weights 0.8139",
+    ),
+    "data_s72_pairlist_epoch_over_dict_items": (),  # another permutation: runs to the end
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -14,6 +14,7 @@ import libcst as cst
 
 from dp2ddp.flow import view
 from dp2ddp.flow.bindings import Bindings, Referent, bindings
+from dp2ddp.flow.passes import pass_values
 from dp2ddp.flow.signatures import may_call
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import (
@@ -61,6 +62,8 @@ class CallFlow(MigrationTransform):
         self._around_of: dict[object, list[tuple[Around, cst.BaseExpression | None]]] = {}
         #: class -> target text -> the values its assignments give it (`_attribute_values`)
         self._assigned_in: dict[cst.ClassDef, dict[str, list[cst.BaseExpression]]] = {}
+        #: ids of the values a loop over a literal of loaders hands on (`_passed_values`)
+        self._pass_receivers: set[int] = set()
 
     def index(self, nodes: ModuleNodes) -> None:
         """Remember the module's calls (to find a method's callers)."""
@@ -93,7 +96,16 @@ class CallFlow(MigrationTransform):
         child, current = node, self.parent(node)
         while current is not None:
             if isinstance(current, (cst.For, cst.While)) and child is current.body:
-                return [(current, receiver)]
+                each = self._passed_values(current, receiver)
+                if each is None:
+                    return [(current, receiver)]
+                # a loop over loaders (`for mode, loader in [("Train", train_loader),
+                # ...]`), no epoch loop: the loops around it, for each pass's loader
+                return [
+                    result
+                    for value in each
+                    for result in self._find_loops_around(current, value, path, depth)
+                ]
             if isinstance(current, cst.FunctionDef) and depth < MAX_DEPTH:
                 if path:
                     sites: list[tuple[cst.Call, cst.BaseExpression | None]] = [path[0]]
@@ -113,6 +125,22 @@ class CallFlow(MigrationTransform):
                 return [(current, receiver)]
             child, current = current, self.parent(current)
         return [(None, receiver)]
+
+    def _passed_values(
+        self, loop: cst.For | cst.While, receiver: cst.BaseExpression | None
+    ) -> list[cst.BaseExpression] | None:
+        """The values `receiver` (a name `loop`'s target binds) takes on each of its passes,
+        where `loop` walks a literal of them (flow/passes.py); None for any other loop."""
+        if not isinstance(loop, cst.For) or not isinstance(receiver, cst.Name):
+            return None
+        flow = view(self._meta_module())
+        for definition in flow.reaching(receiver):
+            if definition.statement is loop:
+                each = pass_values(flow, definition)
+                if each is not None:
+                    self._pass_receivers.update(id(v) for v in each)
+                return each
+        return None
 
     def _local_to(self, receiver: cst.BaseExpression | None, function: cst.FunctionDef) -> bool:
         """`receiver` is rooted in a variable `function` binds for itself (`loader =

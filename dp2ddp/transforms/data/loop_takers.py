@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import view
+from dp2ddp.flow.passes import iterator_of, taken_iterator
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
@@ -124,22 +125,16 @@ def next_loaders(
     is `data = train_iter.next()`): the loop takes a batch each time it calls it."""
     found: set[cst.Call] = set()
     for node in (n for body in _step_bodies(t, loop) for n in walk(body, skip_scopes=True)):
-        if not (
-            isinstance(node, cst.Call)
-            and name_of(node.func) == "next"
-            and node.args
-            and isinstance(it := node.args[0].value, cst.Name)
-        ):
+        it = taken_iterator(node)
+        if not isinstance(it, cst.Name):
             continue
         bound = [assigned_value(r.node, t) for r in t.referents(it)]
-        if not bound or not all(
-            isinstance(b, cst.Call) and name_of(b.func) == "iter" and len(b.args) == 1
-            for b in bound
-        ):
+        walked = [iterator_of(b) for b in bound]
+        if not walked or any(w is None for w in walked):
             continue
-        for b in bound:
-            assert isinstance(b, cst.Call)
-            found.update(call for call, _ in t._resolve(b.args[0].value, loaders, 0))
+        for w in walked:
+            assert w is not None
+            found.update(call for call, _ in t._resolve(w, loaders, 0))
     return found
 
 
@@ -182,16 +177,15 @@ def batch_names(loop: cst.For | cst.While) -> set[str]:
 
 
 def next_bound(body: cst.CSTNode) -> set[str]:
-    """The names `body` (not the scopes defined in it) binds from `next(it)`, moved or cast
+    """The names `body` (not the scopes defined in it) binds from `next(it)` (or
+    `it.next()`, `it.__next__()`: flow/passes.taken_iterator), moved or cast
     as a whole too (`x = next(it).to(device)`: device_moves.kept_rows; round 22 (gen),
     pkuanjie/ArtFlow@bbc33ec: its running losses, rank 0's share, were printed with no
     DP030 where `x = next(it)` had it)."""
     return {
         n.value
         for node in walk(body, skip_scopes=True)
-        if isinstance(node, cst.Assign)
-        and isinstance(value := kept_rows(node.value), cst.Call)
-        and name_of(value.func) == "next"
+        if isinstance(node, cst.Assign) and taken_iterator(kept_rows(node.value)) is not None
         for t in node.targets
         for n in variables_under(t.target)
     }

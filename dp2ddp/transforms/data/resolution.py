@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import view
+from dp2ddp.flow.passes import pass_values
 from dp2ddp.transforms._support.names import DDP_DISTRIBUTED_SAMPLER, DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
@@ -116,6 +117,7 @@ class LoaderResolution(CallFlow):
             return self._resolve_item(expr, loaders)
         if not isinstance(expr, cst.Name):
             return found
+        flow = view(self._meta_module())
         for assignment in self.referents(expr):
             target = assignment.node
             if isinstance(target, cst.Param):
@@ -124,6 +126,10 @@ class LoaderResolution(CallFlow):
                         (call, ((site, argument), *path))
                         for call, path in self._resolve(argument, loaders, depth + 1)
                     ]
+            elif (each := pass_values(flow, assignment.definition)) is not None:
+                # `for mode, loader in [("Train", train_loader), ...]`: each pass's value
+                for value in each:
+                    found += self._resolve(value, loaders, depth + 1)
             else:
                 assigned = assigned_value(target, self) or self._paired_value(target)
                 if isinstance(assigned, cst.Call) and assigned in loaders:

@@ -58,6 +58,8 @@ class LoaderSetEpoch(LoaderBatchSize):
         failures: list[tuple[cst.CSTNode, str]] = []
         for loop, expr, path in loader.loops:
             for epoch_loop, receiver in self._loops_around(loop, expr, path, 0):
+                if not self._passes_this(receiver, loader):
+                    continue  # another pass's loader (`for name, loader in [...]`)
                 if epoch_loop is None:
                     unknown = True
                 elif not isinstance(epoch_loop, cst.Module):  # the module: a single pass
@@ -104,6 +106,15 @@ class LoaderSetEpoch(LoaderBatchSize):
         if not loader.loops and not found and not self._factory_sites.classified(loader.call):
             self._warn_unfollowed_builder(loader)
         return not failures
+
+    def _passes_this(self, receiver: cst.BaseExpression | None, loader: Loader) -> bool:
+        """False for a receiver one pass of a loop over a literal of loaders hands on
+        (flow.py's `_passed_values`) that is not `loader`: the dev loader of `for mode,
+        loader in [("Train", train_loader), ("Dev", dev_loader)]` gets no set_epoch of the
+        training loader's."""
+        if receiver is None or id(receiver) not in self._pass_receivers:
+            return True
+        return bool(self._resolve(receiver, {loader.call: loader}, 0))
 
     def _warn_unfollowed_builder(self, loader: Loader) -> None:
         """DP029: no loop over the loader was followed and its builder is called at several
