@@ -2987,21 +2987,11 @@ CASES: dict[str, tuple[str, ...]] = {
         "weights 0.8139",
     ),
     "data_s72_pairlist_epoch_over_dict_items": (),  # another permutation: runs to the end
-}
-#: the program fixtures of CASES -> their entry
-PROGRAMS = {
-    "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw
-    "data_s72_evalloop_trainer_module": "train.py",  # stop 72 evalloop (round 25 GAN)
     # stop 72 helper lossobj (round 25's i-machine-think/machine): a loop over loss objects
     # in a trainer module without the wrap is no batch loop (the base: ddp_shard_batch on
     # the loss object, ValueError on both ranks); the control's loss tensors likewise
     "batches_s72_lossobj_loss_objects_trainer": ("final weight[0] [-1.0053, 0.1108, -0.0487",),
     "batches_s72_lossobj_loss_tensors_control": ("final weight[0] [-1.0053, 0.1108, -0.0487",),
-}
-#: the program fixtures of CASES -> their entry
-PROGRAMS = {
-    "batches_s72_lossobj_loss_objects_trainer": "train.py",  # stop 72 lossobj
-    "rank_zero_s72_predictions_written_under_folder_elsewhere": "train.py",  # stop 72 lead
     # stop 72 stepfn (round 24's RealnessGAN): a step function with no loop of its own
     # pulls its batch from a provider it is handed: split where the pull binds it (the
     # base: the whole batch on every rank, no word across modules), not split again where
@@ -3022,12 +3012,6 @@ PROGRAMS = {
         "full-data loss 0.704316",
         "sum|w| 22.026464",
     ),
-}
-#: the program fixtures of CASES -> their entry
-PROGRAMS = {
-    "batches_s72_stepfn_provider_other_module": "main.py",  # stop 72 stepfn (round 24)
-    "batches_s72_stepfn_loader_iterator_other_module": "main.py",  # stop 72 stepfn
-    "batches_s72_stepfn_buffer_copy_other_module": "main.py",  # stop 72 stepfn
     # stop 72 helper falsewarn (round 24's false warnings): silent where proved, same figures
     "batches_s72_falsewarn_comprehension_scope": ("weights 11.561198",),
     "hazards_s72_falsewarn_grouped_conv_per_row": ("weights 15.921881",),
@@ -3039,6 +3023,13 @@ PROGRAMS = {
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw
+    "data_s72_evalloop_trainer_module": "train.py",  # stop 72 evalloop (round 25 GAN)
+    "batches_s72_lossobj_loss_objects_trainer": "train.py",  # stop 72 lossobj
+    "rank_zero_s72_predictions_written_under_folder_elsewhere": "train.py",  # stop 72 lead
+    "batches_s72_stepfn_provider_other_module": "main.py",  # stop 72 stepfn (round 24)
+    "batches_s72_stepfn_loader_iterator_other_module": "main.py",  # stop 72 stepfn
+    "batches_s72_stepfn_buffer_copy_other_module": "main.py",  # stop 72 stepfn
     "data_s72_falsewarn_whole_subclass_loader_dict": "train.py",  # stop 72 falsewarn
     "s71_xform_transform_class_in_other_module": "train.py",  # stop 71 xform (round 23 A)
     "s71_xform_transform_class_in_other_module_draws_nothing": "train.py",  # stop 71 xform

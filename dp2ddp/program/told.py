@@ -323,7 +323,7 @@ class ProgramTeller(LoaderTeller):
                 self.batch_classes(module) if gate else (),
                 self.trained_factories(module) if gate and in_program else (),
                 epochs_set,
-                self.stepping(module) if gate else (),
+                stepping=self.stepping(module) if gate else (),
             ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,
