@@ -278,6 +278,8 @@ def test_a_call_through_a_name_bound_to_functions_runs_each_of_them() -> None:
         "step",
         "maybe",
     }
+
+
 def test_a_comprehension_variable_is_its_own() -> None:
     """Stop 72 (round 24, zsyOAOA/VDNet@599c153 train_simulation.py:72): `x` of the batch's
     `[x.cuda() for x in data]` is not `x` of `[x for n, x in net.named_parameters()]` in
