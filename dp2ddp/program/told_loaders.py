@@ -31,8 +31,11 @@ class LoaderTeller:
     _stepping: tuple[tuple[str, bool], ...] | None = None
 
     def stepping(self, module: ProgramModule) -> tuple[str, ...]:
-        """ProgramLoaders.stepping: the other modules' functions and methods that train,
-        each module read once a project (round 25: ethanj801/GAN's trainer object)."""
+        """ProgramLoaders.stepping: the other modules' functions and methods that train and
+        that this module's text names, each module read once a project (round 25:
+        ethanj801/GAN's trainer object). Not every one of the program: a module holding no
+        call of them was told a value that differs between programs, and migrated again for
+        each (the project's cache keys on the facts: 4x the calls of a monorepo)."""
         if self._stepping is None:
             from dp2ddp.transforms.analysis.object_steps import module_steppers
 
@@ -41,7 +44,12 @@ class LoaderTeller:
                 return module_steppers(m.name, tree) if tree is not None else {}
 
             self._stepping = self.project.per_module(self.program.modules, "stepping", find)
-        return tuple(name for name, _ in others(self._stepping, module))
+        # only those this module's text names (`trainer.train_step(...)`): a module naming
+        # none is told none, so its migration stays one for every program that holds it
+        text = module.source.text
+        return tuple(
+            name for name, _ in others(self._stepping, module) if name.rpartition(".")[2] in text
+        )
 
     def generator_takers(self, module: ProgramModule) -> tuple[tuple[str, str], ...]:
         """ProgramLoaders.generator_takers: the other modules' calls of the program's loader
