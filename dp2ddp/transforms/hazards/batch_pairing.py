@@ -278,10 +278,7 @@ def _library_call(
     cut = False
     for step in path[_after_loader(defs, path, qualified_names) :]:
         cut = cut or _batch_cut(defs, step)
-        node = step.node
-        parent = defs.parent(node)
-        if isinstance(parent, cst.Arg):  # the walk went from an argument to the call's value
-            node = defs.parent(parent) or node
+        node = _step_node(defs, step)
         if not cut or step.call or not isinstance(node, cst.Call) or node in told:
             continue
         values = [a.value for a in node.args if a.keyword is None and not a.star]
@@ -301,13 +298,19 @@ def _after_loader(
 ) -> int:
     """The index on `path` just past its last DataLoader construction (0: none)."""
     for index in range(len(path) - 1, -1, -1):
-        node = path[index].node
-        parent = defs.parent(node)
-        if isinstance(parent, cst.Arg):
-            node = defs.parent(parent) or node
+        node = _step_node(defs, path[index])
         if isinstance(node, cst.Call) and qualified_names(node.func) & DATALOADER:
             return index + 1
     return 0
+
+
+def _step_node(defs: DefUse, step: Step) -> cst.CSTNode:
+    """The node a step of the walk stands at: the call, where the walk went from an
+    argument to the call's value."""
+    parent = defs.parent(step.node)
+    if isinstance(parent, cst.Arg):
+        return defs.parent(parent) or step.node
+    return step.node
 
 
 def _foreign(
