@@ -1956,6 +1956,13 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   data_s72_pairlist_epoch_over_dict_items (`passes.items()`, shuffled: set_epoch in the
   epoch loop for the training loader only, before DP011 and an advancing sampler; another
   permutation than RandomSampler's, so only run to the end).
+- Stop 73 lead (round 25, taishan1994/pytorch_bert_bilstm_crf_ner@16ee44d, false warnings):
+  rank_zero_s73_lead_batch_keys_structure: a dict batch moved key by key (`for key in
+  batch.keys(): if key != "text":`) in a trainer's `train` method that calls the model's
+  `train()`: the key is a field name, no DP219; the batch, bound again each step, no DP028
+  table. rank_zero_s73_lead_makedirs_probe_twice (program): another module's save_json only
+  probes the folder to create it, no read of rank 0's file: no barrier, no DP054 (before: a
+  barrier after the first save). Both the original's weights.
 """
 
 from __future__ import annotations
@@ -3020,9 +3027,13 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 0 train 1.676824 valid 2.381471",
         "epoch 1 train 1.128564 valid 2.557756",
     ),
+    # stop 73 lead (round 25's NER repo): false DP219/DP028/DP054 gone, same figures
+    "rank_zero_s73_lead_batch_keys_structure": ("weights 1.127415",),
+    "rank_zero_s73_lead_makedirs_probe_twice": ("weights 2.693639",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "rank_zero_s73_lead_makedirs_probe_twice": "train.py",  # stop 73 lead
     "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw
     "data_s72_evalloop_trainer_module": "train.py",  # stop 72 evalloop (round 25 GAN)
     "batches_s72_lossobj_loss_objects_trainer": "train.py",  # stop 72 lossobj

@@ -110,7 +110,10 @@ def _kept(origin: Origin) -> bool:
 def _bodies(flow: DefUse, loop: cst.For | cst.While) -> list[cst.CSTNode]:
     """The loop's body and the bodies of this module's functions it calls, `_DEPTH` deep."""
     found: list[cst.CSTNode] = [loop.body]
-    seen: set[cst.CSTNode] = set()
+    # the loop's own function is no callee of it: the view resolves a method by its name
+    # (`self.model.train()` in a `train` method), and a batch rebound each step is no table
+    own = flow.function_around(loop)
+    seen: set[cst.CSTNode] = set() if own is None else {own.node}
     todo = [(loop.body, 0)]
     while todo:
         body, depth = todo.pop()

@@ -72,7 +72,7 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> set[str
             [a.target for a in node.targets] if isinstance(node, cst.Assign) else [node.target]
         )
         for n in bound_names(target)
-    }
+    } | {n.value for n in bound_names(loop.target)}  # the batch, bound again each step
     end = t.get_metadata(PositionProvider, loop).end.line
     scope: cst.CSTNode = enclosing_function(loop, t) or t._module_node
     added = index_added_tables(t, loop, batch, bound_here, end, scope)

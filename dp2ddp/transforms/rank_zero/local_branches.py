@@ -1,24 +1,24 @@
 """DP219: a branch of the training step decided on a figure of this rank's own batch.
 
-A Python `if` on a loss or an output of the model (`if (loss_c + loss_s) < 10.0: k1 = k2 =
-1 else: k1 = k2 = 0`, a loss-dependent weight, a curriculum switch, `if loss > limit: loss =
+A Python `if` on a loss or an output of the model (`if (loss_c + loss_s) < 10.0: k1 = k2 = 1
+else: k1 = k2 = 0`, a loss-dependent weight, a curriculum switch, `if loss > limit: loss =
 loss * 0.1`) was decided once under DataParallel, on the whole batch's figure. Migrated,
 each rank decides on its own share: the ranks may take different branches, each
 backpropagates another objective, and DDP averages their gradients, a step the original
 never took, in silence (round 22 (gen), diyiiyiii/Arbitrary-Style-Transfer-via-Multi-
 Adaptation-Network@e98469d train.py; its class fixture's weights -1.157388 under
 DataParallel, -1.190831 on 2 ranks). Said where the branch changes what is trained: it
-assigns a name (an attribute, an element) that the loop's backward reads through the
-loop's assignments (`loss = main + k * extra`, at this step or the next), or runs a backward
-itself. A branch that only prints or logs is left alone, and so is a branch whose test
-reads the batch only through its structure (`isinstance(out, tuple)`, `x.size(0)`,
-`out.dim()`, `x is None`): alike on every rank where it matters. An optimizer step under
-such a test, the backward outside it, is DP075's (loop_exits.py); a loop left on it,
-DP032's. The value deciding is the batch's, not a clock or the rank
-(per_rank.decided_by_own_batches): dp2ddp does not make it rank 0's, it is this rank's
-data; all-reduce it first (`dist.all_reduce`, averaged) or decide on something every rank
-computes alike. Not followed: a branch in a step function the loop calls (its batch comes
-in through the parameters), and a `continue` that skips the backward on some ranks.
+assigns a name (an attribute, an element) that the loop's backward reads through the loop's
+assignments (`loss = main + k * extra`, at this step or the next), or runs a backward
+itself. A branch that only prints or logs is left alone, and so is a branch whose test reads
+the batch only through its structure (`isinstance(out, tuple)`, `x.size(0)`, `out.dim()`, `x
+is None`, a key from `batch.keys()`): alike on every rank where it matters. An optimizer
+step under such a test, the backward outside it, is DP075's (loop_exits.py); a loop left on
+it, DP032's. The value deciding is the batch's, not a clock or the rank
+(per_rank.decided_by_own_batches): dp2ddp does not make it rank 0's, it is this rank's data;
+all-reduce it first (`dist.all_reduce`, averaged) or decide on something every rank computes
+alike. Not followed: a branch in a step function the loop calls (its batch comes in through
+the parameters), and a `continue` that skips the backward on some ranks.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ _STRUCTURE_CALLS = frozenset({"isinstance", "len", "type", "hasattr", "callable"
 _STRUCTURE_ATTRIBUTES = frozenset(
     {"shape", "size", "dim", "ndim", "ndimension", "dtype", "device", "is_cuda", "numel"}
     | {"requires_grad", "is_floating_point", "nelement"}
+    # a collated batch's keys are its samples' field names, alike on every rank
+    | {"keys"}
 )
 
 
@@ -214,13 +216,14 @@ def _reads(expr: cst.CSTNode) -> set[str]:
 
 def _structure_name(flow: DefUse, read: cst.BaseExpression, depth: int = 3) -> bool:
     """`read` is a name every binding reaching it binds to a structure read of a value
-    (`n = target.shape[0]`, then `if n == BATCH_SIZE:`), through such names."""
+    (`n = target.shape[0]`, then `if n == BATCH_SIZE:`; `for key in batch.keys():`, then
+    `if key != "text":`), through such names."""
     if not isinstance(read, cst.Name) or flow.parent(read) is None or not depth:
         return False
     found = flow.reaching(read)
     return bool(found) and all(
-        d.kind == "assign"
-        and not d.element
+        d.kind in ("assign", "for")
+        and (not d.element or d.kind == "for")
         and d.value is not None
         and all(_structure_name(flow, r, depth - 1) for r in _value_reads(d.value))
         for d in found

@@ -51,6 +51,7 @@ from collections.abc import Callable
 from functools import partial
 
 from dp2ddp.transforms._support import ast_nodes
+from dp2ddp.transforms.rank_zero.path_probes import PROBES, creation_guards
 from dp2ddp.transforms.rank_zero.side_effects import (
     COPIES,
     MAKEDIRS,
@@ -126,16 +127,8 @@ def _read_at(call: ast.Call, called: str) -> ast.expr | None:
     return call.args[0]
 
 
-#: Calls that ask whether a file is there, or what a folder holds, at their first argument:
-#: after a rank-0 write another rank's answer may be "missing" or "partial".
-_PROBES = frozenset(
-    {"os.path.exists", "os.path.isfile", "os.path.isdir", "os.path.getsize", "os.listdir"}
-    | {"os.scandir", "glob.glob", "glob.iglob"}
-)
-
-
 def _read_or_probed_at(call: ast.Call, called: str) -> ast.expr | None:
-    return call.args[0] if called in _PROBES else _read_at(call, called)
+    return call.args[0] if called in PROBES else _read_at(call, called)
 
 
 def _handed_at(call: ast.Call, called: str) -> ast.expr | None:
@@ -193,8 +186,9 @@ def _file_calls(
         entries_at = partial(_entries_at, name, kept, bound, resolved)
 
         applied = list(zip(kinds[:1] if skipped else kinds, found, strict=False))
+        guards = creation_guards(walked, resolved)
         for call in walked:
-            if not isinstance(call, ast.Call):
+            if not isinstance(call, ast.Call) or id(call) in guards:
                 continue
             if not call.args and not call.keywords:
                 continue
