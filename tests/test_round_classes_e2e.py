@@ -1963,6 +1963,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   table. rank_zero_s73_lead_makedirs_probe_twice (program): another module's save_json only
   probes the folder to create it, no read of rank 0's file: no barrier, no DP054 (before: a
   barrier after the first save). Both the original's weights.
+  data_s73_lead_two_inline_datasets_one_statement: two loaders of one statement over
+  datasets built inline: each bound to a name of its own (before: both to `dataset`, both
+  loaders loaded the second, silently: weights -0.509822, the original 0.152060).
 """
 
 from __future__ import annotations
@@ -3030,6 +3033,7 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 73 lead (round 25's NER repo): false DP219/DP028/DP054 gone, same figures
     "rank_zero_s73_lead_batch_keys_structure": ("weights 1.127415",),
     "rank_zero_s73_lead_makedirs_probe_twice": ("weights 2.693639",),
+    "data_s73_lead_two_inline_datasets_one_statement": ("weights 0.152060",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -59,6 +59,18 @@ class LoaderArguments(LoaderResolution):
     def _free_name(self, base: str, statement: cst.BaseStatement) -> str:
         taken = self._names(self._scope_root(statement))
         taken |= self.bindings().module_names()
+        # and the names bound before this statement already: two inline datasets of one
+        # statement (`for loader in (DataLoader(A()), DataLoader(B())):`) were both bound
+        # to `dataset`, and both loaders loaded B
+        taken |= {
+            target.target.value
+            for line in self._before.get(statement, [])
+            if isinstance(line, cst.SimpleStatementLine)
+            for small in line.body
+            if isinstance(small, cst.Assign)
+            for target in small.targets
+            if isinstance(target.target, cst.Name)
+        }
         name, number = base, 1
         while name in taken:
             number += 1
