@@ -1966,6 +1966,12 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   data_s73_lead_two_inline_datasets_one_statement: two loaders of one statement over
   datasets built inline: each bound to a name of its own (before: both to `dataset`, both
   loaders loaded the second, silently: weights -0.509822, the original 0.152060).
+- Stop 73 lead (round 26, kaituoxu/Tacotron2@8efdee5): model_wrap_s73_lead_flag_unwrap_in_
+  handed_class (program): the wrap made only under a flag, another module's solver unwraps
+  by a copy of the flag (`self.model.module if self.use_cuda else self.model`): the
+  `.module` side kept (the def-use view follows the wrap into the solver's attribute;
+  before: with the flag off, AttributeError in the model's own `serialize()` on the DDP
+  object). The original's weights.
 """
 
 from __future__ import annotations
@@ -3034,10 +3040,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s73_lead_batch_keys_structure": ("weights 1.127415",),
     "rank_zero_s73_lead_makedirs_probe_twice": ("weights 2.693639",),
     "data_s73_lead_two_inline_datasets_one_statement": ("weights 0.152060",),
+    "model_wrap_s73_lead_flag_unwrap_in_handed_class": ("weights 1.672494",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "rank_zero_s73_lead_makedirs_probe_twice": "train.py",  # stop 73 lead
+    "model_wrap_s73_lead_flag_unwrap_in_handed_class": "train.py",  # stop 73 lead
     "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw
     "data_s72_evalloop_trainer_module": "train.py",  # stop 72 evalloop (round 25 GAN)
     "batches_s72_lossobj_loss_objects_trainer": "train.py",  # stop 72 lossobj

@@ -127,6 +127,7 @@ class WrapModelInDDP(MigrationTransform):
         self._forwarding = ForwardingWraps(self)
         #: isinstance tests and names of the wrapper's class (analysis/wrapper_class.py).
         self._class = WrapperClass(self, self._is_dp_call)
+        self._branches.seen = self._class.seen  # a wrap stored on an object, handed on
         #: The model's own methods called on a guard-wrapped name (DP190, stop 56 v1-A).
         self._own_calls = OwnMethodCalls(self, self._is_dp_call)
 

@@ -44,6 +44,9 @@ class WrapperBranches:
         self.module: cst.Module | None = None
         #: What this module's DataParallel wraps are assigned to (wrapped_here).
         self._wrap_targets: set[str] | None = None
+        #: What a read of a model sees (wrapper_class.WrapperClass.seen): "wrap" or "maybe"
+        #: where the def-use view follows a wrap to it (`self.model` of a class handed it).
+        self.seen: Callable[[cst.BaseExpression], str | None] = lambda model: None
 
     def unwrap_choice(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression | None:
         """`model.reverse(z) if args.num_gpu == 1 else model.module.reverse(z)` ->
@@ -120,7 +123,7 @@ class WrapperBranches:
         for side, unwrapped, other in (("body", body, orelse), ("orelse", orelse, body)):
             for node in _module_accesses(unwrapped):
                 model = self.t.code(node.value)
-                if self.wrapped_here(model) and (
+                if self.holds_wrap(node.value) and (
                     _without_module(self.t.code(unwrapped), model) == self.t.code(other)
                 ):
                     return side
@@ -143,8 +146,11 @@ class WrapperBranches:
         if self._type_test.search(self.t.code(test)):
             return
         for unwrapped, other in ((body, orelse), (orelse, body)):
-            models = {self.t.code(a.value) for a in _module_accesses(unwrapped)}
-            models = {name for name in models if self.wrapped_here(name)}
+            models = {
+                self.t.code(a.value)
+                for a in _module_accesses(unwrapped)
+                if self.holds_wrap(a.value)
+            }
             if not models:
                 continue
             for attribute in m.findall(other, m.Attribute()):
@@ -177,6 +183,14 @@ class WrapperBranches:
             if not (w.code == "DP057" and (w.line, w.col) == (line, col))
         ]
         return " and its else branch"
+
+    def holds_wrap(self, model: cst.BaseExpression) -> bool:
+        """`model` is a name a wrap of this module is assigned to (wrapped_here), or a read
+        the def-use view follows a wrap to: `self.model` of a class whose constructor is
+        handed the wrap, here or by another module (round 26, kaituoxu/Tacotron2@8efdee5:
+        `self.model.module if self.use_cuda else self.model` in its Solver; the wrap made
+        unconditional, the flag off handed the DDP object to `serialize()`, AttributeError)."""
+        return self.wrapped_here(self.t.code(model)) or self.seen(model) is not None
 
     def wrapped_here(self, model: str) -> bool:
         """`model` is what some DataParallel wrap of this module is assigned to (the whole

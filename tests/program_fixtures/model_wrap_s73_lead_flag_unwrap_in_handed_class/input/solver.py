@@ -1,0 +1,27 @@
+"""A solver handed the model and the program's flag: it unwraps by the flag to save."""
+
+import os
+import tempfile
+
+import torch
+import torch.nn as nn
+
+
+class Solver:
+    def __init__(self, model, loader, args):
+        self.model = model
+        self.loader = loader
+        self.use_cuda = args.use_cuda
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train(self):
+        for epoch in range(2):
+            for x, y in self.loader:
+                loss = nn.functional.mse_loss(self.model(x), y)
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+        bare = self.model.module if self.use_cuda else self.model
+        package = bare.serialize()
+        torch.save(package, os.path.join(tempfile.gettempdir(), "s73_flag_unwrap.pt"))
+        print("weights %.6f" % package["weights"])
