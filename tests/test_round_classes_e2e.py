@@ -1972,6 +1972,13 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   `.module` side kept (the def-use view follows the wrap into the solver's attribute;
   before: with the flag off, AttributeError in the model's own `serialize()` on the DDP
   object). The original's weights.
+  model_wrap_s73_lead_cast_after_wrap: a cast chained on the wrap (`DataParallel(m).double()`)
+  moved onto the module, a cast in a statement after the wrap followed by ddp_rewrap (round
+  26, NVIDIA/flownet2-pytorch@bce69c8's fp16 path; before: DDP's buckets made for the old
+  dtype left the gradients unreduced, weights 0.678265 vs the original's 1.232552).
+  rank_zero_s73_lead_bar_timing_read (golden only: tqdm is not installed for the launch): a
+  bar whose `start_t` the program reads draws into a sink off rank 0 (`file=ddp_bar_file()`)
+  instead of `disable=` (AttributeError on rank 1 before).
 """
 
 from __future__ import annotations
@@ -3041,6 +3048,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s73_lead_makedirs_probe_twice": ("weights 2.693639",),
     "data_s73_lead_two_inline_datasets_one_statement": ("weights 0.152060",),
     "model_wrap_s73_lead_flag_unwrap_in_handed_class": ("weights 1.672494",),
+    "model_wrap_s73_lead_cast_after_wrap": (
+        "weights 1.232552 bias 2.054205",
+        "weights 1.233940 bias 2.122717",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

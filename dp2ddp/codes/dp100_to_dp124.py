@@ -118,7 +118,7 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "`--check` fails until it is resolved or silenced with `# noqa: DP106`.",
     ),
     "DP107": (
-        "a layer of the wrapped model replaced after the wrap, not wrapped again",
+        "a layer of the wrapped model replaced or cast after the wrap, not wrapped again",
         "An assignment through the wrapped model's `.module` replaces one of its layers "
         "after the wrap (`cnn.module.fc = nn.Sequential()` to take a backbone's features, "
         "fartashf/vsepp@abe382f, its wrap made in a helper that returns it), or sets it to "
@@ -127,7 +127,12 @@ LATEST: Final[dict[str, tuple[str, str]]] = {
         "at the wrap: the replaced layer's parameters get no gradient and DDP raises "
         '"Expected to have finished reduction in the prior iteration" at the second step '
         "on every rank, and a new layer's parameters are drawn and trained by each rank on "
-        "its own. Where it is proved safe dp2ddp wraps the module again right after the "
+        "its own. The same for a cast of its parameters after the wrap (`model = "
+        "model.half()`, `model.double()`; NVIDIA/flownet2-pytorch@bce69c8's fp16 path): DDP "
+        "made its gradient buckets for the dtype they had at the wrap and leaves them "
+        "unreduced after the cast, each rank stepping on its own gradients (a cast chained "
+        "on the wrap itself, `DataParallel(m).half()`, is moved onto the module). Where it "
+        "is proved safe dp2ddp wraps the module again right after the "
         "assignment (`cnn = ddp_rewrap(cnn)`: the assignment in the block of the statement "
         "that binds the wrap, nothing leaving that block early between them, the wrap read "
         "only through `.module` there). Warned where not (another name may hold the old "

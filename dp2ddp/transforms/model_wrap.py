@@ -73,6 +73,7 @@ from dp2ddp.transforms.analysis.wrap_calls import (
     contained_wrappers,
     own_functions_that_wrap,
 )
+from dp2ddp.transforms.analysis.wrap_chains import chained_on_wrap
 from dp2ddp.transforms.analysis.wrap_pairs import WrapPairs
 from dp2ddp.transforms.analysis.wrapped_model import UnusedParameters
 from dp2ddp.transforms.analysis.wrapper_branches import WrapperBranches
@@ -179,15 +180,8 @@ class WrapModelInDDP(MigrationTransform):
         self._outside.note(original_node, updated_node)
         updated_node = self._own_calls.rewrite(original_node, updated_node)
         func = original_node.func
-        if (
-            isinstance(func, cst.Attribute)
-            and func.attr.value in ("cuda", "to")
-            and self._is_dp_call(func.value)
-            and isinstance(updated_node.func, cst.Attribute)
-        ):
-            # DataParallel(m).cuda(): the wrapped module is already on DEVICE.
-            self.record(original_node, f"dropped .{func.attr.value}() chained on the wrapper")
-            return updated_node.func.value
+        if isinstance(func, cst.Attribute) and self._is_dp_call(unmoved(func.value)):
+            return chained_on_wrap(self, original_node, updated_node, FROZEN)
         return updated_node
 
     def _rewrite_wrap(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

@@ -18,9 +18,17 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, walk, wrap_target
+from dp2ddp.transforms._support.nodes import (
+    code_of,
+    name_of,
+    nodes_of,
+    unmoved,
+    walk,
+    wrap_target,
+)
 from dp2ddp.transforms.analysis.growing_methods import FILLS, REGISTERS
 from dp2ddp.transforms.analysis.partial_forward import module_classes
+from dp2ddp.transforms.analysis.wrap_chains import casts
 
 #: The call that wraps a module again (templates/helpers/rewrap.py.j2).
 REWRAP = "ddp_rewrap"
@@ -76,6 +84,57 @@ class GrownModels:
                 self._bound.setdefault(target, []).append(assign)
         for assign in nodes_of(module, cst.Assign):
             self._replaced(assign, line_of)
+        for line in nodes_of(module, cst.SimpleStatementLine):
+            self._cast_after(line, line_of)
+
+    def _cast_after(
+        self,
+        line: cst.SimpleStatementLine,
+        line_of: Callable[[cst.CSTNode], cst.SimpleStatementLine | None],
+    ) -> None:
+        """`T = T.cuda().half()` or `T.half()` after T's wrap: DDP made its gradient
+        buckets for the dtype the parameters had at the wrap, and after the cast it leaves
+        them unreduced, each rank stepping on its own gradients (round 26, NVIDIA/flownet2-
+        pytorch@bce69c8's fp16 path: the wrap hoisted out of its branch, before the cast).
+        Wrapped again right after where `_rewrap_proved` (the receiver of the cast and the
+        name it binds are the statement's own reads of T), else DP107."""
+        if len(line.body) != 1 or not self._wraps:
+            return
+        small = line.body[0]
+        own: tuple[cst.CSTNode, ...] = ()
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            value, bound = small.value, code_of(small.targets[0].target)
+            own = (small.targets[0].target,)
+        elif isinstance(small, cst.Expr):
+            value, bound = small.value, None
+        else:
+            return
+        if not (isinstance(value, cst.Call) and casts(value, self.t.qualified_names)):
+            return
+        receiver = unmoved(value)
+        wrap = self.t.code(receiver).removesuffix(".module")
+        if wrap not in self._wraps or bound not in (None, wrap):
+            return
+        own = (*own, receiver, getattr(receiver, "value", receiver))  # T, or T of T.module
+        if line_of(small) is line and self._rewrap_proved(line, wrap, line_of, own):
+            self.rewraps.append((line, f"{wrap} = {REWRAP}({wrap})"))
+            self.t.state.helpers.add("rewrap")
+            self.t.record(
+                value,
+                f"`{wrap}` cast after its wrap: {wrap} = {REWRAP}({wrap}) wraps its module "
+                "again as it is now (DDP reduces the gradients in the dtype of the wrap)",
+            )
+            return
+        at = self._wrap_line(wrap, self.t.input_position(line)[0])
+        self.t.warn(
+            value,
+            "DP107",
+            f"`{self.t.code(value)}` casts `{wrap}`'s parameters after its wrap (line {at}): "
+            "DDP made its gradient buckets for the dtype they had then and leaves them "
+            f"unreduced after the cast, each rank stepping on its own. Cast the module "
+            f"before line {at} wraps it, or wrap it again right after (`{wrap} = "
+            f"DistributedDataParallel({wrap}.module, ...)`)",
+        )
 
     def _replaced(
         self,
@@ -135,6 +194,7 @@ class GrownModels:
         line: cst.SimpleStatementLine,
         wrap: str,
         line_of: Callable[[cst.CSTNode], cst.SimpleStatementLine | None],
+        own: tuple[cst.CSTNode, ...] = (),
     ) -> bool:
         """A new wrap right after `line` is the wrap the program meant: `line` stands in
         the block of a statement that binds `wrap` (a wrap, or a wrapping function's
@@ -160,6 +220,7 @@ class GrownModels:
                     return False
                 if (
                     isinstance(node, (cst.Name, cst.Attribute))
+                    and not any(node is o for o in own)
                     and name_of(node) == last
                     and code_of(node) == wrap
                 ):
