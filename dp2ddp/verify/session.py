@@ -458,8 +458,10 @@ def judge(
     judge = RunFailures(config, scripts, workdir, alive)
     failures = judge.collect(results, original, ranks)
     if failures:
+        stated = any(c.key == "not_comparable" for c in judge.causes)  # forward_state.py
         return dataclasses.replace(
             head,
+            verdict=NOT_COMPARABLE if stated else FAILED,
             failures=tuple(failures),
             causes=tuple(judge.causes),
             notes=head.notes + tuple(judge.notes),
