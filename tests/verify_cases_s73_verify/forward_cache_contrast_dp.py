@@ -42,8 +42,8 @@ def main():
         opt.zero_grad()
         loss.backward()
         opt.step()
-        print("loss %.6f" % loss.item())
-    print("final weight sum %.6f" % model.module.embed[0].weight.sum().item())
+        print(f"loss {loss.item():.6f}")
+    print(f"final weight sum {model.module.embed[0].weight.sum().item():.6f}")
 
 
 if __name__ == "__main__":
