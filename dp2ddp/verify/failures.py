@@ -14,7 +14,7 @@ from dp2ddp.verify.config import VerifyConfig, torch_seed
 from dp2ddp.verify.forward_state import state_crash_cause
 from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.records import RankRecord
-from dp2ddp.verify.report import Cause, Failure
+from dp2ddp.verify.report import FAILED, NOT_COMPARABLE, Cause, Failure
 
 if TYPE_CHECKING:
     from dp2ddp.verify.session import Scripts
@@ -282,6 +282,12 @@ class RunFailures:
         if not failures and any(r.cancelled for r in results.values()):
             failures.append(Failure("migrated", None, "cancelled", "a run was cancelled"))
         return failures
+
+    def verdict(self) -> str:
+        """RUN FAILED; not comparable where a crash was state a replica kept on `self`
+        (forward_state.py), which is no failure of the program nor of the migration."""
+        stated = any(c.key == "not_comparable" for c in self.causes)
+        return NOT_COMPARABLE if stated else FAILED
 
     def _display(self, path: str) -> str:
         return self.scripts.display(path)

@@ -458,10 +458,9 @@ def judge(
     judge = RunFailures(config, scripts, workdir, alive)
     failures = judge.collect(results, original, ranks)
     if failures:
-        stated = any(c.key == "not_comparable" for c in judge.causes)  # forward_state.py
         return dataclasses.replace(
             head,
-            verdict=NOT_COMPARABLE if stated else FAILED,
+            verdict=judge.verdict(),
             failures=tuple(failures),
             causes=tuple(judge.causes),
             notes=head.notes + tuple(judge.notes),
