@@ -1335,11 +1335,38 @@ def test_replicas_run_each_chunk_through_the_whole_model(replica_recorder: Recor
     assert replica_recorder.current.batchnorm_chunked == 1  # replica 0's count, as one rank
 
 
-def test_replicas_undone_for_a_loss_computed_inside_forward(replica_recorder: Recorder) -> None:
-    """DataParallel would gather the replicas' scalar losses into a vector the script run on
-    one device does not expect: the chunked forward is undone (buffers, RNG restored)."""
+def test_replicas_give_a_loss_computed_inside_forward_as_their_mean(
+    replica_recorder: Recorder,
+) -> None:
+    """DataParallel gathers the replicas' scalar losses into a vector (the script's
+    `.mean()` reduces it); the script run on one device expects one value: the replicas'
+    mean, whose gradients are the ranks' averaged ones (stop 73: before, the chunked forward
+    was undone and the whole batch ran, TengdaHan/MemDPC@d7dbbf0's in-batch loss with it)."""
     torch.manual_seed(0)
     model = _ConvBN(loss_inside=True)
+    ranks = [copy.deepcopy(model), copy.deepcopy(model)]
+    x = torch.randn(8, 3, 6, 6)
+    for rank, part in zip(ranks, x.chunk(2), strict=True):
+        rank(part).backward()
+    probes.install(replica_recorder, False, False, batchnorm_chunks=2, dropout_chunks=2)
+    done, out = chunked_forward(replica_recorder, torch.nn.Module.__call__, model, (x,), {})
+    assert done and out.shape == ()
+    out.backward()
+    for name, _ in model.named_parameters():
+        averaged = (_grad(ranks[0], name) + _grad(ranks[1], name)) / 2
+        assert torch.allclose(_grad(model, name), averaged, rtol=1e-6, atol=1e-9), name
+
+
+def test_replicas_undone_for_a_count_computed_inside_forward(replica_recorder: Recorder) -> None:
+    """An integer per replica (no mean of it is the script's): the chunked forward is undone
+    (buffers, RNG restored)."""
+
+    class Counts(_ConvBN):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return (super().forward(x).argmax(1) == 0).sum()
+
+    torch.manual_seed(0)
+    model = Counts()
     probes.install(replica_recorder, False, False, batchnorm_chunks=2, dropout_chunks=2)
     x = torch.randn(8, 3, 6, 6)
     rng = torch.get_rng_state()

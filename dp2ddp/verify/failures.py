@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 from dp2ddp.verify import hang, launch, protocol, toend
 from dp2ddp.verify.config import VerifyConfig, torch_seed
+from dp2ddp.verify.forward_state import state_crash_cause
 from dp2ddp.verify.ratio_cause import warned
 from dp2ddp.verify.records import RankRecord
-from dp2ddp.verify.report import Cause, Failure
+from dp2ddp.verify.report import FAILED, NOT_COMPARABLE, Cause, Failure
 
 if TYPE_CHECKING:
     from dp2ddp.verify.session import Scripts
@@ -282,6 +283,12 @@ class RunFailures:
             failures.append(Failure("migrated", None, "cancelled", "a run was cancelled"))
         return failures
 
+    def verdict(self) -> str:
+        """RUN FAILED; not comparable where a crash was state a replica kept on `self`
+        (forward_state.py), which is no failure of the program nor of the migration."""
+        stated = any(c.key == "not_comparable" for c in self.causes)
+        return NOT_COMPARABLE if stated else FAILED
+
     def _display(self, path: str) -> str:
         return self.scripts.display(path)
 
@@ -333,7 +340,13 @@ class RunFailures:
                 if cause is not None:
                     self.causes.append(cause)
             elif record.status == protocol.ERROR and exit_status(record) is None and not plain:
-                self.notes.append(seeded_crash_note(config.seed, message, text))
+                held = record.data.get("forward_state") or {}
+                if held:  # not the seeding: state sized by a replica's rows (forward_state.py)
+                    self.causes.append(
+                        state_crash_cause(held, scripts.warnings, message, _script_line(text))
+                    )
+                else:
+                    self.notes.append(seeded_crash_note(config.seed, message, text))
             return Failure(
                 run, rank_of(record), reason, message,
                 excerpt(error.get("excerpt") or record.stderr, scripts),

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
 from torch.nn.parallel import DataParallel, DistributedDataParallel
 
-from dp2ddp.verify import float_order
+from dp2ddp.verify import float_order, forward_state
 from dp2ddp.verify.digest import sample_digests
 from dp2ddp.verify.recorder import Recorder
 from dp2ddp.verify.replicas import chunked_forward, tensors_in, whole_forward
@@ -119,6 +119,9 @@ def install(recorder: Recorder) -> None:
 
     @functools.wraps(native_call)
     def __call__(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
+        held = not _Depth.value and forward_state.holds_state(self)
+        if held and (not recorder.recording or not torch.is_grad_enabled()):
+            return _as_replicas(recorder, native_call, self, args, kwargs)
         if (
             _Depth.value
             or not recorder.recording
@@ -164,6 +167,24 @@ def install(recorder: Recorder) -> None:
             recorder.forward_batch = recorder.forward_columns = None
 
     torch.nn.Module.__call__ = __call__  # type: ignore[method-assign]
+
+
+def _as_replicas(
+    recorder: Recorder,
+    native_call: Callable[..., Any],
+    module: torch.nn.Module,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    """A forward outside the compared training steps (evaluation, no gradient, after them)
+    of a model whose replicas kept state on `self`: as replicas too, so that the state meets
+    the rows it was sized by (forward_state.py); over the whole batch where it cannot."""
+    _Depth.value += 1
+    try:
+        done, output = chunked_forward(recorder, native_call, module, args, kwargs)
+        return output if done else native_call(module, *args, **kwargs)
+    finally:
+        _Depth.value -= 1
 
 
 def _wrap_init(recorder: Recorder, cls: type[torch.nn.Module]) -> None:

@@ -253,6 +253,7 @@ class Recorder:
         #: their digest at step 1] (the runs held the same values then where these agree)
         self._first_prints: dict[int, tuple[torch.Tensor, str]] = {}
         self.moved_before_first: dict[str, tuple[int, str]] = {}
+        self.forward_state: dict[str, int] = {}  # `Class.attr` -> rows (forward_state.py)
 
     # -- wiring ------------------------------------------------------------------------------
     def install(self) -> None:
@@ -647,6 +648,7 @@ class Recorder:
             "stdin_reads": self.writes.stdin_reads if self.writes is not None else 0,
             "shared_reads": self.shared_reads,
             "moved_before_first": self.moved_before_first,
+            "forward_state": self.forward_state,
             **(self.reach.record() if self.reach is not None else {}),
         }
         _write_json(self.outdir / protocol.RECORD, record)

@@ -14,12 +14,14 @@ of its chunk, `track_running_stats`): replica 0 updates the running statistics (
 are the model's), replicas 1.. leave them and `num_batches_tracked` alone (their buffers
 are copies DataParallel drops), and dropout draws chunk r's mask as rank r draws it.
 
-Where the inputs are not all batch-first tensors of one batch that splits evenly, or an
-output is not one (a loss computed inside forward: DataParallel would gather W of them into
-a vector the script run on one device does not expect), or a replica's forward raises (a
-model that needs the whole batch, such as a hidden state kept for it), the chunked forward
-is undone (BatchNorm buffers, RNG and counters restored) and the model runs over the whole
-batch, with BatchNorm normalised per chunk by the probe as before.
+An output of one value per replica (a loss computed inside forward) comes back as the mean
+of the replicas' (`_per_replica`). Where the inputs are not all batch-first tensors of one
+batch that splits evenly, or an output is neither, or a replica's forward raises (a model
+that needs the whole batch, such as a hidden state kept for it), the chunked forward is
+undone (BatchNorm buffers, RNG, counters and the containers it filled on `self` restored)
+and the model runs over the whole batch, with BatchNorm normalised per chunk by the probe
+as before. A model whose replicas kept state on `self` runs its later forwards as replicas
+too (forward_state.py).
 
 Activation checkpointing (`torch.utils.checkpoint.checkpoint`) runs a replica's segment a
 second time during backward, after the chunked forward has returned: that recomputation
@@ -37,6 +39,7 @@ import torch.utils.checkpoint
 from torch.nn.modules.batchnorm import _BatchNorm, _NormBase
 from torch.nn.parallel import DataParallel
 
+from dp2ddp.verify import forward_state
 from dp2ddp.verify.recorder import Recorder
 
 #: The `Window` counters a replica's probes advance; replicas 1.. start where replica 0 did
@@ -87,7 +90,7 @@ def _gather(outputs: list[Any], size: int) -> Any:
         if first.dim() == 0 or any(
             not isinstance(o, torch.Tensor) or o.dim() == 0 or o.size(0) != size for o in outputs
         ):
-            raise _Ungatherable
+            return _per_replica(outputs)
         return torch.cat(outputs, 0)
     if first is None:
         return None
@@ -98,6 +101,29 @@ def _gather(outputs: list[Any], size: int) -> Any:
     if isinstance(first, list | tuple):
         return type(first)(_gather(list(parts), size) for parts in zip(*outputs, strict=True))
     raise _Ungatherable
+
+
+def _per_replica(outputs: list[Any]) -> torch.Tensor:
+    """One value each replica computed of its chunk as a whole (a loss computed inside
+    forward, its accuracy: a 0-dim or a (1, ...) floating tensor each): DataParallel gathers
+    the W of them into a vector, which a script written for it reduces (`loss.mean()`,
+    TengdaHan/MemDPC@d7dbbf0); on one device the script gets one. Given back as the mean of
+    the replicas' values, shaped as one: what `.mean()` of DataParallel's vector gives, and
+    what DDP's averaged gradients make of each rank's. Before, such an output undid the
+    chunked forward: a loss coupling the batch's rows then took the whole batch (NOT
+    EQUIVALENT of a right migration), and a cache a replica had sized on `self` met the
+    whole batch (the original crashed under verify alone; round 25)."""
+    first = outputs[0]
+    if (
+        (first.dim() and first.size(0) != 1)
+        or not first.is_floating_point()
+        or any(
+            not isinstance(o, torch.Tensor) or o.shape != first.shape or o.dtype != first.dtype
+            for o in outputs
+        )
+    ):
+        raise _Ungatherable
+    return torch.stack(outputs).mean(0)
 
 
 def _norms(module: torch.nn.Module) -> list[_NormBase]:
@@ -128,14 +154,17 @@ def chunked_forward(
 ) -> tuple[bool, Any]:
     """(True, output) when `module`'s forward ran as W replicas; (False, None) when it did
     not apply or was undone (the caller then runs it over the whole batch)."""
-    chunks = recorder.options.batchnorm_chunks
-    if chunks < 2 or recorder.options.freeze_batchnorm or recorder.replica is not None:
+    options = recorder.options
+    # --freeze-batchnorm: BatchNorm is the same whole or per chunk, but not a forward that
+    # couples its rows (in-batch negatives) nor state it keeps (forward_state.py)
+    chunks = options.norm_chunks if options.freeze_batchnorm else options.batchnorm_chunks
+    if chunks < 2 or recorder.replica is not None:
         return False, None
     if any(info.get("dim", 0) != 0 for info in recorder.wrapper_info):
         return False, None
     norms = _norms(module)
     tensors = _tensors((args, kwargs))
-    if not norms or not tensors:
+    if not (norms or forward_state.holds_state(module)) or not tensors:
         return False, None
     sizes = {t.size(0) if t.dim() else -1 for t in tensors}
     if len(sizes) != 1 or any(t.device.type != "cpu" for t in tensors):
@@ -155,7 +184,9 @@ def chunked_forward(
     outputs = []
     after_first: dict[str, int] = {}
     before = _attributes(module)
+    held = forward_state.contents(module)
     kept: list[dict[str, Any]] = []
+    tracked: list[torch.Tensor | None] = []
     try:
         for index in range(chunks):
             recorder.replica = index
@@ -180,6 +211,7 @@ def chunked_forward(
         gathered = _gather(outputs, size)
     except Exception:  # noqa: BLE001  (_Ungatherable, or a forward that needs the whole batch)
         _reset(before)
+        forward_state.restore(held)  # a cache a replica filled must not meet the whole batch
         _restore(norms, buffers)
         torch.set_rng_state(rng)
         for name, value in counters.items():
@@ -196,6 +228,7 @@ def chunked_forward(
             if m.num_batches_tracked is not None and count is not None:
                 m.num_batches_tracked.copy_(count)
     window.replicated += 1
+    forward_state.note_kept(recorder, module, held, kept, [m for m, _ in before], size)
     return True, gathered
 
 

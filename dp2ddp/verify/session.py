@@ -460,6 +460,7 @@ def judge(
     if failures:
         return dataclasses.replace(
             head,
+            verdict=judge.verdict(),
             failures=tuple(failures),
             causes=tuple(judge.causes),
             notes=head.notes + tuple(judge.notes),
