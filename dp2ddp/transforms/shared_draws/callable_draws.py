@@ -42,9 +42,10 @@ import libcst as cst
 
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, Origin, origins, view
-from dp2ddp.transforms._support.nodes import code_of, walk
+from dp2ddp.transforms._support.nodes import code_of, name_of, walk
 from dp2ddp.transforms.analysis.batch_noise import PER_RANK_BATCH
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
+from dp2ddp.transforms.analysis.sample_code import COMPOSERS
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 
 if TYPE_CHECKING:
@@ -223,33 +224,90 @@ def _sharded_datasets(flow: DefUse) -> set[int]:
             continue
         first = [a.value for a in call.args if a.keyword is None][:1]
         first += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
-        found |= {id(o.node) for value in first for o in origins(flow, value)}
+        found |= {
+            id(o.node)
+            for value in first
+            for o in origins(flow, value)
+            if isinstance(o.node, cst.Call) and _dataset_path(o)
+        }
     return found
 
 
+def _dataset_path(origin: Origin) -> bool:
+    """The call `origin` starts from may build the dataset the loader loads: not a library
+    composer (`Compose([...])` builds a transform), and every call on the way is handed it
+    positionally (`Subset(ds, idx)`, `ConcatDataset([a, b])`), not by a keyword (a
+    transform handed `Ones(8, transform=t)` is not the dataset)."""
+    if isinstance(origin.node, cst.Call) and name_of(origin.node.func) in COMPOSERS:
+        return False
+    previous = origin.node
+    for step in origin.path[1:]:
+        node = step.node
+        if isinstance(node, cst.Call) and not step.call:
+            if not any(a.value is previous for a in node.args if a.keyword is None):
+                return False
+        previous = node
+    return True
+
+
 def _transform_parts(flow: DefUse, value: cst.BaseExpression) -> list[cst.CSTNode]:
-    """The functions and lambdas of the program `value` may hold: itself, the elements of a
-    Compose's list argument, through the names they are bound to (flow.origins)."""
+    """What `value` may call per sample, as the def-use view follows it (flow.origins): the
+    value itself (an object of the program, `Jitter()`, a name bound to one), and each
+    function, lambda, object built by a call, or imported name the view finds it comes from
+    through bindings, parameters (a helper's `get_data(transform, mode)`, every call site),
+    the elements of a list or tuple, and a library composer's list (`Compose([...])`,
+    `RandomApply([t], p)`: sample_code.COMPOSERS, each element run on the sample): carried
+    (_carried). A source reached only through a value computed from it (`len(loader)`) is
+    not what the dataset calls."""
     parts: list[cst.CSTNode] = []
     if isinstance(value, (cst.Name, cst.Attribute, cst.Call)):
-        parts.append(value)  # an object of the program (`Jitter()`, a name bound to one)
+        parts.append(value)
     for origin in origins(flow, value):
         node = origin.node
+        if not _carried(origin):
+            continue
         if origin.kind == "definition" and isinstance(node, (cst.Lambda, cst.FunctionDef)):
             parts.append(node)
-    if isinstance(value, cst.Call) and value.args:  # `Compose([...])`
-        listed = value.args[0].value
-        if isinstance(listed, (cst.List, cst.Tuple)):
-            for element in listed.elements:
-                if isinstance(element.value, cst.Lambda):
-                    parts.append(element.value)
-                else:
-                    parts += _transform_parts(flow, element.value)
-    if isinstance(value, cst.Name):
-        for definition in flow.definitions(value):
-            if definition.kind == "assign" and isinstance(definition.value, cst.Call):
-                parts += _transform_parts(flow, definition.value)
+        elif origin.kind in ("call", "instance") and isinstance(node, cst.Call):
+            if node is not value:
+                parts.append(node)  # `RandomScale()` in a Compose's list
+        elif origin.kind == "import":  # `transform=random_flip`, `[jitter.JITTER]`
+            parts += [s.node for s in origin.path[1:2] if s.node is not value]
     return parts
+
+
+def _carried(origin: Origin) -> bool:
+    """Every step after the source hands the source itself on: a binding (a name, an
+    attribute, a parameter), an element of a list or tuple, a library composer's list
+    argument (sample_code.COMPOSERS), a return of a function of this module entered."""
+    previous = origin.node
+    for step in origin.path[1:]:
+        node = step.node
+        if isinstance(node, cst.Call) and not step.call:
+            given = [
+                a.value
+                for a in node.args
+                if a.keyword is None or a.keyword.value in ("transforms", "transform")
+            ]
+            if name_of(node.func) not in COMPOSERS or not any(v is previous for v in given):
+                return False
+        elif not isinstance(node, _CARRIERS) and not step.call:
+            return False
+        previous = node
+    return True
+
+
+#: The nodes a callable passes through unchanged (a binding, an element of a container).
+_CARRIERS = (
+    cst.Name,
+    cst.Attribute,
+    cst.Param,
+    cst.List,
+    cst.Tuple,
+    cst.Element,
+    cst.Return,
+    cst.ImportAlias,
+)
 
 
 def _draw_in(function: cst.CSTNode, finder: Finder) -> tuple[str, str | None] | None:
