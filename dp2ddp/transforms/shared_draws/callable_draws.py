@@ -174,28 +174,63 @@ def handed_detail(call: cst.Call, what: str, seeded: str) -> str:
 
 def handed_transforms(finder: Finder) -> list[tuple[cst.Call, str, str | None]]:
     """(the construction, what draws, its stream) for each dataset construction of the
-    module a sharded loader loads, handed by a transform keyword a function or lambda of
-    the program, or by any argument an object of the program (directly, through names, or
-    in the list of a `Compose([...])`), that draws per call from a process-wide stream
-    every rank seeds alike (`finder.alike`); a draw with a generator of its own is none."""
-    if finder.t.state.text_count("transform") == 0:
+    module a sharded loader loads, handed by a transform keyword (or, a Dataset class of
+    the program's, by any argument: `Pairs(8, jitter)`, the class's own per-sample hook) a
+    function or lambda of the program, or by any argument an object of the program
+    (_transform_parts: through names, parameters, lists and composers), that draws per
+    call from a process-wide stream every rank seeds alike (`finder.alike`); a draw with a
+    generator of its own is none."""
+    if finder.t.state.text_count("transform") == 0 and finder.t.state.text_count("Dataset") == 0:
         return []  # no construction is handed one: the view is not built for nothing
     flow = view(finder.module)
     loaded = _sharded_datasets(flow)
+    programs = finder.t.state.hints.per_sample.datasets
     found: list[tuple[cst.Call, str, str | None]] = []
     for call in flow.calls:
         if id(call) not in loaded:
             continue  # no sharded loader loads it (an evaluation set every rank reads whole)
         objects = not _said_by_dataset(finder, call)
+        own = bool(finder.t.qualified_names(call.func) & programs)
         for arg in call.args:
             if arg.star or (arg.keyword is not None and arg.keyword.value == "dataset"):
                 continue
             # a function or lambda by a transform keyword, an object by any argument
-            handed = arg.keyword is not None and arg.keyword.value in _TRANSFORM_KEYWORDS
+            handed = own or (arg.keyword is not None and arg.keyword.value in _TRANSFORM_KEYWORDS)
             drawn = _parts_draw(finder, flow, arg.value, handed, objects)
             if drawn is not None:
                 found.append((call, *drawn))
                 break
+    return found
+
+
+def collate_detail(call: cst.Call, what: str, seeded: str) -> str:
+    """DP067's detail at a sharded loader whose collate_fn draws (handed_collates)."""
+    return (
+        f"{code_of(call.func)}()'s collate_fn is a function or object of the program that "
+        f"draws from the process-wide generator ({what}) for each batch: {seeded}, rank r's "
+        "k-th batch gets every rank's k-th draws, where DataParallel drew one stream over "
+        "the global batches"
+    )
+
+
+def handed_collates(finder: Finder) -> list[tuple[cst.Call, str, str | None]]:
+    """(the loader, what draws, its stream) for each sharded DataLoader of the module
+    (`batch_size=ddp_per_rank_batch(...)`) handed by `collate_fn=` a function, lambda or
+    object of the program (_transform_parts) whose call draws from a process-wide stream
+    every rank seeds alike: a mixup, cutmix or random crop made as the batch is collated
+    draws each rank's k-th batch alike, as a per-sample transform does."""
+    if finder.t.state.text_count("collate_fn") == 0:
+        return []
+    flow = view(finder.module)
+    found: list[tuple[cst.Call, str, str | None]] = []
+    for call in flow.calls:
+        if not _per_rank_loader(call):
+            continue
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "collate_fn":
+                drawn = _parts_draw(finder, flow, arg.value)
+                if drawn is not None:
+                    found.append((call, *drawn))
     return found
 
 
@@ -217,10 +252,7 @@ def _sharded_datasets(flow: DefUse) -> set[int]:
     or `dataset=` followed through names (flow.origins)."""
     found: set[int] = set()
     for call in flow.calls:
-        sizes = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_size"]
-        if not sizes or not isinstance(sizes[0], cst.Call):
-            continue
-        if code_of(sizes[0].func) != PER_RANK_BATCH:
+        if not _per_rank_loader(call):
             continue
         first = [a.value for a in call.args if a.keyword is None][:1]
         first += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
@@ -231,6 +263,14 @@ def _sharded_datasets(flow: DefUse) -> set[int]:
             if isinstance(o.node, cst.Call) and _dataset_path(o)
         }
     return found
+
+
+def _per_rank_loader(call: cst.Call) -> bool:
+    """A loader whose batch_size the data pass read per rank (`ddp_per_rank_batch(...)`)."""
+    sizes = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_size"]
+    return (
+        bool(sizes) and isinstance(sizes[0], cst.Call) and code_of(sizes[0].func) == PER_RANK_BATCH
+    )
 
 
 def _dataset_path(origin: Origin) -> bool:
