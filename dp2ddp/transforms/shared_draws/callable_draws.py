@@ -31,6 +31,18 @@ HelperDraws.of_call as the training loop's draws are (this module's functions fo
 turn, another module's by ProgramFacts.draws); a function of another module handed itself
 (`transform=random_flip`) is asked of HelperDraws.of_function. A chain that draws nothing
 is said nothing.
+
+What a construction is handed is followed on the def-use view, not by its spelling (stop 73,
+round 25, TengdaHan/MemDPC: the program's augmentations in a torchvision Compose built in
+main(), handed through `get_data(transform, mode)` to `UCF101Dataset(transform=transform)`;
+the Compose's list was read only where it was written in the argument or bound beside it):
+each source flow.origins finds for the argument, through bindings, a helper's parameter
+(its call sites), list elements and a library composer's list (_carried), is asked as
+above. A function handed by any argument to a Dataset class of the program (another
+module's: `Scaled(8, jitter)`, its own per-sample hook) draws per sample as a transform
+does; a sharded loader's `collate_fn=` that draws (a per-sample crop or jitter as the batch
+is collated) draws each rank's k-th batch alike (handed_collates). A value the view cannot
+follow (built by another module's function, read from a table) is not said.
 """
 
 from __future__ import annotations
