@@ -1979,6 +1979,23 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   rank_zero_s73_lead_bar_timing_read (golden only: tqdm is not installed for the launch): a
   bar whose `start_t` the program reads draws into a sink off rank 0 (`file=ddp_bar_file()`)
   instead of `disable=` (AttributeError on rank 1 before).
+- Stop 73 helper compose (round 25, TengdaHan/MemDPC: the program's augmentations wrapped in
+  a library Compose in main(), handed through `get_data(transform, mode)` to the Dataset):
+  the transform handed to a dataset is followed on the def-use view (origins through
+  bindings, a helper's parameter, list elements, a library composer's list), DP067 at the
+  construction, left as written, so rank 0 prints the figure of ranks drawing alike, as
+  the warning says (before: the same figure, unsaid). s73_compose_transform_through_helper
+  (program: aug.RandomScale in Compose via make_loader's parameter to ds.Ones): 1.000830
+  where the original printed 1.047412; s73_compose_function_by_position (program: a
+  drawing function handed by position to another module's Dataset, `Scaled(8, jitter)`):
+  1.276966 (original 1.429756); shared_draws_s73_compose_helper_param_own_dataset (this
+  module's Dataset): -0.251804 (original -0.231002). A sharded loader's collate_fn that
+  draws per batch: shared_draws_s73_compose_collate_function 1.000830 (original 1.047412),
+  shared_draws_s73_compose_collate_object (an object through a helper's parameter)
+  0.851311 (original 0.950482). shared_draws_s73_compose_no_draw (control, the chain draws
+  nothing): no warning, the original's weights (-0.004369). The control with `random`
+  unseeded (shared_draws_s73_compose_unseeded_stream: no DP067) is golden only, its
+  original draws anew each run. The launch's torchvision stand-in has transforms.Compose.
 """
 
 from __future__ import annotations
@@ -3052,9 +3069,20 @@ CASES: dict[str, tuple[str, ...]] = {
         "weights 1.232552 bias 2.054205",
         "weights 1.233940 bias 2.122717",
     ),
+    # stop 73 helper compose (round 25, MemDPC): a drawing transform or collate_fn reached
+    # through a helper's parameter, a Compose, a position: DP067, the figure of ranks
+    # drawing alike (not the original's); the chain drawing nothing: the original's
+    "s73_compose_transform_through_helper": ("final w 1.000830",),
+    "s73_compose_function_by_position": ("final w 1.276966",),
+    "shared_draws_s73_compose_helper_param_own_dataset": ("weights -0.251804",),
+    "shared_draws_s73_compose_collate_function": ("final w 1.000830",),
+    "shared_draws_s73_compose_collate_object": ("final w 0.851311",),
+    "shared_draws_s73_compose_no_draw": ("weights -0.004369",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s73_compose_transform_through_helper": "train.py",  # stop 73 compose (round 25)
+    "s73_compose_function_by_position": "train.py",  # stop 73 compose
     "rank_zero_s73_lead_makedirs_probe_twice": "train.py",  # stop 73 lead
     "model_wrap_s73_lead_flag_unwrap_in_handed_class": "train.py",  # stop 73 lead
     "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw

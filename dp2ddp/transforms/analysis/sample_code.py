@@ -43,7 +43,7 @@ _DATASET_BASES = frozenset(
 #: Methods a loader calls per sample or per pass.
 _PER_SAMPLE = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
 #: Calls handed a list of transform objects, each run on a sample in turn.
-_COMPOSERS = frozenset({"Compose", "RandomApply", "RandomChoice", "RandomOrder", "OneOf"})
+COMPOSERS = frozenset({"Compose", "RandomApply", "RandomChoice", "RandomOrder", "OneOf"})
 #: No program facts (a file migrated alone).
 _NO_SAMPLES = SampleClasses()
 #: The list methods that put an item (the last argument) or items in a list.
@@ -69,7 +69,7 @@ def composed_classes(tree: ast.Module) -> frozenset[str]:
             name = func.attr
         else:
             continue
-        if name not in _COMPOSERS:
+        if name not in COMPOSERS:
             continue
         listed = call.args[0]
         if isinstance(listed, (ast.List, ast.Tuple)):
@@ -192,7 +192,7 @@ def _composed_here(module: cst.Module) -> frozenset[str]:
     """composed_classes of `module` itself (a file migrated alone has no program hints)."""
     found: set[str] = set()
     for call in nodes_of(module, cst.Call):
-        if name_of(call.func) not in _COMPOSERS or not call.args:
+        if name_of(call.func) not in COMPOSERS or not call.args:
             continue
         listed = call.args[0].value
         if isinstance(listed, (cst.List, cst.Tuple)):

@@ -31,6 +31,18 @@ HelperDraws.of_call as the training loop's draws are (this module's functions fo
 turn, another module's by ProgramFacts.draws); a function of another module handed itself
 (`transform=random_flip`) is asked of HelperDraws.of_function. A chain that draws nothing
 is said nothing.
+
+What a construction is handed is followed on the def-use view, not by its spelling (stop 73,
+round 25, TengdaHan/MemDPC: the program's augmentations in a torchvision Compose built in
+main(), handed through `get_data(transform, mode)` to `UCF101Dataset(transform=transform)`;
+the Compose's list was read only where it was written in the argument or bound beside it):
+each source flow.origins finds for the argument, through bindings, a helper's parameter
+(its call sites), list elements and a library composer's list (_carried), is asked as
+above. A function handed by any argument to a Dataset class of the program (another
+module's: `Scaled(8, jitter)`, its own per-sample hook) draws per sample as a transform
+does; a sharded loader's `collate_fn=` that draws (a per-sample crop or jitter as the batch
+is collated) draws each rank's k-th batch alike (handed_collates). A value the view cannot
+follow (built by another module's function, read from a table) is not said.
 """
 
 from __future__ import annotations
@@ -42,9 +54,10 @@ import libcst as cst
 
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, Origin, origins, view
-from dp2ddp.transforms._support.nodes import code_of, walk
+from dp2ddp.transforms._support.nodes import code_of, name_of, walk
 from dp2ddp.transforms.analysis.batch_noise import PER_RANK_BATCH
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
+from dp2ddp.transforms.analysis.sample_code import COMPOSERS
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 
 if TYPE_CHECKING:
@@ -173,28 +186,63 @@ def handed_detail(call: cst.Call, what: str, seeded: str) -> str:
 
 def handed_transforms(finder: Finder) -> list[tuple[cst.Call, str, str | None]]:
     """(the construction, what draws, its stream) for each dataset construction of the
-    module a sharded loader loads, handed by a transform keyword a function or lambda of
-    the program, or by any argument an object of the program (directly, through names, or
-    in the list of a `Compose([...])`), that draws per call from a process-wide stream
-    every rank seeds alike (`finder.alike`); a draw with a generator of its own is none."""
-    if finder.t.state.text_count("transform") == 0:
+    module a sharded loader loads, handed by a transform keyword (or, a Dataset class of
+    the program's, by any argument: `Pairs(8, jitter)`, the class's own per-sample hook) a
+    function or lambda of the program, or by any argument an object of the program
+    (_transform_parts: through names, parameters, lists and composers), that draws per
+    call from a process-wide stream every rank seeds alike (`finder.alike`); a draw with a
+    generator of its own is none."""
+    if finder.t.state.text_count("transform") == 0 and finder.t.state.text_count("Dataset") == 0:
         return []  # no construction is handed one: the view is not built for nothing
     flow = view(finder.module)
     loaded = _sharded_datasets(flow)
+    programs = finder.t.state.hints.per_sample.datasets
     found: list[tuple[cst.Call, str, str | None]] = []
     for call in flow.calls:
         if id(call) not in loaded:
             continue  # no sharded loader loads it (an evaluation set every rank reads whole)
         objects = not _said_by_dataset(finder, call)
+        own = bool(finder.t.qualified_names(call.func) & programs)
         for arg in call.args:
             if arg.star or (arg.keyword is not None and arg.keyword.value == "dataset"):
                 continue
             # a function or lambda by a transform keyword, an object by any argument
-            handed = arg.keyword is not None and arg.keyword.value in _TRANSFORM_KEYWORDS
+            handed = own or (arg.keyword is not None and arg.keyword.value in _TRANSFORM_KEYWORDS)
             drawn = _parts_draw(finder, flow, arg.value, handed, objects)
             if drawn is not None:
                 found.append((call, *drawn))
                 break
+    return found
+
+
+def collate_detail(call: cst.Call, what: str, seeded: str) -> str:
+    """DP067's detail at a sharded loader whose collate_fn draws (handed_collates)."""
+    return (
+        f"{code_of(call.func)}()'s collate_fn is a function or object of the program that "
+        f"draws from the process-wide generator ({what}) for each batch: {seeded}, rank r's "
+        "k-th batch gets every rank's k-th draws, where DataParallel drew one stream over "
+        "the global batches"
+    )
+
+
+def handed_collates(finder: Finder) -> list[tuple[cst.Call, str, str | None]]:
+    """(the loader, what draws, its stream) for each sharded DataLoader of the module
+    (`batch_size=ddp_per_rank_batch(...)`) handed by `collate_fn=` a function, lambda or
+    object of the program (_transform_parts) whose call draws from a process-wide stream
+    every rank seeds alike: a mixup, cutmix or random crop made as the batch is collated
+    draws each rank's k-th batch alike, as a per-sample transform does."""
+    if finder.t.state.text_count("collate_fn") == 0:
+        return []
+    flow = view(finder.module)
+    found: list[tuple[cst.Call, str, str | None]] = []
+    for call in flow.calls:
+        if not _per_rank_loader(call):
+            continue
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "collate_fn":
+                drawn = _parts_draw(finder, flow, arg.value)
+                if drawn is not None:
+                    found.append((call, *drawn))
     return found
 
 
@@ -216,40 +264,102 @@ def _sharded_datasets(flow: DefUse) -> set[int]:
     or `dataset=` followed through names (flow.origins)."""
     found: set[int] = set()
     for call in flow.calls:
-        sizes = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_size"]
-        if not sizes or not isinstance(sizes[0], cst.Call):
-            continue
-        if code_of(sizes[0].func) != PER_RANK_BATCH:
+        if not _per_rank_loader(call):
             continue
         first = [a.value for a in call.args if a.keyword is None][:1]
         first += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
-        found |= {id(o.node) for value in first for o in origins(flow, value)}
+        found |= {
+            id(o.node)
+            for value in first
+            for o in origins(flow, value)
+            if isinstance(o.node, cst.Call) and _dataset_path(o)
+        }
     return found
 
 
+def _per_rank_loader(call: cst.Call) -> bool:
+    """A loader whose batch_size the data pass read per rank (`ddp_per_rank_batch(...)`)."""
+    sizes = [a.value for a in call.args if a.keyword and a.keyword.value == "batch_size"]
+    return (
+        bool(sizes) and isinstance(sizes[0], cst.Call) and code_of(sizes[0].func) == PER_RANK_BATCH
+    )
+
+
+def _dataset_path(origin: Origin) -> bool:
+    """The call `origin` starts from may build the dataset the loader loads: not a library
+    composer (`Compose([...])` builds a transform), and every call on the way is handed it
+    positionally (`Subset(ds, idx)`, `ConcatDataset([a, b])`), not by a keyword (a
+    transform handed `Ones(8, transform=t)` is not the dataset)."""
+    if isinstance(origin.node, cst.Call) and name_of(origin.node.func) in COMPOSERS:
+        return False
+    previous = origin.node
+    for step in origin.path[1:]:
+        node = step.node
+        if isinstance(node, cst.Call) and not step.call:
+            if not any(a.value is previous for a in node.args if a.keyword is None):
+                return False
+        previous = node
+    return True
+
+
 def _transform_parts(flow: DefUse, value: cst.BaseExpression) -> list[cst.CSTNode]:
-    """The functions and lambdas of the program `value` may hold: itself, the elements of a
-    Compose's list argument, through the names they are bound to (flow.origins)."""
+    """What `value` may call per sample, as the def-use view follows it (flow.origins): the
+    value itself (an object of the program, `Jitter()`, a name bound to one), and each
+    function, lambda, object built by a call, or imported name the view finds it comes from
+    through bindings, parameters (a helper's `get_data(transform, mode)`, every call site),
+    the elements of a list or tuple, and a library composer's list (`Compose([...])`,
+    `RandomApply([t], p)`: sample_code.COMPOSERS, each element run on the sample): carried
+    (_carried). A source reached only through a value computed from it (`len(loader)`) is
+    not what the dataset calls."""
     parts: list[cst.CSTNode] = []
     if isinstance(value, (cst.Name, cst.Attribute, cst.Call)):
-        parts.append(value)  # an object of the program (`Jitter()`, a name bound to one)
+        parts.append(value)
     for origin in origins(flow, value):
         node = origin.node
+        if not _carried(origin):
+            continue
         if origin.kind == "definition" and isinstance(node, (cst.Lambda, cst.FunctionDef)):
             parts.append(node)
-    if isinstance(value, cst.Call) and value.args:  # `Compose([...])`
-        listed = value.args[0].value
-        if isinstance(listed, (cst.List, cst.Tuple)):
-            for element in listed.elements:
-                if isinstance(element.value, cst.Lambda):
-                    parts.append(element.value)
-                else:
-                    parts += _transform_parts(flow, element.value)
-    if isinstance(value, cst.Name):
-        for definition in flow.definitions(value):
-            if definition.kind == "assign" and isinstance(definition.value, cst.Call):
-                parts += _transform_parts(flow, definition.value)
+        elif origin.kind in ("call", "instance") and isinstance(node, cst.Call):
+            if node is not value:
+                parts.append(node)  # `RandomScale()` in a Compose's list
+        elif origin.kind == "import":  # `transform=random_flip`, `[jitter.JITTER]`
+            parts += [s.node for s in origin.path[1:2] if s.node is not value]
     return parts
+
+
+def _carried(origin: Origin) -> bool:
+    """Every step after the source hands the source itself on: a binding (a name, an
+    attribute, a parameter), an element of a list or tuple, a library composer's list
+    argument (sample_code.COMPOSERS), a return of a function of this module entered."""
+    previous = origin.node
+    for step in origin.path[1:]:
+        node = step.node
+        if isinstance(node, cst.Call) and not step.call:
+            given = [
+                a.value
+                for a in node.args
+                if a.keyword is None or a.keyword.value in ("transforms", "transform")
+            ]
+            if name_of(node.func) not in COMPOSERS or not any(v is previous for v in given):
+                return False
+        elif not isinstance(node, _CARRIERS) and not step.call:
+            return False
+        previous = node
+    return True
+
+
+#: The nodes a callable passes through unchanged (a binding, an element of a container).
+_CARRIERS = (
+    cst.Name,
+    cst.Attribute,
+    cst.Param,
+    cst.List,
+    cst.Tuple,
+    cst.Element,
+    cst.Return,
+    cst.ImportAlias,
+)
 
 
 def _draw_in(function: cst.CSTNode, finder: Finder) -> tuple[str, str | None] | None:

@@ -120,6 +120,8 @@ class DatasetDrawFinder:
         for call, what, stream in called.handed_transforms(self):
             if code_of(call.func) not in own:
                 self.t.warn(call, "DP067", called.handed_detail(call, what, self._seeded([stream])))
+        for call, what, stream in called.handed_collates(self):
+            self.t.warn(call, "DP067", called.collate_detail(call, what, self._seeded([stream])))
         for node in nodes_of(self.module, cst.Call):
             if self._is_split_without_generator(node):
                 self._add(node)
