@@ -1996,6 +1996,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   nothing): no warning, the original's weights (-0.004369). The control with `random`
   unseeded (shared_draws_s73_compose_unseeded_stream: no DP067) is golden only, its
   original draws anew each run. The launch's torchvision stand-in has transforms.Compose.
+- Stop 73 helper criterion (round 26, yxgeee/DepthComplete@6d8f139 util/criterion.py): a
+  criterion nn.Module keeping its loss on itself (`self.loss = (diff**2).sum(); return
+  self.loss`) is read as `loss = ...; return loss` (flow/returned.py, one reading for DP004
+  and DP043): hazards_s73_criterion_kept_sum scales the kept sum by WORLD_SIZE, rank 0
+  prints the original's -0.251403 (before: no rewrite, the update half DataParallel's, and
+  a false DP007 on a criterion no DataParallel replicates);
+  hazards_s73_criterion_kept_sum_control (a local `loss`) the same. The kept masked mean
+  (hazards_s73_criterion_kept_masked_mean) gets DP043, and the program
+  padded_s73_criterion_forward_mean (kaituoxu/Tacotron2's criterion, a mean over padded
+  frames in its forward()) DP127: warnings, their goldens show them.
 """
 
 from __future__ import annotations
@@ -3032,6 +3042,9 @@ CASES: dict[str, tuple[str, ...]] = {
     # the loss object, ValueError on both ranks); the control's loss tensors likewise
     "batches_s72_lossobj_loss_objects_trainer": ("final weight[0] [-1.0053, 0.1108, -0.0487",),
     "batches_s72_lossobj_loss_tensors_control": ("final weight[0] [-1.0053, 0.1108, -0.0487",),
+    # stop 73 criterion (round 26's DepthComplete): a sum kept on the criterion, scaled
+    "hazards_s73_criterion_kept_sum": ("weight checksum -0.251403",),
+    "hazards_s73_criterion_kept_sum_control": ("weight checksum -0.251403",),
     # stop 72 stepfn (round 24's RealnessGAN): a step function with no loop of its own
     # pulls its batch from a provider it is handed: split where the pull binds it (the
     # base: the whole batch on every rank, no word across modules), not split again where

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING
 from dp2ddp.codes import title
 from dp2ddp.program.padded_inputs import (
     Unread,
+    collate_name,
     layer_facts,
     masking_collates,
     padded_loops,
@@ -311,6 +312,8 @@ def mean_losses(tree: ast.Module) -> Iterator[tuple[int, int, str]]:
 def mean_loss_nodes(tree: ast.Module) -> Iterator[tuple[ast.Call, str]]:
     """Each mean loss of `mean_losses`, its call and spelling."""
     objects = _cross_entropy_objects(tree)
+    # `nn.MSELoss()(out, y)`: the call, whose arguments the batch reaches
+    called = {id(n.func): n for n in ast_nodes.listed(tree) if isinstance(n, ast.Call)}
     for node in ast_nodes.listed(tree):
         if not isinstance(node, ast.Call):
             continue
@@ -321,7 +324,7 @@ def mean_loss_nodes(tree: ast.Module) -> Iterator[tuple[ast.Call, str]]:
             if _mean(node) and not any(isinstance(a, ast.Subscript) for a in node.args[:2]):
                 yield node, ast.unparse(node.func)
         elif name in _LOSS_CLASSES and _mean(node) and not node.args:
-            yield node, f"{ast.unparse(node.func)}()"
+            yield called.get(id(node), node), f"{ast.unparse(node.func)}()"
         elif name == "mean" and not node.keywords and _of_difference(node):
             yield node, "a mean of a difference"
 
@@ -508,7 +511,7 @@ def masked_padding_notes(
                     break
                 fed = fed or _fed_mixing(loop, derived, wrapped, blind)
             if fed:
-                name = _collate_name(loader)
+                name = collate_name(loader)
                 where = defined.get(name, "")
                 what = f"its collate_fn {name}" + (f" ({where})" if where else "")
                 yield (
@@ -538,14 +541,6 @@ def _fed_mixing(
         )
         for node in ast.walk(loop)
     )
-
-
-def _collate_name(loader: ast.Call) -> str:
-    for keyword in loader.keywords:
-        if keyword.arg == "collate_fn":
-            value = keyword.value
-            return last_name(value.func if isinstance(value, ast.Call) else value)
-    return ""
 
 
 def _collate_lines(

@@ -450,14 +450,15 @@ def reached_helpers(
                 calls.setdefault(last_name(node.func), []).append(node)
     inside = {id(n): derived for each in loops for loop, derived in each for n in ast.walk(loop)}
     found: dict[int, set[str]] = {}
-    for name, defined in defs.items():
-        handed = calls.get(name, [])
+    todo = [(defined, calls.get(name, []), False) for name, defined in defs.items()]
+    todo += [([f], handed, True) for f, handed in _criterion_calls(trees, wanted)]
+    for defined, handed, bound in todo:
         if len(defined) != 1 or not handed or any(id(c) not in inside for c in handed):
             continue
         function = defined[0]
         seed: set[str] = set()
         for call in handed:
-            seed |= _handed(function, call, inside[id(call)])
+            seed |= _handed(function, call, inside[id(call)], bound)
         for index, tree in enumerate(trees):
             if any(n is function for n in tree.body) or any(
                 function in getattr(c, "body", ()) for c in tree.body
@@ -467,8 +468,41 @@ def reached_helpers(
     return found
 
 
+def _criterion_calls(
+    trees: list[ast.Module], wanted: set[str]
+) -> Iterator[tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[ast.Call]]]:
+    """The forward() (or `__call__`) of each class of `trees` named in `wanted`, with the
+    calls of the names bound to its instances (`criterion = Crit()`, then
+    `self.criterion(pred, target)` by its last name): a criterion module's mean loss is
+    reached where the loop hands its call the batch (round 26, kaituoxu/Tacotron2@8efdee5
+    `FeaturePredictNetLoss.forward`'s `nn.MSELoss()(...)`)."""
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+    instances: dict[str, set[str]] = {}
+    calls: dict[str, list[ast.Call]] = {}
+    for tree in trees:
+        for node in ast_nodes.listed(tree):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and (
+                        item.name in wanted and item.name in ("forward", "__call__")
+                    ):
+                        methods[node.name] = item
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                for target in node.targets:
+                    instances.setdefault(last_name(target), set()).add(last_name(node.value.func))
+    for tree in trees:
+        for node in ast_nodes.listed(tree):
+            if isinstance(node, ast.Call) and len(instances.get(last_name(node.func), ())) == 1:
+                calls.setdefault(next(iter(instances[last_name(node.func)])), []).append(node)
+    for name, method in methods.items():
+        yield method, calls.get(name, [])
+
+
 def _handed(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, derived: set[str]
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    call: ast.Call,
+    derived: set[str],
+    bound: bool = False,
 ) -> set[str]:
     """The parameters of `function` that `call` hands a name of `derived` (for a method
     called on a receiver, the one past `self` and, but for `self`, the one at the same
@@ -479,6 +513,7 @@ def _handed(
     every = {*params, *(a.arg for a in arguments.kwonlyargs)}
     every |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
     skip = 1 if params[:1] in (["self"], ["cls"]) and isinstance(call.func, ast.Attribute) else 0
+    skip = 1 if bound else skip  # an instance's call: its forward() past `self`
     if isinstance(call.func, ast.Attribute) and _names(call.func.value) & derived:
         return every  # the receiver holds the batch (`self.batch = batch`; `self.loss()`)
     seed: set[str] = set()
@@ -491,7 +526,12 @@ def _handed(
             seed.add(params[position + skip])
         elif arguments.vararg is not None:
             seed.add(arguments.vararg.arg)
-        if skip and position < len(params) and params[position] not in ("self", "cls"):
+        if (
+            skip
+            and not bound
+            and position < len(params)
+            and params[position] not in ("self", "cls")
+        ):
             seed.add(params[position])  # `Class.method(obj, batch)`: the receiver passed
     for keyword in call.keywords:
         if _names(keyword.value) & derived:
@@ -499,3 +539,12 @@ def _handed(
                 return every
             seed.add(keyword.arg if keyword.arg in every else getattr(arguments.kwarg, "arg", ""))
     return seed - {""}
+
+
+def collate_name(loader: ast.Call) -> str:
+    """The last name of what a DataLoader call is handed as `collate_fn=` ("" if none)."""
+    for keyword in loader.keywords:
+        if keyword.arg == "collate_fn":
+            value = keyword.value
+            return last_name(value.func if isinstance(value, ast.Call) else value)
+    return ""

@@ -254,12 +254,15 @@ def rebound_whole(
     builds none) and that no DataParallel of the program holds: that forward() ran in the
     one process under DataParallel as under DDP, and the attribute is rebound whole at each
     call (C-3-Framework's `CrowdCounter.forward()`'s `self.loss_mse = self.build_loss(...)`,
-    stop 63 s3)."""
+    stop 63 s3); so too in a class that wraps nothing, no DataParallel holding it (a
+    criterion keeping its loss, `self.loss = (diff ** 2).sum()`, round 26)."""
     if not isinstance(where, cst.Assign) or not code_of(what).replace(".", "", 1).isidentifier():
         return False
     module = module_of(cls, t)
     if not isinstance(module, cst.Module) or not never_held(t, module, cls.name.value):
         return False
+    if "DataParallel" not in code_of(cls):
+        return True  # a criterion applied to the gathered output: DataParallel copies none
     for node in walk(cls):
         if isinstance(node, cst.Assign) and "DataParallel" in code_of(node.value):
             targets = [code_of(each.target) for each in node.targets]

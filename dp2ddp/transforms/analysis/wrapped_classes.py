@@ -168,7 +168,7 @@ def never_held(t: MigrationTransform, module: cst.Module, name: str) -> bool:
     name): the program's ModelClass.held where migrated as a program, this module's own
     reading for a single file; False where unknown."""
     facts = t.state.facts
-    if facts.in_program:
+    if facts.in_program and facts.models:  # none told (a script and its helpers): read it
         found = [m for m in facts.models if m.name.rpartition(".")[2] == name]
         return bool(found) and not any(m.held for m in found)
     held = _single(t.state.text or module.code)

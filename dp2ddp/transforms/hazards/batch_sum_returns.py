@@ -26,6 +26,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from dp2ddp.flow import DefUse, Function, origins, view
+from dp2ddp.flow.returned import returned_values
 from dp2ddp.loss_facts import BatchSumReturn
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
@@ -97,7 +98,7 @@ class _ExportBatchSums(MigrationTransform):
         read_tree(function.node, scope)
         own = function.params[1:] if function.self_name is not None else function.params
         found: list[BatchSumReturn] = []
-        for returned in function.returns:
+        for returned in returned_values(flow, function):
             for (position, back), value in _elements(returned, ((), ())):
                 if (forwarded := self._forwarded(flow, value, own, function)) is not None:
                     found.append(replace(forwarded, position=position, back=back))

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 
 from dp2ddp.flow import DefUse, Function, origins
+from dp2ddp.flow.returned import returned_values
 from dp2ddp.transforms._support.names import DATALOADER, DATAPARALLEL, DISTRIBUTED_DATA_PARALLEL
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS
 
@@ -324,7 +325,7 @@ class BatchGiven:
                 forward = None if owner is None else self.flow.method(owner, "forward")
                 if forward is None or forward.self_name is None:
                     continue
-                for returned in forward.returns:
+                for returned in returned_values(self.flow, forward):
                     index = definition.element[0]
                     if isinstance(returned, cst.Tuple) and index < len(returned.elements):
                         yield returned.elements[index].value, (call, forward)

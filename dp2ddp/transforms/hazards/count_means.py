@@ -44,7 +44,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
-from dp2ddp.flow import view
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.nodes import enclosing_function, method_class, walk
@@ -178,7 +178,7 @@ class CountMeans:
             return
         facts = ScopeFacts(scope, self.t.qualified_names)
         scope.visit(facts)
-        reaching = reaching_names(scope, facts, self.t.qualified_names)
+        reaching = reaching_names(scope, facts, self.t.qualified_names, flow=self._flow())
         for node in walk(scope, skip_scopes=True):
             if isinstance(node, cst.Call):  # a mean over a masked selection (masked_means.py)
                 selected = masked_selection(
@@ -340,7 +340,7 @@ class CountMeans:
         assigned = facts.assigned
         if not self._ratios.ratio(numerator, denominator, assigned):
             return False
-        reaching = reaching_names(scope, facts, self.t.qualified_names, reduced=True)
+        reaching = reaching_names(scope, facts, self.t.qualified_names, True, self._flow())
         return self._reaches(node, reaching, assigned, reduced=True) and not under_grad_off(
             node, self.t.parent, self.t.matches
         )
@@ -401,7 +401,11 @@ class CountMeans:
         def factor(other: cst.BaseExpression) -> bool:
             return constant(other) or not_a_count(other)
 
-        return reaches(node, reaching, self.t.parent, self.t.qualified_names, factor, reduced)
+        names = self.t.qualified_names
+        return reaches(node, reaching, self.t.parent, names, factor, reduced, self._flow())
+
+    def _flow(self) -> DefUse | None:
+        return view(self._module) if self._module is not None else None
 
     # -- counts, masks, sums ----------------------------------------------------------------
     def _count(self, node: cst.BaseExpression, assigned: _Assigned, depth: int) -> bool:

@@ -29,6 +29,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse
+from dp2ddp.flow.returned import kept_values, returned_binding
 from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
 
@@ -43,15 +45,24 @@ _REDUCED = frozenset({"sum", "mean", "nansum", "nanmean"})
 
 
 def reaching_names(
-    scope: cst.CSTNode, facts: ScopeFacts, names: _Names, reduced: bool = False
+    scope: cst.CSTNode,
+    facts: ScopeFacts,
+    names: _Names,
+    reduced: bool = False,
+    flow: DefUse | None = None,
 ) -> set[str]:
     """Names whose value flows (through sums, products, tuples and summed collections; a
     reduction too where `reduced`, `iou.mean()`) into what the scope returns or
-    backpropagates."""
+    backpropagates; given the module's `flow`, a returned `self.loss` the method binds is
+    read as what it binds (flow.returned)."""
     reaching: set[str] = set()
+    function = flow.functions.get(scope) if flow is not None else None
     for node in walk(scope, skip_scopes=True):
         if isinstance(node, cst.Return) and node.value is not None:
             reaching |= operands(node.value, names, reduced)
+            kept = kept_values(flow, function, node.value) if flow and function else []
+            for value in kept:
+                reaching |= operands(value, names, reduced)
     for receiver in facts.backward:
         reaching |= operands(receiver, names, reduced)
     changed = True
@@ -139,6 +150,7 @@ def reaches(
     names: _Names,
     factor: Callable[[cst.BaseExpression], bool],
     reduced: bool = False,
+    flow: DefUse | None = None,
 ) -> bool:
     """`node`'s value is (a term of) what the scope returns or backpropagates: through sums,
     differences, negation, factors `factor` accepts (on either side of a product; a
@@ -191,6 +203,8 @@ def reaches(
         return True
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
         target = parent.targets[0].target
+        if flow is not None and returned_binding(flow, target):
+            return True  # `self.loss = term; return self.loss` (flow.returned)
         return isinstance(target, cst.Name) and target.value in reaching
     if isinstance(parent, cst.AugAssign) and isinstance(parent.target, cst.Name):
         return parent.target.value in reaching

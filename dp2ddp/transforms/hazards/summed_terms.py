@@ -45,6 +45,7 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, Function, origins, view
 from dp2ddp.flow.children import tree_nodes
+from dp2ddp.flow.returned import returned_values
 from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
@@ -168,7 +169,7 @@ class LossTerms:
         function = self.callee(call)
         if function is None:
             return
-        for returned in function.returns:
+        for returned in returned_values(self.flow, function):
             picked, rest = pick_element(returned, element)
             if picked is not None and not rest:
                 inner = (*sites, (call, function))
