@@ -26,7 +26,10 @@ reducer is prepared by each forward, so the first backward after the model's lat
 forward is all-reduced and a second one before its next forward is not. Per model the
 flow counts the backwards since its latest forward; one backward of the sum, or a forward
 per backward, keeps the count at one. if/else branches are
-alternatives (the larger count of the two); a loop body is read once.
+alternatives (the larger count of the two); a loop body is read twice, the second time
+from the state the first left (s73: `for loss in losses: loss.backward(retain_graph=True)`
+after one forward runs a backward per item, the second unreduced; read once it was one
+backward, no DP026), each site said once; loops nested deeper than _LOOP_READS once.
 
 Across modules (stop 32, edge-connect's `EdgeConnect.train()` in edge_connect.py calling
 `InpaintingModel.process()`/`.backward()` of models.py): each module's summaries are read
@@ -119,21 +122,39 @@ class _Flow:
     since: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: wrapped model -> its latest forward.
     latest: dict[str, int] = field(default_factory=dict)
+    #: forwards made since this flow was copied (a branch's own: a loop's body is read
+    #: twice, and the other branch's count of one is its previous pass's)
+    made: set[int] = field(default_factory=set)
 
     def copy(self) -> _Flow:
         return _Flow(dict(self.carries), dict(self.backwards), dict(self.since), dict(self.latest))
 
     def merge(self, other: _Flow) -> None:
-        """After an if/else: either branch ran (names: either value; counts: the larger)."""
+        """After an if/else: either branch ran (names: either value; counts: the larger,
+        but the count of the branch that made a forward where only one did)."""
         for name, forwards in other.carries.items():
             self.carries[name] = self.carries.get(name, frozenset()) | forwards
-        for forward, count in other.backwards.items():
-            self.backwards[forward] = max(self.backwards.get(forward, 0), count)
-        for model, (count, first) in other.since.items():
-            if count > self.since.get(model, (0, first))[0]:
-                self.since[model] = (count, first)
-        for model, forward in other.latest.items():
-            self.latest.setdefault(model, forward)
+        for forward, count in other.backwards.items():  # before self.made grows
+            if (forward in other.made) == (forward in self.made):
+                self.backwards[forward] = max(self.backwards.get(forward, 0), count)
+            elif forward in other.made:
+                self.backwards[forward] = count
+        for model in {*self.latest, *other.latest, *other.since}:
+            here, there = self.latest.get(model), other.latest.get(model)
+            if (here in self.made) != (there in other.made):  # one branch forwards it
+                if there in other.made:
+                    self.since.pop(model, None)
+                    if model in other.since:
+                        self.since[model] = other.since[model]
+                    self.latest[model] = there  # type: ignore[assignment]
+                continue
+            if model in other.since:
+                count, first = other.since[model]
+                if count > self.since.get(model, (0, first))[0]:
+                    self.since[model] = (count, first)
+            if there is not None:
+                self.latest.setdefault(model, there)
+        self.made |= other.made
 
 
 @dataclass(frozen=True)
@@ -176,6 +197,8 @@ class _Summary:
 
 
 _EMPTY = _Summary({}, {}, (), frozenset(), None, {}, {})
+#: Loops nested this deep are read twice each (the rest once: the reading stays linear).
+_LOOP_READS = 3
 
 
 @dataclass
@@ -213,7 +236,11 @@ class SecondBackwards:
         #: forward id -> when it was first read (ids are addresses: sort by this instead)
         self._order: dict[int, int] = {}
         self._no_grad = 0
+        #: loops around the statement being read (_LOOP_READS)
+        self._loops = 0
         self.found: list[SecondBackward] = []
+        #: (backward, inner) of each found, once: a loop's body is read twice
+        self._said: set[tuple[int, int]] = set()
         self._functions = functions or {}
         self._classes = classes or {}
         self._foreign = foreign
@@ -357,12 +384,21 @@ class SecondBackwards:
                     self._statement(statement.orelse, other)
                 else:
                     self._suite(statement.orelse.body, other)
-                flow.carries, flow.backwards = other.carries, other.backwards
-            flow.merge(branch)
+            else:
+                other = flow.copy()
+            made = flow.made
+            flow.carries, flow.backwards = other.carries, other.backwards
+            flow.since, flow.latest, flow.made = other.since, other.latest, other.made
+            flow.merge(branch)  # either branch ran
+            flow.made |= made
         elif isinstance(statement, (cst.For, cst.While)):
             if isinstance(statement, cst.For):
                 self._bind(statement.target, self._expression(statement.iter, flow), flow)
+            self._loops += 1
             self._suite(statement.body, flow)
+            if self._loops <= _LOOP_READS:  # the second pass: from what the first left
+                self._suite(statement.body, flow)
+            self._loops -= 1
             if statement.orelse is not None:
                 self._suite(statement.orelse.body, flow)
         elif isinstance(statement, cst.With):
@@ -386,6 +422,8 @@ class SecondBackwards:
 
     def _small(self, small: cst.BaseSmallStatement, flow: _Flow) -> None:
         if isinstance(small, cst.Assign):
+            if self._construct(small, flow):
+                return
             forwards = self._expression(small.value, flow)
             items = self._items.pop(id(small.value), None)
             for target in small.targets:
@@ -410,6 +448,43 @@ class SecondBackwards:
             self._return(small.value, flow)
         elif isinstance(small, cst.Expr):
             self._expression(small.value, flow)
+
+    def _construct(self, assign: cst.Assign, flow: _Flow) -> bool:
+        """`v = C(out, y)` of a class of the module with an `__init__`: its summary applied
+        with `v` as the receiver, so what `__init__` keeps of its arguments (`self.fit =
+        F.mse_loss(out, y)`) is `v.fit` here, and a later `v.backward()` of the class
+        counts its backwards through them (s73: a loss object's own backward() running two
+        backwards through one forward, no DP026)."""
+        call = assign.value
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return False
+        owner = assign.targets[0].target.value
+        made = self._made(call, owner, flow)
+        if made is None:
+            return False
+        flow.carries[owner] = made  # as any call's value carries its arguments'
+        return True
+
+    def _made(
+        self, call: cst.BaseExpression, owner: str, flow: _Flow
+    ) -> frozenset[int] | None:
+        """`call` builds an instance of a class of the module with an `__init__`: its
+        summary applied with `owner` as the receiver (its attributes are `owner.x`); what
+        the arguments carry. None where `call` is no such construction."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+            return None
+        init = self._classes.get(self._class_of(call.func) or "", {}).get("__init__")
+        if init is None:
+            return None
+        summary = self.run_function(init, call.func.value)
+        passed = [self._expression(arg.value, flow) for arg in call.args]
+        bound = bound_arguments(init, call, method=True)
+        given = {name: passed[index] for name, index in bound.items()}
+        models = {name: self._passed_model(call.args[i].value) for name, i in bound.items()}
+        for name in [k for k in flow.carries if k.startswith(owner + ".")]:
+            del flow.carries[name]  # a new object: none of the old one's attributes
+        self._apply(call, summary, given, owner, flow, models)
+        return frozenset().union(*passed)
 
     def _return(self, value: cst.BaseExpression, flow: _Flow) -> None:
         frame = self._frame
@@ -480,6 +555,17 @@ class SecondBackwards:
         if graphless or code_of(func) == "len":
             self._expression(func, flow)
             return frozenset()
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+            owner = f"<{id(func.value)}>"  # `LossTerms(out, y).backward()`: a receiver
+            if self._made(func.value, owner, flow) is not None:
+                cls = self._class_of(func.value.func)
+                method = self._classes.get(cls or "", {}).get(func.attr.value)
+                if method is not None:
+                    summary = self.run_function(method, cls)
+                    bound = bound_arguments(method, call, method=True)
+                    given = {name: passed[index] for name, index in bound.items()}
+                    models = {n: self._passed_model(call.args[i].value) for n, i in bound.items()}
+                    return self._apply(call, summary, given, owner, flow, models)
         resolved = self._resolve(func)
         if resolved is not None:  # `model.backward(g, d)` of the model's own class too
             function, cls, owner = resolved
@@ -524,6 +610,7 @@ class SecondBackwards:
         flow.since.pop(model, None)
         flow.latest[model] = id(forward)
         flow.backwards[id(forward)] = 0
+        flow.made.add(id(forward))
 
     def _resolve(self, func: cst.BaseExpression) -> tuple[cst.FunctionDef, str | None, str] | None:
         """The module's own function `func` names: (it, its class, the receiver)."""
@@ -651,6 +738,7 @@ class SecondBackwards:
                 continue
             flow.since.pop(here, None)
             flow.latest[here] = latest_here
+            flow.made.add(latest_here)
             if count:
                 flow.since[here] = (count, first_here)
         for forward, count in summary.backwards.items():
@@ -681,7 +769,7 @@ class SecondBackwards:
             flow.backwards[forward] = count
             if count == 2 and not self._forwards[forward][1].startswith("@"):
                 found = self._forwards[forward][0]
-                self.found.append(SecondBackward(call, found, inner=inner))
+                self._found(SecondBackward(call, found, inner=inner))
                 reported = True
         # DDP prepares its reducer in each forward; the first backward after the model's
         # latest forward all-reduces, any further one before its next forward does not,
@@ -693,8 +781,14 @@ class SecondBackwards:
             count, first = flow.since.get(model, (0, forward))
             flow.since[model] = (count + 1, first)
             if count + 1 == 2 and not reported and not model.startswith("@"):
-                self.found.append(
+                self._found(
                     SecondBackward(
                         call, self._forwards[forward][0], self._forwards[first][0], inner, model
                     )
                 )
+
+    def _found(self, site: SecondBackward) -> None:
+        key = (id(site.backward), id(site.inner))
+        if key not in self._said:
+            self._said.add(key)
+            self.found.append(site)
