@@ -465,9 +465,7 @@ class SecondBackwards:
         flow.carries[owner] = made  # as any call's value carries its arguments'
         return True
 
-    def _made(
-        self, call: cst.BaseExpression, owner: str, flow: _Flow
-    ) -> frozenset[int] | None:
+    def _made(self, call: cst.BaseExpression, owner: str, flow: _Flow) -> frozenset[int] | None:
         """`call` builds an instance of a class of the module with an `__init__`: its
         summary applied with `owner` as the receiver (its attributes are `owner.x`); what
         the arguments carry. None where `call` is no such construction."""
