@@ -298,6 +298,10 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
                     if own is not None:
                         continue
                 if self._is_ours(sampler) or is_batch_shard(sampler):
+                    if self._is_ours(sampler):  # a second run: exported again, if trained
+                        before = len(self.state.exports)
+                        export_trained(self, Loader(call, {}, *self._binding(call), None))
+                        self.state.standing += self.state.exports[before:]
                     return None
                 if positional > 3:
                     self.warn(call, "DP009", f"{key}={self.code(sampler)} passed by position")
