@@ -178,7 +178,9 @@ def own_sites(
     )
     if not whole:
         return None
-    return SiteFeed(fed.function, fed.position, fed.keyword, fed.sharded, fed.whole, (), whole)
+    return SiteFeed(
+        fed.function, fed.position, fed.keyword, fed.sharded, fed.whole, own_whole=whole
+    )
 
 
 def _sharded_argument(

@@ -33,8 +33,7 @@ from dp2ddp.transforms.analysis.object_steps import told_step
 from dp2ddp.transforms.data.handoffs import method_callees
 
 if TYPE_CHECKING:
-    from dp2ddp.transforms.batches.loops import BatchLoops
-    from dp2ddp.transforms.batches.proof import Step
+    from dp2ddp.transforms.batches.loops import BatchLoops, Step
 
 
 def note_step_loop(t: BatchLoops, call: cst.Call, loop: Step | None) -> None:
