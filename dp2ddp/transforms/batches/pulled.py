@@ -22,6 +22,14 @@ stays aligned), the pull inside `with ddp_same_random():` (the provider's code i
 here: where it draws, every rank cuts its part of rank 0's draw). Where the pull binds no
 plain names (`model(next(p))`), or its batch reaches no call of a wrapped model by a flow
 dp2ddp follows (`x.copy_(images)`, RealnessGAN's buffer), DP037 names the pull.
+
+Stop 73: the provider is followed back over the call sites (data/handoffs.py) through
+`iter()` and `enumerate()` of a loader and to a loader another module's factory builds and
+shards (its export): this rank's share, proved, not split. Where a site hands what a call
+of some function makes of a sharded loader (`numbered_batches(loader)`, LoaderFeed.derived)
+it may be that loader's batches: a split there would leave each rank a part of its share,
+so DP037 names the pull and nothing is split (never a second split of a value whose source
+is unknown but may be sharded).
 """
 
 from __future__ import annotations

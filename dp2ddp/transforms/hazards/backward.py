@@ -112,6 +112,8 @@ class SecondBackwards:
         #: loops around the statement being read (_LOOP_READS)
         self._loops = 0
         self.found: list[SecondBackward] = []
+        #: names bound to a list or tuple literal -> its length (others: 2, more than one)
+        self._literals: dict[str, int] = {}
         #: (backward, inner) of each found, once: a loop's body is read twice
         self._said: set[tuple[int, int]] = set()
         self._functions = functions or {}
@@ -269,7 +271,8 @@ class SecondBackwards:
                 self._bind(statement.target, self._expression(statement.iter, flow), flow)
             self._loops += 1
             self._suite(statement.body, flow)
-            if self._loops <= _LOOP_READS:  # the second pass: from what the first left
+            once = isinstance(statement, cst.For) and self._single(statement.iter)
+            if self._loops <= _LOOP_READS and not once:  # the second pass: from the first's
                 self._suite(statement.body, flow)
             self._loops -= 1
             if statement.orelse is not None:
@@ -293,8 +296,20 @@ class SecondBackwards:
                 self._suite(statement.finalbody.body, flow)
         # defs and classes: their bodies run at another time (run() is called on each)
 
+    def _single(self, iterable: cst.BaseExpression) -> bool:
+        """`iterable` has one item at most: a literal of one (`[loss]`), or a name last
+        bound to one (`losses = [F.cross_entropy(out, y)]`): its loop runs once a pass."""
+        if isinstance(iterable, cst.Name):
+            return self._literals.get(iterable.value, 2) <= 1
+        return isinstance(iterable, (cst.List, cst.Tuple)) and len(iterable.elements) <= 1
+
     def _small(self, small: cst.BaseSmallStatement, flow: _Flow) -> None:
         if isinstance(small, cst.Assign):
+            for target in small.targets:  # names bound to a literal list: its length
+                if isinstance(target.target, cst.Name):
+                    literal = isinstance(small.value, (cst.List, cst.Tuple))
+                    size = len(small.value.elements) if literal else 2  # type: ignore[attr-defined]
+                    self._literals[target.target.value] = size
             if self._construct(small, flow):
                 return
             forwards = self._expression(small.value, flow)
