@@ -351,9 +351,6 @@ class LoaderFeed:
     sharded: tuple[str, ...] = ()
     whole: tuple[str, ...] = ()
     sizes: tuple[tuple[int | None, str | None], ...] = ()
-    #: sites handing what another function makes of a loader sharded there
-    #: (LoaderHandoff.derived): maybe this rank's share, maybe not; proved neither way
-    derived: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -101,9 +101,6 @@ class LoaderHandoff:
     line: int
     path: str = ""
     sizes: tuple[tuple[int | None, str | None], ...] = ()
-    #: not the loader itself: what a call of another function makes of a sharded one
-    #: (`batches = numbered_batches(loader)`): maybe its batches, not proved (stop 73)
-    derived: bool = False
 
 
 @dataclass(frozen=True)

@@ -1963,19 +1963,7 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   table. rank_zero_s73_lead_makedirs_probe_twice (program): another module's save_json only
   probes the folder to create it, no read of rank 0's file: no barrier, no DP054 (before: a
   barrier after the first save). Both the original's weights.
-- Stop 73 helper steploss (stop 72's silent classes of issue 28 "Data" and item 4): a step
-  function with no loop of its own returns the batch's loss and its caller's loop sums it
-  (batches_s73_steploss_step_returns_loss: `total += train_step(model, optimizer,
-  batches)` over a sharded loader's iterator): DP030 at the epoch's mean, rank 0's 4.235442
-  where the original printed 4.007392 (before: no word), the original's weights; the
-  control (the returned loss only tested, the steps counted) prints the original's lines,
-  no DP030. Programs: a loader another module's factory builds and shards, its batches
-  numbered with enumerate() in the entry and handed to a step function of a third module
-  (batches_s73_steploss_enumerate_third_module): not split again (before: split at the
-  pull, each rank a quarter of the global batch), the original's weights (23.686803 vs
-  rank 0's 23.686802), DP030 at the mean of the returned losses; what a function of the
-  data module makes of that loader handed instead (batches_s73_steploss_made_batches_
-  third_module): not split, DP037 at the pull (maybe this rank's share, not proved).
+- Stop 73 helper steploss (stop 72's silent class of DP026):
   hazards_s73_steploss_backward_per_loss: two backwards after one forward spelled as a
   loss list walked by a loop, a helper walking the list it is handed, a loss object's own
   backward() (bound or built inline) and two calls in a row: DP026 at each (before: only
@@ -3051,31 +3039,12 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 73 lead (round 25's NER repo): false DP219/DP028/DP054 gone, same figures
     "rank_zero_s73_lead_batch_keys_structure": ("weights 1.127415",),
     "rank_zero_s73_lead_makedirs_probe_twice": ("weights 2.693639",),
-    # stop 73 steploss: a step function's returned losses summed by its caller (DP030, rank
-    # 0's mean differs as said; the weights the original's), a sharded loader's batches
-    # reached through enumerate() or another module's factory not split again, two
-    # backwards through one forward said (DP026) and their control
-    "batches_s73_steploss_step_returns_loss": (
-        "epoch 1 mean loss 4.235442",
-        "sum|w| 22.018547",
-    ),
-    "batches_s73_steploss_step_returns_loss_control": (
-        "epoch 1 steps 4 full-data loss 2.803276",
-        "epoch 3 steps 12 full-data loss 0.704449",
-        "sum|w| 22.018547",
-    ),
-    "batches_s73_steploss_enumerate_third_module": ("epoch 1 mean loss 2.394435", "sum|w| 23.6868"),
-    "batches_s73_steploss_made_batches_third_module": (
-        "epoch 1 mean loss 2.394435",
-        "sum|w| 23.6868",
-    ),
+    # stop 73 steploss: two backwards through one forward said (DP026), and a control
     "hazards_s73_steploss_backward_per_loss": ("full-data loss 0.255777",),
     "hazards_s73_steploss_backward_per_forward_control": ("full-data loss 0.339983",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
-    "batches_s73_steploss_enumerate_third_module": "main.py",  # stop 73 steploss
-    "batches_s73_steploss_made_batches_third_module": "main.py",  # stop 73 steploss
     "rank_zero_s73_lead_makedirs_probe_twice": "train.py",  # stop 73 lead
     "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw
     "data_s72_evalloop_trainer_module": "train.py",  # stop 72 evalloop (round 25 GAN)

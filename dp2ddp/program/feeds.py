@@ -38,7 +38,7 @@ def loader_feeds(
     of the module (whole ones alone are the batch pass's unknown source, split at the
     model call). A callee a package re-exports is named by the module defining it."""
     names = {m.name for m in libraries}
-    sites: dict[tuple[str, str, int | None, str | None], tuple[list[str], ...]] = {}
+    sites: dict[tuple[str, str, int | None, str | None], tuple[list[str], list[str]]] = {}
     sized: dict[tuple[str, str, int | None, str | None], list[set[tuple[int | None, str | None]]]]
     sized = {}
     for each in (m.outcome for m in migrated):
@@ -52,32 +52,22 @@ def loader_feeds(
             if module_name not in names:
                 continue
             key = (module_name, function, handoff.position, handoff.keyword)
-            sharded, whole, derived = sites.setdefault(key, ([], [], []))
+            sharded, whole = sites.setdefault(key, ([], []))
             where = f"{PurePath(each.path).name}:{handoff.line}"
-            (derived if handoff.derived else sharded if handoff.sharded else whole).append(where)
+            (sharded if handoff.sharded else whole).append(where)
             sized.setdefault(key, []).append(set(handoff.sizes))
     fed: dict[str, list[LoaderFeed]] = {}
-    for key, (sharded, whole, derived) in sites.items():
+    for key, (sharded, whole) in sites.items():
         # the global batch size handed beside the loader at every site (none whole)
         sizes = set.intersection(*sized[key]) if not whole else set()
         module_name, function, position, keyword = key
         feed = LoaderFeed(
-            function,
-            position,
-            keyword,
-            tuple(sharded),
-            tuple(whole),
-            tuple(sorted(sizes, key=str)),
-            tuple(derived),
+            function, position, keyword, tuple(sharded), tuple(whole), tuple(sorted(sizes, key=str))
         )
         fed.setdefault(module_name, []).append(feed)
     # a site passing by keyword and another by position meet in the batch pass (it knows
     # the parameters): a module is told all its sites once one passes a sharded loader
-    return {
-        name: tuple(feeds)
-        for name, feeds in fed.items()
-        if any(f.sharded or f.derived for f in feeds)
-    }
+    return {name: tuple(feeds) for name, feeds in fed.items() if any(f.sharded for f in feeds)}
 
 
 def epochs_set(

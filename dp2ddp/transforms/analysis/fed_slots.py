@@ -117,7 +117,6 @@ def feeds_for(feeds: tuple[LoaderFeed, ...], slots: list[Slot]) -> LoaderFeed | 
                     found.keyword,
                     found.sharded + feed.sharded,
                     found.whole + feed.whole,
-                    derived=found.derived + feed.derived,
                 )
             )
     return found
@@ -131,19 +130,6 @@ def fed_share(flow: DefUse, param: cst.CSTNode, feeds: tuple[LoaderFeed, ...]) -
     slot = _slot(flow, param)
     fed = feeds_for(feeds, [slot]) if slot is not None else None
     return fed is not None and bool(fed.sharded) and not fed.whole
-
-
-def derived_sites(
-    flow: DefUse, param: cst.CSTNode, feeds: tuple[LoaderFeed, ...]
-) -> tuple[str, ...]:
-    """The sites of the program that hand `param` what another function makes of a loader
-    sharded there (LoaderFeed.derived: `numbered_batches(loader)`): its batches may be this
-    rank's share already, so a split of them is no safe default (batches/pulled.py)."""
-    if not feeds or not isinstance(param, cst.Param):
-        return ()
-    slot = _slot(flow, param)
-    fed = feeds_for(feeds, [slot]) if slot is not None else None
-    return fed.derived if fed is not None else ()
 
 
 def own_sites(
@@ -178,9 +164,7 @@ def own_sites(
     )
     if not whole:
         return None
-    return SiteFeed(
-        fed.function, fed.position, fed.keyword, fed.sharded, fed.whole, own_whole=whole
-    )
+    return SiteFeed(fed.function, fed.position, fed.keyword, fed.sharded, fed.whole, (), whole)
 
 
 def _sharded_argument(

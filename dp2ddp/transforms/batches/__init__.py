@@ -50,7 +50,6 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import origins, view
-from dp2ddp.transforms._support.base import MigrationState
 from dp2ddp.transforms._support.names import (
     DATALOADER,
     DATAPARALLEL,
@@ -115,12 +114,6 @@ class ShardBatches(BatchSqueezes):
     )
     TRIGGERS = ("backward", ".step(")
 
-    @classmethod
-    def triggered(cls, code: str, state: MigrationState) -> bool:
-        """Also where the module calls another module's training step (its loops' figures
-        come back from it: batches/step_figures.py); only that is read there."""
-        return super().triggered(code, state) or bool(state.facts.loaders.stepping)
-
     def visit_Module(self, node: cst.Module) -> bool:
         #: statement -> statements to insert after it; loop -> statements at its top
         self._split_after: dict[cst.CSTNode, list[cst.BaseStatement]] = {}
@@ -166,11 +159,7 @@ class ShardBatches(BatchSqueezes):
         self._same_random: set[cst.CSTNode] = set()
         self._loops_train: dict[cst.For | cst.While, bool] = {}
         self._split_loops: list[cst.For | cst.While] = []
-        self._step_loops: list[cst.For | cst.While] = []  # batches/step_figures.py
         self._module_node = node  # the figure rule's (LoaderEvaluation)
-        if not super().triggered(self.state.text or node.code, self.state):
-            self._warn_split_figures()  # told steps' loops only: nothing here trains
-            return True
         for loop in nodes.of((cst.For, cst.While)):
             if any(self._inside(loop, outer) for outer in handled):
                 continue

@@ -24,7 +24,6 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.fixed_fetch import iterates_built_loader, names_no_loader
 from dp2ddp.transforms.analysis.training import loop_trains
-from dp2ddp.transforms.batches.step_figures import told_step_loops
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.plan import Loader, named_loader
 
@@ -59,7 +58,6 @@ class BatchLoops(LoaderEvaluation):
     #: training loops whose batches a split of this pass (the proof's, at the call or the
     #: source) or --per-process-batch's rounds make this rank's share (_warn_split_figures)
     _split_loops: list[cst.For | cst.While]
-    _step_loops: list[cst.For | cst.While]
     #: the codes given for batches not proved split (DP037, DP047)
     _unproved: set[str]
     #: wrapped model calls the proof found given this rank's part / a whole batch ("" when
@@ -480,9 +478,6 @@ class BatchLoops(LoaderEvaluation):
             for loop in dict.fromkeys(loops)
             if not any(self._is_loader(u) for u in self._loop_sources(loop))
         ]
-        # loops running a step function: no loop of the data pass (batches/step_figures.py)
-        steps = self._step_loops + told_step_loops(self, self._module_node)
-        kept += [loop for loop in dict.fromkeys(steps) if loop not in kept]
         if kept:
             self._warn_running_figures(Loader.stand_in(kept))
 

@@ -74,7 +74,6 @@ from dp2ddp.transforms.batches.source_syntax import (
     rows_cut,
     size_read,
 )
-from dp2ddp.transforms.batches.step_figures import note_step_loop
 from dp2ddp.transforms.batches.stepped import NUMBERS, fixed_sample, held_whole, moves_with
 from dp2ddp.transforms.batches.summed import settle_migrated, whole_verdict
 from dp2ddp.transforms.batches.training_loops import TrainingLoops
@@ -141,10 +140,8 @@ class BatchProof(TrainingLoops):
                 if prove_beside_loader(self, flow, call, loop, wrapped_here):
                     self._split_calls.add(call)
                     per_rank_held_targets(self, flow, call, loop)
-                    note_step_loop(self, call, loop)
                 continue
             self._prove_call(flow, call, loop, wrapped_here)
-            note_step_loop(self, call, loop)  # its figures: a step's (step_figures.py)
 
     def _handed_here(
         self, call: cst.Call, handed: dict[cst.FunctionDef, frozenset[str]]

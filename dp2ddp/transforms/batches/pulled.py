@@ -22,14 +22,6 @@ stays aligned), the pull inside `with ddp_same_random():` (the provider's code i
 here: where it draws, every rank cuts its part of rank 0's draw). Where the pull binds no
 plain names (`model(next(p))`), or its batch reaches no call of a wrapped model by a flow
 dp2ddp follows (`x.copy_(images)`, RealnessGAN's buffer), DP037 names the pull.
-
-Stop 73: the provider is followed back over the call sites (data/handoffs.py) through
-`iter()` and `enumerate()` of a loader and to a loader another module's factory builds and
-shards (its export): this rank's share, proved, not split. Where a site hands what a call
-of some function makes of a sharded loader (`numbered_batches(loader)`, LoaderFeed.derived)
-it may be that loader's batches: a split there would leave each rank a part of its share,
-so DP037 names the pull and nothing is split (never a second split of a value whose source
-is unknown but may be sharded).
 """
 
 from __future__ import annotations
@@ -41,7 +33,7 @@ import libcst as cst
 
 from dp2ddp.flow import DefUse, Origin, origins, view
 from dp2ddp.transforms._support.nodes import NO_GRAD, calls_model, walk
-from dp2ddp.transforms.analysis.fed_slots import derived_sites, fed_share
+from dp2ddp.transforms.analysis.fed_slots import fed_share
 from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.analysis.training import function_trains
 from dp2ddp.transforms.batches.loops import _plain_target
@@ -133,17 +125,6 @@ def split_pulled(
     ddp_same_random():`; False after DP037 where it binds no plain names."""
     pull = pull_of(flow, origin)
     assert pull is not None
-    derived = derived_sites(flow, origin.node, proof.state.loaders.fed)
-    if derived:  # maybe a sharded loader's batches: a split could cut a share again
-        _say(
-            proof,
-            pull,
-            f"{', '.join(derived)} hands what a function makes of a loader sharded there, "
-            "maybe its batches (this rank's share), maybe not: not split (a second split "
-            "would leave each rank a part of its share)",
-            "where it is whole",
-        )
-        return False
     statement = flow.statement_of(pull)
     assign = _binding(statement, pull)
     if assign is not None and proof._split_after_binding(flow, assign, origin):
@@ -241,7 +222,7 @@ def _pulls(
                 yield function, params[node.value], pull
 
 
-def _say(proof: BatchProof, pull: cst.Call | cst.Subscript, why: str, when: str = "") -> None:
+def _say(proof: BatchProof, pull: cst.Call | cst.Subscript, why: str) -> None:
     proof._warned.add(pull)
     proof._unproved.add("DP037")
     provider = pull.value if isinstance(pull, cst.Subscript) else _receiver(pull)
@@ -249,7 +230,7 @@ def _say(proof: BatchProof, pull: cst.Call | cst.Subscript, why: str, when: str 
         pull,
         "DP037",
         f"{proof.code(pull)} takes a batch from {proof.code(provider)}, a provider the "
-        f"callers hand: {why}; every rank trains on the whole batch{' ' + when if when else ''}",
+        f"callers hand: {why}; every rank trains on the whole batch",
     )
 
 

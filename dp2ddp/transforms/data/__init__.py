@@ -143,7 +143,6 @@ from dp2ddp.transforms.data.sample_counts import GLOBAL_COUNT, lr_sample_counts
 from dp2ddp.transforms.data.sample_roles import fed_to_samples_only, gathered_whole
 from dp2ddp.transforms.data.sampler_reads import said_sampler_reads
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler, said_early_exit
-from dp2ddp.transforms.data.second_runs import export_run_time, export_trained_again
 from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
 from dp2ddp.transforms.data.size_swaps import SizeSwaps
 from dp2ddp.transforms.data.trained_returns import export_trained, said_unlooped_whole
@@ -275,7 +274,9 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
     def _prepare(self, call: cst.Call) -> Loader | None:
         """Map the loader's arguments; warn and return None when it must stay as it is."""
         if sharded_at_run_time(call):  # a second run: exported again, as the first run did
-            export_run_time(self, call)
+            before = len(self.state.exports)
+            self._export(Loader(call, {}, *self._binding(call), None), self._all_loaders, False)
+            self.state.standing += self.state.exports[before:]
             return None
         args: dict[str, int] = {}
         positional = 0
@@ -297,7 +298,6 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
                     if own is not None:
                         continue
                 if self._is_ours(sampler) or is_batch_shard(sampler):
-                    export_trained_again(self, call, sampler)  # a second run's
                     return None
                 if positional > 3:
                     self.warn(call, "DP009", f"{key}={self.code(sampler)} passed by position")

@@ -59,10 +59,7 @@ def loader_handoffs(
     (through names, as the loops' iterables are resolved), with whether it is sharded."""
     found: list[LoaderHandoff] = []
     said_split_loops(t, sharded)
-    imported = any(e.loader_itself for e in t.state.loaders.exported)
-    if not (loaders or imported) or (
-        t.state.program is None and not t.state.facts.loaders.consumers
-    ):
+    if not loaders or (t.state.program is None and not t.state.facts.loaders.consumers):
         # a file alone records none; an entry its program migrates alone (its libraries
         # unchanged) does: program/migrate.py tells the callees and migrates it again
         # in the program's form where that changes one of them
@@ -78,13 +75,6 @@ def loader_handoffs(
                 c for value in _iterated(t, arg.value) for c, _ in t._resolve(value, loaders, 0)
             }
             if not resolved:
-                line = t.input_position(call)[0]
-                if all(_imported_share(t, v) for v in _iterated(t, arg.value)):
-                    found += [LoaderHandoff(q, at, keyword, True, line) for q in callees]
-                elif _made_from(t, arg.value, loaders, sharded):
-                    found += [
-                        LoaderHandoff(q, at, keyword, True, line, derived=True) for q in callees
-                    ]
                 continue
             whole = any(c not in sharded and not _spelled_sharded(t.code(c)) for c in resolved)
             line = t.input_position(call)[0]  # the user's line, as warnings name it
@@ -101,62 +91,15 @@ def _iterated(t: ShardDataLoaders, expr: cst.BaseExpression) -> list[cst.BaseExp
     values: list[cst.BaseExpression | None] = [expr]
     if isinstance(expr, cst.Name):
         values = [assigned_value(r.node, t) for r in t.referents(expr)] or values
-    found = [loader for value in values if (loader := _batches_of(value)) is not None]
-    return found if len(found) == len(values) else [expr]
-
-
-def _made_from(
-    t: ShardDataLoaders,
-    expr: cst.BaseExpression,
-    loaders: dict[cst.Call, Loader],
-    sharded: set[cst.Call],
-) -> bool:
-    """Whether `expr` (through a name every binding of which is such a call) is
-    what a call of a function makes of a loader this module shards (`batches =
-    numbered_batches(loader)`, the function another module's: stop 73); else []. What it
-    returns is not read here: it may be that loader's batches, this rank's share."""
-    values: list[cst.BaseExpression | None] = [expr]
-    if isinstance(expr, cst.Name):
-        values = [assigned_value(r.node, t) for r in t.referents(expr)] or values
-    for value in values:
-        if not isinstance(value, cst.Call) or t._resolve(value, loaders, 0):
-            return False
-        given = {c for a in value.args for c, _ in t._resolve(a.value, loaders, 0)}
-        if any(c not in sharded and not _spelled_sharded(t.code(c)) for c in given):
-            return False
-        if not given and not any(_imported_share(t, a.value) for a in value.args):
-            return False
-    return True
-
-
-def _imported_share(t: ShardDataLoaders, expr: cst.BaseExpression) -> bool:
-    """Every binding `expr` comes from is a loader another module of the program builds
-    and shards, returned by its factory (state.loaders.exported, data/imported.py: `loader
-    = make_loader(...)` of data/feed.py) — its batches are this rank's share (stop 73:
-    handed to a step function of a third module, unrecorded, it was split again there)."""
-    exported = tuple(e for e in t.state.loaders.exported if e.loader_itself)
-    if not exported:
-        return False
-    found = t._origins(expr, (), 0, attributes=True)
-    return bool(found) and all(t._is_exported(o, exported) for o in found)
-
-
-def _batches_of(value: cst.BaseExpression | None) -> cst.BaseExpression | None:
-    """X of `iter(X)`, `enumerate(X)` or `iter(enumerate(X))`: the loader whose batches
-    the iterator takes (`step, (x, y) = next(batches)` of `batches = enumerate(loader)`,
-    stop 73: unrecorded, the loader was left whole, DP015 calling it evaluation data)."""
-    while (
-        isinstance(value, cst.Call)
+    found = [
+        value.args[0].value
+        for value in values
+        if isinstance(value, cst.Call)
         and isinstance(value.func, cst.Name)
-        and value.func.value in ("iter", "enumerate")
+        and value.func.value == "iter"
         and len(value.args) == 1
-        and value.args[0].keyword is None
-        and not value.args[0].star
-    ):
-        value = value.args[0].value
-        if not isinstance(value, cst.Call) or name_of(value.func) not in ("iter", "enumerate"):
-            return value
-    return None
+    ]
+    return found if len(found) == len(values) else [expr]
 
 
 def _argument_slots(call: cst.Call) -> Iterator[tuple[cst.Arg, int | None, str | None]]:
