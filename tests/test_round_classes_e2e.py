@@ -2006,6 +2006,15 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   (hazards_s73_criterion_kept_masked_mean) gets DP043, and the program
   padded_s73_criterion_forward_mean (kaituoxu/Tacotron2's criterion, a mean over padded
   frames in its forward()) DP127: warnings, their goldens show them.
+- Stop 73 helper steploss (stop 72's silent class of DP026):
+  hazards_s73_steploss_backward_per_loss: two backwards after one forward spelled as a
+  loss list walked by a loop, a helper walking the list it is handed, a loss object's own
+  backward() (bound or built inline) and two calls in a row: DP026 at each (before: only
+  the last), rank 0's 0.255777 where the original printed 0.253081, as said;
+  torch.autograd.backward of the list is one backward, no warning. Its control
+  (hazards_s73_steploss_backward_per_forward_control: a forward per term in a loop, a
+  helper and a loss object backwarding the sum, a forward in either branch) has none and
+  prints the original's 0.339983.
 """
 
 from __future__ import annotations
@@ -3091,6 +3100,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s73_compose_collate_function": ("final w 1.000830",),
     "shared_draws_s73_compose_collate_object": ("final w 0.851311",),
     "shared_draws_s73_compose_no_draw": ("weights -0.004369",),
+    # stop 73 steploss: two backwards through one forward said (DP026), and a control
+    "hazards_s73_steploss_backward_per_loss": ("full-data loss 0.255777",),
+    "hazards_s73_steploss_backward_per_forward_control": ("full-data loss 0.339983",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

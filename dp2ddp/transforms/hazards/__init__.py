@@ -462,15 +462,12 @@ class FlagHazards(MigrationTransform):
         return bool(self.qualified_names(call.func) & DATAPARALLEL)
 
     def _may_backward_twice(self) -> bool:
-        """DP026 needs two backward calls. A module whose code names `backward` once, as
-        `.backward(` outside any function, has one; so has one that never names it (an
+        """DP026 needs two backward calls. A module that never names `backward` has none (an
         alias imported under another name still names it once, in its import, and is
-        analysed)."""
+        analysed); one `.backward(` may run twice per step (in a function called twice, in
+        a loop over a list of losses: s73), so naming it once is enough to be read."""
         named = self.state.text_count("backward")
-        if named is None or named >= 2 or self.state.facts.backward_summaries:
-            return True
-        # one `.backward(` inside a function may run twice per step (called twice)
-        return named == 1 and (".backward(" not in self.state.text or "def " in self.state.text)
+        return named is None or named >= 1 or bool(self.state.facts.backward_summaries)
 
     # -- scopes and loops -------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

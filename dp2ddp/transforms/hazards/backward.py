@@ -26,7 +26,10 @@ reducer is prepared by each forward, so the first backward after the model's lat
 forward is all-reduced and a second one before its next forward is not. Per model the
 flow counts the backwards since its latest forward; one backward of the sum, or a forward
 per backward, keeps the count at one. if/else branches are
-alternatives (the larger count of the two); a loop body is read once.
+alternatives (the larger count of the two); a loop body is read twice, the second time
+from the state the first left (s73: `for loss in losses: loss.backward(retain_graph=True)`
+after one forward runs a backward per item, the second unreduced; read once it was one
+backward, no DP026), each site said once; loops nested deeper than _LOOP_READS once.
 
 Across modules (stop 32, edge-connect's `EdgeConnect.train()` in edge_connect.py calling
 `InpaintingModel.process()`/`.backward()` of models.py): each module's summaries are read
@@ -55,9 +58,7 @@ between the backwards does not help (D then steps on the unreduced second one).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Protocol
+from collections.abc import Iterable
 
 import libcst as cst
 
@@ -72,127 +73,22 @@ from dp2ddp.transforms.hazards.backward_binding import (
     instances_of,
     takes_self,
 )
-
-Matches = Callable[[cst.CSTNode, frozenset[str]], bool]
-
-
-@dataclass(frozen=True)
-class ForeignSite:
-    """A forward or backward call in another module (a BackwardSummary's site)."""
-
-    path: str
-    line: int
-    text: str
-
-
-#: A forward or backward call: this module's node, or another module's site.
-Site = cst.Call | ForeignSite
-
-
-class Foreign(Protocol):
-    """The summaries of other modules' functions (ProgramFacts.backward_summaries), found
-    by the qualified names of what a call names (backward_program.py)."""
-
-    def function(self, func: cst.BaseExpression) -> BackwardSummary | None: ...
-
-    def cls(self, func: cst.BaseExpression) -> str | None: ...
-
-    def method(self, cls: str, name: str) -> BackwardSummary | None: ...
-
-
-#: Methods whose result carries no autograd graph (a size read of an output: labels sized
-#: `torch.zeros(fake.size(0), 1)` for a critic given `cat([real, fake.detach()])`).
-_GRAPHLESS = frozenset({"detach", "item", "tolist", "numpy", "size", "dim", "numel"})
-#: Attributes that carry no graph: `.data`, a shape.
-_GRAPHLESS_ATTRIBUTES = frozenset({"data", "shape", "ndim", "device", "dtype"})
-_AUTOGRAD_BACKWARD = frozenset({"torch.autograd.backward"})
-
-
-@dataclass
-class _Flow:
-    #: name (or `self.x`) -> the forwards (ids of their call nodes) whose outputs it holds.
-    carries: dict[str, frozenset[int]] = field(default_factory=dict)
-    #: forward -> backward passes through its outputs so far.
-    backwards: dict[int, int] = field(default_factory=dict)
-    #: wrapped model -> (backward passes through its forwards since its latest forward,
-    #: the forward the first of them went through).
-    since: dict[str, tuple[int, int]] = field(default_factory=dict)
-    #: wrapped model -> its latest forward.
-    latest: dict[str, int] = field(default_factory=dict)
-
-    def copy(self) -> _Flow:
-        return _Flow(dict(self.carries), dict(self.backwards), dict(self.since), dict(self.latest))
-
-    def merge(self, other: _Flow) -> None:
-        """After an if/else: either branch ran (names: either value; counts: the larger)."""
-        for name, forwards in other.carries.items():
-            self.carries[name] = self.carries.get(name, frozenset()) | forwards
-        for forward, count in other.backwards.items():
-            self.backwards[forward] = max(self.backwards.get(forward, 0), count)
-        for model, (count, first) in other.since.items():
-            if count > self.since.get(model, (0, first))[0]:
-                self.since[model] = (count, first)
-        for model, forward in other.latest.items():
-            self.latest.setdefault(model, forward)
-
-
-@dataclass(frozen=True)
-class SecondBackward:
-    """A backward call that is the second through the outputs of `forward` or, when
-    `earlier` is set, the second through forwards of one wrapped model since its latest
-    forward (`earlier`: the forward the first backward went through). `inner`: the backward
-    inside the function that `backward` (then a call of it) runs."""
-
-    backward: cst.Call
-    forward: Site
-    earlier: Site | None = None
-    inner: Site | None = None
-    #: the wrapped model as the caller spells it (a helper's parameter given `D`: `D`)
-    model: str = ""
-
-
-#: At most this many backwards through a function's inputs are kept in its summary (two
-#: through one model are what DP026 needs; the cap keeps nested calls linear).
-_KEPT_INPUT_BACKWARDS = 4
-
-
-@dataclass(frozen=True)
-class _Summary:
-    """What a call of one function does to its caller's flow (see the module docstring)."""
-
-    #: placeholder forward -> the parameter name or `self.` attribute it stands for.
-    inputs: dict[int, str]
-    #: wrapped model (as spelled inside) -> (backwards since its latest forward there, the
-    #: forward the first of them went through, the latest forward).
-    forwards: dict[str, tuple[int, int, int]]
-    #: backwards through inputs, in order: (the forwards carried, the backward call).
-    input_backwards: tuple[tuple[frozenset[int], Site], ...]
-    returns: frozenset[int]
-    #: per element, where every return is a tuple of one length (`return g_loss, d_loss`)
-    items: tuple[frozenset[int], ...] | None
-    attributes: dict[str, frozenset[int]]
-    #: backward passes so far through each forward the return value or attributes carry.
-    backwards: dict[int, int]
-
-
-_EMPTY = _Summary({}, {}, (), frozenset(), None, {}, {})
-
-
-@dataclass
-class _Frame:
-    """One function being read: its class (for `self.m`), its locals bound to a class of
-    the module (for `v.m`), its inputs, the backwards through them."""
-
-    cls: str | None
-    instances: dict[str, str]
-    #: its parameters (not `self`): a call of one is a forward of `@name`, a model the
-    #: caller may pass (a wrapped one: that model's forward there)
-    params: frozenset[str] = frozenset()
-    inputs: dict[int, str] = field(default_factory=dict)
-    input_backwards: list[tuple[frozenset[int], Site]] = field(default_factory=list)
-    returns: frozenset[int] = frozenset()
-    #: per element of the tuples returned; () before any return, None when they differ
-    items: tuple[frozenset[int], ...] | None = ()
+from dp2ddp.transforms.hazards.backward_state import (
+    _AUTOGRAD_BACKWARD,
+    _EMPTY,
+    _GRAPHLESS,
+    _GRAPHLESS_ATTRIBUTES,
+    _KEPT_INPUT_BACKWARDS,
+    _LOOP_READS,
+    Foreign,
+    ForeignSite,
+    Matches,
+    SecondBackward,
+    Site,
+    _Flow,
+    _Frame,
+    _Summary,
+)
 
 
 class SecondBackwards:
@@ -213,7 +109,13 @@ class SecondBackwards:
         #: forward id -> when it was first read (ids are addresses: sort by this instead)
         self._order: dict[int, int] = {}
         self._no_grad = 0
+        #: loops around the statement being read (_LOOP_READS)
+        self._loops = 0
         self.found: list[SecondBackward] = []
+        #: names bound to a list or tuple literal -> its length (others: 2, more than one)
+        self._literals: dict[str, int] = {}
+        #: (backward, inner) of each found, once: a loop's body is read twice
+        self._said: set[tuple[int, int]] = set()
         self._functions = functions or {}
         self._classes = classes or {}
         self._foreign = foreign
@@ -357,12 +259,22 @@ class SecondBackwards:
                     self._statement(statement.orelse, other)
                 else:
                     self._suite(statement.orelse.body, other)
-                flow.carries, flow.backwards = other.carries, other.backwards
-            flow.merge(branch)
+            else:
+                other = flow.copy()
+            made = flow.made
+            flow.carries, flow.backwards = other.carries, other.backwards
+            flow.since, flow.latest, flow.made = other.since, other.latest, other.made
+            flow.merge(branch)  # either branch ran
+            flow.made |= made
         elif isinstance(statement, (cst.For, cst.While)):
             if isinstance(statement, cst.For):
                 self._bind(statement.target, self._expression(statement.iter, flow), flow)
+            self._loops += 1
             self._suite(statement.body, flow)
+            once = isinstance(statement, cst.For) and self._single(statement.iter)
+            if self._loops <= _LOOP_READS and not once:  # the second pass: from the first's
+                self._suite(statement.body, flow)
+            self._loops -= 1
             if statement.orelse is not None:
                 self._suite(statement.orelse.body, flow)
         elif isinstance(statement, cst.With):
@@ -384,8 +296,22 @@ class SecondBackwards:
                 self._suite(statement.finalbody.body, flow)
         # defs and classes: their bodies run at another time (run() is called on each)
 
+    def _single(self, iterable: cst.BaseExpression) -> bool:
+        """`iterable` has one item at most: a literal of one (`[loss]`), or a name last
+        bound to one (`losses = [F.cross_entropy(out, y)]`): its loop runs once a pass."""
+        if isinstance(iterable, cst.Name):
+            return self._literals.get(iterable.value, 2) <= 1
+        return isinstance(iterable, (cst.List, cst.Tuple)) and len(iterable.elements) <= 1
+
     def _small(self, small: cst.BaseSmallStatement, flow: _Flow) -> None:
         if isinstance(small, cst.Assign):
+            for target in small.targets:  # names bound to a literal list: its length
+                if isinstance(target.target, cst.Name):
+                    literal = isinstance(small.value, (cst.List, cst.Tuple))
+                    size = len(small.value.elements) if literal else 2  # type: ignore[attr-defined]
+                    self._literals[target.target.value] = size
+            if self._construct(small, flow):
+                return
             forwards = self._expression(small.value, flow)
             items = self._items.pop(id(small.value), None)
             for target in small.targets:
@@ -410,6 +336,41 @@ class SecondBackwards:
             self._return(small.value, flow)
         elif isinstance(small, cst.Expr):
             self._expression(small.value, flow)
+
+    def _construct(self, assign: cst.Assign, flow: _Flow) -> bool:
+        """`v = C(out, y)` of a class of the module with an `__init__`: its summary applied
+        with `v` as the receiver, so what `__init__` keeps of its arguments (`self.fit =
+        F.mse_loss(out, y)`) is `v.fit` here, and a later `v.backward()` of the class
+        counts its backwards through them (s73: a loss object's own backward() running two
+        backwards through one forward, no DP026)."""
+        call = assign.value
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return False
+        owner = assign.targets[0].target.value
+        made = self._made(call, owner, flow)
+        if made is None:
+            return False
+        flow.carries[owner] = made  # as any call's value carries its arguments'
+        return True
+
+    def _made(self, call: cst.BaseExpression, owner: str, flow: _Flow) -> frozenset[int] | None:
+        """`call` builds an instance of a class of the module with an `__init__`: its
+        summary applied with `owner` as the receiver (its attributes are `owner.x`); what
+        the arguments carry. None where `call` is no such construction."""
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Name):
+            return None
+        init = self._classes.get(self._class_of(call.func) or "", {}).get("__init__")
+        if init is None:
+            return None
+        summary = self.run_function(init, call.func.value)
+        passed = [self._expression(arg.value, flow) for arg in call.args]
+        bound = bound_arguments(init, call, method=True)
+        given = {name: passed[index] for name, index in bound.items()}
+        models = {name: self._passed_model(call.args[i].value) for name, i in bound.items()}
+        for name in [k for k in flow.carries if k.startswith(owner + ".")]:
+            del flow.carries[name]  # a new object: none of the old one's attributes
+        self._apply(call, summary, given, owner, flow, models)
+        return frozenset().union(*passed)
 
     def _return(self, value: cst.BaseExpression, flow: _Flow) -> None:
         frame = self._frame
@@ -480,6 +441,17 @@ class SecondBackwards:
         if graphless or code_of(func) == "len":
             self._expression(func, flow)
             return frozenset()
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+            owner = f"<{id(func.value)}>"  # `LossTerms(out, y).backward()`: a receiver
+            if self._made(func.value, owner, flow) is not None:
+                cls = self._class_of(func.value.func)
+                method = self._classes.get(cls or "", {}).get(func.attr.value)
+                if method is not None:
+                    summary = self.run_function(method, cls)
+                    bound = bound_arguments(method, call, method=True)
+                    given = {name: passed[index] for name, index in bound.items()}
+                    models = {n: self._passed_model(call.args[i].value) for n, i in bound.items()}
+                    return self._apply(call, summary, given, owner, flow, models)
         resolved = self._resolve(func)
         if resolved is not None:  # `model.backward(g, d)` of the model's own class too
             function, cls, owner = resolved
@@ -524,6 +496,7 @@ class SecondBackwards:
         flow.since.pop(model, None)
         flow.latest[model] = id(forward)
         flow.backwards[id(forward)] = 0
+        flow.made.add(id(forward))
 
     def _resolve(self, func: cst.BaseExpression) -> tuple[cst.FunctionDef, str | None, str] | None:
         """The module's own function `func` names: (it, its class, the receiver)."""
@@ -651,6 +624,7 @@ class SecondBackwards:
                 continue
             flow.since.pop(here, None)
             flow.latest[here] = latest_here
+            flow.made.add(latest_here)
             if count:
                 flow.since[here] = (count, first_here)
         for forward, count in summary.backwards.items():
@@ -681,7 +655,7 @@ class SecondBackwards:
             flow.backwards[forward] = count
             if count == 2 and not self._forwards[forward][1].startswith("@"):
                 found = self._forwards[forward][0]
-                self.found.append(SecondBackward(call, found, inner=inner))
+                self._found(SecondBackward(call, found, inner=inner))
                 reported = True
         # DDP prepares its reducer in each forward; the first backward after the model's
         # latest forward all-reduces, any further one before its next forward does not,
@@ -693,8 +667,14 @@ class SecondBackwards:
             count, first = flow.since.get(model, (0, forward))
             flow.since[model] = (count + 1, first)
             if count + 1 == 2 and not reported and not model.startswith("@"):
-                self.found.append(
+                self._found(
                     SecondBackward(
                         call, self._forwards[forward][0], self._forwards[first][0], inner, model
                     )
                 )
+
+    def _found(self, site: SecondBackward) -> None:
+        key = (id(site.backward), id(site.inner))
+        if key not in self._said:
+            self._said.add(key)
+            self.found.append(site)

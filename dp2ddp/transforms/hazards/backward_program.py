@@ -29,15 +29,15 @@ from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL
 from dp2ddp.transforms._support.nodes import code_of, nodes_of, wrap_target
 from dp2ddp.transforms._support.qualified import told_matches
-from dp2ddp.transforms.hazards.backward import (
+from dp2ddp.transforms.hazards.backward import SecondBackwards
+from dp2ddp.transforms.hazards.backward_binding import takes_self
+from dp2ddp.transforms.hazards.backward_state import (
     ForeignSite,
     Matches,
     SecondBackward,
-    SecondBackwards,
     Site,
     _Summary,
 )
-from dp2ddp.transforms.hazards.backward_binding import takes_self
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 
