@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from dp2ddp.codes import title
@@ -33,7 +34,7 @@ from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.loader_builds import whole_subclasses
 
 if TYPE_CHECKING:
-    from dp2ddp.program.discovery import Program
+    from dp2ddp.program.discovery import Program, ProgramModule
     from dp2ddp.program.project import Project
 
 
@@ -149,9 +150,7 @@ def subclass_notes(program: Program, project: Project) -> Iterator[tuple[int, li
     if not any(mentions(m.source.text, "DataLoader") for m in program.modules):
         return  # no class can name DataLoader as its base: no ast needed
     bases = [
-        project.remembered(
-            ("class bases", m.real, m.path), lambda m=m: class_bases(m.path, m.passing_tree())
-        )
+        project.remembered(("class bases", m.real, m.path), partial(_bases, m))
         for m in program.modules
     ]
     classes = loader_subclasses(bases)
@@ -182,6 +181,10 @@ def subclass_notes(program: Program, project: Project) -> Iterator[tuple[int, li
         ]
         if notes:
             yield index, notes
+
+
+def _bases(module: ProgramModule) -> tuple[ClassBases, ...]:
+    return class_bases(module.path, module.passing_tree())
 
 
 def _sharded_here(call: SubclassCall) -> str:
