@@ -38,7 +38,7 @@ def whole_subclasses(tree: ast.Module) -> set[str]:
     of their own (`super().__init__(*args, **kwargs)`: kaituoxu/Conv-TasNet's
     AudioDataLoader): the data pass shards no call of one (program/loader_subclasses.py,
     DP035), while one passing `sampler=` / `batch_sampler=` has that sampler sharded
-    (data/batch_shard.py)."""
+    (data/batch_shard.py), as one already passing `**ddp_loader_arguments(...)` was."""
     found: set[str] = set()
     for node in ast_nodes.listed(tree):
         if not isinstance(node, ast.ClassDef):
@@ -52,6 +52,7 @@ def whole_subclasses(tree: ast.Module) -> set[str]:
             and call.func.attr == "__init__"
             and (
                 any(k.arg in ("sampler", "batch_sampler") for k in call.keywords)
+                or any(_run_time(k.value) for k in call.keywords if k.arg is None)
                 or sum(not isinstance(a, ast.Starred) for a in call.args) > 3  # a sampler's place
             )
             for call in ast.walk(node)
@@ -59,6 +60,12 @@ def whole_subclasses(tree: ast.Module) -> set[str]:
         if not own:
             found.add(node.name)
     return found
+
+
+def _run_time(value: ast.expr) -> bool:
+    """`**ddp_loader_arguments(...)`: a subclass the data pass sharded (a second run)."""
+    parts = dotted(value.func) if isinstance(value, ast.Call) else None
+    return parts is not None and bool(parts) and parts[-1] == "ddp_loader_arguments"
 
 
 def shards_loaders(called: Iterable[frozenset[str]]) -> bool:
