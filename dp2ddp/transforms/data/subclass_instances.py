@@ -87,60 +87,62 @@ def keep_evaluation_instances(
     data: ShardDataLoaders, nodes: ModuleNodes, sharded: dict[str, tuple[cst.ClassDef, cst.Call]]
 ) -> None:
     """`sharded`: class name -> (the class, its `super().__init__` call sharded at run time).
-    Each instance of the module whose loops all evaluate is built whole (`ddp_shard=False`);
-    the class's `__init__` then takes the flag."""
-    if not sharded:
+    The class's `__init__` takes `ddp_shard=True` (an instance of another module may pass
+    False: DP015 there says so); each instance of this module whose loops all evaluate is
+    built whole (`ddp_shard=False`)."""
+    flagged = {name for name, (cls, call) in sharded.items() if _flag(data, cls, call)}
+    if not flagged:
         return
     module = data._module_node
     instances = {
         call: Loader(call, {}, *data._binding(call), None)
         for call in nodes.of(cst.Call)
-        if name_of(call.func) in sharded
+        if name_of(call.func) in flagged
         and not any(a.keyword and a.keyword.value == SHARD_FLAG for a in call.args)
     }
-    if not instances:
-        return
-    for loop in live_loops(data, nodes):
+    for loop in live_loops(data, nodes) if instances else ():
         for expr in data._iterated_through_names(loop.iter):
             for call, path in reaching_loaders(module, expr, data._resolve(expr, instances, 0)):
                 if not any(seen is loop for seen, _, _ in instances[call].loops):
                     instances[call].loops.append((loop, expr, path))
-    flagged: set[str] = set()
     for call, loader in instances.items():
         if not loader.loops or not all(data._evaluates(loop) for loop, _, _ in loader.loops):
             continue
-        cls = name_of(call.func) or ""
-        flagged.add(cls)
         data._factory_sites.keep_whole(call)
         data.warn(
             call,
             "DP015",
             f"{data.code(loader.binding) if loader.binding is not None else 'this loader'}, "
-            f"built from {cls} (a DataLoader subclass this migration shards), is only "
-            f"evaluated: built whole ({SHARD_FLAG}=False), every rank goes through all of it",
+            f"built from {name_of(call.func)} (a DataLoader subclass this migration shards), "
+            f"is only evaluated: built whole ({SHARD_FLAG}=False), every rank goes through "
+            "all of it",
         )
-    for cls in flagged:
-        definition, init_call = sharded[cls]
-        shard = data._shards.get(init_call)
-        if shard is None or shard.arguments is None:
-            continue
-        arguments = shard.arguments
-        data._shards[init_call] = ShardEdit(
-            shard.replace,
-            shard.wrapper,
-            shard.drop,
-            arguments.with_changes(
-                args=[*arguments.args, keyword(SHARD_FLAG, cst.Name(SHARD_FLAG))]
-            ),
-            shard.batch,
-        )
-        init = next(
-            (
-                f
-                for f in walk(definition.body)
-                if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"
-            ),
-            None,
-        )
-        if init is not None:
-            data._factory_sites.take_flag(init)
+
+
+def _flag(data: ShardDataLoaders, cls: cst.ClassDef, init_call: cst.Call) -> bool:
+    """Give `cls`'s `__init__` the flag, handed to ddp_loader_arguments at `init_call`,
+    where the call is in `__init__` itself (the flag's scope)."""
+    shard = data._shards.get(init_call)
+    init = next(
+        (
+            f
+            for f in walk(cls.body)
+            if isinstance(f, cst.FunctionDef) and f.name.value == "__init__"
+        ),
+        None,
+    )
+    if shard is None or shard.arguments is None or init is None:
+        return False
+    if not any(node is init_call for node in walk(init.body)):
+        return False
+    arguments = shard.arguments
+    flag = keyword(SHARD_FLAG, cst.Name(SHARD_FLAG))
+    data._shards[init_call] = ShardEdit(
+        shard.replace,
+        shard.wrapper,
+        shard.drop,
+        arguments.with_changes(args=[*arguments.args, flag]),
+        shard.batch,
+    )
+    data._factory_sites.take_flag(init)
+    return True
