@@ -12,10 +12,11 @@ DataParallel: never in silence.
 A class whose `__init__` hands `super().__init__` a `sampler=` / `batch_sampler=` of its
 own is rewritten by the data pass (`**ddp_loader_arguments(...)`): every instance is
 sharded, so DP035 ("not sharded") is not said of it (round 26, remiMZ/MRN-ICASSP22@0952cf3's
-BatchMetaDataLoader). Its rewritten `__init__` takes `ddp_shard=True`; the data pass passes
-`ddp_shard=False` to the instances its module evaluates (data/subclass_instances.py), and an
-instance built in another module that trains from no keyword (an evaluation loader's shape)
-is said at its call: DP015, sharded, its figures this rank's share unless reduced.
+BatchMetaDataLoader). Its rewritten `__init__` takes `ddp_shard=True` where the flag reaches
+the call; the data pass of every module passes `ddp_shard=False` to the instances it
+proves evaluated (data/subclass_instances.py). Of a sharding class the flag cannot reach,
+an instance built in another module that trains from no keyword (an evaluation loader's
+shape) is said at its call: DP015, sharded, its figures this rank's share unless reduced.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from dp2ddp.result import Diagnostic
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import last_name
 from dp2ddp.transforms._support.identifiers import mentions
-from dp2ddp.transforms.analysis.loader_builds import whole_subclasses
+from dp2ddp.transforms.analysis.loader_builds import flagged_subclasses, whole_subclasses
 
 if TYPE_CHECKING:
     from dp2ddp.program.discovery import Program, ProgramModule
@@ -164,8 +165,14 @@ def subclass_notes(program: Program, project: Project) -> Iterator[tuple[int, li
         - whole_subclasses(m.passing_tree())
     ]
     sharded = sharding_subclasses(bases, forwarding)
+    flagged = {
+        n
+        for m in program.modules
+        if mentions(m.source.text, "DataLoader")
+        for n in flagged_subclasses(m.passing_tree())
+    }
     whole = {n: p for n, p in classes.items() if n not in sharded}
-    shards = {n: p for n, p in classes.items() if n in sharded}
+    shards = {n: p for n, p in classes.items() if n in sharded and n not in flagged}
     what = f"{title('DP035')}: {{}} (a DataLoader subclass, {{}})"
     for index, module in enumerate(program.modules):
         if not mentions(module.source.text, *classes):
@@ -192,6 +199,6 @@ def _sharded_here(call: SubclassCall) -> str:
     return (
         f"{call.cls} (a DataLoader subclass, {call.defined_in}) shards every loader it "
         "builds, this one too: where it evaluates, every figure of its loop is this rank's "
-        f"share unless summed over the ranks; pass `ddp_shard=False` to {call.cls}(...) to "
-        "keep it whole on every rank"
+        "share unless summed over the ranks; build an evaluation loader from DataLoader "
+        "itself to keep it whole on every rank"
     )

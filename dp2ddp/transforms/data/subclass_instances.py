@@ -13,8 +13,10 @@ As for a factory of both kinds of loaders (factory_sites.py), the class's `__ini
 written when it is False; each instance of the module whose every loop evaluates
 (`_evaluates`: `no_grad()`, after `.eval()`, a loop that never trains) passes
 `ddp_shard=False`: every rank goes through all of it and gets the original's figures (DP015
-says so, as for a plain evaluation loader left whole). Instances built in other modules are
-said there (program/loader_subclasses.py).
+says so, as for a plain evaluation loader left whole). The program tells each module the
+flagged classes of its other modules (ProgramLoaders.flagged_loaders): their instances there
+are classified alike; a sharding class the flag cannot reach is said at its evaluation-shaped
+instances of other modules (program/loader_subclasses.py).
 """
 
 from __future__ import annotations
@@ -87,10 +89,11 @@ def keep_evaluation_instances(
     data: ShardDataLoaders, nodes: ModuleNodes, sharded: dict[str, tuple[cst.ClassDef, cst.Call]]
 ) -> None:
     """`sharded`: class name -> (the class, its `super().__init__` call sharded at run time).
-    The class's `__init__` takes `ddp_shard=True` (an instance of another module may pass
-    False: DP015 there says so); each instance of this module whose loops all evaluate is
-    built whole (`ddp_shard=False`)."""
+    The class's `__init__` takes `ddp_shard=True`; each instance of this module whose loops
+    all evaluate is built whole (`ddp_shard=False`), also of such a class of another module
+    (ProgramLoaders.flagged_loaders)."""
     flagged = {name for name, (cls, call) in sharded.items() if _flag(data, cls, call)}
+    flagged |= {c.rpartition(".")[2] for c in data.state.loaders.flagged_loaders}
     if not flagged:
         return
     module = data._module_node

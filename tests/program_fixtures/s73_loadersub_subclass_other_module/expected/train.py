@@ -1,6 +1,6 @@
 # The loader class lives in loaders.py; train.py builds the training loader and the
-# validation loader from it. Its rewritten __init__ shards every instance: the validation
-# loader, built here (another module), is said (DP015) unless it passes ddp_shard=False.
+# validation loader from it. Its rewritten __init__ shards every instance unless told
+# ddp_shard=False: the validation loader, only evaluated here, is built whole.
 import numpy as np
 import torch
 import torch.nn as nn
@@ -21,7 +21,8 @@ with ddp_same_random():
     Yv = torch.randint(0, 2, (32,))
 
 train_loader = TaskLoader(TensorDataset(X, Y), batch_size=16, shuffle=True)
-val_loader = TaskLoader(TensorDataset(Xv, Yv), batch_size=8)
+# dp2ddp: DP015 evaluation metrics not reduced
+val_loader = TaskLoader(TensorDataset(Xv, Yv), batch_size=8, ddp_shard=False)
 
 model = DistributedDataParallel(nn.Linear(8, 2).to(DEVICE), device_ids=DEVICE_IDS)
 opt = torch.optim.SGD(model.parameters(), lr=0.1)

@@ -1,6 +1,6 @@
 # The loader class lives in loaders.py; train.py builds the training loader and the
-# validation loader from it. Its rewritten __init__ shards every instance: the validation
-# loader, built here (another module), is said (DP015) unless it passes ddp_shard=False.
+# validation loader from it. Its rewritten __init__ shards every instance unless told
+# ddp_shard=False: the validation loader, only evaluated here, is built whole.
 import numpy as np
 import torch
 import torch.nn as nn
