@@ -1972,6 +1972,14 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   `.module` side kept (the def-use view follows the wrap into the solver's attribute;
   before: with the flag off, AttributeError in the model's own `serialize()` on the DDP
   object). The original's weights.
+- Stop 73 helper loadersub (round 26, remiMZ/MRN-ICASSP22@0952cf3, BatchMetaDataLoader): a
+  project DataLoader subclass forwarding sampler/batch_sampler to `super().__init__` is
+  rewritten with `**ddp_loader_arguments(...)` and takes `ddp_shard=True`; its instances
+  only evaluated pass `ddp_shard=False` and stay whole (DP015), in its module
+  (data_s73_loadersub_subclass_eval_instance: the test accuracy kept by a meter class, the
+  original's `test_acc 0.5312 over 4 batches`; before: `0.5000`, rank 0's half, and only a
+  false DP035 "not sharded") or in another (s73_loadersub_subclass_other_module, program,
+  ProgramLoaders.flagged_loaders: `val_acc 0.5312 over 4 batches`; before `0.5000`).
 """
 
 from __future__ import annotations
@@ -3041,9 +3049,20 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s73_lead_makedirs_probe_twice": ("weights 2.693639",),
     "data_s73_lead_two_inline_datasets_one_statement": ("weights 0.152060",),
     "model_wrap_s73_lead_flag_unwrap_in_handed_class": ("weights 1.672494",),
+    # stop 73 loadersub (round 26 MRN-ICASSP22): evaluation instances of a sharding subclass
+    "data_s73_loadersub_subclass_eval_instance": (
+        "epoch 0 test_acc 0.5312 over 4 batches",
+        "epoch 1 test_acc 0.5312 over 4 batches",
+        "best test_acc 0.5312 at epoch 0",
+    ),
+    "s73_loadersub_subclass_other_module": (
+        "epoch 0 val_acc 0.5312 over 4 batches",
+        "epoch 1 val_acc 0.5312 over 4 batches",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s73_loadersub_subclass_other_module": "train.py",  # stop 73 loadersub (round 26)
     "rank_zero_s73_lead_makedirs_probe_twice": "train.py",  # stop 73 lead
     "model_wrap_s73_lead_flag_unwrap_in_handed_class": "train.py",  # stop 73 lead
     "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw
