@@ -224,7 +224,7 @@ def test_figures_are_compared_within_their_printed_precision() -> None:
 def test_figures_from_the_same_weights_are_a_difference() -> None:
     """Round 26 (MRN-ICASSP22's sharded test loader): with the final parameters equal and the
     ranks identical, a figure rank 0 prints otherwise is its share, not drift: said so, not
-    "information only" (end_checks.py makes it a cause of NOT EQUIVALENT)."""
+    "information only" (end_checks.py: the row says DIFFER, a note names the warnings)."""
     figures = toend.check_figures("test_acc 0.5312\n", "test_acc 0.5000\n")
     assert figures.describe().startswith("information only: ")
     said = figures.describe(same_weights=True)
