@@ -33,6 +33,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import last_name
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.loader_builds import flagged_subclasses, whole_subclasses
+from dp2ddp.transforms.data.plan import EVAL_NAME
 
 if TYPE_CHECKING:
     from dp2ddp.program.discovery import Program, ProgramModule
@@ -170,6 +171,7 @@ def subclass_notes(program: Program, project: Project) -> Iterator[tuple[int, li
         for m in program.modules
         if mentions(m.source.text, "DataLoader")
         for n in flagged_subclasses(m.passing_tree())
+        if not EVAL_NAME.search(n)
     }
     whole = {n: p for n, p in classes.items() if n not in sharded}
     shards = {n: p for n, p in classes.items() if n in sharded and n not in flagged}

@@ -38,11 +38,13 @@ class LoaderTeller:
         BatchMetaDataLoader, its validation and test instances built in main.py)."""
         if self._flagged is None:
             from dp2ddp.transforms.analysis.loader_builds import flagged_subclasses
+            from dp2ddp.transforms.data.plan import EVAL_NAME
 
             def find(m: ProgramModule) -> dict[str, bool]:
                 if "DataLoader" not in m.source.text:
                     return {}
-                return {f"{m.name}.{c}": True for c in flagged_subclasses(m.passing_tree())}
+                found = flagged_subclasses(m.passing_tree())
+                return {f"{m.name}.{c}": True for c in found if not EVAL_NAME.search(c)}
 
             self._flagged = self.project.per_module(self.program.modules, "flagged", find)
         text = module.source.text
