@@ -414,6 +414,9 @@ class ProgramLoaders:
     #: The functions and methods of the program's other modules that run a backward or step
     #: an optimizer, by qualified name (analysis/object_steps.py module_steppers).
     stepping: tuple[str, ...] = field(default=())
+    #: Other modules' DataLoader subclasses whose `__init__` takes ddp_shard (qualified):
+    #: an instance built here that only evaluates passes False (data/subclass_instances.py).
+    flagged_loaders: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

@@ -2015,6 +2015,14 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   (hazards_s73_steploss_backward_per_forward_control: a forward per term in a loop, a
   helper and a loss object backwarding the sum, a forward in either branch) has none and
   prints the original's 0.339983.
+- Stop 73 helper loadersub (round 26, remiMZ/MRN-ICASSP22@0952cf3, BatchMetaDataLoader): a
+  project DataLoader subclass forwarding sampler/batch_sampler to `super().__init__` is
+  rewritten with `**ddp_loader_arguments(...)` and takes `ddp_shard=True`; its instances
+  only evaluated pass `ddp_shard=False` and stay whole (DP015), in its module
+  (data_s73_loadersub_subclass_eval_instance: the test accuracy kept by a meter class, the
+  original's `test_acc 0.5312 over 4 batches`; before: `0.5000`, rank 0's half, and only a
+  false DP035 "not sharded") or in another (s73_loadersub_subclass_other_module, program,
+  ProgramLoaders.flagged_loaders: `val_acc 0.5312 over 4 batches`; before `0.5000`).
 """
 
 from __future__ import annotations
@@ -3108,6 +3116,20 @@ CASES: dict[str, tuple[str, ...]] = {
 PROGRAMS = {
     "s73_compose_transform_through_helper": "train.py",  # stop 73 compose (round 25)
     "s73_compose_function_by_position": "train.py",  # stop 73 compose
+    # stop 73 loadersub (round 26 MRN-ICASSP22): evaluation instances of a sharding subclass
+    "data_s73_loadersub_subclass_eval_instance": (
+        "epoch 0 test_acc 0.5312 over 4 batches",
+        "epoch 1 test_acc 0.5312 over 4 batches",
+        "best test_acc 0.5312 at epoch 0",
+    ),
+    "s73_loadersub_subclass_other_module": (
+        "epoch 0 val_acc 0.5312 over 4 batches",
+        "epoch 1 val_acc 0.5312 over 4 batches",
+    ),
+}
+#: the program fixtures of CASES -> their entry
+PROGRAMS = {
+    "s73_loadersub_subclass_other_module": "train.py",  # stop 73 loadersub (round 26)
     "rank_zero_s73_lead_makedirs_probe_twice": "train.py",  # stop 73 lead
     "model_wrap_s73_lead_flag_unwrap_in_handed_class": "train.py",  # stop 73 lead
     "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw

@@ -221,6 +221,17 @@ def test_figures_are_compared_within_their_printed_precision() -> None:
     assert not same.differing and same.describe().startswith("the same numbers in the 2 lines")
 
 
+def test_figures_from_the_same_weights_are_a_difference() -> None:
+    """Round 26 (MRN-ICASSP22's sharded test loader): with the final parameters equal and the
+    ranks identical, a figure rank 0 prints otherwise is its share, not drift: said so, not
+    "information only" (end_checks.py: the row says DIFFER, a note names the warnings)."""
+    figures = toend.check_figures("test_acc 0.5312\n", "test_acc 0.5000\n")
+    assert figures.describe().startswith("information only: ")
+    said = figures.describe(same_weights=True)
+    assert "final parameters agree" in said and "rank 0's share" in said, said
+    assert not said.startswith("information only")
+
+
 def test_a_logged_lines_figures_before_its_clock_are_compared() -> None:
     """Stop 65 v2 (Jerrypiglet/shaper-mirror@d850515): a line logged with `%(asctime)s`
     and a meter's `time:` field was left out whole, so rank 0's half of the validation

@@ -355,8 +355,9 @@ FIRST: Final[dict[str, tuple[str, str]]] = {
         "training loader from a DataLoader subclass not sharded",
         "This loader is built from a project class that subclasses DataLoader, with "
         "`shuffle=`, or a `sampler=` or `batch_sampler=` of its own: a training loader. "
-        "dp2ddp shards `DataLoader(...)` calls, not calls of such classes, so every rank "
-        "trains on the whole set. Pass "
+        "dp2ddp shards `DataLoader(...)` calls, and a class whose `__init__` hands "
+        "`super().__init__` a sampler of its own, not calls of other such classes, so every "
+        "rank trains on the whole set. Pass "
         "sampler=DistributedSampler(dataset, shuffle=...) instead of shuffle= (the subclass "
         "must forward it to DataLoader), divide the batch size by WORLD_SIZE to keep "
         "DataParallel's global batch, and call loader.sampler.set_epoch(epoch) at the top of "

@@ -45,12 +45,7 @@ from dp2ddp.program.feeds import epochs_set, loader_feeds, share_attributes
 from dp2ddp.program.group_calls import group_calls
 from dp2ddp.program.helpers_home import package_home, path_root
 from dp2ddp.program.import_reach import run_at_import
-from dp2ddp.program.loader_subclasses import (
-    ClassBases,
-    class_bases,
-    loader_subclasses,
-    shuffled_subclass_calls,
-)
+from dp2ddp.program.loader_subclasses import subclass_notes
 from dp2ddp.program.padded_batches import padded_batch_notes
 from dp2ddp.program.plan import ProgramPlan, no_program
 from dp2ddp.program.project import Project, RecordingUniformity
@@ -63,7 +58,6 @@ from dp2ddp.program.unreached import (
 )
 from dp2ddp.result import Change, Diagnostic, FileOutcome, LoaderExport, MigrationResult
 from dp2ddp.transforms._support.ast_nodes import from_import_base
-from dp2ddp.transforms._support.identifiers import mentions
 
 Exports = tuple[LoaderExport, ...]
 # The passes' program-wide analyses and the helpers module (libcst, jinja2) load inside
@@ -262,30 +256,11 @@ def _noted(migrated: list[_Migrated], index: int, notes: Sequence[Diagnostic]) -
 def _subclassed_loaders(
     program: Program, migrated: list[_Migrated], project: Project
 ) -> list[_Migrated]:
-    """DP035 at each shuffled loader built from a project subclass of DataLoader, which the
-    data pass does not shard (loader_subclasses.py)."""
-    if not any(mentions(m.source.text, "DataLoader") for m in program.modules):
-        return migrated  # no class can name DataLoader as its base: no ast needed
-    classes = loader_subclasses(
-        project.remembered(("class bases", m.real, m.path), partial(_class_bases, m))
-        for m in program.modules
-    )
-    if not classes:
-        return migrated
-    for index, module in enumerate(program.modules):
-        if not mentions(module.source.text, *classes):
-            continue  # calls only what it names
-        calls = list(shuffled_subclass_calls(module.passing_tree(), classes))
-        what = f"{title('DP035')}: {{}} (a DataLoader subclass, {{}})"
-        notes = [
-            Diagnostic(c.line, c.col, "DP035", what.format(c.cls, c.defined_in)) for c in calls
-        ]
-        migrated = _noted(migrated, index, notes) if notes else migrated
+    """DP035 / DP015 at loaders built from project subclasses of DataLoader
+    (loader_subclasses.py)."""
+    for index, notes in subclass_notes(program, project):
+        migrated = _noted(migrated, index, notes)
     return migrated
-
-
-def _class_bases(module: ProgramModule) -> tuple[ClassBases, ...]:
-    return class_bases(module.path, module.passing_tree())
 
 
 def _orphan_helpers(program: Program) -> str:

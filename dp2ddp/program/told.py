@@ -324,6 +324,7 @@ class ProgramTeller(LoaderTeller):
                 self.trained_factories(module) if gate and in_program else (),
                 epochs_set,
                 stepping=self.stepping(module) if gate else (),
+                flagged_loaders=self.flagged_loaders(module) if gate and in_program else (),
             ),
             self.models(module) if gate and models else (),
             self.uniform() if in_program and uniform else None,

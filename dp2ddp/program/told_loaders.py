@@ -29,6 +29,28 @@ class LoaderTeller:
     _consumers: tuple[tuple[str, tuple[Consumer, ...]], ...] | None = None
     _trained: tuple[tuple[str, str], ...] | None = None
     _stepping: tuple[tuple[str, bool], ...] | None = None
+    _flagged: tuple[tuple[str, bool], ...] | None = None
+
+    def flagged_loaders(self, module: ProgramModule) -> tuple[str, ...]:
+        """ProgramLoaders.flagged_loaders: the other modules' DataLoader subclasses sharded
+        at run time whose `__init__` takes ddp_shard (analysis/loader_builds.py
+        flagged_subclasses), those this module's text names (round 26: MRN-ICASSP22's
+        BatchMetaDataLoader, its validation and test instances built in main.py)."""
+        if self._flagged is None:
+            from dp2ddp.transforms.analysis.loader_builds import flagged_subclasses
+            from dp2ddp.transforms.data.plan import EVAL_NAME
+
+            def find(m: ProgramModule) -> dict[str, bool]:
+                if "DataLoader" not in m.source.text:
+                    return {}
+                found = flagged_subclasses(m.passing_tree())
+                return {f"{m.name}.{c}": True for c in found if not EVAL_NAME.search(c)}
+
+            self._flagged = self.project.per_module(self.program.modules, "flagged", find)
+        text = module.source.text
+        return tuple(
+            name for name, _ in others(self._flagged, module) if name.rpartition(".")[2] in text
+        )
 
     def stepping(self, module: ProgramModule) -> tuple[str, ...]:
         """ProgramLoaders.stepping: the other modules' functions and methods that train and

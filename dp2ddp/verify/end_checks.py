@@ -71,6 +71,7 @@ def to_end_rows(
         replacements=tuple((c.as_posix(), r.as_posix()) for c, r in scripts.copies),
     )
     rows["output"] = output.describe()
+    figures = toend.FigureCheck()
     if ranks:
         figures = toend.check_figures(
             original.stdout,
@@ -130,6 +131,11 @@ def to_end_rows(
     causes = to_end_causes(output, shared, scripts.display, own, readers, scripts.warnings)
     if apart:
         causes.append(_apart_at_end(scripts.warnings))
+    elif figures.differing and distance is not None and distance[0] <= config.rtol:
+        # from the same weights: rank 0's share, a difference (not a cause: a last batch's
+        # loss printed by rank 0 is one too, and DDP programs print it as a matter of course)
+        rows["figures"] = "DIFFER: " + figures.describe(same_weights=True)
+        notes.append(_figures_of_a_share(figures, scripts.warnings))
     return rows, causes, notes, distance
 
 
@@ -153,6 +159,25 @@ def _apart_at_end(warnings: tuple[str, ...]) -> Cause:
         "Make what each rank decides from its own share (a learning rate, a module trained "
         "outside the wrap) alike on every rank, as those warnings say; rerun with more "
         "--steps to find the step.",
+    )
+
+
+def _figures_of_a_share(figures: toend.FigureCheck, warnings: tuple[str, ...]) -> str:
+    """The note where the runs end with the same parameters (within rtol, the ranks
+    identical), yet rank 0 prints other figures: computed from the same weights, they differ
+    by the data they cover, rank 0's share of a sharded pass (round 26, remiMZ/MRN-ICASSP22
+    @0952cf3: the test accuracy of a sharded DataLoader subclass was rank 0's half, and the
+    figures were "information only")."""
+    said = [
+        f"{code} at {place}"
+        for code in ("DP015", "DP030", "DP052")
+        for place in warned(warnings, code)
+    ]
+    return (
+        "rank 0 prints other figures from the same final weights: of its share of the data "
+        "alone, unless drawn at random in evaluation; an evaluation figure needs its terms "
+        "summed over the ranks or its loader whole on every rank"
+        + (f" (dp2ddp migrate warned {'; '.join(said[:3])})" if said else " (no warning said so)")
     )
 
 

@@ -166,16 +166,23 @@ class FigureCheck:
     #: (the original's line, rank 0's line) whose numbers differ beyond their printed precision
     differing: list[tuple[str, str]] = field(default_factory=list)
 
-    def describe(self) -> str:
+    def describe(self, same_weights: bool = False) -> str:
+        """`same_weights`: the runs ended with the same parameters (end_checks.py), so a
+        figure that differs is rank 0's share, not a drift of training."""
         if not self.differing:
             return (
                 f"the same numbers in the {self.compared} lines compared (clock figures left out)"
             )
         shown = "; ".join(f"{a!r} -> {b!r}" for a, b in self.differing[:_EXAMPLES])
+        counted = f"{len(self.differing)} of {self.compared} lines hold other numbers ({shown})"
+        if same_weights:
+            return (
+                f"{counted}, while the final parameters agree and the ranks are identical: "
+                "figures of rank 0's share alone (or of draws made in evaluation only)"
+            )
         return (
-            f"information only: {len(self.differing)} of {self.compared} lines hold other "
-            f"numbers ({shown}): a figure of rank 0's share alone, or randomness the runs do "
-            "not share"
+            f"information only: {counted}: a figure of rank 0's share alone, or randomness "
+            "the runs do not share"
         )
 
 

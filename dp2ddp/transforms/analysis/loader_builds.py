@@ -38,7 +38,7 @@ def whole_subclasses(tree: ast.Module) -> set[str]:
     of their own (`super().__init__(*args, **kwargs)`: kaituoxu/Conv-TasNet's
     AudioDataLoader): the data pass shards no call of one (program/loader_subclasses.py,
     DP035), while one passing `sampler=` / `batch_sampler=` has that sampler sharded
-    (data/batch_shard.py)."""
+    (data/batch_shard.py), as one already passing `**ddp_loader_arguments(...)` was."""
     found: set[str] = set()
     for node in ast_nodes.listed(tree):
         if not isinstance(node, ast.ClassDef):
@@ -52,6 +52,7 @@ def whole_subclasses(tree: ast.Module) -> set[str]:
             and call.func.attr == "__init__"
             and (
                 any(k.arg in ("sampler", "batch_sampler") for k in call.keywords)
+                or any(_run_time(k.value) for k in call.keywords if k.arg is None)
                 or sum(not isinstance(a, ast.Starred) for a in call.args) > 3  # a sampler's place
             )
             for call in ast.walk(node)
@@ -59,6 +60,50 @@ def whole_subclasses(tree: ast.Module) -> set[str]:
         if not own:
             found.add(node.name)
     return found
+
+
+def flagged_subclasses(tree: ast.Module) -> set[str]:
+    """The module's classes deriving from a `...DataLoader` whose `__init__` itself hands
+    `super().__init__` its arguments with `**`, or a `sampler=` / `batch_sampler=` that is
+    one of its parameters: the data pass shards them at run time (`**ddp_loader_arguments`,
+    data/batch_shard.py) and gives `__init__` the `ddp_shard=True` keyword an evaluation
+    instance of another module passes False to (data/subclass_instances.py). The callers
+    leave out a class named as an evaluation loader (left whole, DP009: data.plan.EVAL_NAME)."""
+    found: set[str] = set()
+    for node in ast_nodes.listed(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        if not any((b := dotted(base)) and b[-1].endswith("DataLoader") for base in node.bases):
+            continue
+        init = next(
+            (f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"),
+            None,
+        )
+        if init is None:
+            continue
+        params = {a.arg for a in (*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs)}
+        for call in ast.walk(init):
+            if not (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "__init__"
+                and isinstance(call.func.value, ast.Call)
+                and dotted(call.func.value.func) == ["super"]
+            ):
+                continue
+            own = [k for k in call.keywords if k.arg in ("sampler", "batch_sampler")]
+            starred = any(k.arg is None for k in call.keywords)
+            if (own or starred) and (
+                starred or any(isinstance(k.value, ast.Name) and k.value.id in params for k in own)
+            ):
+                found.add(node.name)
+    return found
+
+
+def _run_time(value: ast.expr) -> bool:
+    """`**ddp_loader_arguments(...)`: a subclass the data pass sharded (a second run)."""
+    parts = dotted(value.func) if isinstance(value, ast.Call) else None
+    return parts is not None and bool(parts) and parts[-1] == "ddp_loader_arguments"
 
 
 def shards_loaders(called: Iterable[frozenset[str]]) -> bool:

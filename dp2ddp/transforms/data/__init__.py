@@ -85,11 +85,9 @@ from dp2ddp.transforms._support.nodes import (
     is_false,
     keyword,
     module_of,
-    name_of,
     one_per_line,
     remove_arg,
     statement_header,
-    walk,
 )
 from dp2ddp.transforms.analysis.chunk_sizes import ChunkPlan
 from dp2ddp.transforms.data.attribute_counts import said_after_planning
@@ -145,6 +143,7 @@ from dp2ddp.transforms.data.sampler_reads import said_sampler_reads
 from dp2ddp.transforms.data.samplers import drop_import, own_sampler, said_early_exit
 from dp2ddp.transforms.data.size_guards import others_loaders_named, plan_size_guards
 from dp2ddp.transforms.data.size_swaps import SizeSwaps
+from dp2ddp.transforms.data.subclass_instances import plan_subclasses
 from dp2ddp.transforms.data.trained_returns import export_trained, said_unlooped_whole
 from dp2ddp.transforms.data.unlooped_shards import keep_unlooped_whole, live_loops
 
@@ -209,7 +208,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             self._plan_train_metrics(loader)
             self._warn_running_figures(loader)
             self._export_shard(loader) or export_trained(self, loader)  # a self-test's loops
-        self._plan_subclasses(nodes)
+        plan_subclasses(self, nodes)
         said_sampler_reads(self, nodes, self._sampler_sharded)
         every = {
             c: loaders.get(c) or Loader(c, {}, self._binding(c)[0], None, None)
@@ -346,44 +345,6 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             return None
         binding, statement = self._binding(call)
         return Loader(call, args, binding, statement, own)
-
-    def _plan_subclasses(self, nodes: ModuleNodes) -> None:
-        """A DataLoader subclass that builds its own sampler and passes it to
-        `super().__init__(..., sampler=...)` (victoresque/pytorch-template's BaseDataLoader):
-        the sampler is sharded as a loader's own (DdpBatchShard)."""
-        for cls in nodes.of(cst.ClassDef):
-            if not any(self.matches(b.value, DATALOADER) for b in cls.bases):
-                continue
-            for call in walk(cls.body):
-                if not (
-                    isinstance(call, cst.Call)
-                    and isinstance(call.func, cst.Attribute)
-                    and call.func.attr.value == "__init__"
-                    and isinstance(call.func.value, cst.Call)
-                    and name_of(call.func.value.func) == "super"
-                ):
-                    continue
-                args = {a.keyword.value: i for i, a in enumerate(call.args) if a.keyword}
-                positional = [i for i, a in enumerate(call.args) if not a.keyword and not a.star]
-                for position, index in zip(POSITIONS, positional, strict=False):
-                    args.setdefault(position, index)
-                for key in ("sampler", "batch_sampler"):
-                    if key not in args or self._always_none(call.args[args[key]].value):
-                        continue
-                    sampler = call.args[args[key]].value
-                    if self._is_ours(sampler) or is_batch_shard(sampler):
-                        break
-                    planned = plan_batch_shard(self, call, key, args, cls.name.value)
-                    if isinstance(planned, str):
-                        self.warn(call, "DP009", planned)
-                    else:
-                        self._shards[call] = planned
-                        self.record(
-                            call,
-                            f"{cls.name.value}, a DataLoader: every rank draws its {key}'s "
-                            f"global batches alike and takes its contiguous part ({BATCH_SHARD})",
-                        )
-                    break
 
     def _evaluates(self, loop: cst.For) -> bool:
         """The loop evaluates: in evaluation context (`no_grad()`, after `.eval()`), or it

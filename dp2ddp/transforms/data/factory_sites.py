@@ -570,6 +570,15 @@ class FactorySites:
         start = self.t.get_metadata(PositionProvider, original).start.column
         return start + len(self.t.code(rewritten)) > LINE_LIMIT
 
+    def keep_whole(self, call: cst.Call) -> None:
+        """`call` passes ddp_shard=False (an evaluation instance of a sharding DataLoader
+        subclass: subclass_instances.py)."""
+        self._evaluation_calls.add(call)
+
+    def take_flag(self, function: cst.FunctionDef) -> None:
+        """`function` takes `ddp_shard=True` (a sharding DataLoader subclass's __init__)."""
+        self._functions.add(function)
+
     def leave_call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """An evaluation call of a factory passes ddp_shard=False; a wrapper's call of
         another module's factory hands its own flag on."""

@@ -545,6 +545,7 @@ def others_loaders_named(code: str, state: MigrationState) -> bool:
         or any(e.name in code for e in state.loaders.exported)
         or any(f.function.rpartition(".")[2] in code for f in state.loaders.fed)
         or compares_a_loader_size(code, state)
+        or any(c.rpartition(".")[2] in code for c in state.loaders.flagged_loaders)
         or state.program is not None
         and named_loader(code)
         and any(word in code for word in ("backward", ".step("))

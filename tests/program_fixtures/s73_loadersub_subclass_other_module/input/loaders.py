@@ -1,0 +1,11 @@
+from torch.utils.data import DataLoader
+
+
+class TaskLoader(DataLoader):
+    """A project loader: forwards its sampler arguments to DataLoader."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None,
+                 batch_sampler=None, num_workers=0):
+        super().__init__(dataset, batch_size=batch_size, shuffle=shuffle,
+                         sampler=sampler, batch_sampler=batch_sampler,
+                         num_workers=num_workers)
