@@ -3111,11 +3111,6 @@ CASES: dict[str, tuple[str, ...]] = {
     # stop 73 steploss: two backwards through one forward said (DP026), and a control
     "hazards_s73_steploss_backward_per_loss": ("full-data loss 0.255777",),
     "hazards_s73_steploss_backward_per_forward_control": ("full-data loss 0.339983",),
-}
-#: the program fixtures of CASES -> their entry
-PROGRAMS = {
-    "s73_compose_transform_through_helper": "train.py",  # stop 73 compose (round 25)
-    "s73_compose_function_by_position": "train.py",  # stop 73 compose
     # stop 73 loadersub (round 26 MRN-ICASSP22): evaluation instances of a sharding subclass
     "data_s73_loadersub_subclass_eval_instance": (
         "epoch 0 test_acc 0.5312 over 4 batches",
@@ -3129,6 +3124,8 @@ PROGRAMS = {
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s73_compose_transform_through_helper": "train.py",  # stop 73 compose (round 25)
+    "s73_compose_function_by_position": "train.py",  # stop 73 compose
     "s73_loadersub_subclass_other_module": "train.py",  # stop 73 loadersub (round 26)
     "rank_zero_s73_lead_makedirs_probe_twice": "train.py",  # stop 73 lead
     "model_wrap_s73_lead_flag_unwrap_in_handed_class": "train.py",  # stop 73 lead
