@@ -18,6 +18,7 @@ from __future__ import annotations
 import libcst as cst
 
 from dp2ddp.flow import DefUse, origins
+from dp2ddp.transforms._support.nodes import name_of
 
 #: Draws of a permutation of n (the rows' new order).
 PERMUTATIONS = frozenset({"torch.randperm", "numpy.random.permutation"})
@@ -42,6 +43,19 @@ def picks_rows(defs: DefUse | None, call: cst.Call, names: set[str]) -> bool:
     if not names & POSITION_DRAWS or defs is None:
         return False
     return _indexes_rows(defs, call, 0)
+
+
+def rows_among(call: cst.Call) -> cst.BaseExpression | None:
+    """The count of rows a row-picking draw picks among, as written: `torch.randperm(n)`'s
+    and `np.random.permutation(n)`'s `n`, `torch.randint(low, high, size)`'s (or
+    `torch.randint(high, size)`'s) `high`; None where it is not written positionally."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    if not positional or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    if name_of(call.func) != "randint":
+        return positional[0]
+    sized = any(a.keyword is not None and a.keyword.value == "size" for a in call.args)
+    return (positional[: len(positional) - (0 if sized else 1)] or positional)[-1]
 
 
 def _indexes_rows(defs: DefUse, value: cst.BaseExpression, depth: int) -> bool:

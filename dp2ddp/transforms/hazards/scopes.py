@@ -16,6 +16,7 @@ from dp2ddp.transforms._support.grad_mode import Matches
 from dp2ddp.transforms._support.nodes import name_of, target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import batch_of_size, sized_by_batch
+from dp2ddp.transforms.analysis.row_picks import PERMUTATIONS, rows_among
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import evaluation_draw, is_backward_call, loop_trains
 
@@ -420,21 +421,14 @@ def rows_permuted(
     draw is no such permutation. With `picks` (the draw's values index the batch's rows:
     analysis/row_picks.picks_rows), also `torch.randint(0, x.size(0), (x.size(0),))`:
     positions among the rows drawn with replacement (MixUp's partners, round 26 rc)."""
-    positional = [a.value for a in node.args if a.keyword is None and not a.star]
-    if names & {"torch.randperm", "numpy.random.permutation"} and positional:
-        what, first, bound, once = (
-            "a permutation of the batch's rows",
-            positional[0],
-            "sized",
-            "permuted",
-        )
-    elif picks and "torch.randint" in names and positional:
+    first = rows_among(node)
+    if names & PERMUTATIONS:
+        what, bound, once = "a permutation of the batch's rows", "sized", "permuted"
+    elif picks and "torch.randint" in names:
         what, bound, once = "positions among the batch's rows", "up to", "drew positions in"
-        sized = any(a.keyword is not None and a.keyword.value == "size" for a in node.args)
-        first = (positional[: len(positional) - (0 if sized else 1)] or positional)[-1]
     else:
         return ""
-    if node.args[0].keyword is not None or node.args[0].star:
+    if first is None:
         return ""
     rows = batch_of_size(first)
     if not any(sized_by_batch(first, loop, node) or rows in _bound_in(loop) for loop in loops):
