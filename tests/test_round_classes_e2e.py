@@ -2023,6 +2023,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   original's `test_acc 0.5312 over 4 batches`; before: `0.5000`, rank 0's half, and only a
   false DP035 "not sharded") or in another (s73_loadersub_subclass_other_module, program,
   ProgramLoaders.flagged_loaders: `val_acc 0.5312 over 4 batches`; before `0.5000`).
+- Stop 73 randidx (round 26 rc, GAN/VAE idioms): partner positions drawn with replacement
+  by `torch.randint` and used to take the batch's rows (`x[j]`, `index_select(0, j)`) are
+  a row pick, as `torch.randperm` is (analysis/row_picks.py), not noise for the batch:
+  hazards_s73_randidx_local_partners (up to `x.size(0)`): left per rank as randperm is,
+  DP006 + DP147, rank 0 `weights 0.687449` against the original's `weights 0.720681`,
+  verify names the permuted batch (before: `ddp_draw_share`, no word, `weights 0.637910`,
+  verify "no known cause matched"); hazards_s73_randidx_global_partners (up to `args.batch_size`): DP006 +
+  DP147 (before: no word, both ranks IndexError); hazards_s73_randidx_control_labels
+  (randint as labels and as indices into a weight table): drawn as the global batch's
+  noise, unchanged, rank 0 prints the original's `weights -0.469143`.
 """
 
 from __future__ import annotations
@@ -3121,6 +3131,7 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 0 val_acc 0.5312 over 4 batches",
         "epoch 1 val_acc 0.5312 over 4 batches",
     ),
+    "hazards_s73_randidx_control_labels": ("weights -0.469143",),  # stop 73 randidx
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
@@ -3503,6 +3514,7 @@ FAILS_IN_MIGRATED_RUN = (
     "batches_s49_a2_fixed_output_positions",  # a rank raises at a fixed output position
     "data_s52_v3_sampler_type_asserted",  # the assert on the sampler's type fails
     "s52_v2_size_handed_to_other_module",  # a rank crashes
+    "hazards_s73_randidx_global_partners",  # positions past a rank's share: IndexError
 )
 
 
@@ -3997,6 +4009,10 @@ def test_rows_cut_at_the_batch_size_are_this_ranks(launch: Launch) -> None:
         # stop 60 v4-C: draws of a function and a lambda the training loop defines
         # (megvii-model/SinglePathOneShot@36eed6c; the base: nothing said)
         ("hazards_s60_v4c_draw_in_local_function", "DP006"),
+        # stop 73 randidx (round 26 rc): MixUp partners drawn with replacement by
+        # torch.randint, up to this rank's batch and up to the global batch size
+        ("hazards_s73_randidx_local_partners", "DP147"),
+        ("hazards_s73_randidx_global_partners", "DP147"),
     ],
 )
 def test_a_said_difference_is_named_in_verifys_verdict(

@@ -11,11 +11,12 @@ arpitbansal297/Cold-Diffusion-Models@f8b1379 was
 RNG advanced … DP006" at a generator whose batch was split right (docs/real-world.md,
 stop 51, w5).
 
-A loop's draws that take the batch's rows in a drawn order (mixup, CutMix: DP147 from verify's
-own migration) are named as such (`permuted_batch`): each rank draws a permutation of its own
-share's positions (the same one on every rank where the program seeds alike) and pairs rows
-within its share; the cause "each process draws its own values", fix "draw on rank 0 and
-broadcast", hid that (a broadcast order still pairs within each share; stop 51 s1, stop 52 s4).
+A loop's draws that take the batch's rows in a drawn order (mixup, CutMix, partners drawn
+with replacement by `torch.randint`: DP147 from verify's own migration) are named as such
+(`permuted_batch`): each rank draws a permutation of its own share's positions (the same one
+on every rank where the program seeds alike) and pairs rows within its share; the cause
+"each process draws its own values", fix "draw on rank 0 and broadcast", hid that (a
+broadcast order still pairs within each share; stop 51 s1, stop 52 s4).
 """
 
 from __future__ import annotations
@@ -103,12 +104,13 @@ def permuted_batch(ev: Evidence, evidence: str, drawn: str) -> Cause | None:
     shown = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
     return Cause(
         "permuted_batch",
-        "the batch's rows mixed in a drawn order (mixup, CutMix): each rank pairs rows within "
-        "its own share",
+        "the batch's rows mixed in a drawn order (mixup, CutMix, partners drawn with "
+        "replacement): each rank pairs rows within its own share",
         (f"{evidence}; " if evidence else "")
         + f"DP147 from dp2ddp migrate at {shown}: each rank draws a permutation of its own "
-        "share's positions and pairs every row with a partner from its own share only (where "
-        "the program seeds its generators alike, as DP006 says, every rank draws the same "
+        "share's positions (or positions among them: `torch.randint`) and pairs every row "
+        "with a partner from its own share only (where the program seeds its generators "
+        "alike, as DP006 says, every rank draws the same "
         "permutation and the same mixing weights on each step; else verify seeds rank 0 as "
         "the original and the others apart, as torchrun leaves them); the original drew one "
         f"permutation over its whole batch, whose partners cross the ranks' shares{drawn}",

@@ -47,6 +47,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.fed_slots import fed_share
+from dp2ddp.transforms.analysis.row_picks import rows_among
 from dp2ddp.transforms.batches.beside import prove_beside_loader
 from dp2ddp.transforms.batches.cut_counts import settle_cuts, settle_output_cuts
 from dp2ddp.transforms.batches.fed import fed_share_loop
@@ -447,8 +448,9 @@ class BatchProof(TrainingLoops):
     def _own_rows(self, flow: DefUse, draw: cst.CSTNode) -> bool:
         """A draw sized by a batch already this rank's (`torch.randperm(y.size(0))`): it
         orders this rank's own rows; drawn alike it would force rank 0's order on every
-        rank, against DP147's advice (round 21, STGAN-pytorch@1136a5d)."""
-        size = draw.args[0].value if isinstance(draw, cst.Call) and draw.args else None
+        rank, against DP147's advice (round 21, STGAN-pytorch@1136a5d). Also positions drawn
+        up to it (`torch.randint(0, y.size(0), (n,))`: analysis/row_picks.rows_among)."""
+        size = rows_among(draw) if isinstance(draw, cst.Call) else None
         return size is not None and any(
             self._classify(flow, found, set()) == "sharded"
             for name in walk(size)

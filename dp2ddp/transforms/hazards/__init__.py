@@ -83,6 +83,7 @@ from dp2ddp.transforms.analysis.pickled_params import (
     whole_parts,
 )
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, in_same_random, shared_stream
+from dp2ddp.transforms.analysis.row_picks import picks_rows
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams
 from dp2ddp.transforms.analysis.torch_generators import (
     alike_generator,
@@ -120,6 +121,7 @@ from dp2ddp.transforms.hazards.scopes import (
     draw_detail,
     in_training_loop,
     loop_info,
+    renorm_bound,
 )
 from dp2ddp.transforms.hazards.sub_wraps import unproved_pairs
 from dp2ddp.transforms.hazards.unbuilt_norms import unbuilt
@@ -130,13 +132,6 @@ from dp2ddp.transforms.hazards.visible_devices import (
 )
 from dp2ddp.transforms.hazards.world_scaled import scaled_backward
 
-#: Embedding lookups that renormalise the rows they read in place when given `max_norm`
-#: (stop 31 class D2, facebookresearch/DeepSDF's latent codes).
-_RENORMED_EMBEDDINGS = frozenset(
-    {"torch.nn.Embedding", "torch.nn.modules.sparse.Embedding", "torch.nn.functional.embedding",
-     "torch.nn.EmbeddingBag", "torch.nn.modules.sparse.EmbeddingBag",
-     "torch.nn.functional.embedding_bag"}
-)  # fmt: skip
 #: Loops over these count batches (also wrapped: `enumerate(range(n))`, `tqdm(range(n))`).
 _RANGES = frozenset({"builtins.range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
 #: Containers a wrapped model may be put in and pickled with (DP070).
@@ -554,19 +549,8 @@ class FlagHazards(MigrationTransform):
             self._batchnorms.append(node)
         if names & ENV_SETTERS and sets_visible_devices(node):
             self.warn(node, "DP010", self.code(node))
-        if names & _RENORMED_EMBEDDINGS:
-            bound = next(
-                (a for a in node.args if a.keyword is not None and a.keyword.value == "max_norm"),
-                None,
-            )
-            if bound is not None and not (
-                isinstance(bound.value, cst.Name) and bound.value.value == "None"
-            ):
-                self.warn(
-                    node,
-                    "DP089",
-                    f"{self.code(node.func)}(..., max_norm={self.code(bound.value)})",
-                )
+        if (bound := renorm_bound(node, names)) is not None:
+            self.warn(node, "DP089", f"{self.code(node.func)}(..., max_norm={self.code(bound)})")
 
     def _flow(self) -> DefUse | None:
         """The module's def-use view (built once per tree): a loop over a loader handed to
@@ -583,7 +567,7 @@ class FlagHazards(MigrationTransform):
         .normal_(std=s)`: SaoYan/DnCNN-PyTorch's noise), which no qualified name shows."""
         func, names = node.func, with_fill(node, names)
         every, alike = self._batch_sizes.every(), self._alike
-        if (
+        if not picks_rows(self._flow(), node, names) and (
             is_batch_noise(node, names, self._batch_sizes.written, alike)
             or any(
                 isinstance(info.node, cst.For)
@@ -606,7 +590,8 @@ class FlagHazards(MigrationTransform):
             and not any(arg.keyword and arg.keyword.value == "generator" for arg in node.args)
         ):
             loops = [i.node for i in self._enclosing() if isinstance(i.node, cst.For)]
-            detail = draw_detail(node, names, loops, self._module, self._alike_streams)
+            picks = picks_rows(self._flow(), node, names)
+            detail = draw_detail(node, names, loops, self._module, self._alike_streams, picks)
             # an order or a plain draw: drawn alike, its text is false (not MixUp's partners)
             shared = shared_stream(node, names) and detail[:10] in ("", ": an order")
             if shared and in_same_random(node, self.parent):

@@ -40,6 +40,7 @@ from dp2ddp.transforms.analysis.random_draws import (
 from dp2ddp.transforms.analysis.random_draws import (
     sampled_distribution as _sample,
 )
+from dp2ddp.transforms.analysis.row_picks import PERMUTATIONS
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.torch_generators import (
     batch_sized,
@@ -53,7 +54,7 @@ from dp2ddp.transforms.hazards.generator_objects import (
     generator_draw,
     handed_generators,
 )
-from dp2ddp.transforms.hazards.permuted_rows import PERMUTATIONS, mixed_parameter
+from dp2ddp.transforms.hazards.permuted_rows import mixed_parameter
 
 QualifiedNames = Callable[[cst.CSTNode], set[str]]
 Position = Callable[[cst.CSTNode], tuple[int, int]]

@@ -10,7 +10,8 @@ permutation and the same weight. No row is compared with another (DP124's rule d
 see it: stop 50 w2 left it), and DP006 at the draws says only that the draw is made on
 every rank. Found on the same backward walk from each argument of a wrapped model's call
 as DP124 (hazards/batch_pairing.py, flow/origins.py): a source that is a permutation draw
-(`torch.randperm`, `numpy.random.permutation`) reaching the argument as the first index of
+(`torch.randperm`, `numpy.random.permutation`), or of positions with replacement
+(`torch.randint`: analysis/row_picks.py, round 26 rc) reaching the argument as the first index of
 a subscript whose value the walk also reaches from the loader's batch. A plain reorder in
 place (`x = x[perm]`) pairs nothing and is not said.
 
@@ -31,9 +32,7 @@ import libcst as cst
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, Origin, Step, origins
 from dp2ddp.transforms._support.nodes import name_of, walk
-
-#: Draws of a permutation of n (the rows' new order).
-PERMUTATIONS = frozenset({"torch.randperm", "numpy.random.permutation"})
+from dp2ddp.transforms.analysis.row_picks import PERMUTATIONS, ROW_PICKS
 
 
 def permuted_rows(
@@ -57,8 +56,8 @@ def permuted_rows(
         drawn = origin.node
         if origin.kind != "call" or not isinstance(drawn, cst.Call):
             continue
-        if not qualified_names(drawn.func) & PERMUTATIONS:
-            continue
+        if not qualified_names(drawn.func) & ROW_PICKS:
+            continue  # a permutation, or positions (`torch.randint`: analysis/row_picks.py)
         for step in origin.path:
             if not step.index:
                 continue

@@ -16,6 +16,7 @@ from dp2ddp.transforms._support.grad_mode import Matches
 from dp2ddp.transforms._support.nodes import name_of, target_names, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.batch_noise import batch_of_size, sized_by_batch
+from dp2ddp.transforms.analysis.row_picks import PERMUTATIONS, rows_among
 from dp2ddp.transforms.analysis.seeded_streams import stream_of
 from dp2ddp.transforms.analysis.training import evaluation_draw, is_backward_call, loop_trains
 
@@ -346,6 +347,12 @@ def _drawn_size(node: cst.Call) -> cst.BaseExpression | None:
     return node.args[0].value if node.args and node.args[0].keyword is None else None
 
 
+def _batch_size_name(first: cst.BaseExpression | None) -> bool:
+    """`bs`, `args.batch_size`, `nbatch`: a name written as a batch's size."""
+    last = name_of(first).lower() if first is not None else ""
+    return last == "bs" or ("batch" in last and ("size" in last or last.startswith("n")))
+
+
 def global_draw(node: cst.Call, module: cst.Module | None = None) -> str:
     """DP006's detail for a draw sized by a batch size not proved the loader's
     (`torch.randn(self.batch_size, z_dim)`, the configured size reaching the loader through
@@ -353,10 +360,7 @@ def global_draw(node: cst.Call, module: cst.Module | None = None) -> str:
     whole batch that size names, from the same stream where the ranks seed it alike
     (torch's default seed is the same in every process). "" for another draw."""
     first = _drawn_size(node)
-    last = name_of(first).lower() if first is not None else ""
-    if name_of(node.func).endswith("_like") or not (
-        last == "bs" or ("batch" in last and ("size" in last or last.startswith("n")))
-    ):
+    if name_of(node.func).endswith("_like") or not _batch_size_name(first):
         return config_draw(node, module)  # `randn_like(batch)`: a tensor's shape
     spelled = cst.Module([]).code_for_node(first) if first is not None else ""
     return (
@@ -383,10 +387,12 @@ def draw_detail(
     loops: Iterable[cst.For],
     module: cst.Module | None,
     alike: Callable[[], frozenset[str]],
+    picks: bool = False,
 ) -> str:
     """DP006's detail for a draw in a training loop (`loops`: the loops around it, innermost
     first): a size not proved the loader's (global_draw), a permutation of the batch's rows
-    (rows_permuted), an order (order_draw); "" for another draw."""
+    or positions among them (rows_permuted; `picks`: analysis/row_picks.picks_rows), an
+    order (order_draw); "" for another draw."""
     device = next(
         (
             cst.Module([]).code_for_node(a.value)
@@ -399,32 +405,55 @@ def draw_detail(
     )
     return (
         global_draw(node, module)
-        or rows_permuted(node, names, loops)
+        or rows_permuted(node, names, loops, picks)
         or order_draw(names, alike, device)
     )
 
 
-def rows_permuted(node: cst.Call, names: set[str], loops: Iterable[cst.For]) -> str:
+def rows_permuted(
+    node: cst.Call, names: set[str], loops: Iterable[cst.For], picks: bool = False
+) -> str:
     """DP006's detail for a permutation of the loop's own batch rows (`index =
     torch.randperm(x.size(0))`, `np.random.permutation(len(x))`; sized_by_batch), which
     picks mixing partners among the batch's samples (CutMix, MixUp: `x[index]`;
     jypark1994/ClassDiscriminativeCutMix@dbf3290, class v1-C of stop 56): under DDP that
     size is this rank's share, so each rank pairs its samples among its own. "" where the
-    draw is no such permutation."""
-    if not names & {"torch.randperm", "numpy.random.permutation"}:
+    draw is no such permutation. With `picks` (the draw's values index the batch's rows:
+    analysis/row_picks.picks_rows), also `torch.randint(0, x.size(0), (x.size(0),))`:
+    positions among the rows drawn with replacement (MixUp's partners, round 26 rc)."""
+    first = rows_among(node)
+    if names & PERMUTATIONS:
+        what, bound, once = "a permutation of the batch's rows", "sized", "permuted"
+    elif picks and "torch.randint" in names:
+        what, bound, once = "positions among the batch's rows", "up to", "drew positions in"
+    else:
         return ""
-    if not node.args or node.args[0].keyword is not None or node.args[0].star:
+    if first is None:
         return ""
-    first = node.args[0].value
     rows = batch_of_size(first)
     if not any(sized_by_batch(first, loop, node) or rows in _bound_in(loop) for loop in loops):
-        return ""
+        return _global_positions(first) if "torch.randint" in names else ""
     return (
-        f": a permutation of the batch's rows (sized `{cst.Module([]).code_for_node(first)}`),"
+        f": {what} ({bound} `{cst.Module([]).code_for_node(first)}`),"
         " this rank's share under DDP: where it picks partners among the batch's samples "
         "(CutMix, MixUp: `x[index]`), each rank mixes its samples only with its own share's, "
-        "where DataParallel permuted the whole batch once and a sample's partner could be "
+        f"where DataParallel {once} the whole batch once and a sample's partner could be "
         "any sample of it"
+    )
+
+
+def _global_positions(first: cst.BaseExpression) -> str:
+    """DP006's detail for positions among the batch's rows drawn up to a size written as a
+    batch's (`torch.randint(0, args.batch_size, (args.batch_size,))`; `x[j]`): the
+    loader's global batch, more rows than this rank's share holds (round 26 rc)."""
+    if not _batch_size_name(first):
+        return ""
+    return (
+        f": positions among the batch's rows (up to `{cst.Module([]).code_for_node(first)}`),"
+        " not proved this rank's batch: where it is the global batch's size, positions past "
+        "this rank's share index rows it does not hold (an IndexError) and the others pair "
+        "its samples only with its own share's, where DataParallel drew positions in the "
+        "whole batch once and a sample's partner could be any sample of it"
     )
 
 
@@ -599,3 +628,26 @@ def _walk_statements(body: cst.CSTNode) -> list[cst.CSTNode]:
 
     read_tree(body, _Collect())
     return found
+
+
+#: Embedding lookups that renormalise the rows they read in place when given `max_norm`
+#: (stop 31 class D2, facebookresearch/DeepSDF's latent codes).
+_RENORMED_EMBEDDINGS = frozenset(
+    {"torch.nn.Embedding", "torch.nn.modules.sparse.Embedding", "torch.nn.functional.embedding",
+     "torch.nn.EmbeddingBag", "torch.nn.modules.sparse.EmbeddingBag",
+     "torch.nn.functional.embedding_bag"}
+)  # fmt: skip
+
+
+def renorm_bound(node: cst.Call, names: set[str]) -> cst.BaseExpression | None:
+    """DP089's `max_norm=` of an embedding lookup that renormalises its rows in place (not
+    `None`); None for another call."""
+    if not names & _RENORMED_EMBEDDINGS:
+        return None
+    bound = next(
+        (a.value for a in node.args if a.keyword is not None and a.keyword.value == "max_norm"),
+        None,
+    )
+    if isinstance(bound, cst.Name) and bound.value == "None":
+        return None
+    return bound

@@ -86,6 +86,7 @@ from dp2ddp.transforms.analysis.filled_draws import with_fill
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, imported_distributions
+from dp2ddp.transforms.analysis.row_picks import picks_rows
 from dp2ddp.transforms.analysis.torch_generators import generators_alike
 from dp2ddp.transforms.analysis.training import evaluation_draw, loop_trains
 from dp2ddp.transforms.hazards.draws import HelperDraws
@@ -288,6 +289,8 @@ class ShareDatasetDraws(WholeReads):
             if not names & BATCH_DRAWS:
                 self._unproved_sample(node, sizes)
                 continue
+            if picks_rows(self._flow, node, names):
+                continue  # positions of the batch's rows (`x[j]`): DP006/DP147, hazards'
             if not is_batch_noise(node, names, sizes.written, self._alike):
                 if not self._per_rank_noise(node, names, sizes) and DISTRIBUTION_SAMPLE in names:
                     self._unsized_distribution_draw(node)
