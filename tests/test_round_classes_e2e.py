@@ -2023,16 +2023,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   original's `test_acc 0.5312 over 4 batches`; before: `0.5000`, rank 0's half, and only a
   false DP035 "not sharded") or in another (s73_loadersub_subclass_other_module, program,
   ProgramLoaders.flagged_loaders: `val_acc 0.5312 over 4 batches`; before `0.5000`).
-- Stop 73 randidx (round 26 rc, GAN/VAE idioms): partner positions drawn with replacement
-  by `torch.randint` and used to take the batch's rows (`x[j]`, `index_select(0, j)`) are
-  a row pick, as `torch.randperm` is (analysis/row_picks.py), not noise for the batch:
+- Stop 73 randidx (round 26 rc, GAN/VAE idioms): partner positions drawn with replacement by
+  `torch.randint` and used to take the batch's rows (`x[j]`, `index_select(0, j)`) are a row
+  pick, as `torch.randperm` is (analysis/row_picks.py), not noise for the batch:
   hazards_s73_randidx_local_partners (up to `x.size(0)`): left per rank as randperm is,
-  DP006 + DP147, rank 0 `weights 0.687449` against the original's `weights 0.720681`,
-  verify names the permuted batch (before: `ddp_draw_share`, no word, `weights 0.637910`,
-  verify "no known cause matched"); hazards_s73_randidx_global_partners (up to `args.batch_size`): DP006 +
-  DP147 (before: no word, both ranks IndexError); hazards_s73_randidx_control_labels
-  (randint as labels and as indices into a weight table): drawn as the global batch's
-  noise, unchanged, rank 0 prints the original's `weights -0.469143`.
+  DP006 + DP147, rank 0 `weights 0.687449` against the original's `weights 0.720681`, verify
+  names the permuted batch (before: `ddp_draw_share`, no word, `weights 0.637910`, verify
+  "no known cause matched"); hazards_s73_randidx_global_partners (up to `args.batch_size`):
+  DP006 + DP147 (before: no word, both ranks IndexError); hazards_s73_randidx_control_labels
+  (randint as labels and as indices into a weight table): drawn as the global batch's noise,
+  unchanged, rank 0 prints the original's `weights -0.469143`.
 """
 
 from __future__ import annotations
