@@ -37,6 +37,7 @@ from dp2ddp.transforms.hazards.batch_terms import BatchGiven, penalty
 from dp2ddp.transforms.hazards.input_gradients import input_arguments
 from dp2ddp.transforms.hazards.masked_means import MeanLossObjects, averaging_loss
 from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
+from dp2ddp.transforms.hazards.batch_baselines import OFFSETS, baseline_statistics
 from dp2ddp.transforms.hazards.reductions import (
     MEANS,
     Alike,
@@ -541,6 +542,15 @@ class LossChecks:
                 if stat not in self._statistics:
                     self._statistics.add(stat)
                     self.t.warn(stat, "DP059", f"{self.t.code(stat)} feeds a non-linear loss")
+        assert self._module is not None
+        for stat in baseline_statistics(values, assigned, self.t, self._module):
+            if stat in self._statistics or alike_operand(
+                stat, assigned, self.t, self._alike_proof()
+            ):
+                continue
+            found = True
+            self._statistics.add(stat)
+            self.t.warn(stat, "DP059", f"{self.t.code(stat)} {OFFSETS}")
         return found
 
     def _mean_objects(self) -> MeanLossObjects | None:
