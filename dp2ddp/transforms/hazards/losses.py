@@ -31,13 +31,13 @@ from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.hazards.batch_baselines import OFFSETS, baseline_statistics
 from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
 from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, penalty
 from dp2ddp.transforms.hazards.input_gradients import input_arguments
 from dp2ddp.transforms.hazards.masked_means import MeanLossObjects, averaging_loss
 from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
-from dp2ddp.transforms.hazards.batch_baselines import OFFSETS, baseline_statistics
 from dp2ddp.transforms.hazards.reductions import (
     MEANS,
     Alike,
