@@ -23,7 +23,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.children import children_of
-from dp2ddp.transforms.hazards.reductions import TENSOR_METHODS, reduction
+from dp2ddp.transforms.hazards.reductions import TENSOR_METHODS, Alike, alike_value, reduction
 
 #: The statistics over the batch that make a baseline or a normaliser.
 _STATISTICS = frozenset({"mean", "nanmean", "std", "var"})
@@ -102,9 +102,10 @@ def _locals(function: cst.FunctionDef) -> Bindings:
 
 
 class _Search:
-    def __init__(self, transform: MigrationTransform, program: _Program) -> None:
+    def __init__(self, transform: MigrationTransform, program: _Program, alike: Alike) -> None:
         self.t = transform
         self.program = program
+        self.alike = alike
         self.seen: set[tuple[int, int]] = set()
 
     def statistics(
@@ -192,7 +193,11 @@ class _Search:
             sides = (node.left, node.right)
             stats = [self.statistics(s, names, attrs, 0) for s in sides]
             for own, other in ((0, 1), (1, 0)):
-                if stats[own] and not stats[other] and not _number(sides[other]):
+                if (
+                    stats[own]
+                    and not stats[other]
+                    and not self._alike(sides[other], stats[own], names)
+                ):
                     found += stats[own]
         if isinstance(node, cst.Call):
             reduced = reduction(node, self.t)
@@ -201,6 +206,11 @@ class _Search:
         for child in children_of(node):
             found += self.offsets(child, names, attrs, depth)
         return found
+
+    def _alike(self, other: cst.BaseExpression, stats: list[cst.Call], names: Bindings) -> bool:
+        """The other side is the same on every rank (a number, a hyperparameter): it scales
+        a statistic, no per-sample term (`lam * x.mean()`)."""
+        return _number(other) or alike_value(other, stats[0], names, self.t, self.alike)
 
 
 def _operand(call: cst.Call, transform: MigrationTransform) -> cst.BaseExpression | None:
@@ -227,18 +237,27 @@ def _enclosing_class(node: cst.CSTNode, transform: MigrationTransform) -> cst.Cl
     return parent
 
 
+#: The last module's _Program (one module is migrated at a time).
+_PROGRAM: dict[int, tuple[cst.Module, _Program]] = {}
+
+
 def baseline_statistics(
     values: list[cst.BaseExpression],
     assigned: Bindings,
     transform: MigrationTransform,
     module: cst.Module,
+    alike: Alike,
 ) -> list[cst.Call]:
     """The batch statistics that offset or scale the per-sample terms of the loss `values`
     (see the module docstring), each once."""
     if transform.state.text_count("mean") == 0 and transform.state.text_count("std") == 0:
         return []
-    program = _Program(module)
-    search = _Search(transform, program)
+    cached = _PROGRAM.get(id(module))
+    if cached is None or cached[0] is not module:
+        _PROGRAM.clear()
+        cached = _PROGRAM[id(module)] = (module, _Program(module))
+    program = cached[1]
+    search = _Search(transform, program, alike)
     found: list[cst.Call] = []
     for value in values:
         cls = _enclosing_class(value, transform)

@@ -543,7 +543,9 @@ class LossChecks:
                     self._statistics.add(stat)
                     self.t.warn(stat, "DP059", f"{self.t.code(stat)} feeds a non-linear loss")
         assert self._module is not None
-        for stat in baseline_statistics(values, assigned, self.t, self._module):
+        for stat in baseline_statistics(
+            values, assigned, self.t, self._module, self._alike_proof()
+        ):
             if stat in self._statistics or alike_operand(
                 stat, assigned, self.t, self._alike_proof()
             ):
