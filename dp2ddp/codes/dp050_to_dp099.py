@@ -135,7 +135,14 @@ LATER: Final[dict[str, tuple[str, str]]] = {
         "averages the gradients of equal shares). Where the whole batch's statistic "
         "matters, gather the outputs from every rank first "
         "(torch.distributed.nn.functional.all_gather passes the gradients back), or accept "
-        "the per-rank statistic.",
+        "the per-rank statistic. So too a statistic over the batch's rows (a mean, a std) "
+        "that offsets or scales the per-sample terms of a mean or a sum in the loss: a "
+        "REINFORCE baseline `((cost - cost.mean()) * log_p).mean()`, a moving average of it "
+        "kept across steps (`self.v = beta * self.v + (1 - beta) * cost.mean()`), an "
+        "advantage standardisation `(r - r.mean()) / r.std()`; DDP's gradient averaging "
+        "does not make each rank's own statistic the whole batch's. Detached, the whole "
+        "batch's is the all-reduced sum over the all-reduced count "
+        "(torch.distributed.all_reduce).",
     ),
     "DP060": (
         "a model output indexed at a position of the global batch",

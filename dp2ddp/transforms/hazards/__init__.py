@@ -7,8 +7,8 @@ point at a real difference between one DataParallel process and WORLD_SIZE DDP p
 
 - DP004 a loss reduced with sum that is not scaled (see hazards.losses); a `.sum()` sums
   the batch only where it sums dim 0 of a tensor no reduction took dim 0 from.
-- DP059 a mean over the batch dimension under a non-linear function (the batch's mean
-  prediction's entropy) in a loss: each rank computes it over its share (hazards.losses).
+- DP059 a batch mean under a non-linear function (a mean prediction's entropy) or offsetting
+  per-sample terms (a baseline) in a loss: each rank's is its share's (hazards.losses).
 - DP043 a mean loss whose denominator the data decides (`ignore_index=`, class `weight=`,
   a mean over a masked selection): each rank averages over its own count (see
   hazards.mean_losses, hazards.masked_means).

@@ -31,6 +31,7 @@ from dp2ddp.transforms._support.names import SCALED_LOSS
 from dp2ddp.transforms._support.nodes import enclosing_function, walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
+from dp2ddp.transforms.hazards.batch_baselines import OFFSETS, baseline_statistics
 from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
 from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, penalty
@@ -541,6 +542,17 @@ class LossChecks:
                 if stat not in self._statistics:
                     self._statistics.add(stat)
                     self.t.warn(stat, "DP059", f"{self.t.code(stat)} feeds a non-linear loss")
+        assert self._module is not None
+        for stat in baseline_statistics(
+            values, assigned, self.t, self._module, self._alike_proof()
+        ):
+            if stat in self._statistics or alike_operand(
+                stat, assigned, self.t, self._alike_proof()
+            ):
+                continue
+            found = True
+            self._statistics.add(stat)
+            self.t.warn(stat, "DP059", f"{self.t.code(stat)} {OFFSETS}")
         return found
 
     def _mean_objects(self) -> MeanLossObjects | None:

@@ -254,6 +254,18 @@ def alike_operand(
     return operand is not None and _alike(operand, mean, assigned, transform, alike, 0)
 
 
+def alike_value(
+    node: cst.BaseExpression,
+    at: cst.Call,
+    assigned: dict[str, list[cst.BaseExpression]],
+    transform: MigrationTransform,
+    alike: Alike,
+) -> bool:
+    """`node` (read at `at`) holds the same values on every rank: a hyperparameter, a
+    wrapped model's weights, no share of the batch."""
+    return _alike(node, at, assigned, transform, alike, 0)
+
+
 def _alike(
     node: cst.BaseExpression,
     at: cst.Call,

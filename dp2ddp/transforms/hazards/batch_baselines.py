@@ -1,0 +1,267 @@
+"""DP059's batch statistics that offset or scale per-sample terms (a REINFORCE baseline).
+
+A statistic over the batch's rows (`cost.mean()`, `r.std()`, over dim 0 or every element)
+that reaches the loss as a plain additive mean term is reproduced by DDP's gradient
+averaging. One that enters a reduction over the batch as an offset or a factor of the
+per-sample terms is not: `((cost - cost.mean()) * log_likelihood).mean()` (a REINFORCE
+baseline), an exponential moving average of it kept on an object across steps
+(`self.v = beta * self.v + (1 - beta) * c.mean()`, jieyibi/AMDKD@e3a3d55's
+ExponentialBaseline, round 26), an advantage standardisation `(r - r.mean()) / r.std()`.
+DataParallel computed it over the gathered batch; each DDP rank computes it over its own
+share (and keeps its own moving average), so the gradient changes with no error.
+
+`baseline_statistics` finds them in what reaches backward(): the reductions over the batch
+in the loss (names followed), and within each one's operand a `+ - * /` whose one side holds
+such a statistic (through names, `self.x` attributes the enclosing class assigns, and the
+return values of a method of the program's own classes called on an object) while the other
+side holds none and is no number.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.children import children_of
+from dp2ddp.transforms.hazards.reductions import TENSOR_METHODS, Alike, alike_value, reduction
+
+#: The statistics over the batch that make a baseline or a normaliser.
+_STATISTICS = frozenset({"mean", "nanmean", "std", "var"})
+#: The reductions whose operand's terms are per-sample (the loss's outer mean or sum).
+_OUTER = frozenset({"mean", "nanmean", "sum", "nansum"})
+_OFFSETS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
+_DEPTH = 8
+#: DP059's message for one: what it is and why it differs.
+OFFSETS = (
+    "is a statistic of the batch that offsets or scales its per-sample terms in the loss "
+    "(a baseline, a normaliser): DataParallel computed it over the whole batch, each DDP "
+    "rank computes it over its own share (and keeps its own running value), so the "
+    "gradient differs; all-reduce the sum and the count (detached) to use the whole batch's"
+)
+
+Bindings = dict[str, list[cst.BaseExpression]]
+
+
+def _over_batch(dims: tuple[int, ...] | None) -> bool:
+    return dims is not None and (dims == () or 0 in dims)
+
+
+class _Program:
+    """The module's classes: `self.x` bindings per class, and its methods by name."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.attrs: dict[int, Bindings] = {}
+        self.methods: dict[str, list[cst.FunctionDef]] = {}
+        self.classes: dict[int, cst.ClassDef] = {}
+        for node in _walk(module):
+            if isinstance(node, cst.ClassDef):
+                bound: Bindings = {}
+                for inner in _walk(node.body):
+                    if isinstance(inner, cst.FunctionDef):
+                        self.methods.setdefault(inner.name.value, []).append(inner)
+                        self.classes[id(inner)] = node
+                    for target, value in _stores(inner):
+                        if isinstance(target, cst.Attribute):
+                            key = _attr_key(target)
+                            if key:
+                                bound.setdefault(key, []).append(value)
+                self.attrs[id(node)] = bound
+
+
+def _walk(node: cst.CSTNode | cst.BaseSuite) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        top = stack.pop()
+        out.append(top)
+        stack.extend(children_of(top))
+    return out
+
+
+def _stores(node: cst.CSTNode) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    if isinstance(node, cst.Assign):
+        return [(t.target, node.value) for t in node.targets]
+    if isinstance(node, cst.AnnAssign) and node.value is not None:
+        return [(node.target, node.value)]
+    return []
+
+
+def _attr_key(node: cst.Attribute) -> str:
+    if isinstance(node.value, cst.Name) and node.value.value == "self":
+        return "self." + node.attr.value
+    return ""
+
+
+def _locals(function: cst.FunctionDef) -> Bindings:
+    bound: Bindings = {}
+    for node in _walk(function.body):
+        for target, value in _stores(node):
+            if isinstance(target, cst.Name):
+                bound.setdefault(target.value, []).append(value)
+    return bound
+
+
+class _Search:
+    def __init__(self, transform: MigrationTransform, program: _Program, alike: Alike) -> None:
+        self.t = transform
+        self.program = program
+        self.alike = alike
+        self.seen: set[tuple[int, int]] = set()
+
+    def statistics(
+        self, node: cst.CSTNode, names: Bindings, attrs: Bindings, depth: int
+    ) -> list[cst.Call]:
+        """The statistics over the batch `node` holds (names, attributes, methods followed)."""
+        if depth > _DEPTH or isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            return []
+        if isinstance(node, cst.Name):
+            found: list[cst.Call] = []
+            for bound in names.get(node.value, ()):
+                found += self.statistics(bound, names, attrs, depth + 1)
+            return found
+        if isinstance(node, cst.Attribute) and _attr_key(node) in attrs:
+            key = (id(node), depth)
+            if key in self.seen:
+                return []
+            self.seen.add(key)
+            found = []
+            for bound in attrs[_attr_key(node)]:
+                found += self.statistics(bound, names, attrs, depth + 1)
+            return found
+        if isinstance(node, cst.Call):
+            reduced = reduction(node, self.t)
+            if reduced is not None and reduced[0] in _STATISTICS and _over_batch(reduced[1]):
+                return [node]
+            found = self._method(node, depth)
+            for child in children_of(node):
+                found += self.statistics(child, names, attrs, depth)
+            return found
+        found = []
+        for child in children_of(node):
+            found += self.statistics(child, names, attrs, depth)
+        return found
+
+    def _method(self, call: cst.Call, depth: int) -> list[cst.Call]:
+        """What a method of the program's own classes returns (`baseline.eval(x, cost)`)."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value in TENSOR_METHODS:
+            return []
+        if self.t.qualified_names(func) & {"torch"}:
+            return []
+        defs = self.program.methods.get(func.attr.value, [])
+        if len(defs) != 1:
+            return []
+        function = defs[0]
+        cls = self.program.classes[id(function)]
+        names, attrs = _locals(function), self.program.attrs.get(id(cls), {})
+        found: list[cst.Call] = []
+        for node in _walk(function.body):
+            if isinstance(node, cst.Return) and node.value is not None:
+                found += self.statistics(node.value, names, attrs, depth + 1)
+        return found
+
+    def outer(self, node: cst.CSTNode, names: Bindings, depth: int) -> list[cst.BaseExpression]:
+        """The operands of the reductions over the batch in `node` (names followed)."""
+        if depth > _DEPTH or isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            return []
+        if isinstance(node, cst.Name):
+            return [o for b in names.get(node.value, ()) for o in self.outer(b, names, depth + 1)]
+        found: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Call):
+            reduced = reduction(node, self.t)
+            if reduced is not None and reduced[0] in _OUTER and _over_batch(reduced[1]):
+                operand = _operand(node, self.t)
+                if operand is not None:
+                    found.append(operand)
+        for child in children_of(node):
+            found += self.outer(child, names, depth)
+        return found
+
+    def offsets(
+        self, node: cst.CSTNode, names: Bindings, attrs: Bindings, depth: int
+    ) -> list[cst.Call]:
+        """The statistics that offset or scale per-sample terms within an outer operand."""
+        if depth > _DEPTH or isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+            return []
+        if isinstance(node, cst.Name):
+            found: list[cst.Call] = []
+            for bound in names.get(node.value, ()):
+                found += self.offsets(bound, names, attrs, depth + 1)
+            return found
+        found = []
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _OFFSETS):
+            sides = (node.left, node.right)
+            stats = [self.statistics(s, names, attrs, 0) for s in sides]
+            for own, other in ((0, 1), (1, 0)):
+                if (
+                    stats[own]
+                    and not stats[other]
+                    and not self._alike(sides[other], stats[own], names)
+                ):
+                    found += stats[own]
+        if isinstance(node, cst.Call):
+            reduced = reduction(node, self.t)
+            if reduced is not None and _over_batch(reduced[1]):
+                return found  # a statistic itself: its own terms are not the loss's rows
+        for child in children_of(node):
+            found += self.offsets(child, names, attrs, depth)
+        return found
+
+    def _alike(self, other: cst.BaseExpression, stats: list[cst.Call], names: Bindings) -> bool:
+        """The other side is the same on every rank (a number, a hyperparameter): it scales
+        a statistic, no per-sample term (`lam * x.mean()`)."""
+        return _number(other) or alike_value(other, stats[0], names, self.t, self.alike)
+
+
+def _operand(call: cst.Call, transform: MigrationTransform) -> cst.BaseExpression | None:
+    if isinstance(call.func, cst.Attribute) and not any(
+        n.startswith("torch.") for n in transform.qualified_names(call.func)
+    ):
+        return call.func.value
+    positional = [a for a in call.args if a.keyword is None]
+    return positional[0].value if positional else None
+
+
+def _number(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation):
+        return _number(node.expression)
+    if isinstance(node, cst.BinaryOperation):
+        return _number(node.left) and _number(node.right)
+    return isinstance(node, (cst.Integer, cst.Float))
+
+
+def _enclosing_class(node: cst.CSTNode, transform: MigrationTransform) -> cst.ClassDef | None:
+    parent = transform.parent(node)
+    while parent is not None and not isinstance(parent, cst.ClassDef):
+        parent = transform.parent(parent)
+    return parent
+
+
+#: The last module's _Program (one module is migrated at a time).
+_PROGRAM: dict[int, tuple[cst.Module, _Program]] = {}
+
+
+def baseline_statistics(
+    values: list[cst.BaseExpression],
+    assigned: Bindings,
+    transform: MigrationTransform,
+    module: cst.Module,
+    alike: Alike,
+) -> list[cst.Call]:
+    """The batch statistics that offset or scale the per-sample terms of the loss `values`
+    (see the module docstring), each once."""
+    if transform.state.text_count("mean") == 0 and transform.state.text_count("std") == 0:
+        return []
+    cached = _PROGRAM.get(id(module))
+    if cached is None or cached[0] is not module:
+        _PROGRAM.clear()
+        cached = _PROGRAM[id(module)] = (module, _Program(module))
+    program = cached[1]
+    search = _Search(transform, program, alike)
+    found: list[cst.Call] = []
+    for value in values:
+        cls = _enclosing_class(value, transform)
+        attrs = program.attrs.get(id(cls), {}) if cls is not None else {}
+        for operand in search.outer(value, assigned, 0):
+            found += search.offsets(operand, assigned, attrs, 0)
+    return list(dict.fromkeys(found))
