@@ -106,7 +106,10 @@ class LoaderImports(LoaderSetEpoch):
     def _export(self, loader: Loader, all_loaders: set[cst.Call], said: bool = True) -> bool:
         """Record how importers reach a training loader this module shards (program mode)
         without an epoch loop of its own; whether it was. `said`: DP135 where the return's
-        shape is not followed (a shuffled loader's; not a batch sampler's, told for DP082)."""
+        shape is not followed (a shuffled loader's; not a batch sampler's, told for DP082).
+        An unshuffled one no loop here iterates, sharded by its name (`train_dl`), is
+        exported too: the importers' loops over each item a call of it returns decide
+        (GDSS@24cc490's one factory for the train and the test loader, round 26)."""
         if self.state.program is None or loader.loops:
             return False
         before = len(self.state.exports)
