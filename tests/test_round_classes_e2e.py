@@ -1904,6 +1904,8 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   followed to the item of the call it holds, the trainer's loops over it decide, the held-out
   loader is built whole (ddp_shard=False, DP015) and rank 0 prints the original's held-out
   mse (before: both sharded by the factory's names, no warning, 2.4310 / 1.4817).
+  data_s73_evalfactory_both_items_trained_control: both items trained on, both sharded, no
+  DP015, the original's weights.
 - Stop 72 helper stepfn (round 24, kam1107/RealnessGAN@eaed6b2, issue 28 item 1): a
   training-step function with no loop of its own pulls its batch from a provider it is
   handed (`provider.__next__()`, `next(batches)`, batches/pulled.py). A provider of the
@@ -3058,6 +3060,7 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 0 held-out mse 2.0758",
         "epoch 1 held-out mse 0.9978",
     ),
+    "data_s73_evalfactory_both_items_trained_control": ("weights -0.7424",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
