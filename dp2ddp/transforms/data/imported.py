@@ -570,8 +570,8 @@ class LoaderImports(LoaderSetEpoch):
                 for assigned in self._attribute_values(owner, self.code(expr)):
                     if isinstance(assigned, cst.Call):
                         found.append(Origin(assigned, expr, None, None, None, path))
-                for _, call, at, arity in self._attribute_slots(owner, self.code(expr)):
-                    found.append(Origin(call, expr, None, at, arity, path))  # `self.a, self.b =`
+                for _, call, at, count in self._attribute_slots(owner, self.code(expr)):
+                    found.append(Origin(call, expr, None, at, count, path))  # `self.a, self.b =`
                 return found
             found.append(Origin(None, expr, None, None, None, path))  # `data.train_loader`
             if attributes:

@@ -111,8 +111,8 @@ class LoaderResolution(CallFlow):
                     if not isinstance(value, cst.Call):
                         found += [(c, ()) for c, _ in self._resolve(value, loaders, depth + 1)]
                 # `self.train_loader, self.test_loader = make(...)`: its item's returns
-                for target, _, _, _ in self._attribute_slots(owner, text):
-                    for returned in self._returned(target):
+                for item, _, _, _ in self._attribute_slots(owner, text):
+                    for returned in self._returned(item):
                         found += [(c, ()) for c, _ in self._resolve(returned, loaders, depth + 1)]
             return found
         if isinstance(expr, cst.Subscript):
