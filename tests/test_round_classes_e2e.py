@@ -1896,6 +1896,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   batches_s72_lead_function_handed_on_partial: the other arm a `functools.partial` the view
   does not follow: some caller unseen, the loop left as written and DP037 names the use (the
   sharded loader's batches not cut again: the original's weights; before 1.0687).
+- Stop 73 helper evalfactory (round 26, harryjo97/GDSS@24cc490: one loader factory, its
+  locals named train_ds / train_dl, builds the train and the test loader; a helper returns
+  them as a pair unpacked onto the trainer, `self.train_loader, self.test_loader = ...`):
+  data_s73_evalfactory_unpacked_onto_trainer (one file) and the program fixture
+  s73_evalfactory_factory_module_pair (the factory in a data module): each attribute is
+  followed to the item of the call it holds, the trainer's loops over it decide, the held-out
+  loader is built whole (ddp_shard=False, DP015) and rank 0 prints the original's held-out
+  mse (before: both sharded by the factory's names, no warning, 2.4310 / 1.4817).
+  data_s73_evalfactory_both_items_trained_control: both items trained on, both sharded, no
+  DP015, the original's weights.
 - Stop 72 helper stepfn (round 24, kam1107/RealnessGAN@eaed6b2, issue 28 item 1): a
   training-step function with no loop of its own pulls its batch from a provider it is
   handed (`provider.__next__()`, `next(batches)`, batches/pulled.py). A provider of the
@@ -3138,6 +3148,20 @@ PROGRAMS = {
     "s73_compose_transform_through_helper": "train.py",  # stop 73 compose (round 25)
     "s73_compose_function_by_position": "train.py",  # stop 73 compose
     "s73_loadersub_subclass_other_module": "train.py",  # stop 73 loadersub (round 26)
+    # stop 73 helper evalfactory (round 26, harryjo97/GDSS@24cc490): one factory, two loaders
+    "data_s73_evalfactory_unpacked_onto_trainer": (
+        "epoch 0 held-out mse 2.0758",
+        "epoch 1 held-out mse 0.9978",
+    ),
+    "s73_evalfactory_factory_module_pair": (
+        "epoch 0 held-out mse 2.0758",
+        "epoch 1 held-out mse 0.9978",
+    ),
+    "data_s73_evalfactory_both_items_trained_control": ("weights -0.7424",),
+}
+#: the program fixtures of CASES -> their entry
+PROGRAMS = {
+    "s73_evalfactory_factory_module_pair": "train.py",  # stop 73 helper evalfactory
     "rank_zero_s73_lead_makedirs_probe_twice": "train.py",  # stop 73 lead
     "model_wrap_s73_lead_flag_unwrap_in_handed_class": "train.py",  # stop 73 lead
     "s72_fndraw_function_transform_of_other_module": "train.py",  # stop 72 fndraw

@@ -492,7 +492,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         self._plan_train_metrics(loader)
         self._warn_running_figures(loader)
         before = len(self.state.exports)
-        exported = shuffled and self._export(loader, self._all_loaders)
+        exported = (shuffled or not handed) and self._export(loader, self._all_loaders, shuffled)
         # `corpus.get_train_loader()` trained on elsewhere: exported by its method's name,
         # so its importers' set_epoch counts (NMT's `dataset.get_loader(...)`, round 14 v2-G)
         trained = export_trained(self, loader)

@@ -34,6 +34,8 @@ MAX_DEPTH = 4
 
 Path = tuple[tuple[cst.Call, cst.BaseExpression], ...]
 """Call sites (innermost first) through which a value reached a function as an argument."""
+Slot = tuple[cst.BaseExpression, cst.Call, int, int]
+"""An item a tuple assignment unpacks from a call: (its target, the call, position, arity)."""
 Around = cst.For | cst.While | cst.Module | None
 """What `_loops_around` finds: a loop, the module (runs once) or None (unknown)."""
 
@@ -62,6 +64,7 @@ class CallFlow(MigrationTransform):
         self._around_of: dict[object, list[tuple[Around, cst.BaseExpression | None]]] = {}
         #: class -> target text -> the values its assignments give it (`_attribute_values`)
         self._assigned_in: dict[cst.ClassDef, dict[str, list[cst.BaseExpression]]] = {}
+        self._unpacked_in: dict[cst.ClassDef, dict[str, list[Slot]]] = {}
         #: ids of the values a loop over a literal of loaders hands on (`_passed_values`)
         self._pass_receivers: set[int] = set()
 
@@ -313,6 +316,35 @@ class CallFlow(MigrationTransform):
                     for text, value in dict.fromkeys((self.code(t), v) for t, v in pairs):
                         table.setdefault(text, []).append(value)
             self._assigned_in[owner] = table
+        return list(table.get(attribute, ()))
+
+    def _attribute_slots(self, owner: cst.ClassDef, attribute: str) -> list[Slot]:
+        """The calls the methods of `owner` unpack into `attribute` with others
+        (`self.train_loader, self.test_loader = dataloader(...)`), each with its target
+        and the place of `attribute` in the tuple: (target, call, position, arity). Which
+        returned item a trainer's attribute holds is then read from the call's returns,
+        item by item, and how the class's loops use that attribute decides whether the
+        item trains or is evaluated (harryjo97/GDSS@24cc490, round 26: one factory built
+        both loaders, unpacked onto the trainer; before, neither was followed, the test
+        loader was sharded as the factory's training loader, and the printed test loss
+        was rank 0's half of the test set, silently)."""
+        table = self._unpacked_in.get(owner)
+        if table is None:
+            table = {}
+            for node in walk(owner):
+                if not isinstance(node, cst.Assign) or not isinstance(node.value, cst.Call):
+                    continue
+                for target in node.targets:
+                    items = target.target
+                    if not isinstance(items, (cst.Tuple, cst.List)) or any(
+                        isinstance(e, cst.StarredElement) for e in items.elements
+                    ):
+                        continue
+                    arity = len(items.elements)
+                    for position, element in enumerate(items.elements):
+                        slot = (element.value, node.value, position, arity)
+                        table.setdefault(self.code(element.value), []).append(slot)
+            self._unpacked_in[owner] = table
         return list(table.get(attribute, ()))
 
     def _argument(

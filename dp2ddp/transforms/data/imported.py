@@ -106,7 +106,10 @@ class LoaderImports(LoaderSetEpoch):
     def _export(self, loader: Loader, all_loaders: set[cst.Call], said: bool = True) -> bool:
         """Record how importers reach a training loader this module shards (program mode)
         without an epoch loop of its own; whether it was. `said`: DP135 where the return's
-        shape is not followed (a shuffled loader's; not a batch sampler's, told for DP082)."""
+        shape is not followed (a shuffled loader's; not a batch sampler's, told for DP082).
+        An unshuffled one no loop here iterates, sharded by its name (`train_dl`), is
+        exported too: the importers' loops over each item a call of it returns decide
+        (GDSS@24cc490's one factory for the train and the test loader, round 26)."""
         if self.state.program is None or loader.loops:
             return False
         before = len(self.state.exports)
@@ -567,6 +570,8 @@ class LoaderImports(LoaderSetEpoch):
                 for assigned in self._attribute_values(owner, self.code(expr)):
                     if isinstance(assigned, cst.Call):
                         found.append(Origin(assigned, expr, None, None, None, path))
+                for _, call, at, count in self._attribute_slots(owner, self.code(expr)):
+                    found.append(Origin(call, expr, None, at, count, path))  # `self.a, self.b =`
                 return found
             found.append(Origin(None, expr, None, None, None, path))  # `data.train_loader`
             if attributes:

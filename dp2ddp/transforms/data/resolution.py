@@ -110,6 +110,10 @@ class LoaderResolution(CallFlow):
                 for value in self._attribute_values(owner, text):
                     if not isinstance(value, cst.Call):
                         found += [(c, ()) for c, _ in self._resolve(value, loaders, depth + 1)]
+                # `self.train_loader, self.test_loader = make(...)`: its item's returns
+                for item, _, _, _ in self._attribute_slots(owner, text):
+                    for returned in self._returned(item):
+                        found += [(c, ()) for c, _ in self._resolve(returned, loaders, depth + 1)]
             return found
         if isinstance(expr, cst.Subscript):
             if (keyword := self._keyword_read(expr)) is not None:
