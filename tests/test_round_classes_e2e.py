@@ -3142,12 +3142,6 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 val_acc 0.5312 over 4 batches",
     ),
     "hazards_s73_randidx_control_labels": ("weights -0.469143",),  # stop 73 randidx
-}
-#: the program fixtures of CASES -> their entry
-PROGRAMS = {
-    "s73_compose_transform_through_helper": "train.py",  # stop 73 compose (round 25)
-    "s73_compose_function_by_position": "train.py",  # stop 73 compose
-    "s73_loadersub_subclass_other_module": "train.py",  # stop 73 loadersub (round 26)
     # stop 73 helper evalfactory (round 26, harryjo97/GDSS@24cc490): one factory, two loaders
     "data_s73_evalfactory_unpacked_onto_trainer": (
         "epoch 0 held-out mse 2.0758",
@@ -3161,6 +3155,9 @@ PROGRAMS = {
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s73_compose_transform_through_helper": "train.py",  # stop 73 compose (round 25)
+    "s73_compose_function_by_position": "train.py",  # stop 73 compose
+    "s73_loadersub_subclass_other_module": "train.py",  # stop 73 loadersub (round 26)
     "s73_evalfactory_factory_module_pair": "train.py",  # stop 73 helper evalfactory
     "rank_zero_s73_lead_makedirs_probe_twice": "train.py",  # stop 73 lead
     "model_wrap_s73_lead_flag_unwrap_in_handed_class": "train.py",  # stop 73 lead
