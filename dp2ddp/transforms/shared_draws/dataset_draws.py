@@ -30,7 +30,7 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, seeding, stream_of
 from dp2ddp.transforms.shared_draws.handed_evaluations import handed_to_evaluation
 
@@ -136,7 +136,9 @@ class DatasetDrawFinder:
             return self._is_split_without_generator(call)
         if names & RANDOM_DRAWS:
             return not own_stream(call)
-        return self.t.helper_draw(call)
+        # an in-place fill of a tensor built there (`torch.empty(n).uniform_() < p`): the
+        # same draw as `torch.rand(n) < p` (round 26: a split drawn so differed per rank)
+        return fresh_fill(call) or self.t.helper_draw(call)
 
     def _is_split_without_generator(self, call: cst.Call) -> bool:
         if not self.t.matches(call.func, RANDOM_SPLIT):
