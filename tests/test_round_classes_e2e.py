@@ -1972,6 +1972,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   `.module` side kept (the def-use view follows the wrap into the solver's attribute;
   before: with the flag off, AttributeError in the model's own `serialize()` on the DDP
   object). The original's weights.
+- Stop 73 helper closuredraw (round 26, harryjo97/GDSS@24cc490): shared_draws_s73_
+  closuredraw_closure_noise: the batch's noise drawn in a loss closure a factory returns
+  (`criterion = make_denoise_loss(0.5)`), called in the loop: the call is followed to the
+  closure (flow/called.returned_functions), its draws are the global batch's
+  (ddp_draw_share; before: each rank the same rows for its half, weights -2.992770, no
+  warning). shared_draws_s73_closuredraw_closure_scalar (control): one draw per step, left
+  as it is. shared_draws_s73_closuredraw_inplace_split: a held-out split drawn by
+  `torch.FloatTensor(n).uniform_()` in an unseeded program: under ddp_same_random as
+  `torch.rand(n)` is, no held-out item trained on (before: each rank its own split; a
+  run hung in the all-reduce where the ranks' splits differed in size).
 """
 
 from __future__ import annotations
@@ -3041,6 +3051,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s73_lead_makedirs_probe_twice": ("weights 2.693639",),
     "data_s73_lead_two_inline_datasets_one_statement": ("weights 0.152060",),
     "model_wrap_s73_lead_flag_unwrap_in_handed_class": ("weights 1.672494",),
+    # stop 73 helper closuredraw (round 26's GDSS): a closure's batch noise, in-place fills
+    "shared_draws_s73_closuredraw_closure_noise": ("weights -2.984407",),
+    "shared_draws_s73_closuredraw_closure_scalar": ("weights 0.085196",),
+    "shared_draws_s73_closuredraw_inplace_split": ("held-out items trained on: 0",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

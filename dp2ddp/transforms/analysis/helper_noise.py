@@ -147,8 +147,10 @@ def returned_closures(module: cst.Module) -> dict[cst.FunctionDef, list[cst.Call
     flow = view(module)
     found: dict[cst.FunctionDef, list[cst.Call]] = {}
     for statement in module.body:
-        factory = flow.functions.get(statement) if isinstance(statement, cst.FunctionDef) else None
-        if factory is None or statement.decorators or not factory.returns:
+        if not isinstance(statement, cst.FunctionDef) or statement.decorators:
+            continue
+        factory = flow.functions.get(statement)
+        if factory is None or not factory.returns:
             continue
         for closure in closures_of(flow, factory) or []:
             sites = _closure_sites(flow, closure, factory)

@@ -593,11 +593,20 @@ class DatasetDrawFinder:
         draws stay per rank, as DP006 at the loop's call says; made rank 0's they would be
         the rows of rank 0's share on every rank."""
         if self._step_names is None:
-            self._step_names = {
-                name_of(call.func)
+            steps = [
+                call
                 for call in nodes_of(self.module, cst.Call)
                 if isinstance(call.func, (cst.Name, cst.Attribute))
                 and self.t.in_training_loop(call)
+            ]
+            flow = view(self.module)
+            # and the functions they run by another name: a closure a factory returned
+            # (`criterion = make_loss(...)`, `def denoise_loss` in it; flow/called.py)
+            self._step_names = {name_of(call.func) for call in steps} | {
+                f.name
+                for call in steps
+                if isinstance(call.func, cst.Name)
+                for f in flow.callees(call)
             }
         return self._step_names
 
