@@ -32,7 +32,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, seeding, stream_of
-from dp2ddp.transforms.shared_draws.handed_evaluations import handed_to_evaluation
+from dp2ddp.transforms.shared_draws.handed_evaluations import handed_to_evaluation, step_names
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.shared_draws import ShareDatasetDraws
@@ -593,21 +593,7 @@ class DatasetDrawFinder:
         draws stay per rank, as DP006 at the loop's call says; made rank 0's they would be
         the rows of rank 0's share on every rank."""
         if self._step_names is None:
-            steps = [
-                call
-                for call in nodes_of(self.module, cst.Call)
-                if isinstance(call.func, (cst.Name, cst.Attribute))
-                and self.t.in_training_loop(call)
-            ]
-            flow = view(self.module)
-            # and the functions they run by another name: a closure a factory returned
-            # (`criterion = make_loss(...)`, `def denoise_loss` in it; flow/called.py)
-            self._step_names = {name_of(call.func) for call in steps} | {
-                f.name
-                for call in steps
-                if isinstance(call.func, cst.Name)
-                for f in flow.callees(call)
-            }
+            self._step_names = step_names(self.module, self.t.in_training_loop)
         return self._step_names
 
     def _in_training_loop(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:
