@@ -280,6 +280,47 @@ def test_a_call_through_a_name_bound_to_functions_runs_each_of_them() -> None:
     }
 
 
+_FACTORIES = """
+def make_loss(scale):
+    def loss_fn(model, x):
+        return model(x) * scale
+    return loss_fn
+
+def make_table():
+    return {"a": 1}
+
+def other(model, x): pass
+
+def make_outside():
+    return other
+
+def main(flag):
+    loss_fn = make_loss(1.0)
+    loss_fn(1, 2)
+    table = make_table()
+    table(1, 2)
+    picked = make_outside()
+    picked(1, 2)
+    again = make_loss
+    made = again(2.0)
+    made(1, 2)
+    either = make_loss(1.0) if flag else other
+    either(1, 2)
+"""
+
+
+def test_a_name_bound_to_a_factorys_call_runs_the_closure_it_returns() -> None:
+    """Round 26 (harryjo97/GDSS@24cc490 losses.py: `loss_fn = get_sde_loss_fn(...)`, a
+    closure defined in the factory and returned): the call of the name runs the closure,
+    also through an alias of the factory and an arm of an IfExp; a factory returning
+    anything else (a dict, a function defined outside it) gives none."""
+    flow = view(cst.parse_module(_FACTORIES))
+    names = {code(c.func): sorted(f.name for f in flow.callees(c)) for c in flow.calls}
+    assert names["loss_fn"] == ["loss_fn"] and names["made"] == ["loss_fn"]
+    assert names["either"] == ["loss_fn", "other"]
+    assert names["table"] == [] and names["picked"] == []
+
+
 def test_a_comprehension_variable_is_its_own() -> None:
     """Stop 72 (round 24, zsyOAOA/VDNet@599c153 train_simulation.py:72): `x` of the batch's
     `[x.cuda() for x in data]` is not `x` of `[x for n, x in net.named_parameters()]` in

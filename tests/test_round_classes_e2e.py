@@ -2043,6 +2043,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   DP006 + DP147 (before: no word, both ranks IndexError); hazards_s73_randidx_control_labels
   (randint as labels and as indices into a weight table): drawn as the global batch's noise,
   unchanged, rank 0 prints the original's `weights -0.469143`.
+- Stop 73 helper closuredraw (round 26, harryjo97/GDSS@24cc490): shared_draws_s73_
+  closuredraw_closure_noise: the batch's noise drawn in a loss closure a factory returns
+  (`criterion = make_denoise_loss(0.5)`), called in the loop: the call is followed to the
+  closure (flow/called.returned_functions), its draws are the global batch's
+  (ddp_draw_share; before: each rank the same rows for its half, weights -2.992770, no
+  warning). shared_draws_s73_closuredraw_closure_scalar (control): one draw per step, left
+  as it is. shared_draws_s73_closuredraw_inplace_split: a held-out split drawn by
+  `torch.FloatTensor(n).uniform_()` in an unseeded program: under ddp_same_random as
+  `torch.rand(n)` is, no held-out item trained on (before: each rank its own split; a
+  run hung in the all-reduce where the ranks' splits differed in size).
 """
 
 from __future__ import annotations
@@ -3152,6 +3162,10 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 held-out mse 0.9978",
     ),
     "data_s73_evalfactory_both_items_trained_control": ("weights -0.7424",),
+    # stop 73 helper closuredraw (round 26's GDSS): a closure's batch noise, in-place fills
+    "shared_draws_s73_closuredraw_closure_noise": ("weights -2.984407",),
+    "shared_draws_s73_closuredraw_closure_scalar": ("weights 0.085196",),
+    "shared_draws_s73_closuredraw_inplace_split": ("held-out items trained on: 0",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -4,8 +4,10 @@ def-use view (`DefUse.callees`), for every pass that asks which function a call 
 A name is followed to its bindings: a `def` (the function), a `class` (its `__init__`), a
 lookup in a table of functions (`train = trainers[mode]`), and an alias of functions:
 `train = train_nll`, both arms of an `if` (`if summed: train = train_sum else: train =
-train_mean`), `train = train_sum if summed else train_mean`, or a lookup in a literal table
-(`train = {"sum": train_sum, "mean": train_mean}[mode]`). A configuration picks the binding,
+train_mean`), `train = train_sum if summed else train_mean`, a lookup in a literal table
+(`train = {"sum": train_sum, "mean": train_mean}[mode]`), or the function a factory of
+this module returns (`loss_fn = get_loss_fn(sigma)`, its `def loss_fn` a closure in it:
+returned_functions). A configuration picks the binding,
 so every function bound may run. An alias is followed only where every binding of the
 called name is one the view can follow to functions of this module, or a lambda (which runs
 its body: the calls written there are the view's own call sites, so a `fit = lambda *a:
@@ -50,7 +52,7 @@ def name_callees(view: DefUse, name: cst.Name) -> list[Function]:
             whole = whole and bool(table)
         elif _plain(definition) and isinstance(definition.value, cst.Lambda):
             aliases += _lambda(view, definition.value)  # its body's calls: the view's own
-        elif _plain(definition) and isinstance(definition.value, (cst.Name, cst.IfExp)):
+        elif _plain(definition) and isinstance(definition.value, (cst.Name, cst.IfExp, cst.Call)):
             picked = _aliased(view, definition.value, 0)
             aliases += picked or []
             whole = whole and picked is not None
@@ -105,6 +107,8 @@ def _aliased(view: DefUse, value: cst.BaseExpression, depth: int) -> list[Functi
         return looked_up(view, value) or None
     if isinstance(value, cst.Lambda):
         return _lambda(view, value)  # its body's calls are seen where they are written
+    if isinstance(value, cst.Call):
+        return returned_functions(view, value, depth + 1)
     if not isinstance(value, cst.Name):
         return None
     bound = view.definitions(value)
@@ -123,6 +127,36 @@ def _aliased(view: DefUse, value: cst.BaseExpression, depth: int) -> list[Functi
             return None
         found += [f for f in picked if f not in found]
     return found
+
+
+def returned_functions(view: DefUse, call: cst.Call, depth: int = 0) -> list[Function] | None:
+    """The functions a call of a factory of this module returns (`loss_fn =
+    get_sde_loss_fn(...)`, harryjo97/GDSS@24cc490 losses.py: a closure defined in the factory
+    and returned): where `call` runs plain functions of this module only, and every value
+    each returns is a name bound only to a `def` in it; None otherwise (a factory returning
+    anything else, or a call the view cannot follow)."""
+    factories = _aliased(view, call.func, depth + 1) if isinstance(call.func, cst.Name) else None
+    if not factories or any(f.owner is not None or not f.returns for f in factories):
+        return None
+    found: list[Function] = []
+    for factory in factories:
+        functions = closures_of(view, factory)
+        if functions is None:
+            return None
+        found += [f for f in functions if f not in found]
+    return found
+
+
+def closures_of(view: DefUse, factory: Function) -> list[Function] | None:
+    """The functions `factory` defines and returns (every value it returns a name bound
+    only to a `def` in its body); None where it returns anything else."""
+    found: list[Function] = []
+    for value in factory.returns:
+        functions = _defined(view, value)
+        if functions is None or any(view.function_around(f.node) is not factory for f in functions):
+            return None  # a function defined elsewhere: its name may be bound again
+        found += [f for f in functions if f not in found]
+    return found or None
 
 
 def _lambda(view: DefUse, node: cst.Lambda) -> list[Function]:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import libcst as cst
 
-from dp2ddp.flow import origins, view
+from dp2ddp.flow import DefUse, origins, view
+from dp2ddp.flow.called import closures_of
+from dp2ddp.flow.defuse import Function
 from dp2ddp.transforms._support.nodes import nodes_of, target_names, walk
 from dp2ddp.transforms.analysis.batch_noise import (
     batch_of_size,
@@ -94,7 +97,8 @@ def helper_noise(
         if sized:
             candidates[name] = (function, params, sized)
             owners[name] = owner
-    if not candidates:
+    closures = returned_closures(module)
+    if not candidates and not closures:
         return []  # the module is walked for uses only when a function may be one
     uses: dict[str, list[cst.Name]] = {}
     for node in nodes_of(module, cst.Name):
@@ -122,7 +126,69 @@ def helper_noise(
         else:
             if sites:
                 found.append(HelperNoise(function, list(sized), sites))
+    for function, calls in closures.items():
+        params = [p.name.value for p in function.params.params]
+        if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or not params:
+            continue
+        sized = _param_draws(function, params, qualified_names, draws, alike)
+        loops = {c: _batch_loop(c, function, sized, params, parent, loaders) for c in calls}
+        if sized and calls and all(loops.values()):
+            found.append(HelperNoise(function, list(sized), cast(dict[cst.Call, cst.For], loops)))
     return found
+
+
+def returned_closures(module: cst.Module) -> dict[cst.FunctionDef, list[cst.Call]]:
+    """A function a module-level factory defines and returns (`def get_loss_fn(sigma): def
+    loss_fn(model, x): ...; return loss_fn`, harryjo97/GDSS@24cc490 losses.py) -> its calls,
+    where the def-use view sees every one: each call of the factory binds its result to a
+    name (`loss_fn = get_loss_fn(1.0)`) used only as the callee of calls that the view
+    resolves to the closure (flow/called.returned_functions), and the factory uses the
+    closure's name only to return it. A closure handed on (`Trainer(loss_fn)`) is not one."""
+    flow = view(module)
+    found: dict[cst.FunctionDef, list[cst.Call]] = {}
+    for statement in module.body:
+        if not isinstance(statement, cst.FunctionDef) or statement.decorators:
+            continue
+        factory = flow.functions.get(statement)
+        if factory is None or not factory.returns:
+            continue
+        for closure in closures_of(flow, factory) or []:
+            sites = _closure_sites(flow, closure, factory)
+            if sites is not None and isinstance(closure.node, cst.FunctionDef):
+                found[closure.node] = sites
+    return found
+
+
+def _closure_sites(flow: DefUse, closure: Function, factory: Function) -> list[cst.Call] | None:
+    """The calls of `closure` (returned by `factory`), or None where some use of either is
+    not one the view follows (returned_closures)."""
+    assert isinstance(factory.node, cst.FunctionDef)
+    if any(
+        not isinstance(flow.parent(use), cst.Return)
+        for use in flow.uses(factory.node, closure.name)
+    ):
+        return None
+    sites: list[cst.Call] = []
+    for use in flow.uses(flow.module, factory.name):
+        made = flow.parent(use)
+        assign = flow.parent(made) if isinstance(made, cst.Call) else None
+        if (
+            not isinstance(made, cst.Call)
+            or made.func is not use
+            or not isinstance(assign, cst.Assign)
+            or len(assign.targets) != 1
+            or not isinstance(assign.targets[0].target, cst.Name)
+        ):
+            return None
+        bound = assign.targets[0].target
+        for called in flow.uses(flow.scope_of(bound), bound.value):
+            call = flow.parent(called)
+            if not isinstance(call, cst.Call) or call.func is not called:
+                return None
+            if closure not in flow.callees(call):
+                return None
+            sites.append(call)
+    return sites
 
 
 def _instance_of(receiver: cst.BaseExpression, owner: cst.ClassDef, module: cst.Module) -> bool:

@@ -30,9 +30,9 @@ from dp2ddp.transforms._support.nodes import (
     variables_under,
     walk,
 )
-from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, own_stream
+from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, seeding, stream_of
-from dp2ddp.transforms.shared_draws.handed_evaluations import handed_to_evaluation
+from dp2ddp.transforms.shared_draws.handed_evaluations import handed_to_evaluation, step_names
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.shared_draws import ShareDatasetDraws
@@ -138,7 +138,9 @@ class DatasetDrawFinder:
             return self._is_split_without_generator(call)
         if names & RANDOM_DRAWS:
             return not own_stream(call)
-        return self.t.helper_draw(call)
+        # an in-place fill of a tensor built there (`torch.empty(n).uniform_() < p`): the
+        # same draw as `torch.rand(n) < p` (round 26: a split drawn so differed per rank)
+        return fresh_fill(call) or self.t.helper_draw(call)
 
     def _is_split_without_generator(self, call: cst.Call) -> bool:
         if not self.t.matches(call.func, RANDOM_SPLIT):
@@ -593,12 +595,7 @@ class DatasetDrawFinder:
         draws stay per rank, as DP006 at the loop's call says; made rank 0's they would be
         the rows of rank 0's share on every rank."""
         if self._step_names is None:
-            self._step_names = {
-                name_of(call.func)
-                for call in nodes_of(self.module, cst.Call)
-                if isinstance(call.func, (cst.Name, cst.Attribute))
-                and self.t.in_training_loop(call)
-            }
+            self._step_names = step_names(self.module, self.t.in_training_loop)
         return self._step_names
 
     def _in_training_loop(self, node: cst.CSTNode, scope: cst.CSTNode) -> bool:

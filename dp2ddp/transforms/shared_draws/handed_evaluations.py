@@ -21,9 +21,9 @@ from collections.abc import Callable, Collection
 
 import libcst as cst
 
-from dp2ddp.flow import DefUse
+from dp2ddp.flow import DefUse, view
 from dp2ddp.flow.defuse import Function
-from dp2ddp.transforms._support.nodes import calls_model, code_of, name_of, walk
+from dp2ddp.transforms._support.nodes import calls_model, code_of, name_of, nodes_of, walk
 
 
 def handed_to_evaluation(
@@ -83,3 +83,18 @@ def _evaluates(
         if isinstance(c, cst.Call) and calls_model(c, {name})
     ]
     return bool(model_calls) and all(evaluated(c, function.node) for c in model_calls)
+
+
+def step_names(module: cst.Module, in_training_loop: Callable[[cst.CSTNode], bool]) -> set[str]:
+    """The last names of what a training loop of `module` calls (`self.d_loss_fn(...)`),
+    and of the functions such a call runs by another name: a closure a factory returned
+    (`criterion = make_loss(...)`, `def denoise_loss` in it; flow/called.py)."""
+    steps = [
+        call
+        for call in nodes_of(module, cst.Call)
+        if isinstance(call.func, (cst.Name, cst.Attribute)) and in_training_loop(call)
+    ]
+    flow = view(module)
+    return {name_of(call.func) for call in steps} | {
+        f.name for call in steps if isinstance(call.func, cst.Name) for f in flow.callees(call)
+    }
