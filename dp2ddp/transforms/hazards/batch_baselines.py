@@ -19,6 +19,8 @@ side holds none and is no number.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
@@ -30,7 +32,8 @@ _STATISTICS = frozenset({"mean", "nanmean", "std", "var"})
 #: The reductions whose operand's terms are per-sample (the loss's outer mean or sum).
 _OUTER = frozenset({"mean", "nanmean", "sum", "nansum"})
 _OFFSETS = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
-_DEPTH = 8
+#: The bindings of a function outside every class (no `self.x` to follow).
+_NONE: Bindings = {}
 #: DP059's message for one: what it is and why it differs.
 OFFSETS = (
     "is a statistic of the batch that offsets or scales its per-sample terms in the loss "
@@ -40,6 +43,7 @@ OFFSETS = (
 )
 
 Bindings = dict[str, list[cst.BaseExpression]]
+_Node = TypeVar("_Node", bound=cst.CSTNode)
 
 
 def _over_batch(dims: tuple[int, ...] | None) -> bool:
@@ -102,46 +106,49 @@ def _locals(function: cst.FunctionDef) -> Bindings:
 
 
 class _Search:
+    """One module's search. Each fact is computed once per (node, bindings) and cached: a
+    name rebound from itself (`x = lam * x + (1 - lam) * x[perm]`) is followed once, not
+    once per path to it (a depth bound alone made that exponential: a 51-line mixup loop
+    ran for minutes). A fact met again while it is being computed (a cycle through the
+    bindings) adds nothing."""
+
     def __init__(self, transform: MigrationTransform, program: _Program, alike: Alike) -> None:
         self.t = transform
         self.program = program
         self.alike = alike
-        self.seen: set[tuple[int, int]] = set()
+        self._statistics: dict[tuple[int, int, int], list[cst.Call]] = {}
+        self._offsets: dict[tuple[int, int, int], list[cst.Call]] = {}
+        self._outer: dict[tuple[int, int], list[cst.BaseExpression]] = {}
+        self._locals: dict[int, Bindings] = {}
 
-    def statistics(
-        self, node: cst.CSTNode, names: Bindings, attrs: Bindings, depth: int
-    ) -> list[cst.Call]:
+    def statistics(self, node: cst.CSTNode, names: Bindings, attrs: Bindings) -> list[cst.Call]:
         """The statistics over the batch `node` holds (names, attributes, methods followed)."""
-        if depth > _DEPTH or isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        key = (id(node), id(names), id(attrs))
+        known = self._statistics.get(key)
+        if known is None:
+            self._statistics[key] = []  # under way: a cycle back here adds nothing
+            known = self._statistics[key] = _once(self._statistics_of(node, names, attrs))
+        return known
+
+    def _statistics_of(self, node: cst.CSTNode, names: Bindings, attrs: Bindings) -> list[cst.Call]:
+        if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             return []
         if isinstance(node, cst.Name):
-            found: list[cst.Call] = []
-            for bound in names.get(node.value, ()):
-                found += self.statistics(bound, names, attrs, depth + 1)
-            return found
+            return [s for b in names.get(node.value, ()) for s in self.statistics(b, names, attrs)]
         if isinstance(node, cst.Attribute) and _attr_key(node) in attrs:
-            key = (id(node), depth)
-            if key in self.seen:
-                return []
-            self.seen.add(key)
-            found = []
-            for bound in attrs[_attr_key(node)]:
-                found += self.statistics(bound, names, attrs, depth + 1)
-            return found
+            bound = attrs[_attr_key(node)]
+            return [s for b in bound for s in self.statistics(b, names, attrs)]
+        found: list[cst.Call] = []
         if isinstance(node, cst.Call):
             reduced = reduction(node, self.t)
             if reduced is not None and reduced[0] in _STATISTICS and _over_batch(reduced[1]):
                 return [node]
-            found = self._method(node, depth)
-            for child in children_of(node):
-                found += self.statistics(child, names, attrs, depth)
-            return found
-        found = []
+            found += self._method(node)
         for child in children_of(node):
-            found += self.statistics(child, names, attrs, depth)
+            found += self.statistics(child, names, attrs)
         return found
 
-    def _method(self, call: cst.Call, depth: int) -> list[cst.Call]:
+    def _method(self, call: cst.Call) -> list[cst.Call]:
         """What a method of the program's own classes returns (`baseline.eval(x, cost)`)."""
         func = call.func
         if not isinstance(func, cst.Attribute) or func.attr.value in TENSOR_METHODS:
@@ -153,19 +160,30 @@ class _Search:
             return []
         function = defs[0]
         cls = self.program.classes[id(function)]
-        names, attrs = _locals(function), self.program.attrs.get(id(cls), {})
+        names = self._locals.get(id(function))
+        if names is None:
+            names = self._locals[id(function)] = _locals(function)
+        attrs = self.program.attrs.get(id(cls), _NONE)
         found: list[cst.Call] = []
         for node in _walk(function.body):
             if isinstance(node, cst.Return) and node.value is not None:
-                found += self.statistics(node.value, names, attrs, depth + 1)
+                found += self.statistics(node.value, names, attrs)
         return found
 
-    def outer(self, node: cst.CSTNode, names: Bindings, depth: int) -> list[cst.BaseExpression]:
+    def outer(self, node: cst.CSTNode, names: Bindings) -> list[cst.BaseExpression]:
         """The operands of the reductions over the batch in `node` (names followed)."""
-        if depth > _DEPTH or isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        key = (id(node), id(names))
+        known = self._outer.get(key)
+        if known is None:
+            self._outer[key] = []  # under way
+            known = self._outer[key] = _once(self._outer_of(node, names))
+        return known
+
+    def _outer_of(self, node: cst.CSTNode, names: Bindings) -> list[cst.BaseExpression]:
+        if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             return []
         if isinstance(node, cst.Name):
-            return [o for b in names.get(node.value, ()) for o in self.outer(b, names, depth + 1)]
+            return [o for b in names.get(node.value, ()) for o in self.outer(b, names)]
         found: list[cst.BaseExpression] = []
         if isinstance(node, cst.Call):
             reduced = reduction(node, self.t)
@@ -174,24 +192,27 @@ class _Search:
                 if operand is not None:
                     found.append(operand)
         for child in children_of(node):
-            found += self.outer(child, names, depth)
+            found += self.outer(child, names)
         return found
 
-    def offsets(
-        self, node: cst.CSTNode, names: Bindings, attrs: Bindings, depth: int
-    ) -> list[cst.Call]:
+    def offsets(self, node: cst.CSTNode, names: Bindings, attrs: Bindings) -> list[cst.Call]:
         """The statistics that offset or scale per-sample terms within an outer operand."""
-        if depth > _DEPTH or isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
+        key = (id(node), id(names), id(attrs))
+        known = self._offsets.get(key)
+        if known is None:
+            self._offsets[key] = []  # under way
+            known = self._offsets[key] = _once(self._offsets_of(node, names, attrs))
+        return known
+
+    def _offsets_of(self, node: cst.CSTNode, names: Bindings, attrs: Bindings) -> list[cst.Call]:
+        if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             return []
         if isinstance(node, cst.Name):
-            found: list[cst.Call] = []
-            for bound in names.get(node.value, ()):
-                found += self.offsets(bound, names, attrs, depth + 1)
-            return found
-        found = []
+            return [s for b in names.get(node.value, ()) for s in self.offsets(b, names, attrs)]
+        found: list[cst.Call] = []
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _OFFSETS):
             sides = (node.left, node.right)
-            stats = [self.statistics(s, names, attrs, 0) for s in sides]
+            stats = [self.statistics(s, names, attrs) for s in sides]
             for own, other in ((0, 1), (1, 0)):
                 if (
                     stats[own]
@@ -204,13 +225,18 @@ class _Search:
             if reduced is not None and _over_batch(reduced[1]):
                 return found  # a statistic itself: its own terms are not the loss's rows
         for child in children_of(node):
-            found += self.offsets(child, names, attrs, depth)
+            found += self.offsets(child, names, attrs)
         return found
 
     def _alike(self, other: cst.BaseExpression, stats: list[cst.Call], names: Bindings) -> bool:
         """The other side is the same on every rank (a number, a hyperparameter): it scales
         a statistic, no per-sample term (`lam * x.mean()`)."""
         return _number(other) or alike_value(other, stats[0], names, self.t, self.alike)
+
+
+def _once(found: list[_Node]) -> list[_Node]:
+    """Each node once, in the order found (the lists stay as short as the distinct facts)."""
+    return list(dict.fromkeys(found))
 
 
 def _operand(call: cst.Call, transform: MigrationTransform) -> cst.BaseExpression | None:
@@ -261,7 +287,7 @@ def baseline_statistics(
     found: list[cst.Call] = []
     for value in values:
         cls = _enclosing_class(value, transform)
-        attrs = program.attrs.get(id(cls), {}) if cls is not None else {}
-        for operand in search.outer(value, assigned, 0):
-            found += search.offsets(operand, assigned, attrs, 0)
+        attrs = program.attrs.get(id(cls), _NONE) if cls is not None else _NONE
+        for operand in search.outer(value, assigned):
+            found += search.offsets(operand, assigned, attrs)
     return list(dict.fromkeys(found))

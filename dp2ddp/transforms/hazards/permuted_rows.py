@@ -32,7 +32,7 @@ import libcst as cst
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, Origin, Step, origins
 from dp2ddp.transforms._support.nodes import name_of, walk
-from dp2ddp.transforms.analysis.row_picks import PERMUTATIONS, ROW_PICKS
+from dp2ddp.transforms.analysis.row_picks import PERMUTATIONS, ROW_PICKS, picks_rows
 
 
 def permuted_rows(
@@ -56,8 +56,12 @@ def permuted_rows(
         drawn = origin.node
         if origin.kind != "call" or not isinstance(drawn, cst.Call):
             continue
-        if not qualified_names(drawn.func) & ROW_PICKS:
-            continue  # a permutation, or positions (`torch.randint`: analysis/row_picks.py)
+        names = qualified_names(drawn.func)
+        if not names & ROW_PICKS or not picks_rows(defs, drawn, names):
+            # a permutation, or positions whose values index the batch's rows
+            # (analysis/row_picks.py); not labels drawn when the data is made
+            # (`TensorDataset(x, torch.randint(0, 3, (16,)))`, then `w[losses >= top]`)
+            continue
         for step in origin.path:
             if not step.index:
                 continue
