@@ -67,6 +67,25 @@ SHAPES: dict[str, tuple[str, tuple[int, ...], str]] = {
         (0,),
         "migrated",
     ),
+    # a hazard pass followed each name through its bindings up to a depth bound: a batch
+    # rebound from itself (MixUp's `x = lam * x + (1 - lam) * x[perm]`) made that exponential
+    # in the bound (stop 73: a 51-line fixture ran for minutes, CI ran out of time)
+    "batch_rebound_from_itself": (
+        HEAD
+        + WRAP
+        + "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        + "for x, y in loader:\n"
+        + "".join(
+            f"    lam = {i} / 10\n    perm = torch.randperm(x.size(0))\n"
+            f"    x = lam * x + (1 - lam) * x[perm] - x.mean()\n"
+            f"    y = lam * y + (1 - lam) * y[perm] / y.std()\n"
+            for i in range(12)
+        )
+        + "    loss = ((model(x) - y) ** 2 * (x - x.mean())).mean()\n"
+        + "    loss.backward()\n    opt.step()\n",
+        (0,),
+        "migrated",
+    ),
     "terms_5000_on_one_line": (
         HEAD + "x = " + " + ".join(["1"] * 5000) + "\n" + WRAP,
         (2,),

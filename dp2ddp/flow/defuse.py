@@ -124,6 +124,7 @@ class DefUse:
         self.calls: list[cst.Call] = []
         self._by_name: dict[str, list[Function]] | None = None
         self._sites: dict[Function, list[cst.Call]] | None = None
+        self._reached: dict[int, list[Definition]] = {}  # _reaching's, per use (by id)
         self._build()
 
     # == building =======================================================================
@@ -412,7 +413,10 @@ class DefUse:
         """`_reaching`; for a read of one constant key (`batch["x"]`), less the stores at
         another constant key (`batch["w"] = draw()` puts nothing at "x": stop 48, a dict
         with a drawn entry was said to make every entry the draw's, DP047)."""
-        found = self._reaching(name)
+        found = self._reached.get(id(name))
+        if found is None:  # each use walked once (the flow asks again per path through it)
+            found = self._reached[id(name)] = self._reaching(name)
+        found = list(found)
         parent = self._parent.get(name)
         if isinstance(parent, cst.Subscript) and parent.value is name:
             key = _key(parent)

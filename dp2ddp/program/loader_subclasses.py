@@ -32,8 +32,6 @@ from dp2ddp.result import Diagnostic
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import last_name
 from dp2ddp.transforms._support.identifiers import mentions
-from dp2ddp.transforms.analysis.loader_builds import flagged_subclasses, whole_subclasses
-from dp2ddp.transforms.data.plan import EVAL_NAME
 
 if TYPE_CHECKING:
     from dp2ddp.program.discovery import Program, ProgramModule
@@ -158,6 +156,11 @@ def subclass_notes(program: Program, project: Project) -> Iterator[tuple[int, li
     classes = loader_subclasses(bases)
     if not classes:
         return
+    # the passes' libcst reading, loaded only here: a program with no DataLoader subclass
+    # (and every no-op run) loads no engine (tests/test_noop_imports.py)
+    from dp2ddp.transforms.analysis.loader_builds import flagged_subclasses, whole_subclasses
+    from dp2ddp.transforms.data.plan import EVAL_NAME
+
     forwarding = [
         name
         for m, module_bases in zip(program.modules, bases, strict=True)

@@ -157,6 +157,7 @@ class ShardBatches(BatchSqueezes):
         self._split_calls: set[cst.Call] = set()  # the proof's verdicts (batches/summed.py)
         self._whole_calls: dict[cst.Call, str] = {}
         self._same_random: set[cst.CSTNode] = set()
+        self._rows_owned: dict[tuple[int, int, int | None], bool] = {}  # _own_rows's
         self._loops_train: dict[cst.For | cst.While, bool] = {}
         self._split_loops: list[cst.For | cst.While] = []
         self._module_node = node  # the figure rule's (LoaderEvaluation)

@@ -101,6 +101,8 @@ class BatchProof(TrainingLoops):
 
     #: the training loops the loop planners settled this pass (split, DP037, a loader's)
     _planned: list[cst.For | cst.While]
+    #: _own_rows's answers, per (flow, draw, split dim): each draw asked once
+    _rows_owned: dict[tuple[int, int, int | None], bool]
 
     def _prove(self, module: cst.Module, nodes: ModuleNodes) -> None:
         """For each call of a wrapped model in a training loop, follow every tensor it is
@@ -450,13 +452,22 @@ class BatchProof(TrainingLoops):
         orders this rank's own rows; drawn alike it would force rank 0's order on every
         rank, against DP147's advice (round 21, STGAN-pytorch@1136a5d). Also positions drawn
         up to it (`torch.randint(0, y.size(0), (n,))`: analysis/row_picks.rows_among)."""
-        size = rows_among(draw) if isinstance(draw, cst.Call) else None
-        return size is not None and any(
-            self._classify(flow, found, set()) == "sharded"
-            for name in walk(size)
-            if isinstance(name, cst.Name)
-            for found in origins(flow, name)
-        )
+        key = (id(flow), id(draw), self._dim)
+        known = self._rows_owned.get(key)
+        if known is None:
+            # asked once per draw: a batch rebound from itself through draws sized by it
+            # (`x = lam * x + (1 - lam) * x[torch.randperm(x.size(0))]`, over and over)
+            # asked each earlier draw again per path, exponentially (stop 74); a draw met
+            # again while it is asked (a cycle) proves nothing
+            self._rows_owned[key] = False
+            size = rows_among(draw) if isinstance(draw, cst.Call) else None
+            known = self._rows_owned[key] = size is not None and any(
+                self._classify(flow, found, set()) == "sharded"
+                for name in walk(size)
+                if isinstance(name, cst.Name)
+                for found in origins(flow, name)
+            )
+        return known
 
     def _sized_along_dim(self, call: cst.Call) -> cst.BaseExpression | None:
         """`torch.zeros(1, bsz, n)` with the split dim 1: the size along it (`bsz`, or a

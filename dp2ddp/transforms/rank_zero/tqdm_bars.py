@@ -38,6 +38,14 @@ class ProgressBars(CallRule):
             return updated
         if any(arg.star == "**" for arg in updated.args):
             return updated  # `disable` may be among the keywords: adding one could clash
+        if any(
+            a.keyword is not None
+            and a.keyword.value == "file"
+            and isinstance(a.value, cst.Call)
+            and is_name(a.value.func, "ddp_bar_file")
+            for a in updated.args
+        ):
+            return updated  # drawn into a sink off rank 0 already (this pass's own edit)
         read = self._shown_only_read(original)
         if read is not None and not any(
             a.keyword is not None and a.keyword.value in ("file", "disable") for a in updated.args
