@@ -28,12 +28,31 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, fixture_cases, warning_lines
 
-from dp2ddp import MigrateOptions, migrate_source
+from dp2ddp import MigrateOptions, MigrationResult, migrate_source
+from dp2ddp.migrate.deep import FileTimeout, call_deep, time_limit
 from dp2ddp.migrate.markers import SAID_ONCE, with_markers
 from dp2ddp.program.folder import plan_paths
 
 CASES = fixture_cases()
 UPDATE = os.environ.get("DP2DDP_UPDATE_GOLDEN") == "1"
+#: Seconds one fixture's migration may take. Each takes about a second; a pass whose cost
+#: grows exponentially with a fixture's shape (stop 73: a batch rebound from itself, minutes)
+#: fails here by name, not as the suite's 30-minute backstop or CI's time limit.
+LIMIT_S = 60
+
+
+def _migrated(source: str, options: MigrateOptions, name: str) -> MigrationResult:
+    """migrate_source(source), stopped after LIMIT_S (migrate/deep.time_limit, as the CLI's
+    --file-timeout stops a file)."""
+
+    def work() -> MigrationResult:
+        with time_limit(LIMIT_S):
+            return migrate_source(source, options, filename="train.py")
+
+    try:
+        return call_deep(work)
+    except FileTimeout:
+        pytest.fail(f"{name}: migrate ran past {LIMIT_S} s (a pass's cost out of bounds)")
 
 
 def _options(case: Path) -> MigrateOptions:
@@ -60,7 +79,7 @@ def test_fixture(name: str, tmp_path: Path) -> None:
     case = FIXTURES / name
     source = (case / "input.py").read_text()
     options = _options(case)
-    result = migrate_source(source, options, filename="train.py")
+    result = _migrated(source, options, name)
     expected_path = case / "expected.py"
     warnings_path = case / "warnings.txt"
     helpers_path = case / "expected_helpers.py"

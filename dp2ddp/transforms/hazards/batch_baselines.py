@@ -19,6 +19,7 @@ side holds none and is no number.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 import libcst as cst
@@ -44,6 +45,7 @@ OFFSETS = (
 
 Bindings = dict[str, list[cst.BaseExpression]]
 _Node = TypeVar("_Node", bound=cst.CSTNode)
+_Key = TypeVar("_Key", bound=tuple[int, ...])
 
 
 def _over_batch(dims: tuple[int, ...] | None) -> bool:
@@ -124,11 +126,7 @@ class _Search:
     def statistics(self, node: cst.CSTNode, names: Bindings, attrs: Bindings) -> list[cst.Call]:
         """The statistics over the batch `node` holds (names, attributes, methods followed)."""
         key = (id(node), id(names), id(attrs))
-        known = self._statistics.get(key)
-        if known is None:
-            self._statistics[key] = []  # under way: a cycle back here adds nothing
-            known = self._statistics[key] = _once(self._statistics_of(node, names, attrs))
-        return known
+        return _once_per(self._statistics, key, lambda: self._statistics_of(node, names, attrs))
 
     def _statistics_of(self, node: cst.CSTNode, names: Bindings, attrs: Bindings) -> list[cst.Call]:
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
@@ -172,12 +170,7 @@ class _Search:
 
     def outer(self, node: cst.CSTNode, names: Bindings) -> list[cst.BaseExpression]:
         """The operands of the reductions over the batch in `node` (names followed)."""
-        key = (id(node), id(names))
-        known = self._outer.get(key)
-        if known is None:
-            self._outer[key] = []  # under way
-            known = self._outer[key] = _once(self._outer_of(node, names))
-        return known
+        return _once_per(self._outer, (id(node), id(names)), lambda: self._outer_of(node, names))
 
     def _outer_of(self, node: cst.CSTNode, names: Bindings) -> list[cst.BaseExpression]:
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
@@ -198,11 +191,7 @@ class _Search:
     def offsets(self, node: cst.CSTNode, names: Bindings, attrs: Bindings) -> list[cst.Call]:
         """The statistics that offset or scale per-sample terms within an outer operand."""
         key = (id(node), id(names), id(attrs))
-        known = self._offsets.get(key)
-        if known is None:
-            self._offsets[key] = []  # under way
-            known = self._offsets[key] = _once(self._offsets_of(node, names, attrs))
-        return known
+        return _once_per(self._offsets, key, lambda: self._offsets_of(node, names, attrs))
 
     def _offsets_of(self, node: cst.CSTNode, names: Bindings, attrs: Bindings) -> list[cst.Call]:
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
@@ -234,9 +223,16 @@ class _Search:
         return _number(other) or alike_value(other, stats[0], names, self.t, self.alike)
 
 
-def _once(found: list[_Node]) -> list[_Node]:
-    """Each node once, in the order found (the lists stay as short as the distinct facts)."""
-    return list(dict.fromkeys(found))
+def _once_per(
+    known: dict[_Key, list[_Node]], key: _Key, compute: Callable[[], list[_Node]]
+) -> list[_Node]:
+    """`compute()`'s nodes, each once, computed once per key: a key met again while it is
+    computed (a cycle through the bindings) gives nothing."""
+    found = known.get(key)
+    if found is None:
+        known[key] = []  # under way
+        found = known[key] = list(dict.fromkeys(compute()))
+    return found
 
 
 def _operand(call: cst.Call, transform: MigrationTransform) -> cst.BaseExpression | None:
