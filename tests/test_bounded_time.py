@@ -86,6 +86,40 @@ SHAPES: dict[str, tuple[str, tuple[int, ...], str]] = {
         (0,),
         "migrated",
     ),
+    # the optimizer-parameter reader walked each binding of `self.h` with a fresh memory, so
+    # 24 rebindings in one method re-read each other n^3 times and more (32 s; 2 s now)
+    "attribute_rebound_in_a_method": (
+        HEAD
+        + WRAP
+        + "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        + "class Step:\n    def run(self, x, y):\n        self.h = x\n"
+        + "".join(
+            f"        self.h = self.h * {i} + self.h.mean() - self.h[torch.randperm(len(x))]\n"
+            for i in range(24)
+        )
+        + "        loss = ((model(self.h) - y) ** 2).mean()\n"
+        + "        loss.backward()\n        opt.step()\n\n\n"
+        + "for x, y in loader:\n    Step().run(x, y)\n",
+        (0,),
+        "migrated",
+    ),
+    # a batch rebound in both arms of 16 if/else in the loop: each use reaches every earlier
+    # binding (the view keeps an if's bindings as "may run"); quadratic, about 2 s
+    "batch_rebound_in_branches": (
+        HEAD
+        + WRAP
+        + "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        + "for x, y in loader:\n"
+        + "".join(
+            f"    if y.sum() > {i}:\n        x = x[torch.randperm(x.size(0))] + x.mean()\n"
+            f"    else:\n        x = x * {i} - x.std()\n"
+            for i in range(16)
+        )
+        + "    loss = ((model(x) - y) ** 2).mean()\n"
+        + "    loss.backward()\n    opt.step()\n",
+        (0,),
+        "migrated",
+    ),
     "terms_5000_on_one_line": (
         HEAD + "x = " + " + ".join(["1"] * 5000) + "\n" + WRAP,
         (2,),

@@ -125,7 +125,8 @@ class HeldParameters:
             method = self.defs.method(owner, func.attr.value) if owner is not None else None
             if owner is None or method is None:
                 return None
-            found = [s for r in method.returns for s in self._sources(r, method, set(), 0)]
+            seen: set[int] = set()  # one walk for every return: each binding read once
+            found = [s for r in method.returns for s in self._sources(r, method, seen, 0)]
             return func.value, owner, found
         parent = self.defs.parent(node)
         if isinstance(parent, cst.Attribute) or (
@@ -135,11 +136,14 @@ class HeldParameters:
         owner = self._plain_class(node.value)
         if owner is None:
             return None
+        # one walk for every binding (`self.h = self.h * 2 + ...` rebound n times: a walk
+        # per binding re-read the others, n^3 and more in the bindings, stop 74)
+        read: set[int] = set()
         found = [
             s
             for d in self.defs.attribute_definitions(owner, node.attr.value)
             if d.value is not None and d.kind in ("assign", "annassign", "augassign")
-            for s in self._sources(d.value, self.defs.function_around(d.value), set(), 0)
+            for s in self._sources(d.value, self.defs.function_around(d.value), read, 0)
         ]
         return node.value, owner, found
 
