@@ -143,7 +143,12 @@ def _run_one(script: Path, out_dir: Path, rank: int) -> dict[str, object]:
     status["seconds"] = round(time.perf_counter() - start, 3)
     status["indices"] = indices.count
     status["indices_by_size"] = indices.by_size
-    (workdir / f"rank{rank}.status.json").write_text(json.dumps(status))
+    # whole or absent: torchrun kills the other rank when one fails, maybe mid-write (stop 74's
+    # rehearsal read an empty status file of the rank killed)
+    final = workdir / f"rank{rank}.status.json"
+    partial = final.with_name(final.name + ".part")
+    partial.write_text(json.dumps(status))
+    os.replace(partial, final)
     return status
 
 
