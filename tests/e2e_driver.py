@@ -32,6 +32,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from dp2ddp.migrate.atomic import write_atomic
+
 #: logging.FileHandler's constructor before any script ran (ddp_quiet_logging patches it).
 _FILE_HANDLER_INIT = logging.FileHandler.__init__
 
@@ -145,10 +147,7 @@ def _run_one(script: Path, out_dir: Path, rank: int) -> dict[str, object]:
     status["indices_by_size"] = indices.by_size
     # whole or absent: torchrun kills the other rank when one fails, maybe mid-write (stop 74's
     # rehearsal read an empty status file of the rank killed)
-    final = workdir / f"rank{rank}.status.json"
-    partial = final.with_name(final.name + ".part")
-    partial.write_text(json.dumps(status))
-    os.replace(partial, final)
+    write_atomic(str(workdir / f"rank{rank}.status.json"), json.dumps(status).encode())
     return status
 
 
