@@ -14,8 +14,10 @@ bindings: `diff = diff[valid]` rebinds one), elementwise arithmetic (`** 2`, `a[
 `-`, constant factors) and elementwise calls (`.abs()`, `.pow(2)`, `.square()`, casts), a
 selection: `x[m]` with `m` a boolean mask (count_means' proof of a mask), `x[i]` with `i`
 from `nonzero()` or one-argument `torch.where`, `x.masked_select(m)` or
-`torch.masked_select(x, m)`. A mean that reaches what a scope that may train returns or
-backpropagates (count_means decides that and calls `masked_selection`).
+`torch.masked_select(x, m)`, the data of a packed sequence (`pack_padded_sequence(x,
+lengths).data` or its `[0]`: each sequence's first `length` steps). A mean that reaches
+what a scope that may train returns or backpropagates (count_means decides that and calls
+`masked_selection`).
 
 Also a loss FUNCTION that averages (JiaRenChang/PSMNet@87ac909: `F.smooth_l1_loss(out[mask],
 gt[mask], size_average=True)`, mask = gt < maxdisp): `torch.nn.functional.<loss>` whose
@@ -320,6 +322,8 @@ def _selected(
         )
     if isinstance(node, cst.UnaryOperation):
         return again(node.expression)
+    if _packed(node, names):
+        return cst.Module([]).code_for_node(node)
     if isinstance(node, cst.Subscript):
         if sample is not None and _one_sample(node.value, assigned, sample, 0):
             return None  # a selection of one sample: its count is no split's (docstring)
@@ -338,6 +342,32 @@ def _selected(
     if isinstance(node.func, cst.Attribute) and node.func.attr.value in _ELEMENTWISE:
         return again(node.func.value)
     return None
+
+
+#: torch's packing of padded sequences: the packed data holds each sequence's first `length`
+#: steps, as many rows as the lengths sum to (round 27: a captioning loss over the packed
+#: tokens of decoded captions).
+_PACKING = frozenset(
+    f"torch.nn.utils.rnn.{name}" for name in ("pack_padded_sequence", "pack_sequence")
+)
+
+
+def _packed(node: cst.BaseExpression, names: _Names) -> bool:
+    """`node` is the data of a packed sequence, `pack_padded_sequence(x, lengths).data` or
+    its `[0]`: a selection of the padded batch's steps whose count the lengths decide."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        packing = node.value
+    elif (
+        isinstance(node, cst.Subscript)
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+        and isinstance(node.slice[0].slice.value, cst.Integer)
+        and node.slice[0].slice.value.evaluated_value == 0
+    ):
+        packing = node.value
+    else:
+        return False
+    return isinstance(packing, cst.Call) and bool(names(packing.func) & _PACKING)
 
 
 #: Tensor methods that, called with no arguments, reduce every element to one (a 0-dim tensor).
