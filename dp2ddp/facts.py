@@ -435,7 +435,8 @@ class Reexports:
     forwarding: tuple[str, ...] = ()
     #: Names a module-level `from <program module> import *` binds that lead outside the
     #: program (`os` of a `utils.py` saying `import os`) -> the real dotted name: libcst
-    #: binds nothing for a star import, so `os.mkdir(d)` ran on every rank (stop 57 v1-B).
+    #: binds nothing for a star import, so `os.mkdir(d)` ran on every rank (stop 57 v1-B);
+    #: names that module defines itself -> `<module>.<name>`, as a named import gives.
     stars: tuple[tuple[str, str], ...] = ()
     #: Program classes named ...DataParallel... on `object` alone, keyed alike (the module's
     #: own by bare names): a call of one is no wrap, no DP002 (forwarding_classes.py).

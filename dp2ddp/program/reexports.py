@@ -87,6 +87,16 @@ def module_bindings(module: ProgramModule) -> dict[str, str]:
     return bound
 
 
+def _own_names(module: ProgramModule) -> list[str]:
+    """The public names `module` binds at column 0 otherwise than by an import (a def, a
+    class, an assignment), which a star import of it binds too; none where it says
+    `__all__` (its list decides, not read here)."""
+    if "__all__" in module.source.text:
+        return []
+    found = (m.group(1) or m.group(2) for m in _OTHER_BINDINGS.finditer(module.source.text))
+    return [name for name in found if not name.startswith("_")]
+
+
 def star_exports(
     module: ProgramModule,
     modules: Mapping[str, ProgramModule] | None = None,
@@ -321,9 +331,15 @@ class ProgramReexports:
         )
 
     def _stars(self, module: ProgramModule) -> dict[str, str]:
-        """Names `module`'s module-level star imports of program modules bind that lead
-        outside the program (facts.Reexports.stars). A name two star imports bind to
-        different names, or that leads back into the program, is left out."""
+        """Names `module`'s module-level star imports of program modules bind
+        (facts.Reexports.stars): those that lead outside the program, by their real name;
+        those the imported module defines itself (a def, a class, an assignment at column
+        0), by the name libcst gives them after `from <module> import <name>`
+        (`utils.save_checkpoint`), as the passes know the program's own functions (round
+        27, foamliu/Image-Captioning-PyTorch@89276fa: `from utils import *`, then
+        `save_checkpoint(..., decoder, ...)` pickling the wrapped model whole, no DP070).
+        A name two star imports bind to different names, one that leads back into the
+        program by an import, or one `module` binds itself, is left out."""
         found: dict[str, str] = {}
         twice: set[str] = set()
         for node in module.imports:
@@ -334,13 +350,20 @@ class ProgramReexports:
             base = absolute_base(module, node.level, node.module)
             if base is None or base not in self._modules:
                 continue
-            for name, target in star_exports(self._modules[base], self._modules).items():
-                real = self.resolve(target)
+            bound = {
+                name: self.resolve(target)
+                for name, target in star_exports(self._modules[base], self._modules).items()
+            }
+            for name in _own_names(self._modules[base]):
+                bound.setdefault(name, f"{base}.{name}")
+            for name, real in bound.items():
                 if real is None or name in twice or found.get(name, real) != real:
                     found.pop(name, None)
                     twice.add(name)
                 else:
                     found[name] = real
+        for own in _OTHER_BINDINGS.finditer(module.source.text):
+            found.pop(own.group(1) or own.group(2), None)
         return found
 
     def _add(
