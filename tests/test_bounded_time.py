@@ -120,6 +120,23 @@ SHAPES: dict[str, tuple[str, tuple[int, ...], str]] = {
         (0,),
         "migrated",
     ),
+    # a batch rebound as a product of itself in both arms of 48 if/else: DP059's search for
+    # a whole-batch statistic read every binding at every depth (n**6; 32 arms took 9 s,
+    # stop 75); once per (node, depth) now, about 3 s
+    "batch_product_rebound_in_branches": (
+        HEAD
+        + WRAP
+        + "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        + "for x, y in loader:\n"
+        + "".join(
+            f"    if x.sum() > {i}:\n        x = x * {i}\n    else:\n        x = x + {i}\n"
+            for i in range(48)
+        )
+        + "    loss = ((model(x) - y) ** 2).mean()\n"
+        + "    loss.backward()\n    opt.step()\n",
+        (0,),
+        "migrated",
+    ),
     "terms_5000_on_one_line": (
         HEAD + "x = " + " + ".join(["1"] * 5000) + "\n" + WRAP,
         (2,),
