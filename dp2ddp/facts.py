@@ -267,6 +267,9 @@ class HelperDraw:
     #: helper, hazards/permuted_rows.mixed_parameter; `pairs_fixed`: at fixed offsets, DP139)
     mixes: tuple[int, str, int, bool] | None = None
     pairs_fixed: bool = False
+    #: the draw is in a function the helper defines (a loss factory's closure): calling what
+    #: it returned draws, not calling it (`loss_fn = get_loss()`; `loss_fn(x)`: draws.py)
+    closure: bool = False
 
     def describe(self) -> str:
         where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
@@ -280,7 +283,8 @@ class HelperDraw:
         if not self.helper:
             return f"{self.what}() draws from {held}, at {where}"
         held = f" of {held}" if self.source else ""
-        return f"{self.helper}() draws {self.what}{held} at {where}{when}"
+        who = f"the function {self.helper}() returns" if self.closure else f"{self.helper}()"
+        return f"{who} draws {self.what}{held} at {where}{when}"
 
 
 @dataclass(frozen=True)

@@ -57,18 +57,28 @@ def plain_imports(module: ProgramModule) -> dict[str, str]:
     return bound
 
 
-def _function_calls(module: ProgramModule, bound: Mapping[str, str]) -> dict[str, list[str]]:
+def _function_calls(
+    module: ProgramModule, bound: Mapping[str, str]
+) -> dict[str, list[tuple[str, bool]]]:
     """Each module-level function of `module` (not one that runs `.backward()`) with the
-    absolute names of what it calls, in source order."""
+    absolute names of what it calls, in source order, each with whether the call is in a
+    function or lambda the function defines inside itself (a closure it may return)."""
     own = {
         s.name for s in module.tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
-    calls: dict[str, list[str]] = {}
+    calls: dict[str, list[tuple[str, bool]]] = {}
     for statement in module.tree.body:
         if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        found: list[tuple[int, int, str]] = []
+        found: list[tuple[int, int, str, bool]] = []
         training = False
+        nested = {
+            id(inner)
+            for scope in ast_nodes.walk(statement)
+            if scope is not statement
+            and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            for inner in ast_nodes.walk(scope)
+        }
         for node in ast_nodes.walk(statement):
             if not isinstance(node, ast.Call):
                 continue
@@ -85,9 +95,9 @@ def _function_calls(module: ProgramModule, bound: Mapping[str, str]) -> dict[str
                 target = ".".join([bound[head], *rest])
             else:
                 continue
-            found.append((node.lineno, node.col_offset, target))
+            found.append((node.lineno, node.col_offset, target, id(node) in nested))
         if not training:
-            calls[statement.name] = [t for _, _, t in sorted(found)]
+            calls[statement.name] = [(t, inner) for _, _, t, inner in sorted(found)]
     return calls
 
 
@@ -110,7 +120,7 @@ def chained_draws(
         holders.update(key.rsplit(".", i)[0] for i in range(1, key.count(".") + 1))
 
     bound = {m.name: {**plain_imports(m), **bindings(m)} for m in program.modules}
-    summaries: dict[str, dict[str, list[str]]] = {}
+    summaries: dict[str, dict[str, list[tuple[str, bool]]]] = {}
     for _ in range(_ROUNDS):
         changed = False
         for module in program.modules:
@@ -131,9 +141,10 @@ def chained_draws(
                 key = f"{module.name}.{function}"
                 if key in names:
                     continue
-                first = next((names[c] for c in callees if c in names), None)
+                first = next(((names[c], inner) for c, inner in callees if c in names), None)
                 if first is not None:
-                    add(key, replace(first, helper=function, mixes=None))
+                    draw, inner = first
+                    add(key, replace(draw, helper=function, mixes=None, closure=inner))
                     changed = True
         if not changed:
             break

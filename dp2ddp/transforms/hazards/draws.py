@@ -128,6 +128,8 @@ class HelperDraws:
         #: the last part of every method here and of every drawing one elsewhere: a call
         #: `obj.name(...)` / `obj(...)` is followed to the class of `obj` only for these
         self._method_names = {k.rpartition(".")[2] for k in (*self._functions, *self._imported)}
+        #: another module's functions returning a drawing closure (Draw.closure)
+        self._closures = any(d.closure for d in self._imported.values())
         #: functions and lambdas bound to a name inside a function or method here, by the
         #: qualified name a call of them resolves to (`train.<locals>.pick`): stop 60, v4-C;
         #: read on the first lookup (`_locals`), not for a module whose calls never ask
@@ -287,7 +289,11 @@ class HelperDraws:
         own methods are not followed from here: the dataset draws' finder, which also asks
         this, follows a Dataset's `self._pairs()` itself)."""
         name = func.attr.value if isinstance(func, cst.Attribute) else "__call__"
-        if name not in self._method_names and not {"__call__", "forward"} & self._method_names:
+        if (
+            name not in self._method_names
+            and not {"__call__", "forward"} & self._method_names
+            and not self._closures
+        ):
             return set()  # no class of the program has a method that could run here
         flow = view(self._module)
         if not isinstance(func, cst.Attribute):
@@ -559,6 +565,15 @@ class HelperDraws:
                 draw = self._first_draw(callee, seen)
             else:
                 draw = self._imported.get(callee) or self._sampled.get(callee)
+                if draw is not None and draw.closure:
+                    draw = None  # the factory's call draws nothing: its closure's calls do
+            if draw is None and callee.endswith(".__call__"):
+                # an object another module's function returned, whose draw is in a
+                # function it defines (a loss factory's closure: `self.loss_fn =
+                # get_sde_loss_fn(...)`, then `self.loss_fn(model, x)` in the loop; round
+                # 26, harryjo97/GDSS@24cc490's spelling): calling the object draws
+                made = self._imported.get(callee.removesuffix(".__call__"))
+                draw = made if made is not None and made.closure else None
             if draw is None and "." not in callee:
                 star = next(
                     (f"{m}.{callee}" for m in self._stars if f"{m}.{callee}" in self._imported), ""

@@ -1,0 +1,4 @@
+from trainer import Trainer
+
+if __name__ == "__main__":
+    Trainer().train()
