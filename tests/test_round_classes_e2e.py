@@ -2053,6 +2053,11 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   `torch.FloatTensor(n).uniform_()` in an unseeded program: under ddp_same_random as
   `torch.rand(n)` is, no held-out item trained on (before: each rank its own split; a
   run hung in the all-reduce where the ranks' splits differed in size).
+- Stop 75 (round 27, foamliu/Image-Captioning-PyTorch@89276fa's `from utils import *`):
+  hazards_s75_pickler_through_star_import: a checkpoint helper of another module reached by
+  a star import pickles the model it is handed: the call hands it `model.module`, and the
+  file loads outside a process group as the inner `Linear` (before: the DDP object, no
+  DP070); a helper that also reads the model otherwise keeps it, with DP070.
 """
 
 from __future__ import annotations
@@ -3166,9 +3171,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s73_closuredraw_closure_noise": ("weights -2.984407",),
     "shared_draws_s73_closuredraw_closure_scalar": ("weights 0.085196",),
     "shared_draws_s73_closuredraw_inplace_split": ("held-out items trained on: 0",),
+    # stop 75 (round 27's captioning repository): a checkpoint helper reached by a star import
+    "hazards_s75_pickler_through_star_import": ("10",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "hazards_s75_pickler_through_star_import": "train.py",  # stop 75 (round 27)
     "s73_compose_transform_through_helper": "train.py",  # stop 73 compose (round 25)
     "s73_compose_function_by_position": "train.py",  # stop 73 compose
     "s73_loadersub_subclass_other_module": "train.py",  # stop 73 loadersub (round 26)
@@ -3666,6 +3674,16 @@ def test_round_class_runs_to_the_end_as_dataparallel_did(launch: Launch, case: s
     for name, lines in WRITTEN.get(case, {}).items():
         written = (launch.workdir(case) / name).read_text().splitlines()
         assert len(written) == lines, (name, written)
+
+
+def test_a_star_imported_helper_saves_the_inner_model(launch: Launch) -> None:
+    """Stop 75 (round 27, foamliu/Image-Captioning-PyTorch@89276fa's `from utils import *`):
+    the checkpoint helper pickles what the call hands it, `model.module`: the file loads
+    outside a process group as the inner model (before: the DDP object, no DP070)."""
+    saved = torch.load(
+        launch.workdir("hazards_s75_pickler_through_star_import") / "best.tar", weights_only=False
+    )
+    assert type(saved["model"]) is torch.nn.Linear, type(saved["model"])
 
 
 def test_set_epoch_each_pass_of_a_handed_loader(launch: Launch) -> None:
