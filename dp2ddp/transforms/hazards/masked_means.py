@@ -322,7 +322,7 @@ def _selected(
         )
     if isinstance(node, cst.UnaryOperation):
         return again(node.expression)
-    if _packed(node, names):
+    if _packed(node, names, assigned):
         return cst.Module([]).code_for_node(node)
     if isinstance(node, cst.Subscript):
         if sample is not None and _one_sample(node.value, assigned, sample, 0):
@@ -352,9 +352,12 @@ _PACKING = frozenset(
 )
 
 
-def _packed(node: cst.BaseExpression, names: _Names) -> bool:
+def _packed(node: cst.BaseExpression, names: _Names, assigned: _Assigned) -> bool:
     """`node` is the data of a packed sequence, `pack_padded_sequence(x, lengths).data` or
-    its `[0]`: a selection of the padded batch's steps whose count the lengths decide."""
+    its `[0]`, also of a name every binding of which is such a call (`scores =
+    pack_padded_sequence(...)`, then `criterion(scores.data, targets.data)`, the common
+    captioning spelling): a selection of the padded batch's steps whose count the lengths
+    decide."""
     if isinstance(node, cst.Attribute) and node.attr.value == "data":
         packing = node.value
     elif (
@@ -367,7 +370,14 @@ def _packed(node: cst.BaseExpression, names: _Names) -> bool:
         packing = node.value
     else:
         return False
-    return isinstance(packing, cst.Call) and bool(names(packing.func) & _PACKING)
+    if isinstance(packing, cst.Name):
+        bound = assigned.get(packing.value, [])
+        return bool(bound) and all(_packing(value, names) for value in bound)
+    return _packing(packing, names)
+
+
+def _packing(node: cst.BaseExpression, names: _Names) -> bool:
+    return isinstance(node, cst.Call) and bool(names(node.func) & _PACKING)
 
 
 #: Tensor methods that, called with no arguments, reduce every element to one (a 0-dim tensor).
