@@ -211,8 +211,11 @@ class InsertProcessGroup(MigrationTransform):
             return
 
     def _check_collisions(self, module: cst.Module, migrated: cst.Module) -> None:
-        """DP014 for the module's own top-level binding of a name the setup binds; not for
-        one the migration dropped (devices: `DEVICE = DEVICE`, the program's DEVICE now the
+        """DP014 for the module's own top-level binding of a name the setup binds (a def
+        of a helper's name the migration calls here says that its calls reach that def:
+        round 28, xiezheng-cs/PyTorch_DDP@faf2ede's `ddp_print(ouput, logger, local_rank)`
+        took the rewritten prints, a TypeError on every rank); not for one the migration
+        dropped (devices: `DEVICE = DEVICE`, the program's DEVICE now the
         setup's), which `migrated` no longer binds."""
         from dp2ddp.transforms._support.names import SETUP_NAMES
         from dp2ddp.transforms._support.runtime import top_level_bindings
@@ -228,7 +231,17 @@ class InsertProcessGroup(MigrationTransform):
                     elif isinstance(small, cst.AnnAssign):
                         targets.append(small.target)
             elif isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith("ddp_"):
-                self.warn(stmt, "DP014", stmt.name.value)
+                name = stmt.name.value
+                used = name in {f"ddp_{helper}" for helper in self.state.helpers}
+                self.warn(
+                    stmt,
+                    "DP014",
+                    f"{name}: the calls of {name}() the migration writes in this module "
+                    "would reach this function, not dp2ddp's helper: rename yours and "
+                    "migrate again"
+                    if used
+                    else name,
+                )
             for target in targets:
                 if (
                     isinstance(target, cst.Name)
