@@ -115,6 +115,21 @@ import late
 late.y()
 import a.b.c
 a.b.c.d(), a.b.x(), a.zz
+G.shape, best.item()
+def step(acc):
+    global best, G, never
+    never.x()
+    if acc > best:
+        best = acc
+    best.item(), G.sum(), [best for _ in G]
+    def inner():
+        return best.real, G
+    class Kept:
+        global kept
+        kept = 1
+best = 0
+def report():
+    return best.item(), G, never
 '''
 
 

@@ -7,9 +7,12 @@ facts: which names module-level imports bind, and which scopes bind every other 
 mirrors libcst 1.x's `Scope.get_qualified_names_for` (including its quirks: an access
 before any assignment in its own scope looks past it, attribute and keyword names get no
 names), and returns None wherever that mirroring would take more than these facts (a name
-bound by both an import and an assignment, `global`/`nonlocal`, dotted imports inside
+bound by both an import and an assignment, `nonlocal`, dotted imports inside
 functions or imports in class bodies, match patterns, type parameters, an access whose
-binding order is not plain): the caller then asks libcst. tests/test_metadata.py checks
+binding order is not plain): the caller then asks libcst. A `global` name in a function
+is answered (its bindings there are the module's, as libcst records them): training
+scripts say `global best_acc`, and one unanswered name made every pass run the scope
+analysis. tests/test_metadata.py checks
 it against libcst node for node.
 """
 
@@ -83,6 +86,10 @@ class QualifiedNames:
         self._nested: dict[str, dict[_Scope, list[_Import]]] = {}
         #: names whose resolution these facts do not cover
         self._unsafe: set[str] = set()
+        #: name -> the functions that declare it `global` (their bindings are the module's)
+        self._globals: dict[str, set[_Scope]] = {}
+        #: bindings inside such functions (filed under the module by _by_scope)
+        self._declared_bindings: set[cst.CSTNode] = set()
         #: subtrees the scope analysis does not visit (libcst gives their nodes no names)
         self._opaque: set[cst.CSTNode] = set()
         self._type_params = False
@@ -116,8 +123,14 @@ class QualifiedNames:
             if not isinstance(self._parents[node], cst.ImportAlias):
                 for name in bound_names(node.name):
                     self._bind(name)
+        elif isinstance(node, cst.NameItem) and type(self._parents[node]) is cst.Global:
+            scope = self._scope(self._parents[node])
+            if type(scope) is cst.FunctionDef:
+                self._globals.setdefault(node.name.value, set()).add(scope)
+            elif scope is not self._module:  # a class body's: left to libcst
+                self._unsafe.add(node.name.value)
         elif isinstance(node, (cst.NameItem, cst.MatchAs, cst.MatchStar)):
-            # global / nonlocal names, and match captures (libcst records no binding)
+            # nonlocal names, and match captures (libcst records no binding)
             if node.name is not None:
                 self._unsafe.add(node.name.value)
         elif isinstance(node, cst.MatchMapping):
@@ -205,6 +218,8 @@ class QualifiedNames:
             or (type(parent) is cst.Arg and parent.keyword is node)
         ):
             return set()  # not visited by the scope analysis
+        if type(parent) is cst.NameItem and type(self._parents[parent]) is cst.Global:
+            return set()  # nor is a `global` statement
         top = node
         while parent is not self._module:
             if parent in self._opaque or type(parent) in (cst.Import, cst.ImportFrom):
@@ -213,6 +228,9 @@ class QualifiedNames:
         head = full.partition(".")[0]
         if head in self._unsafe:
             return None
+        if head in self._globals:
+            if head in self._imports or head in self._nested:
+                return None
         nested = self._nested.get(head)
         if nested is not None:
             if head in self._bindings:
@@ -286,24 +304,39 @@ class QualifiedNames:
         """A name bound by assignments, defs or parameters (and no import)."""
         if self._type_params:
             return None
-        by_scope = self._binding_scopes.get(head)
-        if by_scope is None:
-            by_scope = self._binding_scopes[head] = {}
-            for binding in self._bindings[head]:
-                by_scope.setdefault(self._scope(binding), []).append(binding)
-        own = self._scope(node)
+        by_scope = self._by_scope(head)
+        real = self._scope(node)
+        own = self._module if real in self._globals.get(head, ()) else real
         scope: _Scope | None = own
         while scope is not None and scope not in by_scope:
             scope = self._visible_parent(scope)
         if scope is None:
             return {f"builtins.{head}"} if hasattr(builtins, head) else set()
-        if scope is own and type(node) is cst.Name:
+        if scope is real and type(node) is cst.Name:
             # An access sees only the assignments before it in its own scope (else libcst
-            # looks further out); answer only when one plainly comes first.
-            if not any(self._precedes(b, node, own) for b in by_scope[own]):
+            # looks further out); answer only when one plainly comes first. (A `global`
+            # name's access inside its function sees every module binding, in any order.)
+            declared = self._declared_bindings
+            if not any(self._precedes(b, node, real) for b in by_scope[real] if b not in declared):
                 return None
         prefix = self._prefix(scope)
         return {f"{prefix}.{full}" if prefix else full}
+
+    def _by_scope(self, head: str) -> dict[_Scope, list[cst.CSTNode]]:
+        """The bindings of `head` by the scope that holds them: a binding inside a function
+        that declares `head` global is the module's (only module-level bindings count as
+        preceding a module-level access: `_precedes` within the module)."""
+        by_scope = self._binding_scopes.get(head)
+        if by_scope is None:
+            by_scope = self._binding_scopes[head] = {}
+            declaring = self._globals.get(head, ())
+            for binding in self._bindings.get(head, ()):
+                scope = self._scope(binding)
+                if scope in declaring:
+                    self._declared_bindings.add(binding)
+                    scope = self._module
+                by_scope.setdefault(scope, []).append(binding)
+        return by_scope
 
     # -- scopes, as libcst's ScopeVisitor assigns them ------------------------------
     def _scope(self, node: cst.CSTNode) -> _Scope:

@@ -420,6 +420,11 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             self._evaluates(loop) or self._guard_passed(loop, path) is False
             for loop, _, path in loader.loops
         )
+        # a loop over a local name for it that trains (`trainloader = loaders["train"]`:
+        # round 29's crowd counting) makes it training data, whatever the other loops do
+        evaluated = evaluated and not any(
+            self._trains(r) and not self._evaluates(r) for r in loader.read_loops
+        )
         if (
             self.state.program is not None
             and handed is None

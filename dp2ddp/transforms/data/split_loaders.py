@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.nodes import enclosing_function, walk
+from dp2ddp.transforms._support.nodes import assigned_value, enclosing_function, walk
+from dp2ddp.transforms.data.flow import Path
 from dp2ddp.transforms.data.plan import LINE_LIMIT, CallEdit, Loader
 
 if TYPE_CHECKING:
@@ -57,18 +58,16 @@ class SplitLoaders:
         """Decide each comprehension loader's splits; keep only its training loops."""
         for loader in loaders.values():
             key = split_key(self.t, loader.call)
-            if key is None or loader.read_loops or loader.next_loops or not loader.loops:
+            if key is None or loader.next_loops or not (loader.loops or loader.read_loops):
                 continue
             trained: dict[str, bool] = {}
             evaluated: dict[str, None] = {}
             kinds: list[bool] = []
-            for loop, _, _ in loader.loops:
+            looped = [loop for loop, _, _ in loader.loops]
+            for loop in looped + loader.read_loops:
                 # every way the loader reaches the loop (one function called for each split)
-                reads = [
-                    (_split_read(expr, path), path)
-                    for expr in self.t._iterated_through_names(loop.iter)
-                    for call, path in self.t._resolve(expr, {loader.call: loader}, 0)
-                ]
+                aliased = not any(loop is seen for seen in looped)
+                reads = self._aliased(loop) if aliased else self._reads(loader, loop)
                 if not reads or any(split is None for split, _ in reads):
                     break
                 trains = False
@@ -94,9 +93,34 @@ class SplitLoaders:
                     and read <= {*trained, *evaluated}
                 ):
                     self.decided[loader.call] = (key, list(trained), only_evaluated)
-                    loader.loops = [
-                        e for e, train in zip(loader.loops, kinds, strict=True) if train
-                    ]
+                    ways = zip(looped, kinds[: len(looped)], strict=True)
+                    kept = {id(loop) for loop, train in ways if train}
+                    loader.loops = [e for e in loader.loops if id(e[0]) in kept]
+                    aliases = zip(loader.read_loops, kinds[len(looped) :], strict=True)
+                    loader.read_loops = [r for r, train in aliases if train]
+
+    def _reads(self, loader: Loader, loop: cst.For) -> list[tuple[str | None, Path]]:
+        """The split each way `loader` reaches `loop` reads (one function called for each
+        split: one read per call path)."""
+        return [
+            (_split_read(expr, path), path)
+            for expr in self.t._iterated_through_names(loop.iter)
+            for _, path in self.t._resolve(expr, {loader.call: loader}, 0)
+        ]
+
+    def _aliased(self, loop: cst.For) -> list[tuple[str | None, Path]]:
+        """The split a loop over a local name for one of the dict's items reads
+        (`trainloader = loaders["train"]`, then `for x, y in trainloader:`: a read loop of
+        the loader, class h3 of round 29, dbofseuofhust/sota-crowd-counting@571509f): the
+        key of every binding of that name, None where one is no such read."""
+        found: list[tuple[str | None, Path]] = []
+        for expr in self.t._iterated_through_names(loop.iter):
+            if not isinstance(expr, cst.Name):
+                return [(None, ())]
+            for referent in self.t.referents(expr):
+                value = assigned_value(referent.node, self.t)
+                found.append((_split_read(value, ()) if value is not None else None, ()))
+        return found
 
     def finish(self, loader: Loader, edit: CallEdit | None) -> None:
         """The planned shard of a decided loader, made conditional on its split."""
