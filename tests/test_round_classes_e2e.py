@@ -2065,6 +2065,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import runpy
 import shutil
 import subprocess
@@ -3661,13 +3662,39 @@ def verified_to_end(
     return run_pairs(request, tmp_path_factory.mktemp("verified_to_end"), pairs)
 
 
+_NUMBER = re.compile(r"-?\d+\.\d+")
+
+
+def _printed(expected: str, stdout: str) -> bool:
+    """`expected` is one of the lines rank 0 printed, its numbers within one unit of the
+    last printed digit: the figures were recorded on one machine, and another CPU's
+    kernels (its vector width) may round the sixth decimal the other way (the same
+    migrated program printed -0.919665 where -0.919664 was recorded). Text elsewhere
+    exact; a number further off, or another line, fails."""
+    if expected in stdout:
+        return True
+    wanted = _NUMBER.findall(expected)
+    pattern = _NUMBER.sub("\x00", expected)
+    for line in stdout.splitlines():
+        got = _NUMBER.findall(line)
+        if _NUMBER.sub("\x00", line) != pattern or len(got) != len(wanted):
+            continue
+        close = True
+        for a, b in zip(wanted, got, strict=True):
+            digits = len(a.partition(".")[2])
+            close = close and abs(float(a) - float(b)) <= 1.01 * 10.0**-digits
+        if close:
+            return True
+    return False
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_round_class_runs_to_the_end_as_dataparallel_did(launch: Launch, case: str) -> None:
     for rank in (0, 1):
         launch.status(case, rank)
     stdout = launch.stdout(case, 0)
     for line in CASES[case]:
-        assert line in stdout, stdout
+        assert _printed(line, stdout), stdout
     if case in RANK0_ONLY:
         rank1 = launch.stdout(case, 1)
         assert RANK0_ONLY[case] not in rank1, rank1
