@@ -88,8 +88,6 @@ class QualifiedNames:
         self._unsafe: set[str] = set()
         #: name -> the functions that declare it `global` (their bindings are the module's)
         self._globals: dict[str, set[_Scope]] = {}
-        #: bindings inside such functions (filed under the module by _by_scope)
-        self._declared_bindings: set[cst.CSTNode] = set()
         #: subtrees the scope analysis does not visit (libcst gives their nodes no names)
         self._opaque: set[cst.CSTNode] = set()
         self._type_params = False
@@ -228,9 +226,8 @@ class QualifiedNames:
         head = full.partition(".")[0]
         if head in self._unsafe:
             return None
-        if head in self._globals:
-            if head in self._imports or head in self._nested:
-                return None
+        if head in self._globals and (head in self._imports or head in self._nested):
+            return None
         nested = self._nested.get(head)
         if nested is not None:
             if head in self._bindings:
@@ -316,26 +313,24 @@ class QualifiedNames:
             # An access sees only the assignments before it in its own scope (else libcst
             # looks further out); answer only when one plainly comes first. (A `global`
             # name's access inside its function sees every module binding, in any order.)
-            declared = self._declared_bindings
-            if not any(self._precedes(b, node, real) for b in by_scope[real] if b not in declared):
+            bindings = [b for b in by_scope[real] if self._scope(b) is real]
+            if not any(self._precedes(b, node, real) for b in bindings):
                 return None
         prefix = self._prefix(scope)
         return {f"{prefix}.{full}" if prefix else full}
 
     def _by_scope(self, head: str) -> dict[_Scope, list[cst.CSTNode]]:
         """The bindings of `head` by the scope that holds them: a binding inside a function
-        that declares `head` global is the module's (only module-level bindings count as
-        preceding a module-level access: `_precedes` within the module)."""
+        that declares `head` global is the module's (only those whose own scope is the
+        module count as preceding a module-level access, in `_local`)."""
         by_scope = self._binding_scopes.get(head)
         if by_scope is None:
             by_scope = self._binding_scopes[head] = {}
             declaring = self._globals.get(head, ())
             for binding in self._bindings.get(head, ()):
                 scope = self._scope(binding)
-                if scope in declaring:
-                    self._declared_bindings.add(binding)
-                    scope = self._module
-                by_scope.setdefault(scope, []).append(binding)
+                holder = self._module if scope in declaring else scope
+                by_scope.setdefault(holder, []).append(binding)
         return by_scope
 
     # -- scopes, as libcst's ScopeVisitor assigns them ------------------------------
