@@ -87,6 +87,9 @@ class SampleClasses:
 
     datasets: frozenset[str] = frozenset()
     transforms: frozenset[str] = frozenset()
+    #: the qualified and last names of those deriving from torch's IterableDataset, through
+    #: the program's own classes in any module: a stream a sampler cannot index (DP020)
+    iterables: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

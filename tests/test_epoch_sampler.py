@@ -45,9 +45,26 @@ def test_an_explicit_set_epoch_decides_the_next_pass() -> None:
     )
     sampler.set_epoch(5)
     assert list(sampler) == _reference(5, 0)
-    sampler.set_epoch(5)  # set again before the next pass: the same epoch
-    assert list(sampler) == _reference(5, 0)
-    assert list(sampler) == _reference(6, 0)  # not set: it moves on by itself
+    sampler.set_epoch(7)  # set before the next pass: that epoch
+    assert list(sampler) == _reference(7, 0)
+    assert list(sampler) == _reference(8, 0)  # not set: it moves on by itself
+
+
+def test_an_epoch_counter_started_again_draws_new_orders() -> None:
+    """Round 30 (lmbxmu/ABCPruner@3233593): an epoch loop in a function called once per
+    search candidate set its counter's epochs 0, 1 on every call, so every candidate trained
+    on the same orders, where DataParallel's loader drew a new one on each pass. An epoch
+    not past the last pass's moves on past it; with or without advance_epoch."""
+    for advance in (True, False):
+        sampler = _sampler_class()(
+            DATASET, num_replicas=2, rank=1, shuffle=True, seed=3, advance_epoch=advance
+        )
+        passes = []
+        for _candidate in range(3):
+            for epoch in range(2):
+                sampler.set_epoch(epoch)
+                passes.append(list(sampler))
+        assert passes == [_reference(epoch, 1) for epoch in range(6)]
 
 
 def test_without_advance_epoch_each_pass_repeats_the_epoch() -> None:

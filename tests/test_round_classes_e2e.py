@@ -2058,6 +2058,15 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   a star import pickles the model it is handed: the call hands it `model.module`, and the
   file loads outside a process group as the inner `Linear` (before: the DDP object, no
   DP070); a helper that also reads the model otherwise keeps it, with DP070.
+- Stop 77 (round 29, QuocThangNguyen/deep-metric-learning-tsinghua-dogs@fca6beb's
+  `loader.sampler.sequential_sampling = True`): data_s77_sampler_switched_through_loader: a
+  program's own sampler widened through its loader from the second epoch: the write reaches
+  the user's sampler inside DdpSamplerShard, 4 steps per epoch from then on (before: the
+  write stayed on the shard, 2 steps each epoch, weights apart, no warning).
+  data_s77_epoch_counter_restarts (round 30, lmbxmu/ABCPruner@3233593): a function run once
+  per search candidate trains its own epochs over one shuffled loader: each of the 6 passes
+  a new order on rank 0 (before: set_epoch(0), set_epoch(1) again in every call, 4 of the 6
+  orders repeated, no warning).
 """
 
 from __future__ import annotations
@@ -3174,6 +3183,10 @@ CASES: dict[str, tuple[str, ...]] = {
     "shared_draws_s73_closuredraw_inplace_split": ("held-out items trained on: 0",),
     # stop 75 (round 27's captioning repository): a checkpoint helper reached by a star import
     "hazards_s75_pickler_through_star_import": ("10",),
+    # stop 77 (round 29's metric-learning repository): a sampler switched through the loader
+    "data_s77_sampler_switched_through_loader": ("epoch 1 steps 4", "weights 1.4682"),
+    # stop 77 (round 30's pruning search): an epoch counter that starts again in each call
+    "data_s77_epoch_counter_restarts": ("passes 6 orders repeated 0",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

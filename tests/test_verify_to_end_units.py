@@ -339,6 +339,20 @@ def test_write_log_keeps_outputs_and_ignores_noise(tmp_path: Path) -> None:
     assert not ignored_write("/x/checkpoints/last.pt", ("/x/check",))
 
 
+def test_a_failed_exclusive_create_is_no_write(tmp_path: Path) -> None:
+    """Round 30 (James-Teng/SRGAN@5fe7359): every rank ran `open(registry, "x")`; rank 1's
+    raised FileExistsError and wrote nothing, yet the audit event (before the open) made it
+    a write, and `--to-end` said "written by more than one rank". An exclusive create of a
+    file that exists is no write; one of a new file is."""
+    log = WriteLog(())
+    exclusive = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    existing, new = tmp_path / "registry.csv", tmp_path / "fresh.csv"
+    existing.write_text("run,lr\n")
+    log._audit("open", (str(existing), "x", exclusive))
+    log._audit("open", (str(new), "x", exclusive))
+    assert list(log.paths) == [str(new)]
+
+
 _APPEND_ONLY = """
 import logging, os, subprocess, sys
 from dp2ddp.verify.writes import WriteLog
@@ -804,3 +818,16 @@ def test_the_runs_read_stdin_from_an_empty_pipe_not_dev_null(tmp_path: Path) -> 
     running = launch._start(spec)
     assert running.process.wait(60) == 0
     assert log.read_text().strip() == "True ''"
+
+
+def test_a_clocks_numbers_alone_are_left_out_of_a_line() -> None:
+    """Round 29 (stop 77): everything after the first clock word was dropped, so a meter's
+    `Time 0.12 (0.15) Loss 0.52` compared no loss, and `Cost 0.4 sec` (the number before its
+    unit) was compared as a figure. Now each clock reading alone is taken out."""
+    original = "Time 0.12 (0.15) Loss 0.5200\nepoch 1 cost 2.5 sec acc 0.75\n"
+    rank0 = "Time 0.31 (0.20) Loss 0.4900\nepoch 1 cost 1.1 sec acc 0.75\n"
+    figures = toend.check_figures(original, rank0)
+    assert figures.compared == 2
+    assert figures.differing == [(original.splitlines()[0], rank0.splitlines()[0])]
+    same = rank0.replace("0.4900", "0.5200")
+    assert not toend.check_figures(original, same).differing

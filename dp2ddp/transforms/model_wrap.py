@@ -32,6 +32,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import RemoveImportsVisitor
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.messages import messages_kept_guarded
 from dp2ddp.transforms._support.names import (
@@ -52,6 +53,7 @@ from dp2ddp.transforms.analysis.device_terms import (
     counts_devices,
     drop_device_terms,
     is_device_term,
+    wrapped_flag,
 )
 from dp2ddp.transforms.analysis.forwarding_wrapper import ForwardingWraps
 from dp2ddp.transforms.analysis.guarded_wraps import (
@@ -66,7 +68,7 @@ from dp2ddp.transforms.analysis.outside_parameters import FROZEN, OutsideParamet
 from dp2ddp.transforms.analysis.own_methods import OwnMethodCalls
 from dp2ddp.transforms.analysis.owner_parameters import owner_wrap_text
 from dp2ddp.transforms.analysis.tensor_wraps import tensor_binding
-from dp2ddp.transforms.analysis.trainer_classes import has_trainers
+from dp2ddp.transforms.analysis.trainer_classes import has_trainers, may_train_locally
 from dp2ddp.transforms.analysis.wrap_calls import (
     called_alike,
     calls_function,
@@ -98,6 +100,7 @@ class WrapModelInDDP(MigrationTransform):
             or any(f"{name}(" in code for name in state.facts.wrap_functions)
             or bool(state.hints.wrap_reaches)
             or has_trainers(state.facts)
+            or may_train_locally(code, state.facts)
         )
 
     def __init__(self, *args: object, **kwargs: object) -> None:
@@ -128,11 +131,13 @@ class WrapModelInDDP(MigrationTransform):
         self._forwarding = ForwardingWraps(self)
         #: isinstance tests and names of the wrapper's class (analysis/wrapper_class.py).
         self._class = WrapperClass(self, self._is_dp_call)
+        self._module = cst.Module([])
         self._branches.seen = self._class.seen  # a wrap stored on an object, handed on
         #: The model's own methods called on a guard-wrapped name (DP190, stop 56 v1-A).
         self._own_calls = OwnMethodCalls(self, self._is_dp_call)
 
     def visit_Module(self, node: cst.Module) -> bool:
+        self._module = node
         self._unused.module = self._branches.module = self._class.module = node
         own = own_functions_that_wrap(node, self._is_dp_call) | {*self.state.facts.wrap_functions}
         self._wrapper_functions = frozenset(own)
@@ -454,7 +459,7 @@ class WrapModelInDDP(MigrationTransform):
         if unwrapped is not None:
             return unwrapped
         test = self.code(original_node.test)
-        guard = is_device_term(test)
+        guard = is_device_term(test) and not wrapped_flag(original_node.test, view(self._module))
         dropped: list[str] = []
         kept = drop_device_terms(updated_node.test, dropped) if guard else None
         if kept is None or not dropped:  # not a guard, or its device terms cannot be separated

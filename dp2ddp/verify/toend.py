@@ -131,12 +131,20 @@ def check_output(
     return OutputCheck(duplicated, kept[::-1], len(wanted), fewer)
 
 
-#: Words of lines whose numbers are a clock's, not training's: never compared.
-_CLOCK = re.compile(
-    r"\b(?:time|times|timing|took|elapsed|eta|sec|secs|seconds|ms|min|mins|minutes|hours?|"
-    r"it/s|s/it|fps|speed|throughput|date)\b|\d+:\d\d",
+_FLOAT = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_UNIT = r"(?:s|sec|secs|seconds|ms|min|mins|minutes|h|hours?|it/s|s/it|fps)"
+#: A clock's reading named by a word before it (`time: 0.0435`, `Time 0.123 (0.145)`,
+#: `Data 0.012`, `eta 0:01:02`, `took 3.2 s`): a meter's time per batch, its data loading
+#: time, an estimate. Each is one bounded token: no nested repetition to backtrack over.
+_CLOCK_READ = re.compile(
+    r"\b(?:time|times|timing|took|elapsed|eta|data|duration|speed|throughput|"
+    r"date|fps)\b[ \t]*[:=]?[ \t]*(?:\d+:\d\d(?::\d\d)?(?:\.\d+)?|" + _FLOAT + r")"
+    r"(?:[ \t]*\([ \t]*" + _FLOAT + r"[ \t]*\))?(?:[ \t]*" + _UNIT + r"\b)?",
     re.IGNORECASE,
 )
+#: A number in a clock's unit (`Cost 0.4 sec`, `12ms`, `3.1 it/s`), and a time of day or a
+#: duration written with colons (`0:01:02`).
+_TIMED = re.compile(_FLOAT + r"[ \t]*" + _UNIT + r"(?![\w/])|\b\d+:\d\d(?::\d\d)?(?:\.\d+)?\b")
 
 
 #: A logging record's date and time (`%(asctime)s`: `2026-12-03 06:36:23,412`).
@@ -144,14 +152,16 @@ _STAMP = re.compile(r"\b\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?")
 
 
 def _figures_part(line: str) -> str | None:
-    """The part of a line whose numbers are training's: a logging record's time stamp
-    dropped, and what follows the first word naming a clock (`... cls_acc: 0.2500 (0.2500)
-    time: 0.0435 data: 0.0045`); None where no number is left. Stop 65 v2 (Jerrypiglet/
-    shaper-mirror@d850515): every line logged with `%(asctime)s` named a clock, so no
-    figure of a program logging through `logging` was ever compared ("the same numbers in
-    the 95 lines compared" where its validation accuracy was rank 0's half)."""
-    head = _CLOCK.split(_STAMP.sub("", line), maxsplit=1)[0]
-    return head if _NUMBER.search(head) else None
+    """The line with its clocks' numbers taken out, the numbers left being training's; None
+    where none is left. Taken out: a logging record's time stamp, a reading after a word
+    naming a clock (`cls_acc: 0.2500 time: 0.0435 data: 0.0045`), a number in a clock's
+    unit (`Cost 0.4 sec`) and a colon-written time. Stop 65 v2 (Jerrypiglet/shaper-
+    mirror@d850515): every line logged with `%(asctime)s` named a clock, so no figure of a
+    program logging through `logging` was ever compared. Round 29 (stop 77): everything
+    after the first clock word was dropped, so `Time 3.1 Loss 0.52` compared nothing, and
+    `Cost 0.4 sec` (before its unit) was compared as a figure."""
+    text = _TIMED.sub(" ", _CLOCK_READ.sub(" ", _STAMP.sub("", line)))
+    return text if _NUMBER.search(text) else None
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,7 @@ class WriteLog:
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "open" and len(args) == 3 and isinstance(args[2], int):
-            if args[2] & _WRITE_FLAGS:
+            if args[2] & _WRITE_FLAGS and not _fails_exclusive(args[0], args[2]):
                 self.record(args[0], args[2])
         elif event == "os.mkdir" and args and isinstance(args[0], str | bytes | os.PathLike):
             path = os.path.abspath(os.fsdecode(os.fspath(args[0])))
@@ -148,6 +148,18 @@ class WriteLog:
 
         torch.save = save
         torch.serialization.save = save
+
+
+def _fails_exclusive(path: object, flags: int) -> bool:
+    """An exclusive create (`open(p, "x")`: O_CREAT | O_EXCL) of a file that exists: it
+    raises FileExistsError and writes nothing. The audit event comes before the open, so
+    such an attempt was counted as a write (round 30, James-Teng/SRGAN@5fe7359: "files
+    written by more than one rank: task_record/register_list.csv", which rank 1 only
+    failed to create)."""
+    exclusive = os.O_CREAT | os.O_EXCL
+    if flags & exclusive != exclusive or not isinstance(path, str | bytes | os.PathLike):
+        return False
+    return os.path.lexists(os.fsdecode(os.fspath(path)))
 
 
 def _state(path: str) -> tuple[int, int] | None:

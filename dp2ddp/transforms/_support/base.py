@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import re
 from collections.abc import Callable, Generator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -352,6 +353,8 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
         if self._in_dead_script_block(node):
             return
         message = CODES[code][0] + (f": {detail}" if detail else "")
+        if "\n" in message:  # code quoted from several lines: a report is one line
+            message = one_line_code(message)
         line, col = self._position(node)
         parts = tuple(
             RawReport(*self._position(place), code, CODES[code][0] + f": {text}")
@@ -453,3 +456,10 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
 
     def code(self, node: cst.CSTNode) -> str:
         return code_of(node)
+
+
+def one_line_code(code: str) -> str:
+    """`code` on one line: its runs of white space one space, none inside brackets' ends
+    (`torch.where(m, a, b)` of a call written over three lines)."""
+    text = re.sub(r"\s+", " ", code.strip())
+    return re.sub(r" ([)\]}])", r"\1", re.sub(r"([(\[{]) ", r"\1", text))

@@ -8,6 +8,7 @@ import re
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse
 from dp2ddp.transforms._support.nodes import code_of
 
 _GUARD = re.compile(
@@ -82,3 +83,45 @@ def counts_devices(term: str) -> bool:
     if _ONE_IS_ENOUGH.search(term):
         return False
     return bool(_COUNT_GUARD.search(term))
+
+
+def wrapped_flag(test: cst.BaseExpression, flow: DefUse) -> bool:
+    """`test` is a name (or `not` one) the function binds only to True or False, at least
+    once under an `if` that asks no device question (`data_parallel_flag = True` under
+    `if hasattr(model, "module"):`): whether the model came in wrapped, a fact of the
+    program, not of the GPUs, whatever its name says (round 30, mit-han-lab/haq@8228d12:
+    `if data_parallel_flag: model = nn.DataParallel(model)` re-wrapped a model that came in
+    wrapped; taken for a device guard, the wrap was made unconditional and a model not yet
+    wrapped became DDP(DDP(model)), its checkpoint keys `module.module.`, unsaid)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    if not isinstance(test, cst.Name) or flow.parent(test) is None:
+        return False
+    bound = flow.definitions(test)
+    if not bound or not all(
+        d.kind == "assign" and isinstance(d.value, cst.Name) and d.value.value in ("True", "False")
+        for d in bound
+    ):
+        return False
+    for definition in bound:
+        for above in flow.ancestors(definition.statement):
+            if isinstance(above, cst.If) and (
+                not is_device_term(code_of(above.test)) or _wrap_test(above.test)
+            ):
+                return True
+            if isinstance(above, (cst.FunctionDef, cst.Module)):
+                break
+    return False
+
+
+def _wrap_test(test: cst.BaseExpression) -> bool:
+    """`isinstance(m, nn.DataParallel)` or `hasattr(m, "module")`: whether a model is
+    wrapped, not whether there are GPUs."""
+    if not isinstance(test, cst.Call) or not isinstance(test.func, cst.Name):
+        return False
+    args = [a.value for a in test.args]
+    if test.func.value == "isinstance" and len(args) == 2:
+        return "DataParallel" in code_of(args[1])
+    if test.func.value == "hasattr" and len(args) == 2:
+        return isinstance(args[1], cst.SimpleString) and args[1].value[1:-1] == "module"
+    return False

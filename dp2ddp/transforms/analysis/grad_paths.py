@@ -5,7 +5,7 @@ position of a container."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from dp2ddp.transforms._support import ast_nodes
@@ -300,3 +300,23 @@ def parameter_attributes(init: ast.FunctionDef | ast.AsyncFunctionDef, me: str) 
             t.attr for t in targets if isinstance(t, ast.Attribute) and is_self_attribute(t, me)
         }
     return frozenset(found)
+
+
+#: How partial_forward.py says a layer used only with gradients off.
+GRAD_OFF = "uses {attr} only under `with "
+
+
+def layer_judged(
+    how: str, needs: str | None, classes: Collection[str], empty: Collection[str]
+) -> bool:
+    """A partial use of a layer (`how` it is used; `needs`: its class of the program, if
+    the claim rests on one) counts: a class that surely holds no parameter (`empty`) never;
+    one judged (`classes`: with a forward of its own) or, for a use only with gradients
+    off, any class of the program (round 30, juhongm999/hsnet@6b1bc12: a frozen backbone
+    with no forward of its own, walked by a helper under no_grad(), still requiring
+    gradients: "Expected to have finished reduction" at the second step, no DP041)."""
+    if not needs:
+        return True
+    if needs in empty:
+        return False
+    return needs in classes or how.startswith(GRAD_OFF)

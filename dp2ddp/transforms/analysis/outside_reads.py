@@ -14,8 +14,9 @@ function's) `x.backward()` calls, and the names whose assignments in that scope 
 than by calling it is a read outside forward: `target.module.scale`, `target.parameters()`
 and the like, or a call of a function of the program handed `target` whose body does more
 with that parameter than call it (`model.apply(f)`, `model.modules()`, `.parameters()`,
-`.module`). The function is found among the module's top-level functions, or in the program
-module a `from X import f` of this module names (a file beside it). A function that only
+`.module`). The function is found among the module's top-level functions (or an object of
+one of its classes, whose forward runs), or in the program module a `from X import f` of
+this module names (a file beside it). A function that only
 calls the model (`compute_loss(x, model)`: a forward) is no read; one not found is not
 counted.
 """
@@ -111,6 +112,7 @@ def _reads(value: ast.expr, target: str, resolve: Resolve) -> tuple[int, str] | 
         if function is None:
             continue
         params = [a.arg for a in function.args.posonlyargs + function.args.args]
+        params = params[1:] if params[:1] == ["self"] else params  # an object's forward
         if any(i < len(params) and _reads_param(function, params[i]) for i in handed):
             return node.lineno, ast.unparse(node)
     return None
@@ -143,6 +145,7 @@ def program_functions(tree: ast.Module, filename: str) -> Resolve:
     """Finds a name's function: a top-level function of `tree`, or of the module beside
     `filename` that a `from X import name` of `tree` names (X a file `X.py` there)."""
     own = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    own.update(_called_objects(tree))
     imported = {
         (alias.asname or alias.name): (node.module, alias.name)
         for node in tree.body
@@ -169,6 +172,34 @@ def program_functions(tree: ast.Module, filename: str) -> Resolve:
         return cache[module].get(real)
 
     return resolve
+
+
+def _called_objects(tree: ast.Module) -> dict[str, ast.FunctionDef]:
+    """name -> what calling the object it is bound to runs (`criterion = ELBOLoss()`: the
+    class's `forward`, or its `__call__`), for a class of `tree`: a loss module handed the
+    wrapped model reads it as a function does (round 29, ioangatop/srVAE@dfee765: its
+    ELBOLoss.forward ran `model.module.calculate_elbo(...)`, a prior's parameter forward
+    never reaches: "marked as ready twice" under find_unused_parameters=True, no DP048)."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    if not classes:
+        return {}
+    found: dict[str, ast.FunctionDef] = {}
+    for node in ast_nodes.walk(tree):
+        if not (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Name)
+            and node.value.func.id in classes
+        ):
+            continue
+        methods = {
+            m.name: m for m in classes[node.value.func.id].body if isinstance(m, ast.FunctionDef)
+        }
+        runs = methods.get("__call__") or methods.get("forward")
+        for target in node.targets:
+            if isinstance(target, ast.Name) and runs is not None:
+                found[target.id] = runs
+    return found
 
 
 def said_reads(

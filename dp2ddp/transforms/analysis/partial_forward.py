@@ -257,7 +257,7 @@ def partial_models(
             (
                 u
                 for u, needs in facts.partial
-                if not needs or (needs in classes and needs not in empty)
+                if grad_paths.layer_judged(u.how, needs, classes, empty)
             ),
             None,
         )
@@ -585,10 +585,8 @@ def _scan_block(
                 # A layer run with gradients off (or only when an argument turns them on:
                 # BigGAN's G_D, `with torch.set_grad_enabled(train_G):`) gets no gradient
                 # from this use: it is not proved to get one in every step.
-                inner_why = (
-                    f"uses {{attr}} only under `with {off}` (line {statement.lineno}), "
-                    "where it may get no gradient"
-                )
+                at = f"{off}` (line {statement.lineno})"
+                inner_why = f"{grad_paths.GRAD_OFF}{at}, where it may get no gradient"
             _scan_block(
                 statement.body, me, methods, uses, inlined, conditional or off is not None,
                 inner_why, loop_vars,

@@ -250,7 +250,11 @@ def _collect(
         if spelled in (target, f"{target}.forward"):
             events.append((node.lineno, node.col_offset, True, arms))
         elif isinstance(node.func, ast.Attribute) and node.func.attr == "backward":
-            events.append((node.lineno, node.col_offset, False, arms))
+            # ordered where it runs, after its receiver: `loss_of(model(x)).backward()` is
+            # one forward, then its backward (round 29, kevinbro96/CLAE_VAE@680da01's attack
+            # step was counted as a third forward before the step's backward)
+            end = (node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
+            events.append((*end, False, arms))
     if isinstance(node, (ast.If, ast.IfExp)):
         _collect(node.test, target, events, arms, top=False)
         body: list[ast.AST] = [*node.body] if isinstance(node, ast.If) else [node.body]

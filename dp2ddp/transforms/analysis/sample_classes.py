@@ -44,6 +44,10 @@ DATASET_BASES = frozenset(
     for module in ("", ".dataset")
     for name in ("Dataset", "IterableDataset")
 )
+#: torch's IterableDataset: a stream, no index a sampler could pick.
+ITERABLE_BASES = frozenset(
+    f"torch.utils.data{module}.IterableDataset" for module in ("", ".dataset")
+)
 #: Libraries whose classes are Datasets by where they live (`datasets.ImageFolder(root,
 #: transform=...)`): what is handed to them runs per sample too.
 _DATASET_MODULES = ("torchvision.datasets.", "torch.utils.data.")
@@ -116,17 +120,8 @@ def program_samples(summaries: Iterable[SampleSummary]) -> SampleClasses:
     """The program's SampleClasses from its modules' summaries."""
     summaries = list(summaries)
     bases = {q: b for s in summaries for q, b in s.classes}
-    datasets: set[str] = set()
-    lasts: set[str] = set()
-    changed = True
-    while changed:  # a subclass of a Dataset is one too, in any module
-        changed = False
-        for qualified, of in bases.items():
-            if qualified in datasets or not any(_dataset(b, datasets, lasts, bases) for b in of):
-                continue
-            datasets.add(qualified)
-            lasts.add(_last_part(qualified))
-            changed = True
+    datasets, lasts = _subclasses(bases, DATASET_BASES, True)
+    iterables, iterable_lasts = _subclasses(bases, ITERABLE_BASES, False)
     returns: dict[str, set[str]] = {}
     built: dict[str, set[str]] = {}
     for s in summaries:
@@ -151,19 +146,52 @@ def program_samples(summaries: Iterable[SampleSummary]) -> SampleClasses:
         todo += more
     # the program's own classes only: a library class's methods are no code of the program
     own = {_last_part(q) for q in bases}
-    return SampleClasses(frozenset(datasets | lasts), frozenset(transforms & own))
+    return SampleClasses(
+        frozenset(datasets | lasts),
+        frozenset(transforms & own),
+        frozenset(iterables | iterable_lasts),
+    )
 
 
-def _dataset(base: str, datasets: set[str], lasts: set[str], known: Mapping[str, object]) -> bool:
-    """`base` names a Dataset: torch's, one of the program's (by qualified name, or by its
-    last name where the program defines no class of that name: a package's re-export), or
-    a library class named "...Dataset"."""
+def _subclasses(
+    bases: Mapping[str, tuple[str, ...]], roots: frozenset[str], by_name: bool
+) -> tuple[set[str], set[str]]:
+    """The program's classes deriving from one of `roots` (torch's), through its own
+    classes in any module: their qualified names and their last names. `by_name`: a library
+    class named "...Dataset" counts as a root too (_dataset)."""
+    found: set[str] = set()
+    lasts: set[str] = set()
+    changed = True
+    while changed:  # a subclass of one is one too, in any module
+        changed = False
+        for qualified, of in bases.items():
+            if qualified in found or not any(
+                _dataset(b, found, lasts, bases, roots, by_name) for b in of
+            ):
+                continue
+            found.add(qualified)
+            lasts.add(_last_part(qualified))
+            changed = True
+    return found, lasts
+
+
+def _dataset(
+    base: str,
+    datasets: set[str],
+    lasts: set[str],
+    known: Mapping[str, object],
+    roots: frozenset[str] = DATASET_BASES,
+    by_name: bool = True,
+) -> bool:
+    """`base` names a Dataset: torch's (`roots`), one of the program's (by qualified name,
+    or by its last name where the program defines no class of that name: a package's
+    re-export), or (`by_name`) a library class named "...Dataset"."""
     last = _last_part(base)
-    if base in DATASET_BASES or base in datasets:
+    if base in roots or base in datasets:
         return True
     if base in known:
         return False
-    return last in lasts or last.endswith("Dataset")
+    return last in lasts or by_name and last.endswith("Dataset")
 
 
 def _calls_in(node: ast.AST) -> set[str]:

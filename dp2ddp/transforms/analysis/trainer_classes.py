@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import walk
+from dp2ddp.transforms._support.names import DDP_WRAPS
+from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms.analysis.training import loop_trains
 
 if TYPE_CHECKING:
     from dp2ddp.facts import ProgramFacts
@@ -62,7 +64,8 @@ def _synced(node: cst.ClassDef) -> bool:
 
 
 def inside(node: cst.CSTNode, classes: frozenset[int], t: MigrationTransform) -> bool:
-    """`node` stands in the body of one of `classes` (ids of class definitions)."""
+    """`node` stands in the body of one of `classes` (ids of class or function
+    definitions)."""
     current: cst.CSTNode | None = node
     while current is not None:
         if id(current) in classes:
@@ -79,7 +82,71 @@ def planned_part(
     has some; None: none."""
     if wraps:
         return lambda node: True
-    trainers = wrapped_trainers(module, t)
+    trainers = wrapped_trainers(module, t) | local_trainers(module, t)
     if not trainers:
         return None
     return lambda node: inside(node, trainers, t)
+
+
+def may_train_locally(code: str, facts: ProgramFacts) -> bool:
+    """A library module whose text may hold a local trainer (local_trainers): the
+    model-wrap pass runs on it although it names no DataParallel."""
+    return (
+        facts.role == "library"
+        and ".parameters()" in code
+        and ".backward(" in code
+        and ".step(" in code
+    )
+
+
+def local_trainers(module: cst.Module, t: MigrationTransform) -> frozenset[int]:
+    """Ids of this library module's top-level functions that build a model of their own
+    (`probe = nn.Linear(16, 4)`: a name the function binds to a construction only), hand
+    its `.parameters()` to an optimizer built there, and train in a loop of their own
+    (round 30, dewenzeng/ssl_benchmarks_small@e230fc8's linear-probe evaluation:
+    `linear_eval.eval()` trained a fresh classifier on frozen features, its training loader
+    sharded by the data pass, nothing syncing the classifier: each rank its own probe on
+    its share, the reported accuracy rank 0's, unsaid). The pass syncs that model
+    (ddp_sync_module) as it does one beside a wrap; an entry or a single file is the
+    module that wraps, planned whole."""
+    if t.state.facts.role != "library":
+        return frozenset()
+    wraps = {"DataParallel", *DDP_WRAPS}
+    if any(isinstance(n, cst.Call) and name_of(n.func) in wraps for n in walk(module)):
+        return frozenset()  # a module that wraps (or was migrated): planned as such
+    found: set[int] = set()
+    for node in module.body:
+        if not isinstance(node, cst.FunctionDef) or _synced_function(node):
+            continue
+        built = {
+            target.target.value
+            for statement in walk(node.body, skip_scopes=True)
+            if isinstance(statement, cst.Assign)
+            and isinstance(statement.value, cst.Call)
+            and name_of(statement.value.func)[:1].isupper()
+            for target in statement.targets
+            if isinstance(target.target, cst.Name)
+        }
+        handed = {
+            name_of(call.func.value)
+            for call in walk(node.body, skip_scopes=True)
+            if isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "parameters"
+            and isinstance(call.func.value, cst.Name)
+        }
+        trains = any(
+            isinstance(loop, (cst.For, cst.While)) and loop_trains(loop, t.qualified_names)
+            for loop in walk(node.body, skip_scopes=True)
+        )
+        if built & handed and trains:
+            found.add(id(node))
+    return frozenset(found)
+
+
+def _synced_function(node: cst.FunctionDef) -> bool:
+    """The function calls ddp_sync_module already (a migration before this one)."""
+    return any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == _HELPER
+        for n in walk(node)
+    )

@@ -273,9 +273,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
     def _prepare(self, call: cst.Call) -> Loader | None:
         """Map the loader's arguments; warn and return None when it must stay as it is."""
         if sharded_at_run_time(call):  # a second run: exported again, as the first run did
-            before = len(self.state.exports)
-            self._export(Loader(call, {}, *self._binding(call), None), self._all_loaders, False)
-            self.state.standing += self.state.exports[before:]
+            self._export_again(call)
             return None
         args: dict[str, int] = {}
         positional = 0
@@ -297,6 +295,9 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
                     if own is not None:
                         continue
                 if self._is_ours(sampler) or is_batch_shard(sampler):
+                    plain = isinstance(sampler, cst.Call)  # not a factory's flagged one
+                    if key == "sampler" and plain and EVAL_SAMPLER not in self.code(sampler):
+                        self._export_again(call)  # a second run: as the first run did
                     return None
                 if positional > 3:
                     self.warn(call, "DP009", f"{key}={self.code(sampler)} passed by position")
@@ -345,6 +346,14 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             return None
         binding, statement = self._binding(call)
         return Loader(call, args, binding, statement, own)
+
+    def _export_again(self, call: cst.Call) -> None:
+        """A loader sharded by an earlier run (at run time, or by its DistributedSampler:
+        round 30's loader reached through `build()[:2]`, which a second run split again in
+        the importer's loop) is exported as the first run exported it: a fixed point."""
+        before = len(self.state.exports)
+        self._export(Loader(call, {}, *self._binding(call), None), self._all_loaders, False)
+        self.state.standing += self.state.exports[before:]
 
     def _evaluates(self, loop: cst.For) -> bool:
         """The loop evaluates: in evaluation context (`no_grad()`, after `.eval()`), or it

@@ -9,6 +9,7 @@ from libcst.metadata import PositionProvider
 from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
 from dp2ddp.transforms._support.bound_values import bound_value
 from dp2ddp.transforms._support.nodes import (
+    is_script_guard,
     name_of,
     target_names,
     variables_under,
@@ -315,6 +316,20 @@ class LoopCounters(LoaderImports):
                 if statement.name.value == name:
                     return None
                 continue  # its own names, not the module's
+            if (
+                isinstance(statement, cst.If)
+                and is_script_guard(statement.test)
+                and isinstance(statement.body, cst.IndentedBlock)
+            ):
+                # the script's own block binds the module's names before it calls the
+                # training function (round 29, AIDL-PROJ-2022/enhanced-srgan@2ae5559: its
+                # loss meters, module globals made there, printed rank 0's share unsaid)
+                for inner in reversed(statement.body.body):
+                    bound, value = bound_value(inner, name)
+                    if bound:
+                        return value
+                if statement.orelse is None:
+                    continue
             bound, value = bound_value(statement, name)
             if bound:
                 return value

@@ -22,7 +22,12 @@ from dp2ddp.transforms.data.attribute_figures import warn_attribute_figures
 from dp2ddp.transforms.data.closure_reads import inner_figures, nested_shows
 from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
 from dp2ddp.transforms.data.decisions import no_grad_inside
-from dp2ddp.transforms.data.figure_aliases import figure_aliases, may_hold, reads_weights
+from dp2ddp.transforms.data.figure_aliases import (
+    figure_aliases,
+    global_table_shows,
+    may_hold,
+    reads_weights,
+)
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flagged_passes import fed_only_off, guard_on_only, only_off
 from dp2ddp.transforms.data.flow import MAX_DEPTH
@@ -399,6 +404,17 @@ class LoaderEvaluation(ShowingCalls):
                 self.warn(node, "DP030", f"{'; '.join(parts)}, {verb} {where}{loader.maybe}")
                 if isinstance(node, cst.Return) and isinstance(root, cst.FunctionDef):
                     self.state.per_rank_figures.setdefault(root.name.value, line)
+            for show, table in global_table_shows(self, root, figures):
+                # the table itself a figure (a list under its key) is said where shown above
+                stored = figures[table] - {table}
+                kept = sorted(stored & ((set() if reduced else counters) | objects))
+                if kept and isinstance(root, cst.FunctionDef):
+                    self.warn(
+                        show,
+                        "DP030",
+                        f"{', '.join(kept)} of this rank's batches only, stored into {table} "
+                        f"by {root.name.value}(), {self._shown_as(show)} here{loader.maybe}",
+                    )
 
     def _running_objects(self, loop: cst.For | cst.While) -> set[str]:
         """Objects bound before the loop (to a call, or to `[]`) and fed in it with a value

@@ -3,13 +3,13 @@ names bound from them, and lists fed with them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.flow import view
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import variables_under, walk
 
 if TYPE_CHECKING:
@@ -21,7 +21,8 @@ def figure_aliases(root: cst.CSTNode, figures: set[str]) -> dict[str, set[str]]:
     figures themselves, and names bound from them (`res = '...' % losses.avg`, also in
     parts: `s += ...`, rtqichen/residual-flows's log line) or
     lists fed with them (`history.append(np.mean(losses))`, read as `history[-1]`:
-    tjddus9597/Proxy-Anchor-CVPR2020's epoch loss, logged through `wandb.log`)."""
+    tjddus9597/Proxy-Anchor-CVPR2020's epoch loss, logged through `wandb.log`), or tables
+    they are stored into (`history[epoch, 1] = acc`)."""
     held: dict[str, set[str]] = {f: {f} for f in figures}
     assigns: list[tuple[str, set[str]]] = []
     for node in walk(root, skip_scopes=True):
@@ -34,6 +35,8 @@ def figure_aliases(root: cst.CSTNode, figures: set[str]) -> dict[str, set[str]]:
             # a line built in parts: `s += ' | Bits/dim {m.avg:.4f}'.format(m=bpd_meter)`
             reads = {n.value for n in variables_under(node.value)}
             assigns.append((node.target.value, reads))
+        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Subscript):
+            assigns += bindings(node.target, node.value)
         elif (
             isinstance(node, cst.Call)
             and isinstance(node.func, cst.Attribute)
@@ -65,6 +68,16 @@ def bindings(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tupl
         return [(target.value, {n.value for n in variables_under(value)})]
     if isinstance(target, cst.StarredElement):
         return bindings(target.value, value)
+    if isinstance(target, cst.Subscript):
+        # a figure stored into a table (`history[epoch][1] = acc / n`), the table later
+        # written out whole (round 29, RICE-EIC/Early-Bird-Tickets@4a16ae0's np.savetxt
+        # of its training accuracies: rank 0's share, unsaid): the table holds it
+        root: cst.BaseExpression = target
+        while isinstance(root, cst.Subscript):
+            root = root.value
+        if isinstance(root, cst.Name):
+            return [(root.value, {n.value for n in variables_under(value)})]
+        return []
     if not isinstance(target, (cst.Tuple, cst.List)):
         return []
     elements = [e.value for e in target.elements]
@@ -97,14 +110,21 @@ def may_hold(
     (`outstr = 'Test ...' % (test_loss / count)` after the training loop and a test loop
     that set `count = 0.0` and summed it again: GBNet main.py:157, stop 51 v4-F), followed
     the same way; a binding before or inside the loop, or one not plainly a value (a
-    loop's target, a parameter), may hold it. Unsure (no binding found): may."""
+    loop's target, a parameter), may hold it, as does one in another scope (a module's
+    global). Unsure (no binding found): may."""
     flow = view(t._module_node)
     if flow.parent(name) is None:
         return True
     found = [d for d in flow.reaching(name) if d.kind != "store"]
     if not found:
         return True
+    around = flow.function_around(name)
     for definition in found:
+        if flow.function_around(definition.target) is not around:
+            # a global bound by another function or the module: its line says nothing of
+            # when it runs (round 29, AIDL-PROJ-2022/enhanced-srgan@2ae5559's meters, made
+            # under `if __name__ == "__main__":` below the training function)
+            return True
         place = t.get_metadata(PositionProvider, definition.statement, None)
         if place is None or place.start.line <= end or definition.kind not in _REBINDS:
             return True
@@ -137,3 +157,57 @@ def reads_weights(name: cst.Name, parent: Callable[[cst.CSTNode], cst.CSTNode | 
             return True
         node, above = above, parent(above)
     return False
+
+
+def global_table_shows(
+    t: LoaderEvaluation, root: cst.CSTNode, held: dict[str, set[str]]
+) -> Iterator[tuple[cst.Call, str]]:
+    """Shows elsewhere in the module of a module global the function `root` stores its
+    figures into (`history[epoch][1] = train_acc / n` in train(), `np.savetxt(path,
+    history)` at module level: round 29, RICE-EIC/Early-Bird-Tickets@4a16ae0, rank 0's
+    share of the training accuracy written unsaid), each with the table's name. The table
+    is the module's (every binding of it but its item stores is at module level); the
+    show is any call outside `root` that shows its arguments (`_prints`) and reads that
+    same global."""
+    if not isinstance(root, cst.FunctionDef):
+        return
+    flow = view(t._module_node)
+    tables: set[str] = set()
+    for node in walk(root.body, skip_scopes=True):
+        if isinstance(node, cst.Assign):
+            targets = [a.target for a in node.targets]
+        elif isinstance(node, cst.AugAssign):
+            targets = [node.target]
+        else:
+            continue
+        for target in targets:
+            table = _table_of(target)
+            if table is not None and held.get(table.value) and _module_global(flow, table):
+                tables.add(table.value)
+    if not tables:
+        return
+    own = flow.function_around(root.body)
+    for node in walk(t._module_node):
+        if not isinstance(node, cst.Call) or flow.function_around(node) is own:
+            continue
+        for argument in node.args:
+            for name in variables_under(argument.value):
+                if name.value in tables and _module_global(flow, name) and t._prints(node):
+                    yield node, name.value
+                    break
+
+
+def _table_of(target: cst.BaseExpression) -> cst.Name | None:
+    """The name a store's target puts an item into (`history[epoch][1]`: history)."""
+    if not isinstance(target, cst.Subscript):
+        return None
+    while isinstance(target, cst.Subscript):
+        target = target.value
+    return target if isinstance(target, cst.Name) else None
+
+
+def _module_global(flow: DefUse, name: cst.Name) -> bool:
+    """`name` reads the module's variable: every binding it may read but its item stores
+    is made at module level (an `if __name__ == "__main__":` block's too)."""
+    bound = [d for d in flow.definitions(name) if d.kind != "store"]
+    return bool(bound) and all(flow.function_around(d.target) is None for d in bound)

@@ -45,15 +45,16 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.module_index import argument
 from dp2ddp.transforms.analysis.trained_factories import (
     branch_pick,
-    imported_name,
     looked_up,
     picking,
     picks_sharded,
     shuffle_parameter,
 )
 from dp2ddp.transforms.data.batch_shard import BATCH_SHARD, ShardEdit, is_sampler_shard
+from dp2ddp.transforms.data.export_match import exported_as, prefix_slice, unpacked_alias
 from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wrappers
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path, branch_calls
+from dp2ddp.transforms.data.handed_beside import handed_beside_training
 from dp2ddp.transforms.data.handed_loops import hands_step
 from dp2ddp.transforms.data.handoffs import handed_on, handed_role
 from dp2ddp.transforms.data.plan import Loader
@@ -91,6 +92,9 @@ class Origin:
     #: the loader is this attribute of what `call` returns (`d = data.create(8)`, then
     #: `d.trainloader`): matched only by an export of that attribute (LoaderExport)
     attribute: str = ""
+    #: bound to a prefix of what `call` returns (`make(...)[:2]`): an unpacking of it takes
+    #: the item at its position of however many the call returns (export_match.py)
+    prefix: bool = False
 
 
 class LoaderImports(LoaderSetEpoch):
@@ -435,6 +439,7 @@ class LoaderImports(LoaderSetEpoch):
         #: plan, but its figures are this rank's share all the same (stop 52 w1).
         batched = tuple(e for e in self.state.loaders.exported if e.batches)
         unfollowed = dict(self.state.loaders.unfollowed)
+        handed_beside_training(self, nodes)
         if not exported and not batched and not unfollowed:
             return []
         evaluation, wrapped = self._factory_sites.imported_sites(nodes, exported)
@@ -600,8 +605,14 @@ class LoaderImports(LoaderSetEpoch):
                 assign = self.parent(holder)
                 if isinstance(assign, cst.Assign):
                     value = assign.value
+            prefix = isinstance(value, cst.Subscript) and prefix_slice(value)
+            if isinstance(value, cst.Subscript) and prefix:
+                value = value.value  # `make(...)[:2]`: its items at their positions
+            if isinstance(value, cst.Name) and position is not None and depth < MAX_DEPTH:
+                found += unpacked_alias(self, value, expr, position, arity, path, depth)
             for call in branch_calls(value):  # `make(...)`, `make(...) if flag else None`
-                found.append(Origin(call, expr, self._binding(call)[1], position, arity, path))
+                statement = self._binding(call)[1]
+                found.append(Origin(call, expr, statement, position, arity, path, prefix=prefix))
             if value is None:  # an import (`from data import train_loader`), a def...
                 found.append(Origin(None, expr, None, position, arity, path))
             elif attributes and position is None and isinstance(value, cst.Attribute):
@@ -633,35 +644,7 @@ class LoaderImports(LoaderSetEpoch):
         self, origin: Origin, exported: tuple[LoaderExport, ...], takers: bool = False
     ) -> LoaderExport | None:
         """The export the origin is (see _is_exported); None where it is none."""
-        node = origin.call.func if origin.call is not None else origin.binding
-        names = set()
-        if isinstance(node, cst.Name) and not self.referents(node):
-            names.add(node.value)  # bound by a star import (`from common import *`)
-        for name in self.qualified_names(node):
-            if name.startswith("."):  # `from .data import build`: the package is not told
-                names.add(name.lstrip("."))
-            else:
-                names.add("/" + name)  # matched whole only
-        last = name_of(origin.call.func) if origin.call is not None else ""
-        if origin.call is not None and any(e.name.rpartition(".")[2] == last for e in exported):
-            # `corpus.get_loader()` where `corpus = data.Corpus()` (or a module's alias)
-            found = imported_name(view(self._module_node), origin.call.func)
-            names.update(("/" + found,) if found is not None else ())
-        for export in exported:
-            if bool(export.taker) != takers or export.yields:
-                continue
-            if export.function != (origin.call is not None):
-                continue
-            if export.attribute != origin.attribute:
-                continue
-            if export.function and (export.position, export.arity) != (
-                origin.position,
-                origin.arity,
-            ):
-                continue
-            if any(n == "/" + f or f.endswith("." + n) for f in export.full_names for n in names):
-                return export
-        return None
+        return exported_as(self, origin, exported, takers)
 
     def _imported_set_epoch(
         self,

@@ -507,7 +507,14 @@ class LoaderResolution(CallFlow):
         if isinstance(dataset, cst.Name):
             values = [assigned_value(a.node, self) for a in self.referents(dataset)]
             return any(v is not None and self._is_iterable_dataset(v) for v in values)
-        return isinstance(dataset, cst.Call) and name_of(dataset.func) in self._iterable_classes
+        if not isinstance(dataset, cst.Call):
+            return False
+        if name_of(dataset.func) in self._iterable_classes:
+            return True
+        # another module's subclass (round 29, duytinvo/MLlib@00b126e: a stream class of
+        # the program's own, imported, given a DistributedSampler it cannot serve)
+        iterables = self.state.hints.per_sample.iterables
+        return bool(iterables) and bool(self.qualified_names(dataset.func) & iterables)
 
 
 def _literal_key(item: cst.Subscript) -> str | None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import (
     bare,
     counts,
@@ -54,7 +55,7 @@ class LoaderSetEpoch(LoaderBatchSize):
         `importers_set`: they placed it around every loop over it (ProgramLoaders.
         epochs_set), so a loader this module iterates nowhere needs no DP011: its sampler
         still advances by itself on a pass that none numbers (an explicit set_epoch wins)."""
-        found = unknown = False
+        found = unknown = again = False
         failures: list[tuple[cst.CSTNode, str]] = []
         for loop, expr, path in loader.loops:
             for epoch_loop, receiver in self._loops_around(loop, expr, path, 0):
@@ -67,6 +68,7 @@ class LoaderSetEpoch(LoaderBatchSize):
                     failure = self._keyed_elsewhere(loop, epoch_loop, receiver)
                     if failure is None:
                         failure = self._place_set_epoch(loader.statement, epoch_loop, receiver)
+                        again = again or failure is None and self._runs_again(epoch_loop)
                     if failure is not None and (epoch_loop, failure) not in failures:
                         failures.append((epoch_loop, failure))
         if not loader.loops:
@@ -105,7 +107,29 @@ class LoaderSetEpoch(LoaderBatchSize):
             self.warn(node, "DP011", f"{detail}; {advances}")
         if not loader.loops and not found and not self._factory_sites.classified(loader.call):
             self._warn_unfollowed_builder(loader)
-        return not failures
+        return not failures and not again
+
+    def _runs_again(self, epoch_loop: cst.CSTNode) -> bool:
+        """The function holding `epoch_loop` may run more than once (two calls of it here,
+        or one in a loop): its epoch counter starts again at each call, and the set_epoch
+        placed there would repeat the orders of the calls before (round 30, lmbxmu/
+        ABCPruner@3233593: each search candidate's `calculationFitness()` trained its own
+        epochs over one loader, every candidate on the same orders, unsaid). The loader
+        then gets DdpDistributedSampler, whose set_epoch moves past the epochs drawn."""
+        flow = view(self._module_node)
+        function = flow.function_around(epoch_loop)
+        if function is None:
+            return False
+        sites = flow.call_sites(function)
+        if len(sites) > 1:
+            return True
+        for site in sites:
+            for above in flow.ancestors(site):
+                if isinstance(above, (cst.For, cst.While)):
+                    return True
+                if isinstance(above, (cst.FunctionDef, cst.Lambda)):
+                    break
+        return False
 
     def _passes_this(self, receiver: cst.BaseExpression | None, loader: Loader) -> bool:
         """False for a receiver one pass of a loop over a literal of loaders hands on

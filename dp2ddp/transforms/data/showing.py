@@ -19,11 +19,13 @@ class ShowingCalls(LoopCounters):
 
     def _shown_as(self, node: cst.Call | cst.Return) -> str:
         """How DP030 says a figure leaves the loop's function: returned, saved (in a
-        checkpoint's path or object: round 23, KiU-Net's `net{epoch}-{mean_loss}.pth`) or
-        printed."""
+        checkpoint's path or object: round 23, KiU-Net's `net{epoch}-{mean_loss}.pth`),
+        written (a table of figures, numpy's savetxt) or printed."""
         if isinstance(node, cst.Return):
             return "returned"
-        return "saved" if self.matches(node.func, TORCH_SAVE) else "printed"
+        if self.matches(node.func, TORCH_SAVE):
+            return "saved"
+        return "written" if self.matches(node.func, frozenset({"numpy.savetxt"})) else "printed"
 
     def _prints(self, call: cst.Call) -> bool:
         """A call that shows its arguments: print and friends, a tqdm bar's postfix, a file

@@ -37,6 +37,7 @@ from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, penalty
 from dp2ddp.transforms.hazards.input_gradients import input_arguments
 from dp2ddp.transforms.hazards.masked_means import MeanLossObjects, averaging_loss
+from dp2ddp.transforms.hazards.pairs import LOSS_NAMED
 from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
 from dp2ddp.transforms.hazards.reductions import (
     MEANS,
@@ -447,7 +448,25 @@ class LossChecks:
                 self._batch_sum_terms(
                     values or [value], facts.assigned, value if values and unpacked else None
                 )
+        if isinstance(scope, cst.FunctionDef) and not facts.backward and self._names_loss(scope):
+            results = [
+                n.value
+                for n in walk(scope.body, skip_scopes=True)
+                if isinstance(n, cst.Return) and n.value is not None
+            ]
+            self._batch_statistics(results, facts.assigned, returned=True)
         return bool(facts.backward)
+
+    def _names_loss(self, function: cst.FunctionDef) -> bool:
+        """`function`, or the class it is a method of, is named a loss (pairs.LOSS_NAMED):
+        what it returns is a loss, and a statistic over the batch in it is DP059's as in a
+        scope that calls backward() (round 29, QuocThangNguyen/deep-metric-learning-
+        tsinghua-dogs@fca6beb's proxy-anchor loss, a log of per-class sums over the batch
+        in its forward(): each rank's own share's, unsaid)."""
+        if LOSS_NAMED.search(function.name.value):
+            return True
+        owner = self.t.parent(self.t.parent(function) or function)
+        return isinstance(owner, cst.ClassDef) and bool(LOSS_NAMED.search(owner.name.value))
 
     def _batch_sum_terms(
         self,
@@ -512,7 +531,10 @@ class LossChecks:
         )
 
     def _batch_statistics(
-        self, values: list[cst.BaseExpression], assigned: dict[str, list[cst.BaseExpression]]
+        self,
+        values: list[cst.BaseExpression],
+        assigned: dict[str, list[cst.BaseExpression]],
+        returned: bool = False,
     ) -> bool:
         """DP059: a mean over the batch dimension (`p.mean(0)`, `torch.mean(p, 0)`) under a
         non-linear call (`torch.log`, an `entropy()` helper) in what reaches backward().
@@ -525,6 +547,12 @@ class LossChecks:
         An averaging loss under a non-linear call counts as such a mean (round 13 v1-A:
         `torch.log10(F.mse_loss(pred, output))` is each rank's own log of its own mean).
 
+        `returned`: `values` are what a loss function returns (_names_loss), its dim 0 the
+        batch's: a sum over dim 0 under a non-linear call counts too; a baseline (a
+        statistic offsetting the terms, batch_baselines.py) is left to the scope that
+        backpropagates (`1e-3 * mask.float().mean()` added inside a loss changes no
+        gradient).
+
         A module that spells neither "mean" nor "loss" (nor re-exports one under another
         name) has none:
         following every name back through its bindings would find nothing, at a cost that
@@ -535,7 +563,7 @@ class LossChecks:
         memo: Means = {}
         objects = self._mean_objects()
         for value in values:
-            for stat in batch_means(value, assigned, self.t, False, 0, memo, objects):
+            for stat in batch_means(value, assigned, self.t, False, 0, memo, objects, returned):
                 if alike_operand(stat, assigned, self.t, self._alike_proof()):
                     continue  # the same tensor on every rank: no share of the batch
                 found = True
@@ -543,6 +571,8 @@ class LossChecks:
                     self._statistics.add(stat)
                     self.t.warn(stat, "DP059", f"{self.t.code(stat)} feeds a non-linear loss")
         assert self._module is not None
+        if returned:
+            return found
         for stat in baseline_statistics(
             values, assigned, self.t, self._module, self._alike_proof()
         ):

@@ -56,13 +56,12 @@ and numbers. A selection from a per-element loss (`reduction='none'`) is still D
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import libcst as cst
 
 from dp2ddp.flow import DefUse, view
-from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.base import MigrationTransform, one_line_code
 from dp2ddp.transforms._support.nodes import nodes_of
 from dp2ddp.transforms.analysis.held_objects import held
 
@@ -465,19 +464,13 @@ def warn_masked_mean(transform: MigrationTransform, call: cst.Call, selected: st
     """DP043 quoting the mean and the selection whole (on one line), or, where the mean is
     long, its function and the selection: a quote is never cut inside an expression (stop
     47 v1: yolov4-tiny-pytorch's `torch.mean(self.BCELoss(…)[noobj_mask.bool() | obj_ma`)."""
-    mean = _one_line(transform.code(call))
+    mean = one_line_code(transform.code(call))
     if len(mean) > 100:
-        mean = f"{_one_line(transform.code(call.func))}(...)"
+        mean = f"{one_line_code(transform.code(call.func))}(...)"
     transform.warn(
         call,
         "DP043",
-        f"{mean} averages over {_one_line(selected)}, a selection whose size the data decides: "
+        f"{mean} averages over {one_line_code(selected)}, a selection whose size the data decides: "
         "each rank divides by its own part's count, DataParallel by the whole batch's; take "
         "the sum over the selection and divide by its count all-reduced over the ranks",
     )
-
-
-def _one_line(code: str) -> str:
-    """`code` on one line: its runs of white space one space, none inside brackets' ends."""
-    text = re.sub(r"\s+", " ", code.strip())
-    return re.sub(r" ([)\]}])", r"\1", re.sub(r"([(\[{]) ", r"\1", text))

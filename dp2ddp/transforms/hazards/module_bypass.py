@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import NO_GRAD, ModuleNodes, walk
 from dp2ddp.transforms.analysis.own_methods import MODULE_API, model_methods
 from dp2ddp.transforms.analysis.training import QualifiedNames, function_trains, loop_trains
@@ -39,6 +40,8 @@ from dp2ddp.transforms.hazards.outside_trainers import outside_trainer_calls
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
 
+#: How a pass finds a node's parent.
+Parent = Callable[[cst.CSTNode], cst.CSTNode | None]
 #: The gradient-penalty pass's own forward through `.module`, averaged by hand.
 _AVERAGED = "ddp_average_gradients"
 
@@ -52,7 +55,7 @@ def module_bypasses(
     if not wrapped:
         return
     said: set[int] = set()
-    for call, detail in _bypasses(nodes, wrapped, t):
+    for call, detail in _bypasses(nodes, wrapped, t, view(module)):
         said.add(id(call))
         yield call, "DP108", detail
     for call, detail in outside_trainer_calls(nodes, wrapped, t, module):
@@ -61,10 +64,11 @@ def module_bypasses(
 
 
 def _bypasses(
-    nodes: ModuleNodes, wrapped: set[str], t: MigrationTransform
+    nodes: ModuleNodes, wrapped: set[str], t: MigrationTransform, flow: DefUse
 ) -> Iterator[tuple[cst.Call, str]]:
     """module_bypasses' DP108."""
     code, parent, qualified_names = t.code, t.parent, t.qualified_names
+
     training = {
         f.name.value
         for c in nodes.of(cst.ClassDef)
@@ -75,7 +79,7 @@ def _bypasses(
     for call in nodes.of(cst.Call):
         func = call.func
         if isinstance(func, cst.Attribute) and func.attr.value == "module":
-            if code(func.value) not in wrapped or not _in_training(call, parent, qualified_names):
+            if code(func.value) not in wrapped or not _in_step(call, parent, qualified_names, flow):
                 continue
             yield (
                 call,
@@ -100,7 +104,7 @@ def _bypasses(
                     ),
                 )
                 continue
-            if not _in_training(call, parent, qualified_names):
+            if not _in_step(call, parent, qualified_names, flow):
                 continue
             if classes is None:
                 classes = model_methods(t)
@@ -130,11 +134,27 @@ def _bypasses(
 
 def _in_training(
     call: cst.Call,
-    parent: Callable[[cst.CSTNode], cst.CSTNode | None],
+    parent: Parent,
     qualified_names: QualifiedNames,
 ) -> bool:
     """A loop or function around `call` backpropagates, no `torch.no_grad()` is around it
     there, and no gradient is averaged by hand in it."""
+    return _in_step(call, parent, qualified_names, None)
+
+
+def _in_step(
+    call: cst.Call,
+    parent: Parent,
+    qualified_names: QualifiedNames,
+    flow: DefUse | None,
+    depth: int = 0,
+) -> bool:
+    """_in_training, and with `flow` (the module's def-use view) also where `call` is in a
+    function of this module that trains nowhere itself and some call of it is in such a
+    step (round 30, YangL-04-20/ParamsDrag@5d58cc8: the training loop ran `run_G(...)`, a
+    closure calling `G.module.mapping(...)` and `G.module.synthesis(...)`: no gradient
+    averaged, each rank its own model, no DP108): a call of it in a loop that trains (not
+    one elsewhere in a function that trains: a set-up step). Three calls deep at most."""
     node = parent(call)
     while node is not None:
         if isinstance(node, cst.With) and any(
@@ -147,6 +167,7 @@ def _in_training(
             isinstance(node, (cst.For, cst.While))
             and loop_trains(node, qualified_names)
             or isinstance(node, cst.FunctionDef)
+            and not depth  # a caller's step is its training loop, not all it runs
             and function_trains(node, qualified_names)
         )
         if trains:
@@ -157,7 +178,23 @@ def _in_training(
                 and n.func.value == _AVERAGED
                 for n in walk(node.body)
             )
+        if isinstance(node, cst.FunctionDef) and flow is not None and depth < 3:
+            function = flow.functions.get(node)
+            sites = flow.call_sites(function) if function is not None else []
+            return any(
+                _in_step(site, parent, qualified_names, flow, depth + 1)
+                for site in sites
+                if not _inside(site, node, parent)
+            )
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             return False
         node = parent(node)
     return False
+
+
+def _inside(node: cst.CSTNode, function: cst.FunctionDef, parent: Parent) -> bool:
+    """`node` lies in `function` (a recursive call is no caller)."""
+    above = parent(node)
+    while above is not None and above is not function:
+        above = parent(above)
+    return above is function

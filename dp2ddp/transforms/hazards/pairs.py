@@ -54,7 +54,8 @@ from dp2ddp.transforms.hazards.fed_parameters import fed_names as _fed_names
 from dp2ddp.transforms.hazards.fed_parameters import fed_parameters
 from dp2ddp.transforms.hazards.fed_parameters import reads_output as _reads_output
 
-_NAMED = re.compile(
+#: A function's or class's name that says loss or metric learning.
+LOSS_NAMED = re.compile(
     r"loss|triplet|mining|contrastive|metric|pairwise|euclidean|dist_?mat|hard_", re.IGNORECASE
 )
 _WRAPS = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
@@ -70,7 +71,7 @@ def pair_losses(
     """Each loss-like function comparing samples across the batch, with its name
     (`Class.method` in a class) and the expression."""
     for node, owner in _functions(module.body, None):
-        if not (_NAMED.search(node.name.value) or (owner and _NAMED.search(owner))):
+        if not (LOSS_NAMED.search(node.name.value) or (owner and LOSS_NAMED.search(owner))):
             continue
         for inner in walk(node.body, skip_scopes=True):
             if compares_samples(inner):
@@ -85,7 +86,7 @@ MAY_COMPARE = re.compile(r"cdist|pdist|\.t\(\)|\.T\b|transpose|expand\(|unsqueez
 def pair_loss_sites(source: str) -> list[tuple[int, str, str]]:
     """(line, name, expression) of each DP040 function of `source` (verify names them
     when a migration's updates differ); nothing for a file that does not parse."""
-    if not (_NAMED.search(source) and MAY_COMPARE.search(source)):
+    if not (LOSS_NAMED.search(source) and MAY_COMPARE.search(source)):
         return []
     module = parsed_or_none(source)
     if module is None:
@@ -259,7 +260,7 @@ def criterion_pairs(
     objects = held(module)
     pairs: dict[int, str] = {}  # id of a construction of such a class -> ModelClass.pairs
     for call in objects.defs.calls:
-        if _binds_object(call, objects.defs) and not _NAMED.search(name_of(call.func) or ""):
+        if _binds_object(call, objects.defs) and not LOSS_NAMED.search(name_of(call.func) or ""):
             how = described(call)
             if how:
                 pairs[id(call)] = how
@@ -368,7 +369,7 @@ def _inline_pairs(
 
     scopes: list[cst.Module | cst.FunctionDef] = [module, *nodes_of(module, cst.FunctionDef)]
     for scope in scopes:
-        if isinstance(scope, cst.FunctionDef) and _NAMED.search(scope.name.value):
+        if isinstance(scope, cst.FunctionDef) and LOSS_NAMED.search(scope.name.value):
             continue
         body = scope.body if isinstance(scope, cst.FunctionDef) else scope
         nodes = list(walk(body, skip_scopes=True))

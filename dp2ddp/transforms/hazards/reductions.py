@@ -108,11 +108,17 @@ def batch_means(
     depth: int,
     memo: Means | None = None,
     mean_objects: MeanLossObjects | None = None,
+    sums: bool = False,
 ) -> list[cst.Call]:
     """The means over dim 0 or every element in `node` (names followed) that a non-linear
-    call encloses, an averaging loss's value among them (masked_means.averaging_loss:
-    `torch.log10(F.mse_loss(p, y))`, DAFX22_FNO's loss, round 13 v1-A; `mean_objects`
-    tells which callees hold a torch.nn loss object averaging so).
+    call encloses, with `sums` also sums over dim 0 (asked in a loss function's returns,
+    whose dim 0 is the batch's: a proxy-anchor loss's `log(1 + pos.sum(dim=0))` per class
+    over the batch's samples, round 29, QuocThangNguyen/deep-metric-learning-tsinghua-
+    dogs@fca6beb, each rank's own share's sum, unsaid; elsewhere a sum over dim 0 is as
+    often a table's over the dataset, data_index_table_padded_pass), an averaging loss's
+    value among them (masked_means.averaging_loss: `torch.log10(F.mse_loss(p, y))`,
+    DAFX22_FNO's loss, round 13 v1-A; `mean_objects` tells which callees hold a torch.nn
+    loss object averaging so).
 
     Each (node, nonlinear, depth) is searched once (`memo`): a name read many times, bound
     to expressions reading other such names, was followed once per path, a number of
@@ -125,7 +131,7 @@ def batch_means(
     known = memo.get(key)
     if known is None:
         known = memo[key] = _batch_means_of(
-            node, assigned, transform, nonlinear, depth, (memo, mean_objects)
+            node, assigned, transform, nonlinear, depth, (memo, mean_objects, sums)
         )
     return known
 
@@ -136,21 +142,25 @@ def _batch_means_of(
     transform: MigrationTransform,
     nonlinear: bool,
     depth: int,
-    search: tuple[Means, MeanLossObjects | None],
+    search: tuple[Means, MeanLossObjects | None, bool],
 ) -> list[cst.Call]:
     """_batch_means of one node, its parts searched through the search's memo (called
     directly, no closure a node; a list of one or none is unique as it is)."""
-    memo, objects = search
+    memo, objects, sums = search
     found: list[cst.Call] = []
     # exact types (leaf classes of libcst): no ABC instance check a node
     if type(node) is cst.Name:
         for bound in assigned.get(node.value, ()):
-            found += batch_means(bound, assigned, transform, nonlinear, depth + 1, memo, objects)
+            deeper = depth + 1
+            found += batch_means(bound, assigned, transform, nonlinear, deeper, memo, objects, sums)
         return list(dict.fromkeys(found)) if found[1:] else found
     if type(node) is cst.Call:
         reduced = reduction(node, transform)
         if nonlinear and reduced is not None and reduced[0] in MEANS and _over_batch(reduced[1]):
             found.append(node)
+        elif sums and nonlinear and reduced is not None and reduced[0] in SUMS and reduced[1]:
+            if 0 in reduced[1]:  # a sum across the samples, `log(1 + p.sum(dim=0))`
+                found.append(node)
         elif nonlinear and averaging_loss(node, transform.qualified_names, objects):
             found.append(node)
         func = node.func
@@ -166,13 +176,13 @@ def _batch_means_of(
         if held is not None:
             # `mean_p.log()`: the receiver is what a non-linear method applies to.
             under = True if not linear else nonlinear
-            found += batch_means(held, assigned, transform, under, depth, memo, objects)
+            found += batch_means(held, assigned, transform, under, depth, memo, objects, sums)
         for arg in node.args:
             under = nonlinear or not linear
-            found += batch_means(arg.value, assigned, transform, under, depth, memo, objects)
+            found += batch_means(arg.value, assigned, transform, under, depth, memo, objects, sums)
     else:
         for child in children_of(node):  # libcst's `children` without its visitor
-            found += batch_means(child, assigned, transform, nonlinear, depth, memo, objects)
+            found += batch_means(child, assigned, transform, nonlinear, depth, memo, objects, sums)
     return list(dict.fromkeys(found)) if found[1:] else found
 
 

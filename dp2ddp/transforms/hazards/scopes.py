@@ -139,6 +139,12 @@ class ScopeFacts(_Flat):
         if isinstance(node.target, cst.Name):
             self.assigned.setdefault(node.target.value, []).append(node.value)
 
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        """`loss: torch.Tensor = a + b` binds as `loss = a + b` does (round 29, QuocThangNguyen/
+        deep-metric-learning-tsinghua-dogs@fca6beb's annotated losses were never read)."""
+        if isinstance(node.target, cst.Name) and node.value is not None:
+            self.assigned.setdefault(node.target.value, []).append(node.value)
+
 
 def rooted_at(node: cst.BaseExpression, name: str) -> bool:
     """`self.x`, `self.x.y`, `self.x[i]`: an attribute (at any depth) of `name`."""

@@ -81,7 +81,11 @@ from dp2ddp.transforms.rank_zero.file_paths import (
     shown_read,
     written_elsewhere,
 )
-from dp2ddp.transforms.rank_zero.handle_close import closing_call, opened_handle
+from dp2ddp.transforms.rank_zero.handle_close import (
+    closing_call,
+    exclusive_create,
+    opened_handle,
+)
 from dp2ddp.transforms.rank_zero.maybe_read import maybe_read
 from dp2ddp.transforms.rank_zero.path_forms import form_within, listing
 from dp2ddp.transforms.rank_zero.path_shapes import (
@@ -259,6 +263,8 @@ class Barriers(Rule):
                 unmatched.append((write, texts, maybe[:1]))
                 continue
             path, readers = matched[0][0], [r for _, r in matched]
+            if exclusive_create(self.t, write, readers[0]):
+                continue  # no barrier after it reaches every rank: DP054 said
             if LOOP_NAME in path:
                 path = texts[0]
             anchor, omitted = self.plan_after(write, leave_loops=True)

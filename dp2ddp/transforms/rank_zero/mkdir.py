@@ -115,7 +115,7 @@ class Directories(CallRule):
         directory as written; the other ranks wait, bounded, for it and make nothing, so no
         rank races rank 0. A path read from the clock or a random draw would differ between
         ranks: that read is shared from rank 0 (run_dir.py)."""
-        if self.facts.under_guard(original) or self.facts.in_except(original):
+        if self.facts.under_guard(original):
             return updated
         if any(arg.star for arg in updated.args):
             return updated
@@ -125,6 +125,12 @@ class Directories(CallRule):
         positional = [a for a in updated.args if a.keyword is None]
         if not exist_ok and names & MAKEDIRS and len(positional) > 2:
             exist_ok = [2]  # os.makedirs(name, mode, exist_ok)
+        if exist_ok and self.facts.in_except(original):
+            # In a handler only some ranks may run: no waiting for rank 0 there. A make
+            # with none given gets exist_ok=True there too, a change of this rank alone
+            # (round 30, xcmyz/GST-Tacotron@7ff97fe: `except:` after a failed torch.load,
+            # `if not os.path.exists(d): os.mkdir(d)`, raced on a fresh run, unsaid).
+            return updated
         args = list(updated.args)
         if exist_ok:
             value = args[exist_ok[0]].value

@@ -154,7 +154,8 @@ def _parts_draw(
 ) -> tuple[str, str | None] | None:
     """The first draw of the functions and lambdas (with `functions`) and the objects (with
     `objects`) `value` may hold (_transform_parts)."""
-    for part in _transform_parts(flow, value):
+    composers = COMPOSERS | finder.t.state.hints.per_sample.transforms
+    for part in _transform_parts(flow, value, composers):
         if not isinstance(part, (cst.Lambda, cst.FunctionDef)):
             drawn = object_draw(finder, part) if isinstance(part, cst.BaseExpression) else None
             if objects and drawn is not None:
@@ -295,6 +296,8 @@ def _dataset_path(origin: Origin) -> bool:
     previous = origin.node
     for step in origin.path[1:]:
         node = step.node
+        if node is previous:
+            continue  # the walk's start and the first step through it: one call
         if isinstance(node, cst.Call) and not step.call:
             if not any(a.value is previous for a in node.args if a.keyword is None):
                 return False
@@ -302,21 +305,24 @@ def _dataset_path(origin: Origin) -> bool:
     return True
 
 
-def _transform_parts(flow: DefUse, value: cst.BaseExpression) -> list[cst.CSTNode]:
+def _transform_parts(
+    flow: DefUse, value: cst.BaseExpression, composers: frozenset[str] = COMPOSERS
+) -> list[cst.CSTNode]:
     """What `value` may call per sample, as the def-use view follows it (flow.origins): the
     value itself (an object of the program, `Jitter()`, a name bound to one), and each
     function, lambda, object built by a call, or imported name the view finds it comes from
     through bindings, parameters (a helper's `get_data(transform, mode)`, every call site),
     the elements of a list or tuple, and a library composer's list (`Compose([...])`,
-    `RandomApply([t], p)`: sample_code.COMPOSERS, each element run on the sample): carried
-    (_carried). A source reached only through a value computed from it (`len(loader)`) is
-    not what the dataset calls."""
+    `RandomApply([t], p)`: sample_code.COMPOSERS, each element run on the sample), or a
+    program's own per-sample class's (`composers`: ProgramHints.per_sample.transforms, a
+    `JointCompose([...])` a dataset is handed): carried (_carried). A source reached only
+    through a value computed from it (`len(loader)`) is not what the dataset calls."""
     parts: list[cst.CSTNode] = []
     if isinstance(value, (cst.Name, cst.Attribute, cst.Call)):
         parts.append(value)
     for origin in origins(flow, value):
         node = origin.node
-        if not _carried(origin):
+        if not _carried(origin, composers):
             continue
         if origin.kind == "definition" and isinstance(node, (cst.Lambda, cst.FunctionDef)):
             parts.append(node)
@@ -328,20 +334,24 @@ def _transform_parts(flow: DefUse, value: cst.BaseExpression) -> list[cst.CSTNod
     return parts
 
 
-def _carried(origin: Origin) -> bool:
+def _carried(origin: Origin, composers: frozenset[str] = COMPOSERS) -> bool:
     """Every step after the source hands the source itself on: a binding (a name, an
-    attribute, a parameter), an element of a list or tuple, a library composer's list
-    argument (sample_code.COMPOSERS), a return of a function of this module entered."""
+    attribute, a parameter), an element of a list or tuple, a composer's list argument (a
+    library's, sample_code.COMPOSERS, or a per-sample class of the program's: round 29,
+    mapbox/robosat@cbb1c73's JointCompose of its drawing flips, handed to a dataset of
+    another module, gave no DP067), a return of a function of this module entered."""
     previous = origin.node
     for step in origin.path[1:]:
         node = step.node
+        if node is previous:
+            continue  # the walk's start and the first step through it: one call
         if isinstance(node, cst.Call) and not step.call:
             given = [
                 a.value
                 for a in node.args
                 if a.keyword is None or a.keyword.value in ("transforms", "transform")
             ]
-            if name_of(node.func) not in COMPOSERS or not any(v is previous for v in given):
+            if name_of(node.func) not in composers or not any(v is previous for v in given):
                 return False
         elif not isinstance(node, _CARRIERS) and not step.call:
             return False

@@ -57,7 +57,9 @@ class Exp(ExpBasic):
             shuffle=None if ddp_shard else shuffle_flag,
             drop_last=True,
             sampler=(
-                DdpDistributedSampler(data_set, shuffle=shuffle_flag, drop_last=True)
+                DdpDistributedSampler(
+                    data_set, shuffle=shuffle_flag, drop_last=True, advance_epoch=True
+                )
                 if ddp_shard
                 else None
             ),
