@@ -288,3 +288,13 @@ def module_pickled_params(
     reader = _ReadPicklers(CodemodContext(filename=path), MigrationState(MigrateOptions()), path)
     reader.transform_module(module)
     return {f"{import_name}.{name}": params for name, params in reader.found.items()}
+
+
+def held_values(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """`value`, or the items of the dict, list or tuple literal it is: what an argument
+    hands a pickling function to save whole."""
+    if isinstance(value, cst.Dict):
+        return [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return [e.value for e in value.elements if not isinstance(e, cst.StarredElement)]
+    return [value]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from dp2ddp.flow import view
+from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
 from dp2ddp.transforms._support.bound_values import bound_value
 from dp2ddp.transforms._support.nodes import (
@@ -282,8 +284,36 @@ class LoopCounters(LoaderImports):
         return bool(called) and called <= _CONCATENATIONS and name in reads
 
     def _bound_before(self, loop: cst.For | cst.While, name: str) -> cst.BaseExpression | None:
-        """What `name` holds when `loop` starts: its value before it, else the module's."""
-        return self._initial_value(loop, name) or self._module_value(loop, name)
+        """What `name` holds when `loop` starts: its value before it, else the module's,
+        else what every call of its function passes for it."""
+        found = self._initial_value(loop, name) or self._module_value(loop, name)
+        return found or self._passed_value(loop, name)
+
+    def _passed_value(self, loop: cst.For | cst.While, name: str) -> cst.Call | None:
+        """The construction every call of this module to the function holding `loop`
+        passes for its parameter `name` (as written, or through a name the caller binds to
+        one): round 30, zacjiang/GMA@2f1fd29's `train(model, loader, opt, logger)` with
+        `logger = Logger(...)` built by `main()`, pushed the batches' figures and printed
+        their running means, rank 0's half, no DP030 (written in `main()`, DP030)."""
+        flow = view(self._module_node)
+        function = flow.function_around(loop)
+        if function is None or not isinstance(function.node, cst.FunctionDef):
+            return None
+        params = function.node.params
+        param = next(
+            (p for p in (*params.params, *params.kwonly_params) if p.name.value == name), None
+        )
+        sites = flow.call_sites(function) if param is not None else []
+        built: list[cst.Call] = []
+        for site in sites:
+            value = argument_for(site, function, param) if param is not None else None
+            if isinstance(value, cst.Name):
+                bound = [d.value for d in flow.reaching(value) if d.kind == "assign"]
+                value = bound[0] if len(bound) == 1 else None
+            if not isinstance(value, cst.Call) or not name_of(value.func)[:1].isupper():
+                return None
+            built.append(value)
+        return built[0] if built else None
 
     def _module_value(self, loop: cst.For | cst.While, name: str) -> cst.BaseExpression | None:
         """The value `name` is bound to at module level, when the function holding `loop`
@@ -410,7 +440,7 @@ class LoopCounters(LoaderImports):
             ):
                 continue
             name = node.func.value.value
-            initial = self._initial_value(loop, name) or self._module_value(loop, name)
+            initial = self._bound_before(loop, name)
             if isinstance(initial, cst.Call):
                 owner = name_of(initial.func)
                 if f"{owner}.{node.func.attr.value}" in keepers:

@@ -78,6 +78,7 @@ from dp2ddp.transforms.analysis.norm_layers import (
 from dp2ddp.transforms.analysis.owner_parameters import rebound_whole
 from dp2ddp.transforms.analysis.pickled_params import (
     PICKLERS,
+    held_values,
     module_picklers,
     saved_object,
     whole_parts,
@@ -414,12 +415,24 @@ class FlagHazards(MigrationTransform):
         for index, arg in enumerate(call.args):
             if arg.star:
                 return  # which parameter each later argument meets is not known
-            value = arg.value
-            if not isinstance(value, (cst.Name, cst.Attribute)):
-                continue
+            for value in held_values(arg.value):
+                self._check_pickled_value(call, function, params, index, arg, value)
+
+    def _check_pickled_value(
+        self,
+        call: cst.Call,
+        function: str,
+        params: tuple[PickledParam, ...],
+        index: int,
+        arg: cst.Arg,
+        value: cst.BaseExpression,
+    ) -> None:
+        """_check_pickling_call for one value the argument at `index` holds: itself, or an
+        item of a dict, list or tuple literal it is (round 30, fangchangma/sparse-to-dense.
+        pytorch@10efc6d: `save_checkpoint({'model': model, ...}, ...)`, the helper saving
+        the dict whole: the DDP object pickled in it, unsaid)."""
+        if isinstance(value, (cst.Name, cst.Attribute)) and self.code(value) in self._wrapped:
             held = self.code(value)
-            if held not in self._wrapped:
-                continue
             keyword = arg.keyword.value if arg.keyword is not None else None
             param = next(
                 (
@@ -430,7 +443,7 @@ class FlagHazards(MigrationTransform):
                 None,
             )
             if param is None:
-                continue
+                return
             if param.only and self._proved_wrapper(value):
                 self._inner_values.add(value)
                 self.record(
@@ -439,7 +452,7 @@ class FlagHazards(MigrationTransform):
                     f"at {param.where()}; the file holds the inner model, loadable without a "
                     "process group",
                 )
-                continue
+                return
             why = (
                 f" ({held} is not proved to be the wrapper at this call)"
                 if param.only

@@ -57,6 +57,8 @@ from dp2ddp.transforms.hazards.uniform_counts import uniform_count
 from dp2ddp.transforms.hazards.world_scaled import scaled_by_world_size, unscale
 
 #: How the change record of a scaled loss starts (the CLI's summary finds them by it).
+#: Methods whose value carries no gradient: a figure, not a term of the loss.
+_NO_GRADIENT = frozenset({"item", "detach", "tolist", "numpy"})
 _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNORECASE)
 
 
@@ -457,6 +459,16 @@ class LossChecks:
             self._batch_statistics(results, facts.assigned, returned=True)
         return bool(facts.backward)
 
+    def _detached(self, node: cst.CSTNode) -> bool:
+        """`node` is read through `.item()`, `.detach()`, `.tolist()` or `.numpy()` before
+        its statement ends: a number carrying no gradient."""
+        above = self.t.parent(node)
+        while isinstance(above, (cst.Attribute, cst.Call)):
+            if isinstance(above, cst.Attribute) and above.attr.value in _NO_GRADIENT:
+                return True
+            above = self.t.parent(above)
+        return False
+
     def _names_loss(self, function: cst.FunctionDef) -> bool:
         """`function`, or the class it is a method of, is named a loss (pairs.LOSS_NAMED):
         what it returns is a loss, and a statistic over the batch in it is DP059's as in a
@@ -566,6 +578,8 @@ class LossChecks:
             for stat in batch_means(value, assigned, self.t, False, 0, memo, objects, returned):
                 if alike_operand(stat, assigned, self.t, self._alike_proof()):
                     continue  # the same tensor on every rank: no share of the batch
+                if returned and self._detached(stat):
+                    continue  # a figure returned beside the loss (`err.mean().item()`)
                 found = True
                 if stat not in self._statistics:
                     self._statistics.add(stat)
