@@ -1,12 +1,12 @@
 """What a program tells one of its modules: `ProgramFacts`, the one value the passes read.
 
 `migrate_source(source, options, filename=..., program=None)` migrates a single file (inline
-setup block, nothing known of other modules). In program mode the project model (program/)
-computes, once per program, what each module needs to know of the rest and hands it down
-as one frozen `ProgramFacts`: its role, the DataParallel gate, the helpers module's name,
-the rank-0 hints, the other modules' drawing helpers and loaders, and the cross-module
-rank-independence questions (`Uniformity`). At the bottom of the layers (it imports only
-`result`): the engine, the passes and the project model read it; it imports none of them.
+setup block). In program mode the project model (program/) computes, once per program, what
+each module needs to know of the rest and hands it down as one frozen `ProgramFacts`: its
+role, the DataParallel gate, the helpers module's name, the rank-0 hints, the other
+modules' drawing helpers and loaders, and the cross-module rank-independence questions
+(`Uniformity`). At the bottom of the layers (it imports only `result`): the engine, the
+passes and the project model read it; it imports none of them.
 """
 
 from __future__ import annotations
@@ -81,14 +81,12 @@ class Uniformity(Protocol):
 class SampleClasses:
     """The program's per-sample classes (analysis/sample_classes.py, issue 28): `datasets`,
     the qualified and last names of its classes that derive from a torch Dataset (or
-    IterableDataset), across modules; `transforms`, the last names of the classes whose
-    objects such a Dataset runs on each sample (composed, handed to its constructor or
-    built in its methods): their `__call__`/`forward` is per-sample code."""
+    IterableDataset), across modules (`iterables`: those from IterableDataset, streams no
+    sampler can index, DP020); `transforms`, the last names of the classes whose objects
+    such a Dataset runs per sample: their `__call__`/`forward` is per-sample code."""
 
     datasets: frozenset[str] = frozenset()
     transforms: frozenset[str] = frozenset()
-    #: the qualified and last names of those deriving from torch's IterableDataset, through
-    #: the program's own classes in any module: a stream a sampler cannot index (DP020)
     iterables: frozenset[str] = frozenset()
 
 
@@ -139,8 +137,7 @@ class ProgramHints:
     saved_by: frozenset[str] = frozenset()
     loaded_by: frozenset[str] = frozenset()
     #: Names of the functions and methods of the program's modules that print or write a
-    #: file (`IOStream.cprint`, `log_string`): a running figure shown through one of them
-    #: is shown as through print (DP030).
+    #: file (`IOStream.cprint`, `log_string`): a running figure shown so is printed, DP030.
     printers: frozenset[str] = frozenset()
     per_rank_returns: frozenset[str] = frozenset()
     #: Attribute names the paths that the program's modules make or write read
