@@ -55,8 +55,9 @@ def wrapped_trainers(module: cst.Module, t: MigrationTransform) -> frozenset[int
     )
 
 
-def _synced(node: cst.ClassDef) -> bool:
-    """The class calls ddp_sync_module already (a migration before this one)."""
+def _synced(node: cst.ClassDef | cst.FunctionDef) -> bool:
+    """The class (or function) calls ddp_sync_module already (a migration before this
+    one)."""
     return any(
         isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == _HELPER
         for n in walk(node)
@@ -116,7 +117,7 @@ def local_trainers(module: cst.Module, t: MigrationTransform) -> frozenset[int]:
         return frozenset()  # a module that wraps (or was migrated): planned as such
     found: set[int] = set()
     for node in module.body:
-        if not isinstance(node, cst.FunctionDef) or _synced_function(node):
+        if not isinstance(node, cst.FunctionDef) or _synced(node):
             continue
         built = {
             target.target.value
@@ -142,11 +143,3 @@ def local_trainers(module: cst.Module, t: MigrationTransform) -> frozenset[int]:
         if built & handed and trains:
             found.add(id(node))
     return frozenset(found)
-
-
-def _synced_function(node: cst.FunctionDef) -> bool:
-    """The function calls ddp_sync_module already (a migration before this one)."""
-    return any(
-        isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == _HELPER
-        for n in walk(node)
-    )

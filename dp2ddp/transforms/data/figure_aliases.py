@@ -72,12 +72,8 @@ def bindings(target: cst.BaseExpression, value: cst.BaseExpression) -> list[tupl
         # a figure stored into a table (`history[epoch][1] = acc / n`), the table later
         # written out whole (round 29, RICE-EIC/Early-Bird-Tickets@4a16ae0's np.savetxt
         # of its training accuracies: rank 0's share, unsaid): the table holds it
-        root: cst.BaseExpression = target
-        while isinstance(root, cst.Subscript):
-            root = root.value
-        if isinstance(root, cst.Name):
-            return [(root.value, {n.value for n in variables_under(value)})]
-        return []
+        table = _table_of(target)
+        return [] if table is None else [(table.value, {n.value for n in variables_under(value)})]
     if not isinstance(target, (cst.Tuple, cst.List)):
         return []
     elements = [e.value for e in target.elements]
