@@ -1,12 +1,11 @@
 """What a program tells one of its modules: `ProgramFacts`, the one value the passes read.
 
-`migrate_source(source, options, filename=..., program=None)` migrates a single file (inline
-setup block). In program mode the project model (program/) computes, once per program, what
-each module needs to know of the rest and hands it down as one frozen `ProgramFacts`: its
-role, the DataParallel gate, the helpers module's name, the rank-0 hints, the other
-modules' drawing helpers and loaders, and the cross-module rank-independence questions
-(`Uniformity`). At the bottom of the layers (it imports only `result`): the engine, the
-passes and the project model read it; it imports none of them.
+`migrate_source(source, options, filename=..., program=None)` migrates a single file. In
+program mode the project model (program/) computes, once per program, what each module
+needs to know of the rest and hands it down as one frozen `ProgramFacts`: its role, the
+DataParallel gate, the helpers module's name, the rank-0 hints, the other modules' drawing
+helpers and loaders, the cross-module rank-independence questions (`Uniformity`). At the
+bottom of the layers (it imports only `result`): all read it; it imports none of them.
 """
 
 from __future__ import annotations
@@ -189,6 +188,7 @@ class ProgramHints:
     #: over a source no binding of its module gives be over a loader the program shards
     #: (data/handoffs.py `unheld_loaders`; not a dict of lists named `loaders`).
     builds_loaders: bool = False
+    strided_buffers: bool = False  #: a module may register a strided buffer (model_wrap)
     #: `Class|slot=kind;...` of the calls of this module's classes in the
     #: program's other modules, each argument `built` (a construction that makes no wrap)
     #: or `other` (analysis/constructions.py): a class's parameter trained beside the wrap

@@ -170,7 +170,7 @@ def test_iterator_object_split_along_the_wrap_dim() -> None:
     code, warned = _migrated(
         LOOP.format(dim=", dim=1", setup=setup, target="x, y", iterable="pairs")
     )
-    assert "x, y = ddp_shard_batch((x, y), dim=1)" in code, code
+    assert "x, y = ddp_shard_batch((x, y), dim=1, source=pairs)" in code, code
     code, warned = _migrated(
         LOOP.format(dim=", dim=int(1)", setup=setup, target="x, y", iterable="pairs")
     )
@@ -227,4 +227,43 @@ for x in train_loader:
     optimizer.step()
 """
     code, _ = _migrated(source)
-    assert "x = ddp_shard_batch(x)" in code, code
+    assert "x = ddp_shard_batch(x, source=train_loader)" in code, code
+
+
+def test_a_batch_of_a_loader_that_shards_already_is_not_split_again() -> None:
+    """Stop 78, the double-split guard: the loop's iterable handed to the split (`source=`)
+    whose sampler shards already (a DistributedSampler, also inside a batch sampler, a
+    DdpBatchShard; its iterator and a progress bar over it too) lets the batch pass whole;
+    any other iterable (a plain loader, a list, a generator) leaves the split as it was."""
+    from torch.utils.data import BatchSampler, DataLoader, TensorDataset
+    from torch.utils.data.distributed import DistributedSampler
+
+    data = TensorDataset(torch.arange(16.0).reshape(8, 2))
+    sharded = DataLoader(data, batch_size=2, sampler=DistributedSampler(data, 2, 0))
+    batched = DataLoader(
+        data, batch_sampler=BatchSampler(DistributedSampler(data, 2, 1), 2, drop_last=False)
+    )
+
+    class DdpBatchShard:  # the header's class, by name (another module's helper copy)
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def __iter__(self) -> Any:
+            return iter(self.inner)
+
+        def __len__(self) -> int:
+            return len(self.inner)
+
+    shard = DataLoader(data, batch_sampler=DdpBatchShard(BatchSampler(range(8), 4, False)))
+
+    class Bar:  # a progress bar: the loader as `.iterable`
+        def __init__(self, iterable: Any) -> None:
+            self.iterable = iterable
+
+    plain = DataLoader(data, batch_size=4)
+    split = _helpers(1, 2)["ddp_shard_batch"]
+    batch = torch.arange(8.0).reshape(4, 2)
+    for source in (sharded, batched, shard, iter(sharded), iter(shard), Bar(sharded)):
+        assert split(batch, source=source) is batch
+    for unsharded in (plain, iter(plain), Bar(plain), [batch], None):
+        assert torch.equal(split(batch, source=unsharded), batch[2:])

@@ -2067,6 +2067,41 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   per search candidate trains its own epochs over one shuffled loader: each of the 6 passes
   a new order on rank 0 (before: set_epoch(0), set_epoch(1) again in every call, 4 of the 6
   orders repeated, no warning).
+- Stop 78: s78_loader_held_by_object_attribute: another module's sharded loader reaches the
+  training loop as an attribute of an object (`self.fit, ... = build()`), which the
+  importer's proof does not follow; the loop's split is handed the loader (`source=`) and
+  passes its batches as they are (before: split again, each rank trained on half its
+  share: weights -1.007713 for the original's -0.709562, no warning).
+- Stop 78 (round 31, otenim/GLCIC-PyTorch@3f9de13): rank_zero_s78_bar_counter_drives_loop: a
+  progress bar's `n` is the loop's step counter (`while bar.n < steps`, a snapshot every
+  `period` steps, `break` at the last): the bar is drawn into a sink off rank 0 and counts
+  there too (before: `disable=not ddp_is_main()`, rank 1's `bar.n` stayed 0, it took the
+  snapshot branch at every step and never left the loop: a collective mismatch, rc 1).
+- Stop 78 (round 31, fenneccat/NAVER_AIRUSH_Grammar_Error_Correction@0ed9002):
+  model_wrap_s78_strided_single_buffer: a model whose only buffer is a strided view (the
+  tutorial's position table, `unsqueeze(0).transpose(0, 1)`): the wrap copies it dense
+  first, `ddp_dense_buffers(...)` (before: DDP's in-place buffer broadcast wrote a view of
+  the buffer back into itself, "some elements ... refer to a single memory location" on
+  both ranks at the first forward, no warning).
+- Stop 78 (round 31, Seanny123/da-rnn@1db1e79): batches_s78_index_filled_arrays: a batch
+  built by hand from an index array cut from a drawn order, arrays allocated by its length
+  and filled row by row: split once, at the models' calls and the target (before: the
+  index array split, the arrays sized by it split again, IndexError on every rank; and
+  `ddp_shard_batch(torch).from_numpy(...)`).
+- Stop 78 (round 31, ldf921/video-representation@1d085ab): data_s78_module_repeat_in_dataset:
+  `np.repeat(labels, clips)` / `np.tile` in the training dataset are numpy's functions, not
+  a tensor's `x.repeat(n, 1)`: left as written (before: `ddp_per_rank_batch(labels)`, a
+  ValueError on every rank at start-up).
+  devices_s78_trainer_cuda_through_mixin: trainers built from a mixin and a base whose own
+  cuda() holds the wrap: `trainer.cuda()` stays (before: `.to(DEVICE)`, an AttributeError,
+  or with a `to()` of the trainer's own, a run never wrapped, the ranks apart in silence);
+  devices_s78_trainer_cuda_through_parameter: the same trainer reaching `trainer.cuda()` as
+  a function's parameter, built by a factory (the def-use view's sources, round 31 rerun);
+  s78_trainer_cuda_base_other_module: its base with the own cuda() in another module (the
+  program's classes closed over together, analysis/device_methods.program_device_classes).
+  data_s78_own_sampler_loader_evaluated: a loader with a sampler of its own whose every
+  loop evaluates stays whole, DP009 (before: sharded, scored per video over the whole
+  set: IndexError on every rank).
 """
 
 from __future__ import annotations
@@ -3187,9 +3222,32 @@ CASES: dict[str, tuple[str, ...]] = {
     "data_s77_sampler_switched_through_loader": ("epoch 1 steps 4", "weights 1.4682"),
     # stop 77 (round 30's pruning search): an epoch counter that starts again in each call
     "data_s77_epoch_counter_restarts": ("passes 6 orders repeated 0",),
+    # stop 78: a sharded loader the proof cannot follow (an object's attribute) passes the
+    # split whole (ddp_shard_batch's source=): each rank its share, not half of it
+    "s78_loader_held_by_object_attribute": ("steps 8 weights -0.709562",),
+    # stop 78 (round 31, GLCIC's loop): a progress bar's counter drives the training loop
+    "rank_zero_s78_bar_counter_drives_loop": ("steps 6 snapshots 2 weights -0.472945",),
+    # stop 78 (round 31, a character LM): a model's only buffer a strided view
+    "model_wrap_s78_strided_single_buffer": ("weights 4.230158",),
+    # stop 78 (round 31, a time-series trainer): arrays allocated by an index array's length
+    "batches_s78_index_filled_arrays": ("weights -0.420707",),
+    # stop 78 (round 31, a video repository): numpy's np.repeat in the training dataset
+    "data_s78_module_repeat_in_dataset": ("weights -0.186974",),
+    # stop 78 (round 31, the same repository): a trainer's own cuda() through a mixin
+    "devices_s78_trainer_cuda_through_mixin": ("weights -1.485368",),
+    "devices_s78_trainer_cuda_through_parameter": ("weights -1.485368",),
+    "s78_trainer_cuda_base_other_module": ("weights -1.485368",),
+    # stop 78 (round 31, the same repository): an evaluated loader with its own sampler
+    "data_s78_own_sampler_loader_evaluated": (
+        "epoch 0 video accuracy 0.5000",
+        "epoch 1 video accuracy 0.5000",
+        "weights -0.662235",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s78_trainer_cuda_base_other_module": "train.py",  # stop 78: own cuda() across modules
+    "s78_loader_held_by_object_attribute": "train.py",  # stop 78: the double-split guard
     "hazards_s75_pickler_through_star_import": "train.py",  # stop 75 (round 27)
     "s73_compose_transform_through_helper": "train.py",  # stop 73 compose (round 25)
     "s73_compose_function_by_position": "train.py",  # stop 73 compose

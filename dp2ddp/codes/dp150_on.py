@@ -435,4 +435,17 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "ddp_sync_module`), or train through the wrapper's forward, then silence the "
         "warning with `# noqa: DP223`.",
     ),
+    "DP224": (
+        "a file opened to write and read ('w+', 'a+') left on every rank",
+        "`open(path, 'a+')` (or 'w+') outside a rank-0 block whose handle the program reads "
+        "back, or hands to code dp2ddp does not follow (a library object, another module's "
+        "function): on rank 0 alone, the other ranks' reads would fail, so the open stays on "
+        "every rank, and every rank writes the one file (each line WORLD_SIZE times, or the "
+        "file truncated under another rank's writes). A handle only written, flushed or "
+        "closed, in its scope or through a class of the module that keeps it and only "
+        "writes it (a tee of stderr), is opened on rank 0 and elsewhere on a scratch file, "
+        "as for 'a'. Open the file on rank 0 only where the others do not read it (`path if "
+        "ddp_is_main() else os.devnull`), or one file per rank; then silence the warning "
+        "with `# noqa: DP224`. Marked in the migrated file: `--check` fails until then.",
+    ),
 }

@@ -580,6 +580,14 @@ class DefUse:
         found = [d for d in self.definitions(name) if d.kind != "store"]
         return bool(found) and all(d.kind == "import" for d in found)
 
+    def imported_root(self, expr: cst.BaseExpression) -> bool:
+        """The name an attribute chain starts from (`np` of `np.random.rand`, or `expr`
+        itself) is bound by an import (`imported`): a module's function or value, not a
+        method or attribute of a value the program made."""
+        while isinstance(expr, cst.Attribute):
+            expr = expr.value
+        return isinstance(expr, cst.Name) and self.imported(expr)
+
 
 def _self_attribute(node: cst.BaseExpression, function: Function | None) -> cst.Attribute | None:
     """`self.args` of `self.args` or `self.args.a.b` in a method whose `self` it is; None

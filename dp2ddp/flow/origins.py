@@ -58,6 +58,9 @@ _KEEP_RETURNS = frozenset(
         "autocast", "custom_fwd", "custom_bwd", "compile", "njit", "jit", "timeit",
     }
 )  # fmt: skip
+#: Library calls allocating an array or tensor: their arguments are its sizes, not data
+#: it holds (`np.zeros((len(idx), T, D))`: round 31, Seanny123/da-rnn@1db1e79, split twice).
+ALLOCATIONS = frozenset({"zeros", "ones", "empty", "full"})
 #: Calls that take an element of what they are given.
 ELEMENT = frozenset({"next", "iter"})
 #: The most work items one question visits (a module's size bounds it anyway).
@@ -489,10 +492,7 @@ class _Walk:
                 self._source("call", item)
             return
         if isinstance(func, cst.Attribute):
-            root = func.value
-            while isinstance(root, cst.Attribute):  # `torch.nn.functional.one_hot`
-                root = root.value
-            library = isinstance(root, cst.Name) and self.view.imported(root)
+            library = self.view.imported_root(func.value)  # `torch.nn.functional.one_hot`
             if library and last not in TRANSPARENT:
                 self._library(item, call)  # torch.zeros(...), np.random.permutation(n)
                 return
@@ -562,6 +562,8 @@ class _Walk:
             False,
             selects=item.selects,
         )
+        if code(call.func).rpartition(".")[2] in ALLOCATIONS:
+            return  # its arguments are sizes: nothing of theirs is in it
         for arg in call.args:
             shapes = arg.keyword is not None
             self._go(entered, arg.value, code(arg.value), pick=(), shapes=shapes)
@@ -576,15 +578,8 @@ class _Walk:
         for decorator in node.decorators:
             value = decorator.decorator
             called = value.func if isinstance(value, cst.Call) else value
-            root = called
-            while isinstance(root, cst.Attribute):
-                root = root.value
             last = called.attr.value if isinstance(called, cst.Attribute) else code(called)
-            if (
-                isinstance(root, cst.Name)
-                and self.view.imported(root)
-                and last not in _KEEP_RETURNS
-            ):
+            if self.view.imported_root(called) and last not in _KEEP_RETURNS:
                 found.append(called)
         return found
 

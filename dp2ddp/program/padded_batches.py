@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING
 from dp2ddp.codes import title
 from dp2ddp.program.padded_inputs import (
     Unread,
+    collate_called,
     collate_name,
     layer_facts,
     masking_collates,
@@ -282,11 +283,7 @@ def training_loaders(
             continue
         given = {k.arg: k.value for k in node.keywords if k.arg is not None}
         collate = given.get("collate_fn")
-        if collate is None:
-            continue
-        if isinstance(collate, ast.Call):
-            collate = collate.func
-        if last_name(collate) not in collates:
+        if collate is None or collate_called(collate) not in collates:
             continue
         shuffle = given.get("shuffle")
         if (

@@ -545,6 +545,17 @@ def collate_name(loader: ast.Call) -> str:
     """The last name of what a DataLoader call is handed as `collate_fn=` ("" if none)."""
     for keyword in loader.keywords:
         if keyword.arg == "collate_fn":
-            value = keyword.value
-            return last_name(value.func if isinstance(value, ast.Call) else value)
+            return collate_called(keyword.value)
     return ""
+
+
+def collate_called(value: ast.expr) -> str:
+    """The last name of the collate function `value` stands for: `collate`, a construction
+    `Collate(...)`'s class, the function a lambda calls (`lambda b: collate(b, tok)`) or
+    `functools.partial` binds (`partial(collate, pad=1)`): round 31, fenneccat/NAVER_AIRUSH_
+    Grammar_Error_Correction@0ed9002 handed its padding collate through a lambda, no DP151."""
+    if isinstance(value, ast.Lambda):
+        value = value.body
+    if isinstance(value, ast.Call) and last_name(value.func) == "partial" and value.args:
+        return last_name(value.args[0])
+    return last_name(value.func if isinstance(value, ast.Call) else value)

@@ -18,6 +18,7 @@ import libcst.matchers as m
 
 from dp2ddp.flow.bindings import bindings
 from dp2ddp.flow.defuse import view
+from dp2ddp.flow.origins import origins
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.names import SETUP_NAMES
 from dp2ddp.transforms._support.nodes import (
@@ -223,7 +224,18 @@ class PinDevices(MigrationTransform):
             owner = enclosing_class(call, self)
             return owner is not None and owner.name.value in self._own_device
         values = self._bindings(receiver, call)
-        return bool(values) and all(self._builds_own(v) for v in values)
+        if values and all(self._builds_own(v) for v in values):
+            return True
+        # where its bindings do not show it: every source the def-use view follows it to
+        # (a parameter's call sites, a factory function's returns) builds such an object
+        # (round 31, ldf921/video-representation@1d085ab: `def train(framework):
+        # framework.cuda()`, and an if/elif arm taking the trainer from a factory)
+        assert self._meta is not None, "asked outside the pass's metadata session"
+        found = origins(view(self._meta.wrapper.module), receiver)
+        return bool(found) and all(
+            o.kind in ("call", "instance") and self._builds_own(o.node)  # type: ignore[arg-type]
+            for o in found
+        )
 
     def _builds_own(self, value: cst.BaseExpression) -> bool:
         """`value` builds such an object: a call of such a class, or a choice of two."""

@@ -5,9 +5,7 @@ folded into the move, and guards around the wrap go, so DDP always wraps (every 
 
 * `if <more than one GPU>:` (a GPU-count guard) only decided whether to wrap: its body is
   kept unconditionally and its else branch (the single-device path) dropped. Its messages
-  (`print("Let's use", torch.cuda.device_count(), "GPUs!")`, a logger call) stay under the
-  guard: they said there were several GPUs, and printed always they say "Let's use 0 GPUs"
-  on a CPU machine.
+  (`print("Let's use", torch.cuda.device_count(), "GPUs!")`) stay under the guard.
 * `if <a GPU is there>:` (`torch.cuda.is_available()`, `args.cuda`, `device_count() >= 1`:
   a device guard) decides what runs on CPU too: the wrap moves out of it (also from a count
   guard inside), the rest and its else stay guarded (DP100: the else calls the module bare),
@@ -67,6 +65,7 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
 from dp2ddp.transforms.analysis.outside_parameters import FROZEN, OutsideParameters
 from dp2ddp.transforms.analysis.own_methods import OwnMethodCalls
 from dp2ddp.transforms.analysis.owner_parameters import owner_wrap_text
+from dp2ddp.transforms.analysis.strided_buffers import dense_buffers
 from dp2ddp.transforms.analysis.tensor_wraps import tensor_binding
 from dp2ddp.transforms.analysis.trainer_classes import has_trainers, may_train_locally
 from dp2ddp.transforms.analysis.wrap_calls import (
@@ -218,6 +217,7 @@ class WrapModelInDDP(MigrationTransform):
         if self.state.options.sync_batchnorm:
             self.state.helpers.add("sync_batchnorm")
             moved = cst.Call(func=cst.Name("ddp_sync_batchnorm"), args=[cst.Arg(moved)])
+        moved = dense_buffers(self.state, self._module, moved)
         target = wrap_target(original, self)
         if target is not None and target not in self.state.wrapped:
             self.state.wrapped.append(target)

@@ -1,5 +1,6 @@
 """A stand-in for tqdm in the shared launch (stop 54 v2): the test environment has no tqdm.
-`tqdm(iterable, ...)` yields the iterable's items as it is; the bar is not drawn.
+`tqdm(iterable, ...)` yields the iterable's items as it is; the bar is not drawn. Its counter
+`n` advances by `update()` unless the bar is disabled, as tqdm's does (stop 78).
 
 Stop 57 v3-B: it walks its iterable as tqdm does (`tqdm/std.py`, `__iter__`), through one line
 when disabled and another when not, and its code is compiled under the installed packages'
@@ -15,6 +16,15 @@ class tqdm:  # noqa: N801 - tqdm's own spelling
     def __init__(self, iterable=None, *args, disable=False, **kwargs):
         self.iterable = iterable
         self.disable = disable
+        self.n = 0
+
+    def update(self, n=1):
+        if self.disable:
+            return  # as tqdm's: a disabled bar counts nothing
+        self.n += n
+
+    def set_description(self, *args, **kwargs):
+        pass
 
     def __iter__(self):
         iterable = self.iterable

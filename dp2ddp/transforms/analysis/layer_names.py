@@ -30,12 +30,24 @@ PARAMETER_FREE = frozenset(
 CONTAINERS = frozenset({"ModuleList", "Sequential", "ModuleDict", "ParameterList", "ParameterDict"})
 
 
+#: Libraries whose callables build models (torchvision's `resnet50`, `VGG`, timm's
+#: `create_model`), and their callables that build none.
+_MODEL_LIBRARIES = ("torchvision.models.", "timm.models.", "timm.create_model")
+_NO_MODEL = frozenset({"get_weight", "get_model_weights", "list_models", "get_model_builder"})
+
+
 def has_parameters(
     value: ast.expr, imports: Mapping[str, str], local: set[str], prefix: str
 ) -> str | None:
     """Whether `value` builds a module with parameters (or a parameter): "" for a torch.nn
     layer that has some, a container or nn.Parameter; the qualified name for a class of the
-    project (it counts if that is an nn.Module class); None for anything else."""
+    project (it counts if that is an nn.Module class); None for anything else. Either arm of
+    a conditional expression (`vgg16() if pretrained else None`) may be the one built."""
+    if isinstance(value, ast.IfExp):
+        for arm in (value.body, value.orelse):
+            if (holds := has_parameters(arm, imports, local, prefix)) is not None:
+                return holds
+        return None
     if not isinstance(value, ast.Call):
         return None
     if isinstance(value.func, ast.Attribute) and value.func.attr == "from_pretrained":
@@ -48,6 +60,11 @@ def has_parameters(
     name, project = resolved
     if project:
         return name
+    if name.startswith(_MODEL_LIBRARIES) and name.rsplit(".", 1)[-1] not in _NO_MODEL:
+        # A library's model constructor (`vgg.vgg16(pretrained=False)`, `timm.create_model`):
+        # it has weights (round 30, juhongm999/hsnet@6b1bc12's backbone, run under
+        # no_grad(): no DP041 before, "Expected to have finished reduction" at step 2)
+        return ""
     if not name.startswith("torch.nn."):
         return None
     last = name.rsplit(".", 1)[-1]

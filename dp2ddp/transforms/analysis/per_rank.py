@@ -146,6 +146,7 @@ def _loop_local(
         if (
             isinstance(call, cst.Call)
             and _receiver(call.func) in held
+            and not (isinstance(call.func, cst.Attribute) and call.func.attr.value in SHOWS)
             and any(_loop_local(u, a.value, loop, seen, direct, nested=nested) for a in call.args)
         ):
             return True  # `stopper(val_loss)` as a statement: the object keeps the figure
@@ -190,6 +191,12 @@ def _loop_local(
                 return True
             child, parent = parent, u.view.parent(parent)
     return False
+
+
+#: Methods that show a value (a progress bar's text): the object keeps no figure the
+#: program reads back as a number (round 31, otenim/GLCIC-PyTorch@3f9de13: `pbar.
+#: set_description(f"loss {loss}")` made `if pbar.n >= steps: break` a rank's own, DP032).
+SHOWS = frozenset({"set_description", "set_description_str", "set_postfix", "set_postfix_str"})
 
 
 def _receiver(func: cst.BaseExpression) -> str | None:

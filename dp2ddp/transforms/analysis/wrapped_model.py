@@ -626,10 +626,7 @@ class UnusedParameters:
         token classification; DDP failed at the second step with no word)."""
         if built is None or self.module is None:
             return ""
-        root = built
-        while isinstance(root, cst.Attribute):
-            root = root.value
-        if not isinstance(root, cst.Name) or not view(self.module).imported(root):
+        if not view(self.module).imported_root(built):
             return ""
         names = sorted(n for n in self.t.qualified_names(built) if not n.startswith("."))
         roots = self._program_roots()

@@ -12,7 +12,11 @@ and gives each rank its part of every global batch, along DataParallel's `dim` (
   n) in enumerate(it)`): first thing in the body,
   `x, y = ddp_shard_batch((x, y), dim=D)`: every tensor of the batch is cut along D, inputs
   and targets together (templates/helpers/shard_batch.py.j2; it raises where the tensors
-  disagree along D, so a misaligned split cannot pass in silence);
+  disagree along D, so a misaligned split cannot pass in silence); where the loop's iterable
+  can be read again as the same object (`batches`, `self.data.fit`, `loaders["train"]`), the
+  split is handed it, `source=batches`, and passes a batch on as it is where that object's
+  sampler shards already (a DataLoader another module's migration sharded, reached by a
+  spelling the proof does not follow: an object's attribute, a copy): never split twice;
 * a `range` loop whose body builds the batch in a statement of its own
   (`xb, yb = X[i:i + bs], Y[i:i + bs]`, `x, y = next(it)`, `data, t = get_batch(src, i)`),
   or a `while` loop's `x, y = next(it)`: the same split right after that statement;
@@ -275,7 +279,7 @@ class ShardBatches(BatchSqueezes):
         if unfollowed is not None:
             self._warn(loop, iterable, unfollowed)
             return True
-        self._split_top[loop] = [self._split_statement(batch)]
+        self._split_top[loop] = [self._split_statement(batch, source=self._guard_source(loop))]
         self.state.helpers.add("shard_batch")
         self.record(loop, f"every batch of {iterable} split {self._along()}: {self._each()}")
         for reshape, detail in global_reshapes(loop.body, set(self._models), self.code):
@@ -312,6 +316,7 @@ class ShardBatches(BatchSqueezes):
                 else:
                     producers.append((statement, assign))
         produced = {id(assign.value) for _, assign in producers}
+        fed = bool(self._models) and self._feeds_wrapped(loop.body)  # its model calls known
         inline = [
             n
             for n in walk(loop.body)
@@ -321,6 +326,8 @@ class ShardBatches(BatchSqueezes):
                 n is value or self._inside(n, value) for value in _values(producers, produced)
             )
             and not any(self._inside(n, selector) for selector in selectors)
+            # a slice no model of this loop is given (a buffer of figures read per epoch)
+            and (not fed or self._reaches_model(n))
         ]
         if not producers:
             if inline:

@@ -208,6 +208,11 @@ def _tile_sizing(flow: DefUse, node: cst.CSTNode) -> cst.Call | None:
         if isinstance(ancestor, cst.Call):
             func = ancestor.func
             if isinstance(func, cst.Attribute) and func.attr.value in _TILES:
+                if flow.imported_root(func.value):
+                    # `np.repeat(labels, k)`, a module's function: its first argument is no
+                    # count (round 31, ldf921/video-representation@1d085ab: read as
+                    # `labels` copies, `ddp_per_rank_batch(labels)`, a ValueError)
+                    return None
                 if any(a is node or _holds(flow, a, node) for a in ancestor.args):
                     return ancestor
             return None
@@ -229,6 +234,7 @@ def _tile_of(flow: DefUse, node: cst.CSTNode) -> cst.Call | None:
                 ancestor.attr.value in _TILES
                 and isinstance(call, cst.Call)
                 and call.func is ancestor
+                and not flow.imported_root(ancestor.value)
             ):
                 return call
             return None

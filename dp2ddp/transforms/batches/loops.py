@@ -349,7 +349,12 @@ class BatchLoops(LoaderEvaluation):
         self.state.helpers.add("per_rank_batch")
         self.record(size, why)
 
-    def _shard_call(self, value: cst.BaseExpression, rows: bool = False) -> cst.Call:
+    def _shard_call(
+        self,
+        value: cst.BaseExpression,
+        rows: bool = False,
+        source: cst.BaseExpression | None = None,
+    ) -> cst.Call:
         args = [cst.Arg(value)]
         if rows:
             args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("rows"), equal=_EQUAL))
@@ -364,7 +369,36 @@ class BatchLoops(LoaderEvaluation):
                     ),
                 )
             )
+        if source is not None:
+            args.append(cst.Arg(source, keyword=cst.Name("source"), equal=_EQUAL))
         return call_named(SHARD, *args)
+
+    def _guard_source(self, loop: cst.For) -> cst.BaseExpression | None:
+        """What the loop iterates, through enumerate()/tqdm(), where reading it again in
+        the body reads the same object: a name, an attribute of one, an item picked by a
+        name or a constant (`loader`, `self.train_loader`, `loaders["train"]`), none of
+        whose names the loop binds. The split is handed it (`source=`), and passes a batch
+        through where that object's sampler shards already (a loader sharded in a module
+        whose export this one's proof could not follow): no double split in silence."""
+        source = self._batch_source(loop.iter)
+        bound = target_names(loop.target)
+
+        def plain(expr: cst.BaseExpression) -> bool:
+            if isinstance(expr, cst.Name):
+                return expr.value not in bound
+            if isinstance(expr, cst.Attribute):
+                return plain(expr.value)
+            if isinstance(expr, cst.Subscript) and len(expr.slice) == 1:
+                index = expr.slice[0].slice
+                return (
+                    isinstance(index, cst.Index)
+                    and isinstance(index.value, (cst.Name, cst.SimpleString, cst.Integer))
+                    and plain(expr.value)
+                    and (not isinstance(index.value, cst.Name) or plain(index.value))
+                )
+            return False
+
+        return source.deep_clone() if plain(source) else None
 
     def _split_binding(self, assign: cst.Assign) -> list[cst.SimpleStatementLine]:
         """The statements that go right after `assign` to split the batch it binds: the
@@ -410,7 +444,10 @@ class BatchLoops(LoaderEvaluation):
             and isinstance(target, cst.Name)
             and (_outer_slice(value) or self._drawn_samples(value))
         )
-        return [self._split_statement(target, rows), *after]
+        source = _next_source(value)
+        if isinstance(source, cst.Name) and source.value in target_names(target):
+            source = None  # the binding rebinds it: read again, it is the batch
+        return [self._split_statement(target, rows, source), *after]
 
     def _drawn_samples(self, value: cst.BaseExpression) -> bool:
         """`batch = random.sample(memory, k)`, or a call of this module's function or
@@ -488,7 +525,10 @@ class BatchLoops(LoaderEvaluation):
         return [u for s in iterated(loop.iter) for u in self._unwrapped(s, 0)]
 
     def _split_statement(
-        self, target: cst.BaseExpression, rows: bool = False
+        self,
+        target: cst.BaseExpression,
+        rows: bool = False,
+        source: cst.BaseExpression | None = None,
     ) -> cst.SimpleStatementLine:
         """`x = ddp_shard_batch(x)`, `x, y = ddp_shard_batch((x, y))`. With `rows` (one name
         bound to a slice `X[a:b]` along dim 0), `x = ddp_shard_batch(x, rows=True)`: a list
@@ -500,7 +540,7 @@ class BatchLoops(LoaderEvaluation):
             target = target.with_changes(lpar=[], rpar=[])
         text = self.code(target).strip()
         value = f"({text})" if isinstance(target, cst.Tuple) else text
-        shard = self.code(self._shard_call(cst.parse_expression(value), rows))
+        shard = self.code(self._shard_call(cst.parse_expression(value), rows, source))
         statement = cst.parse_statement(f"{text} = {shard}\n")
         assert isinstance(statement, cst.SimpleStatementLine)
         return statement
@@ -509,6 +549,19 @@ class BatchLoops(LoaderEvaluation):
 _EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
 )
+
+
+def _next_source(value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`it` of `next(it)` where `it` is a name (a DataLoader's iterator, say): the split is
+    handed it, and passes the batch on where its loader's sampler shards already."""
+    if (
+        isinstance(value, cst.Call)
+        and name_of(value.func) == "next"
+        and len(value.args) == 1
+        and isinstance(value.args[0].value, cst.Name)
+    ):
+        return value.args[0].value.deep_clone()
+    return None
 
 
 def _outer_slice(value: cst.BaseExpression) -> bool:

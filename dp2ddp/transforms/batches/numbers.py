@@ -97,10 +97,7 @@ def _shapes(flow: DefUse, node: cst.CSTNode, given: cst.CSTNode) -> bool:
     The rows of its result are its data's, judged by that data's own origins."""
     if not isinstance(node, cst.Call) or not node.args:
         return False
-    root = node.func
-    while isinstance(root, cst.Attribute):
-        root = root.value
-    if not (isinstance(root, cst.Name) and flow.imported(root)):
+    if not flow.imported_root(node.func):
         return False
     first = node.args[0]
     return any(

@@ -366,7 +366,8 @@ class BatchProof(TrainingLoops):
         """ok (same on every rank, already this rank's, or sharded), state (built by the
         program, sized along the split dim), batch (data nobody split yet)."""
         if origin.selects and not handed_elsewhere(self, origin):
-            if origin.selection and origin.kind == "call" and self._draws(origin.node):
+            picks = any(step.index for step in origin.path)  # also where it sizes (np.zeros)
+            if picks and origin.kind == "call" and self._draws(origin.node):
                 self._share_draw(flow, origin)
             return "ok"
         if holds_no_batch(origin, self._dim):
@@ -574,7 +575,7 @@ class BatchProof(TrainingLoops):
         ):
             return False
         if loop not in self._split_top:
-            self._split_top[loop] = [self._split_statement(batch)]
+            self._split_top[loop] = [self._split_statement(batch, source=self._guard_source(loop))]
             self.state.helpers.add("shard_batch")
             self.record(
                 loop,
@@ -621,7 +622,9 @@ class BatchProof(TrainingLoops):
         root = sink
         while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute):
             root = root.func.value
-        if isinstance(root, cst.Name):
+        if isinstance(root, cst.Name) and not any(
+            isinstance(r.node, (cst.Import, cst.ImportFrom)) for r in self.referents(root)
+        ):  # not a module's function (`torch.from_numpy(y)...`: round 31, da-rnn@1db1e79)
             sink = root
         if sink not in self._swap:
             self._swap[sink] = self._shard_call(sink.deep_clone())

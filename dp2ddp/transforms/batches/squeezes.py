@@ -102,10 +102,7 @@ class BatchSqueezes(BatchPositions):
                 return given[0].value
             return None
         if isinstance(func, cst.Attribute) and not call.args:
-            root = func.value
-            while isinstance(root, cst.Attribute):
-                root = root.value
-            if isinstance(root, cst.Name) and view(self._module).imported(root):  # type: ignore[arg-type]
+            if view(self._module).imported_root(func.value):  # type: ignore[arg-type]
                 return None  # `np.squeeze`-like spelled on a module
             return func.value
         return None

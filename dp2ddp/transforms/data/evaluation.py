@@ -18,6 +18,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.batch_noise import ends_with_break, gathers_only
+from dp2ddp.transforms.analysis.per_rank import SHOWS
 from dp2ddp.transforms.data.attribute_figures import warn_attribute_figures
 from dp2ddp.transforms.data.closure_reads import inner_figures, nested_shows
 from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
@@ -428,15 +429,22 @@ class LoaderEvaluation(ShowingCalls):
         for node in walk(loop.body, skip_scopes=True):
             if isinstance(node, cst.Call) and node.args:
                 calls.append(node)
+            receiver = None
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                receiver = node.func.value
+            if isinstance(receiver, cst.Subscript):  # `meters[k].update(v)`: the table's
+                receiver = receiver.value
             if not (
                 isinstance(node, cst.Call)
                 and isinstance(node.func, cst.Attribute)
-                and isinstance(node.func.value, cst.Name)
+                and isinstance(receiver, cst.Name)
                 and node.args
                 and isinstance(self.parent(node), cst.Expr)
             ):
                 continue
-            name = node.func.value.value
+            if node.func.attr.value in SHOWS:
+                continue  # `bar.set_description(f"loss {loss}")`: shown, not kept as a figure
+            name = receiver.value
             initial = self._bound_before(loop, name)
             if not (
                 isinstance(initial, cst.Call)

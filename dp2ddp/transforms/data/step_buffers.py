@@ -10,7 +10,8 @@ after the loop, DP030; an evaluation loop holding one cannot have its figures su
 over the ranks, so its loader stays whole (DP015).
 
 Proved before counting one: the store's index is the loop's step counter (`enumerate`'s
-counter, or a name the loop only increases by a constant), the buffer is made to be filled
+counter, or a name the loop only increases by a constant; or arithmetic on it and on names
+not from the batch, `i * iters + j`), the buffer is made to be filled
 (a tensor or array maker, `torch.zeros`, `np.empty`..., or a list of numbers or Nones,
 `[0] * n`, `[0.0 for _ in range(n)]`: filled_tables.made_to_fill, every binding reaching
 the store), the stored value is computed from the batch (`loss.item()`, `x.size(0)`; not
@@ -21,12 +22,14 @@ counts steps, alike on every rank; a buffer the program reduces itself is not re
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache, partial
 from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.nodes import name_of, variables_under, walk
+from dp2ddp.transforms._support.nodes import name_of, target_names, variables_under, walk
 from dp2ddp.transforms.data.filled_tables import made_to_fill, read_after
 
 if TYPE_CHECKING:
@@ -41,6 +44,7 @@ def step_buffers(t: LoopCounters, loop: cst.For | cst.While, batch: set[str]) ->
         return set()
     values = batch - counters
     found: set[str] = set()
+    bound = cache(partial(_bound_names, loop))  # read once, and only where an index asks
     for node in walk(loop.body, skip_scopes=True):
         if not isinstance(node, cst.Assign):
             continue
@@ -51,8 +55,7 @@ def step_buffers(t: LoopCounters, loop: cst.For | cst.While, batch: set[str]) ->
                 and isinstance(store.value, cst.Name)
                 and len(store.slice) == 1
                 and isinstance(store.slice[0].slice, cst.Index)
-                and isinstance(index := store.slice[0].slice.value, cst.Name)
-                and index.value in counters
+                and _stepped(store.slice[0].slice.value, counters, bound)
             ):
                 continue
             name = store.value.value
@@ -64,6 +67,29 @@ def step_buffers(t: LoopCounters, loop: cst.For | cst.While, batch: set[str]) ->
             ):
                 found.add(name)
     return found
+
+
+def _bound_names(loop: cst.For | cst.While) -> set[str]:
+    """The names the loop's body binds."""
+    return {
+        n
+        for node in walk(loop.body, skip_scopes=True)
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+        for t in (node.targets if isinstance(node, cst.Assign) else [node])
+        for n in target_names(t.target)
+    }
+
+
+def _stepped(index: cst.BaseExpression, counters: set[str], bound: Callable[[], set[str]]) -> bool:
+    """The store's index is the step counter, or arithmetic on it and on names the loop
+    does not bind (`i * iters + j` over the epochs: round 31, Seanny123/da-rnn@1db1e79's
+    `iter_losses`, whose epoch means were rank 0's half, no DP030)."""
+    if isinstance(index, cst.Name):
+        return index.value in counters
+    if not isinstance(index, cst.BinaryOperation):
+        return False
+    names = {n.value for n in variables_under(index)}
+    return bool(names & counters) and not (names - counters) & bound()
 
 
 def _step_counters(t: LoopCounters, loop: cst.For | cst.While) -> set[str]:

@@ -35,13 +35,19 @@ if TYPE_CHECKING:
 
 def keep_unlooped_whole(t: ShardDataLoaders) -> None:
     """Undo the shard of each own-sampler loader no loop proves to train (module docstring),
-    with DP009, before the module's handoffs and figures are planned on it."""
-    if t.state.program is None:
-        return
+    with DP009, before the module's handoffs and figures are planned on it: one no loop of
+    its module iterates, or one whose every loop evaluates, as a plain loader's loops are
+    judged (`_evaluates`: no backward, eval context; round 31, ldf921/video-representation
+    @1d085ab: a validation loader with a clip sampler, built in a helper and scored per
+    video over the whole dataset, was sharded: IndexError on every rank)."""
     for call, loader in list(t._sampler_sharded.items()):
-        if not _unlooped_local(t, call, loader):
+        why = "which no loop of this module iterates (its batches go to code elsewhere, "
+        why += "where nothing sums what they give over the ranks)"
+        if _evaluated_only(t, loader):
+            why = "whose every loop here evaluates (no backward: its figures are not summed)"
+        elif t.state.program is None or not _unlooped_local(t, call, loader):
             continue
-        if _handed_to_training(t, call, loader):
+        elif _handed_to_training(t, call, loader):
             continue
         del t._sampler_sharded[call]
         t._shards.pop(call, None)
@@ -58,10 +64,19 @@ def keep_unlooped_whole(t: ShardDataLoaders) -> None:
         t.warn(
             call,
             "DP009",
-            f"{key}={sampler} of {loader.name}, which no loop of this module iterates (its "
-            "batches go to code elsewhere, where nothing sums what they give over the ranks): "
-            "left whole, every rank goes through all of it",
+            f"{key}={sampler} of {loader.name or 'the loader'}, {why}: left whole, every "
+            "rank goes through all of it",
         )
+
+
+def _evaluated_only(t: ShardDataLoaders, loader: Loader) -> bool:
+    """Every loop over `loader` evaluates, and no loop reading it trains (as `_plan` judges
+    a plain loader's loops); its name does not say it trains."""
+    if not loader.loops or (TRAIN_NAME.search(loader.name) and not EVAL_NAME.search(loader.name)):
+        return False
+    return all(t._evaluates(loop) for loop, _, _ in loader.loops) and not any(
+        t._trains(r) and not t._evaluates(r) for r in loader.read_loops
+    )
 
 
 def _handed_to_training(t: ShardDataLoaders, call: cst.Call, loader: Loader) -> bool:

@@ -323,16 +323,14 @@ def _foreign(
     and the standard library: the function imported, or the method of an object built by
     a class imported (through the view: `FM = Matcher(...)`, then `FM.method(...)`)."""
     func = call.func
-    root = _root(func)
     names: set[str] = set()
-    if root is not None and defs.imported(root):
+    if defs.imported_root(func):
         names = set(qualified_names(func))  # `ot.emd(a, b)`, `from lib import pair`
     elif isinstance(func, cst.Attribute):  # a method of an object a library's class built
         for origin in origins(defs, func.value):
             made = origin.node
             if origin.kind == "call" and isinstance(made, cst.Call) and not origin.cut:
-                built = _root(made.func)
-                if built is not None and defs.imported(built):
+                if defs.imported_root(made.func):
                     names |= {f"{n}.{func.attr.value}" for n in qualified_names(made.func)}
     outside = sorted(
         n
@@ -413,9 +411,3 @@ def _batch_cut(defs: DefUse, step: Step) -> bool:
     if isinstance(parent, cst.Subscript) and parent.value is step.node:
         return any(isinstance(s.slice, cst.Slice) for s in parent.slice)
     return True
-
-
-def _root(node: cst.BaseExpression) -> cst.Name | None:
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return node if isinstance(node, cst.Name) else None

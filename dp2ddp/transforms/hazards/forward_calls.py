@@ -17,24 +17,10 @@ from collections.abc import Sequence
 
 import libcst as cst
 
+from dp2ddp.transforms._support.class_methods import base_chain, methods_of
 from dp2ddp.transforms._support.nodes import walk
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.scopes import SelfMutations
-
-
-def _methods(cls: cst.ClassDef) -> dict[str, cst.FunctionDef]:
-    """The methods `cls` defines that take the instance (not static or class methods)."""
-    return {
-        m.name.value: m
-        for m in cls.body.body
-        if isinstance(m, cst.FunctionDef)
-        and m.params.params
-        and not any(
-            isinstance(d.decorator, cst.Name)
-            and d.decorator.value in ("staticmethod", "classmethod")
-            for d in m.decorators
-        )
-    }
 
 
 def _called(forward: cst.FunctionDef, methods: dict[str, cst.FunctionDef]) -> list[cst.FunctionDef]:
@@ -64,19 +50,7 @@ def forward_helpers(cls: cst.ClassDef, forward: cst.FunctionDef) -> list[cst.Fun
     """The methods of `cls` that its forward() calls on itself (`self.initialize_parameters(x)`),
     and those they call (glow's ActNorm initialises its bias and scale from the first batch in
     such a method, stop 31 class G2)."""
-    return _called(forward, _methods(cls))
-
-
-def _chain(sub: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> list[cst.ClassDef]:
-    """`sub` and the classes of `classes` it derives from, nearest first (each class's first
-    base named by a plain name there)."""
-    chain = [sub]
-    while True:
-        bases = [b.value.value for b in chain[-1].bases if isinstance(b.value, cst.Name)]
-        parent = next((classes[b] for b in bases if b in classes), None)
-        if parent is None or parent in chain:
-            return chain
-        chain.append(parent)
+    return _called(forward, methods_of(cls))
 
 
 def inherited_helpers(
@@ -87,18 +61,18 @@ def inherited_helpers(
     the subclass first, as Python does. Methods `cls` defines itself are forward_helpers'."""
     classes = {c.name.value: c for c in siblings if isinstance(c, cst.ClassDef)}
     found: list[tuple[cst.ClassDef, cst.FunctionDef, cst.ClassDef]] = []
-    seen: set[int] = {id(m) for m in _methods(cls).values()}
+    seen: set[int] = {id(m) for m in methods_of(cls).values()}
     for sub in classes.values():
-        chain = _chain(sub, classes)
+        chain = base_chain(sub, classes)
         if sub is cls or cls not in chain:
             continue
         below = chain[: chain.index(cls)]
-        if any("forward" in _methods(c) for c in below):
+        if any("forward" in methods_of(c) for c in below):
             continue  # forward() is overridden on the way down: not this one
         methods: dict[str, cst.FunctionDef] = {}
         owner: dict[int, cst.ClassDef] = {}
         for c in reversed(chain[: chain.index(cls) + 1]):
-            for name, method in _methods(c).items():
+            for name, method in methods_of(c).items():
                 methods[name] = method
                 owner[id(method)] = c
         for method in _called(forward, methods):

@@ -69,6 +69,7 @@ def permuted_rows(
             if (
                 subscript is not None
                 and (id(subscript.value) in data or from_data(defs, subscript.value))
+                and not _reads_order(defs, subscript, drawn)
                 and not _reordered_in_place(defs, subscript)
                 and all(subscript is not s for s, _ in permuted)
             ):
@@ -407,3 +408,13 @@ def _after_cuts(
             if after:
                 data.add(id(step.node))
     return data
+
+
+def _reads_order(defs: DefUse, subscript: cst.Subscript, drawn: cst.Call) -> bool:
+    """`rows[k]` where `rows` is a slice of the drawn order itself (`rows = order[s:s + n]`):
+    it reads the order (which rows the batch holds, then the data's `series[rows[k]]`),
+    it permutes no batch (round 31, Seanny123/da-rnn@1db1e79: DP147 for nothing)."""
+    return any(
+        o.node is drawn and not any(step.index for step in o.path)
+        for o in origins(defs, subscript.value)
+    )

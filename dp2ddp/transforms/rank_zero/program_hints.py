@@ -1,13 +1,12 @@
 """What a program's modules say about its functions: which are pure, which are unused.
 
-Pure: safe to skip on ranks other than 0.
-
-A print guarded with `if ddp_is_main():` no longer evaluates its arguments on the other
-ranks, so an argument calling a function that may do work every rank needs (a forward
-pass, an all_reduce, a scheduler step, a random draw) keeps the print on every rank (see
-side_effects.py). Project helpers are the common case that is harmless: a learning-rate
-formula or an `h:m:s` split in a config module, printed each epoch
-(`print('LR=%.4f' % cf.learning_rate(args.lr, epoch))`, meliketoy/wide-resnet.pytorch@292b3ed).
+Pure: safe to skip on ranks other than 0. A print guarded with `if ddp_is_main():` no
+longer evaluates its arguments on the other ranks, so an argument calling a function that
+may do work every rank needs (a forward pass, an all_reduce, a scheduler step, a random
+draw) keeps the print on every rank (see side_effects.py). Project helpers are the common
+case that is harmless: a learning-rate formula or an `h:m:s` split in a config module,
+printed each epoch (`print('LR=%.4f' % cf.learning_rate(args.lr, epoch))`,
+meliketoy/wide-resnet.pytorch@292b3ed).
 Unknown, they kept that print on every rank.
 
 A function is pure here when its body only binds local names (no attribute or subscript
@@ -22,14 +21,11 @@ top-level class defines itself (undecorated or static) are judged the same way, 
 (re-exports), and the rank-0 pass gives `x.method` that name where every binding of `x` in
 its function is `x = C(...)` (facts.instance_methods).
 
-Unused: a top-level function of a library module that no module of the program refers to
-(kuangliu/pytorch-cifar@49b7aa9: each of 18 model files has a demo `test()` printing an
-output shape, reached through `from models import *` but never called). Guarding its print
-edited 18 files the program otherwise leaves alone. A name counts as referred to when any
-module imports it by name, reads it as an attribute (`cf.f`), or reads it as a plain name
-in a module that does not bind that name itself (a star import brings it there); its own
-module's references outside its body count too, and a decorated function (registered
-somewhere) always counts as used. Erring towards "used" only means a guard too many.
+Unused: a top-level function of a library module no module of the program refers to
+(kuangliu/pytorch-cifar@49b7aa9's demo `test()` in 18 model files: guarding its print edited
+18 files for nothing). Referred to: imported by name, read as an attribute (`cf.f`), or as
+a plain name in a module not binding it (a star import); its own module's references
+outside its body, and a decoration, count too. Erring towards "used": a guard too many.
 """
 
 from __future__ import annotations
@@ -46,7 +42,7 @@ from dp2ddp.transforms._support.ast_nodes import dotted, import_table, resolved_
 from dp2ddp.transforms._support.identifiers import mentions
 from dp2ddp.transforms.analysis.batch_dims import scatter_dims
 from dp2ddp.transforms.analysis.constructions import constructed, program_constructions
-from dp2ddp.transforms.analysis.device_methods import own_device_classes
+from dp2ddp.transforms.analysis.device_methods import own_device_classes, program_device_classes
 from dp2ddp.transforms.analysis.device_moves import device_moves, program_moves
 from dp2ddp.transforms.analysis.handed_wraps import handed_to, wrap_handoffs
 from dp2ddp.transforms.analysis.home_classes import home_classes
@@ -56,6 +52,7 @@ from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
 from dp2ddp.transforms.analysis.printing import Printing, printer_names, printing_functions
 from dp2ddp.transforms.analysis.sample_classes import SampleSummary, program_samples, sample_summary
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
+from dp2ddp.transforms.analysis.strided_buffers import registers_strided_buffer
 from dp2ddp.transforms.rank_zero.handed_streams import program_streams, stream_writers
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
 from dp2ddp.transforms.rank_zero.path_chains import chained
@@ -164,13 +161,14 @@ def program_hints(
         frozenset().union(*(n.attribute_flows for n in names)),
         frozenset().union(*(n.path_parameters for n in names)),
     )
-    own_device = frozenset().union(*(n.own_device for n in names))
+    own_device = program_device_classes(n.own_device for n in names)
     moves = program_moves([n.device_moves for n in names])
     drawing = frozenset().union(*(n.per_rank_classes for n in names))
     # not the entry's (its loop asks its own module): one hint for the entries of a folder
     fetchers = frozenset().union(*(n.fetchers for n in names[1:]))
     batch_attributes = frozenset().union(*(n.batch_attributes for n in names))
     builds = shards_loaders(n.builds_loader for n in names)
+    strided = any(n.strided_buffers for n in names)
     sets = frozenset(
         _through_reexports(set(program_set_returns(modules, [n.set_returns for n in names])), names)
     )
@@ -240,6 +238,7 @@ def program_hints(
                 stream_parameters=streams.get(module.name, frozenset()),
                 per_sample=samples,
                 home_classes=home[index],
+                strided_buffers=strided,
             )
             continue
         script = names[index].script  # a script of its own too: its block is an entry's
@@ -276,6 +275,7 @@ def program_hints(
             stream_parameters=streams.get(module.name, frozenset()),
             per_sample=samples,
             home_classes=home[index],
+            strided_buffers=strided,
         )
     return hints
 
@@ -438,6 +438,7 @@ class ModuleNames:
     samples: SampleSummary = SampleSummary()
     #: How it hands attribute values on (path_sinks.attribute_flows).
     attribute_flows: frozenset[str] = frozenset()
+    strided_buffers: bool = False  #: it may register a strided view (strided_buffers.py)
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -470,7 +471,7 @@ class ModuleNames:
             path_attributes(tree, resolved),
             printing,
             reads,
-            own_device_classes(name, tree),
+            own_device_classes(name, tree, table),
             per_rank_classes(tree),
             object_functions(tree, table, PIL_IMAGES),
             keeping_methods(tree, printing),
@@ -486,6 +487,7 @@ class ModuleNames:
             forwards,
             sample_summary(name, tree, is_package),
             attribute_flows(tree),
+            registers_strided_buffer(tree, imported),
         )
 
 

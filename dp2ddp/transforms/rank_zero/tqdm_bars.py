@@ -1,7 +1,8 @@
 """tqdm bars drawn by rank 0 only: `disable=not ddp_is_main()` (an explicit `disable`
 value is kept on rank 0). A bar whose name the program reads an attribute of that only a
 shown bar sets (`bar.start_t`, `bar._time()`, `bar.desc`: tqdm's `__init__` returns early
-when disabled) draws into a sink off rank 0 instead, `file=ddp_bar_file()` (round 26,
+when disabled) or advances (`bar.n`: a disabled bar's `update()` returns at once) draws into
+a sink off rank 0 instead, `file=ddp_bar_file()` (round 26,
 NVIDIA/flownet2-pytorch@bce69c8: `progress._time()` raised AttributeError on rank 1, and
 rank 0 died mid-save)."""
 
@@ -17,8 +18,12 @@ from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.side_effects import TQDM
 
 #: What a tqdm bar holds only when shown: its `__init__` stops after `disable`,
-#: `iterable`, `leave`, `n`, `pos` and `total` when disabled (tqdm 4.x).
+#: `iterable`, `leave`, `n`, `pos` and `total` when disabled (tqdm 4.x); and its counter
+#: `n`, which `update()` advances only when shown (round 31, otenim/GLCIC-PyTorch@3f9de13:
+#: `while pbar.n < steps`, `if pbar.n % period == 0:` on a bar disabled off rank 0 kept 0
+#: there: rank 1 took the snapshot branch at every step, a collective mismatch).
 _SHOWN_ONLY = frozenset(
+    "n format_dict "
     "_time start_t last_print_t last_print_n desc fp postfix initial unit unit_scale "
     "unit_divisor ncols nrows mininterval maxinterval miniters dynamic_miniters ascii "
     "bar_format smoothing sp delay colour gui lock_args _ema_dn _ema_dt _ema_miniters".split()

@@ -17,6 +17,7 @@ from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import view
 from dp2ddp.flow.bindings import bindings
 from dp2ddp.transforms._support.children import SCOPE_KINDS, children_of
+from dp2ddp.transforms._support.class_methods import bound_aliases, resolved_methods
 from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
@@ -111,6 +112,8 @@ class DatasetDrawFinder:
         self._alike: frozenset[str] | None = None
         #: names of the functions a training loop of this module calls (_step_helpers)
         self._step_names: set[str] | None = None
+        #: the draws DP067 named (a base's, met again through each subclass)
+        self._said: set[cst.Call] = set()
 
     def run(self) -> list[tuple[cst.Call, cst.CSTNode | None]]:
         classes = self._dataset_classes()
@@ -262,12 +265,9 @@ class DatasetDrawFinder:
         return found
 
     def _loaded_classes(self) -> set[str]:
-        """The names of the classes whose instances a DataLoader of this module loads (its
-        dataset argument, or a name bound to such a call): datasets by use, whatever their
-        bases. WenbinLee/DN4@440857b's `class FewShotDataSet(object)` draws its episodes
-        with `random.sample` while it is built; before, no base said "Dataset", the draws
-        were not drawn alike, and each rank's DistributedSampler indexed a dataset of its
-        own (class b3-B of stop 49's second validation round)."""
+        """The names of the classes whose instances a DataLoader of this module loads:
+        datasets by use, whatever their bases (WenbinLee/DN4@440857b's `class
+        FewShotDataSet(object)` draws its episodes while it is built, stop 49 b3-B)."""
         loaded: set[str] = set()
         for call in nodes_of(self.module, cst.Call):
             if not self.t.matches(call.func, DATALOADER):
@@ -298,18 +298,13 @@ class DatasetDrawFinder:
             if name in done or name not in methods or name in PER_SAMPLE:
                 continue
             done.add(name)
-            body = methods[name].body
-            if isinstance(body, cst.IndentedBlock):
+            if isinstance(body := methods[name].body, cst.IndentedBlock):
                 self.method_bodies.append(body)
             for node in walk(methods[name].body, skip_scopes=True):
                 if not isinstance(node, cst.Call):
                     continue
                 func = node.func
-                if (
-                    isinstance(func, cst.Attribute)
-                    and isinstance(func.value, cst.Name)
-                    and func.value.value == "self"
-                ):
+                if isinstance(func, cst.Attribute) and code_of(func.value) == "self":
                     called = func.attr.value
                     if called in per_sample and self._draws_in(methods, called):
                         # the helper runs per sample too: its draws shared there would give
@@ -380,17 +375,17 @@ class DatasetDrawFinder:
         return False
 
     def _per_sample(self, cls: cst.ClassDef, methods: dict[str, cst.FunctionDef]) -> None:
-        """DP067 at the first draw from a process-wide generator (`np.random.uniform()`,
-        `random.random()`, `torch.rand()`) in a per-sample method (`__getitem__` and the
-        methods of the class it calls). Seeded alike (a fixed seed; torch's default seed),
-        every rank draws the same sequence, so rank r's k-th sample of a sharded loader gets
-        every rank's k-th draw (WangYueFt/dcp@bcd7def's rotations, the task's targets);
-        DataParallel drew the global batch's samples one after the other from one stream.
-        Only where the stream is proved seeded alike (analysis/seeded_streams.py): numpy's
-        and `random`'s start from OS entropy in each process unless the program seeds them
-        or a loader's workers do (AnTao97/dgcnn.pytorch@07d534c seeds torch only and loads
-        in the main process: its ranks draw differently). Left as it is: per-rank seeding
-        is the program's choice (it changes what a run draws); the warning says so."""
+        """DP067 at the first draw from a process-wide generator (`np.random.uniform()`) in
+        a per-sample method (`__getitem__` and the methods it calls on the instance: its
+        class's, inherited, or bound in an attribute, `self.transform = self.train_aug`).
+        Seeded alike, every rank draws the same sequence: rank r's k-th sample of a sharded
+        loader gets every rank's k-th draw (WangYueFt/dcp@bcd7def's rotations); DataParallel
+        drew the global batch's samples one after the other from one stream. Only where the
+        stream is proved seeded alike (analysis/seeded_streams.py; AnTao97/dgcnn.pytorch@
+        07d534c seeds torch only: its ranks draw differently). Left as it is: the warning."""
+        classes = {c.name.value: c for c in nodes_of(self.module, cst.ClassDef)}
+        methods = resolved_methods(cls, classes) | methods
+        aliases = bound_aliases(methods)
         todo = [name for name in PER_SAMPLE if name in methods]
         done: set[str] = set()
         while todo:
@@ -399,16 +394,18 @@ class DatasetDrawFinder:
                 continue
             done.add(name)
             for node in walk(methods[name].body, skip_scopes=True):
-                if not isinstance(node, cst.Call):
+                if not isinstance(node, cst.Call) or node in self._said:
                     continue
                 func = node.func
                 if isinstance(func, cst.Attribute) and code_of(func.value) == "self":
-                    if func.attr.value in methods:
+                    if func.attr.value in methods or func.attr.value in aliases:
                         todo.append(func.attr.value)
+                        todo += sorted(aliases.get(func.attr.value, ()))
                         continue
                     drawing = self._drawing_transform() or called.drawing_callable(self, func)
                     if drawing:
                         seeded = self._seeded([stream for _, stream in drawing])
+                        self._said.add(node)
                         self.t.warn(
                             node,
                             "DP067",
@@ -423,6 +420,7 @@ class DatasetDrawFinder:
                     and self._is_draw(node)
                     and self._alike_draw(node)
                 ):
+                    self._said.add(node)
                     self.t.warn(
                         node,
                         "DP067",
@@ -438,6 +436,7 @@ class DatasetDrawFinder:
                     # A function of the program that draws, itself or through the functions
                     # it calls, of this module or another (AugMix's `aug(image, preprocess)`,
                     # google-research/augmix@9b9824c): a draw per sample all the same.
+                    self._said.add(node)
                     self.t.warn(
                         node,
                         "DP067",

@@ -27,7 +27,7 @@ for epoch in range(2):
     for iteration in range(data.shape[0] // 4):
         with ddp_same_random():
             x, y = next(training_generator)
-        x, y = ddp_shard_batch((x, y))
+        x, y = ddp_shard_batch((x, y), source=training_generator)
         loss = ((model(torch.from_numpy(x)) - torch.from_numpy(y)) ** 2).mean()
         optimizer.zero_grad()
         loss.backward()

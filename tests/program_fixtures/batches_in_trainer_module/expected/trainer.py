@@ -26,7 +26,9 @@ class Trainer:
     def fit(self, epochs):
         for epoch in range(epochs):
             for data, target in self.stream:
-                data, target = ddp_shard_batch((data, target), dim=1)
+                data, target = ddp_shard_batch(
+                    (data, target), dim=1, source=self.stream
+                )
                 logits = self.model(data)
                 loss = nn.functional.cross_entropy(logits.view(-1, 20), target.reshape(-1))
                 self.optimizer.zero_grad()

@@ -13,7 +13,7 @@ class Fitter:
     def epoch(self, stream, passes=1):
         for _ in range(passes):
             for step, (inputs, targets) in enumerate(stream):
-                inputs, targets = ddp_shard_batch((inputs, targets))
+                inputs, targets = ddp_shard_batch((inputs, targets), source=stream)
                 loss = F.mse_loss(self.net(inputs), targets)
                 self.opt.zero_grad()
                 loss.backward()

@@ -33,7 +33,7 @@ def main():
     for x, y in loader:
         opt.zero_grad()
         for inst in model.instruments:
-            inst = ddp_shard_batch(inst)
+            inst = ddp_shard_batch(inst, source=model.instruments)
             loss = ((model(x, inst)[inst] - y) ** 2).mean()
             loss.backward()
         opt.step()

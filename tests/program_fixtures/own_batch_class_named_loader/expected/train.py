@@ -28,7 +28,7 @@ def train(model, data_iterator, optimizer, steps):
     model.train()
     for _ in range(steps):
         x, y = next(data_iterator)
-        x, y = ddp_shard_batch((x, y))
+        x, y = ddp_shard_batch((x, y), source=data_iterator)
         loss = model(x, labels=y)
         loss = loss.mean()
         optimizer.zero_grad()

@@ -21,7 +21,7 @@ class Learner:
 
     def train_extra(self, opt):
         for x, y in self.extra:
-            x, y = ddp_shard_batch((x, y))
+            x, y = ddp_shard_batch((x, y), source=self.extra)
             loss = nn.functional.mse_loss(self.model(x), y)
             opt.zero_grad()
             loss.backward()

@@ -33,7 +33,7 @@ adversary = PGD(0.1, 2, 0.05)
 g = torch.Generator().manual_seed(1)
 data = [(torch.randn(8, 4, generator=g), torch.randint(0, 3, (8,), generator=g)) for _ in range(3)]
 for x, y in data:
-    x, y = ddp_shard_batch((x, y))
+    x, y = ddp_shard_batch((x, y), source=data)
     adv = adversary(net, x, y)
     loss = F.cross_entropy(net(adv), y) + input_penalty(net, x, y)
     opt.zero_grad()

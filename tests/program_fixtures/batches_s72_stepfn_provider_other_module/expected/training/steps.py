@@ -18,7 +18,7 @@ def fit_step(model, optimizer, provider):
 def refine_step(model, optimizer, batches):
     with ddp_same_random():
         batch = next(batches)
-    batch = ddp_shard_batch(batch)
+    batch = ddp_shard_batch(batch, source=batches)
     inputs, targets = batch
     loss = F.l1_loss(model(inputs), targets)
     optimizer.zero_grad()
