@@ -2102,6 +2102,27 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   data_s78_own_sampler_loader_evaluated: a loader with a sampler of its own whose every
   loop evaluates stays whole, DP009 (before: sharded, scored per video over the whole
   set: IndexError on every rank).
+- Stop 79 (round 32, bridgeqiqi/DIP2021-FinalPJbaseline@6c8f3a2):
+  data_s79_summed_criterion_picked_by_option: a summed criterion an option picks in an
+  if/elif chain: its epoch figure summed over the ranks, the original's to the sixth decimal
+  (before: DP058 "not proved a sum", rank 0's share printed). rank_zero_s79_best_copy_read_
+  back (gly459/CrowdCount-baseline@e7055ca): a checkpoint copied on rank 0 after the save's
+  barrier and read back by every rank: a barrier after the copy (before: rank 1 read the
+  file while rank 0 was still copying it, EOFError or a stale epoch);
+  s79_best_checkpoint_saved_by_helper_module: the save and the copy in another module's
+  helper, the load in a function called after the training: a barrier before the load
+  (before: none, no warning). model_wrap_s79_init_in_builder_before_wrap (carpedm20/
+  DiscoGAN-pytorch@ab3b7dc): weights drawn in a builder `__init__` calls before the wrap:
+  no DP039, no broadcast. data_s79_loaders_through_chain (batra-mlp-lab/visdial-challenge-
+  starter-pytorch@5844f3d): loaders iterated through `itertools.chain(...)`: set_epoch for
+  each, no false DP011 (runs to the end; the order is DistributedSampler's, not compared).
+  rank_zero_s79_pickle_into_inline_open_read_back (3neutronstar/GuidedMixup@73494e1): a log
+  pickled into an inline `open(p, "wb")` on rank 0 and read back by every rank through a
+  function of the module: a barrier after the dump (before: none, rank 1's
+  FileNotFoundError or a short history). rank_zero_s79_state_into_memory_buffer
+  (ZhaoJ9014/face.evoLVe@a9897bd's ROC figure into `io.BytesIO()`): a save into an
+  in-memory file stays on every rank (before: on rank 0 only, the other ranks read an
+  empty buffer and crashed).
 """
 
 from __future__ import annotations
@@ -3243,9 +3264,29 @@ CASES: dict[str, tuple[str, ...]] = {
         "epoch 1 video accuracy 0.5000",
         "weights -0.662235",
     ),
+    # stop 79 (round 32): a summed criterion picked by an option, checkpoints read back
+    "data_s79_summed_criterion_picked_by_option": (
+        "epoch 0 loss per sample 0.767096",
+        "epoch 1 loss per sample 0.727387",
+        "weights -0.703439",
+    ),
+    "rank_zero_s79_best_copy_read_back": ("chosen epoch 2",),
+    "s79_best_checkpoint_saved_by_helper_module": ("restored the checkpoint of epoch",),
+    "model_wrap_s79_init_in_builder_before_wrap": (),
+    "data_s79_loaders_through_chain": ("weights",),
+    "rank_zero_s79_state_into_memory_buffer": (
+        "epoch 0 snapshot numbers 4",
+        "epoch 1 snapshot numbers 4",
+    ),
+    "rank_zero_s79_pickle_into_inline_open_read_back": (
+        "epochs logged 1",
+        "epochs logged 2",
+        "epochs logged 3",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s79_best_checkpoint_saved_by_helper_module": "train.py",  # stop 79: barrier before load
     "s78_trainer_cuda_base_other_module": "train.py",  # stop 78: own cuda() across modules
     "s78_loader_held_by_object_attribute": "train.py",  # stop 78: the double-split guard
     "hazards_s75_pickler_through_star_import": "train.py",  # stop 75 (round 27)

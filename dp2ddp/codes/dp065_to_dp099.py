@@ -423,7 +423,10 @@ LATER_HIGH: Final[dict[str, tuple[str, str]]] = {
         "handed, and the object serves that one fetch, dp2ddp hands the constructor "
         "`ddp_unsharded_loader(loader)` and fetches in `with ddp_same_random():` (the "
         "original's whole batch, no warning); here it was not shown (a class of no program "
-        "module, a `__next__` drawing from anything else, the object used again). Keep that "
+        "module, a `__next__` drawing from anything else, the object used again). The same "
+        "is said of `fixed = next(it)` from `it = iter(loader)` before a loop that reads "
+        "`fixed` (the loop may go on drawing from `it`): where the loader is sharded, the "
+        "kept batch is this rank's share. Keep that "
         "loader whole (no DistributedSampler), or gather the batch "
         "(`dist.all_gather`). Marked in the migrated file: `--check` fails until it is "
         "resolved or silenced with `# noqa: DP091`.",

@@ -53,7 +53,9 @@ from dp2ddp.program.padded_inputs import (
     Unread,
     collate_called,
     collate_name,
+    fed_mixing,
     layer_facts,
+    loader_makers,
     masking_collates,
     padded_loops,
     position_blind,
@@ -439,7 +441,12 @@ def padded_mean_notes(
     wrapped = {k: v for tree in trees for k, v in wrapped_models(tree).items()}
     blind = position_blind([fact for tree in trees for fact in layer_facts(tree)])
     unread = {k: v for tree in trees for k, v in unread_inputs(tree).items()}
-    looped = [list(padded_loops(tree, trains[i], masks[i])) for i, tree in enumerate(trees)]
+    every = frozenset().union(*trains)
+    makers = (
+        loader_makers(trees, every),
+        loader_makers(trees, every - frozenset().union(*masks)),
+    )
+    looped = [list(padded_loops(tree, trains[i], masks[i], makers)) for i, tree in enumerate(trees)]
     losses = [list(mean_loss_nodes(tree)) for tree in trees]
     scopes = [
         _functions(tree, [node for node, _ in found])
@@ -468,9 +475,11 @@ def padded_mean_notes(
         for node, spelling in losses[index]:
             scope = scopes[index].get(id(node))
             helper = helpers.get(id(scope)) if scope is not None else None
-            if spelling.endswith(_OVER_POSITIONS) and not _reached(node, followed, helper):
+            # a loop of module code holds no function's loss: the helper's flow decides
+            near = [f for f in followed if scope is None or not isinstance(f[0], ast.Module)]
+            if spelling.endswith(_OVER_POSITIONS) and not _reached(node, near, helper):
                 continue  # a cross entropy is per sample but where positions are its rows
-            if _said(node, followed, bound.get(id(node), ""), reached, bool(loops), helper):
+            if _said(node, near, bound.get(id(node), ""), reached, bool(loops), helper):
                 yield index, node.lineno, node.col_offset + 1, spelling
 
 
@@ -494,50 +503,45 @@ def masked_padding_notes(
     wrapped = {k: v for tree in trees for k, v in wrapped_models(tree).items()}
     blind: frozenset[str] | None = None
     unread: dict[str, Unread] = {}
+    lines = [sharded[i] if i < len(sharded) else frozenset() for i in range(len(trees))]
+    masks = frozenset(
+        id(n)
+        for i, t in enumerate(trees)
+        for n in training_loaders(t, collates & masking, lines[i])
+    )
     for index, tree in enumerate(trees):
-        lines = sharded[index] if index < len(sharded) else frozenset()
-        masks = frozenset(map(id, training_loaders(tree, collates & masking, lines)))
-        for loader in training_loaders(tree, collates, lines):
+        for loader in training_loaders(tree, collates, lines[index]):
             if blind is None:
                 blind = position_blind([fact for t in trees for fact in layer_facts(t)])
                 unread = {k: v for t in trees for k, v in unread_inputs(t).items()}
-            fed = False
-            for loop, derived, keyed in padded_loops(tree, frozenset({id(loader)}), masks):
+            made = loader_makers(trees, frozenset({id(loader)}))
+            makers = (made, {} if id(loader) in masks else made)
+            fed: list[str] = []
+            for loop, derived, keyed in (
+                found
+                for t in trees
+                for found in padded_loops(t, frozenset({id(loader)}), masks, makers)
+            ):
                 if any(unmasked_model_calls(loop, derived, wrapped, blind, keyed, unread)):
-                    fed = False
+                    fed = []
                     break
-                fed = fed or _fed_mixing(loop, derived, wrapped, blind)
+                fed += fed_mixing(loop, derived, wrapped, blind)
             if fed:
                 name = collate_name(loader)
                 where = defined.get(name, "")
                 what = f"its collate_fn {name}" + (f" ({where})" if where else "")
+                how = (
+                    "the model is handed a mask or lengths, not proved to keep the padding "
+                    "out of every position it computes"
+                )
+                if all(fed):
+                    how = f"the model is handed it by {fed[0]}, not followed there"
                 yield (
                     index,
                     loader.lineno,
                     loader.col_offset + 1,
-                    (
-                        f"{what} pads each rank's share to the share's longest item; "
-                        "the model is handed a mask or lengths, not proved to keep the padding "
-                        "out of every position it computes"
-                    ),
+                    f"{what} pads each rank's share to the share's longest item; {how}",
                 )
-
-
-def _fed_mixing(
-    loop: ast.For, derived: set[str], wrapped: dict[str, str], blind: frozenset[str]
-) -> bool:
-    """Whether `loop` hands a wrapped model not proved position-blind a name of
-    `derived` (the padded batch, or what the loop computes from it)."""
-    return any(
-        isinstance(node, ast.Call)
-        and last_name(node.func) in wrapped
-        and wrapped[last_name(node.func)] not in blind
-        and any(
-            {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)} & derived
-            for arg in [*node.args, *(k.value for k in node.keywords)]
-        )
-        for node in ast.walk(loop)
-    )
 
 
 def _collate_lines(

@@ -153,28 +153,88 @@ _PER_POSITION = frozenset(
 )
 
 
-def _loaders(tree: ast.Module, trains: frozenset[int]) -> frozenset[str]:
+Makers = dict[str, frozenset[int]]
+"""A function of the program that returns a training loader, by its name: the positions of
+its returned tuple holding one (-1: the value it returns is the loader)."""
+
+
+def loader_makers(trees: list[ast.Module], trains: frozenset[int]) -> Makers:
+    """The functions of `trees` (defined once in the program) each `return` of which that
+    gives a loader gives one of `trains` (the ids of the training DataLoader calls), itself
+    or a name its function binds from one, alone or at a position of a tuple: round 31,
+    fenneccat/NAVER_AIRUSH_Grammar_Error_Correction@0ed9002 built its padded loader in a
+    function and looped over what module code bound from its call (no DP127/DP151)."""
+    found: dict[str, set[int]] = {}
+    defined: dict[str, int] = {}
+    for tree in trees:
+        for node in ast_nodes.listed(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            defined[node.name] = defined.get(node.name, 0) + 1
+            held = {
+                t.id
+                for n in ast.walk(node)
+                if isinstance(n, ast.Assign) and id(n.value) in trains
+                for t in n.targets
+                if isinstance(t, ast.Name)
+            }
+
+            def gives(value: ast.expr, held: set[str] = held) -> bool:
+                return id(value) in trains or (isinstance(value, ast.Name) and value.id in held)
+
+            for ret in ast.walk(node):
+                if not isinstance(ret, ast.Return) or ret.value is None:
+                    continue
+                if gives(ret.value):
+                    found.setdefault(node.name, set()).add(-1)
+                elif isinstance(ret.value, ast.Tuple):
+                    at = {i for i, item in enumerate(ret.value.elts) if gives(item)}
+                    if at:
+                        found.setdefault(node.name, set()).update(at)
+    return {name: frozenset(at) for name, at in found.items() if defined[name] == 1}
+
+
+def _loaders(
+    tree: ast.Module, trains: frozenset[int], makers: Makers | None = None
+) -> frozenset[str]:
     """The last names of the targets bound from the training DataLoader calls `trains`
-    (their ids)."""
-    return frozenset(
-        _bound(t)
-        for node in ast_nodes.listed(tree)
-        if isinstance(node, ast.Assign) and id(node.value) in trains
-        for t in node.targets
-    ) - {""}
+    (their ids), or from a call of one of `makers` (the whole value, or the items of an
+    unpacked tuple at the positions that hold a loader)."""
+    makers = makers or {}
+    found: set[str] = set()
+    for node in ast_nodes.listed(tree):
+        if not isinstance(node, ast.Assign):
+            continue
+        if id(node.value) in trains:
+            found.update(_bound(t) for t in node.targets)
+            continue
+        if not isinstance(node.value, ast.Call):
+            continue
+        at = makers.get(last_name(node.value.func), frozenset())
+        for target in node.targets if at else ():
+            if -1 in at and not isinstance(target, ast.Tuple):
+                found.add(_bound(target))
+            elif isinstance(target, ast.Tuple):
+                found.update(_bound(t) for i, t in enumerate(target.elts) if i in at)
+    return frozenset(found) - {""}
 
 
 def padded_loops(
-    tree: ast.Module, trains: frozenset[int], masking: frozenset[int] = frozenset()
+    tree: ast.Module,
+    trains: frozenset[int],
+    masking: frozenset[int] = frozenset(),
+    makers: tuple[Makers, Makers] = ({}, {}),
 ) -> Iterator[tuple[ast.For, set[str], frozenset[str]]]:
     """Each `for` loop of `tree` over a loader bound from one of `trains` (the ids of the
-    DataLoader calls given a padding collate), with the names its body binds from the batch,
-    and, where each such loader it reads is one of `masking` (its collate returns the mask
-    among the batch's keys), the names holding the batch with those keys (`keyed_batches`)."""
-    loaders = _loaders(tree, trains)
+    DataLoader calls given a padding collate) or from a call of one of `makers[0]`
+    (functions returning one: `loader_makers`), with the names its body binds from the
+    batch, and, where each such loader it reads is one of `masking` (its collate returns the
+    mask among the batch's keys; `makers[1]`: the functions returning one that is not), the
+    names holding the batch with those keys (`keyed_batches`)."""
+    loaders = _loaders(tree, trains, makers[0])
     if not loaders:
         return
-    unmasked = _loaders(tree, trains - masking)
+    unmasked = _loaders(tree, trains - masking, makers[1])
     functions = [
         n for n in ast_nodes.listed(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
     ]
@@ -559,3 +619,33 @@ def collate_called(value: ast.expr) -> str:
     if isinstance(value, ast.Call) and last_name(value.func) == "partial" and value.args:
         return last_name(value.args[0])
     return last_name(value.func if isinstance(value, ast.Call) else value)
+
+
+def fed_mixing(
+    loop: ast.For, derived: set[str], wrapped: dict[str, str], blind: frozenset[str]
+) -> list[str]:
+    """Each place where `loop` hands a wrapped model not proved position-blind a name of
+    `derived` (the padded batch, or what the loop computes from it): "" for a call of the
+    model; a function's name where the loop hands it the model and the batch together
+    (`calc_loss(model, batch)`: round 31's NAVER_AIRUSH_Grammar_Error_Correction), whose
+    call of the model is not followed."""
+    found: list[str] = []
+    for node in ast.walk(loop):
+        if not isinstance(node, ast.Call):
+            continue
+        args = [*node.args, *(k.value for k in node.keywords)]
+        if not any(
+            {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)} & derived for arg in args
+        ):
+            continue
+        if last_name(node.func) in wrapped:
+            if wrapped[last_name(node.func)] not in blind:
+                found.append("")
+        elif any(
+            isinstance(arg, ast.Name | ast.Attribute)
+            and last_name(arg) in wrapped
+            and wrapped[last_name(arg)] not in blind
+            for arg in args
+        ):
+            found.append(f"{last_name(node.func)}() (line {node.lineno})")
+    return found

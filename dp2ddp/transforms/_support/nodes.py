@@ -80,7 +80,7 @@ def move_to_device(module: cst.BaseExpression) -> cst.BaseExpression:
 #: Calls a loop may wrap a loader in: `enumerate(loader)`, `tqdm(loader)`, `zip(a, b)`,
 #: `cycle(loader)` (itertools', or a program's own `def cycle(dl): while True: for b in dl:
 #: yield b`: its items are the loader's batches all the same).
-ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "track", "cycle"})
+ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "iter", "zip", "islice", "track", "cycle", "chain"})
 #: Calls whose items are integers, so their loop variable can feed `set_epoch`.
 COUNTING = frozenset({"range", "trange", "count"})
 
@@ -152,10 +152,12 @@ def nodes_of(root: cst.CSTNode, kinds: Kinds, *, skip_scopes: bool = False) -> S
 
 
 def iterated(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """What a `for` iterates, seen through enumerate()/tqdm()/zip()."""
+    """What a `for` iterates, seen through enumerate()/tqdm()/zip(), and each iterable of
+    `itertools.chain(a, b)` (round 32, batra-mlp-lab/visdial-challenge-starter-pytorch@
+    5844f3d: `for batch in itertools.chain(train_loader)`, a false DP011)."""
     if isinstance(expr, cst.Call) and name_of(expr.func) in ITER_WRAPPERS:
         positional = [a.value for a in expr.args if a.keyword is None and not a.star]
-        if name_of(expr.func) != "zip":
+        if name_of(expr.func) not in ("zip", "chain"):
             positional = positional[:1]
         return [inner for value in positional for inner in iterated(value)]
     return [expr]

@@ -30,13 +30,14 @@ the original's): the batch DataParallel had. Not proved (a class of no program m
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 
 from dp2ddp.transforms._support.grad_mode import grad_off, qualified_matches
 from dp2ddp.transforms._support.nodes import (
+    code_of,
     iterated,
     name_of,
     nodes_of,
@@ -420,3 +421,84 @@ def iterates_built_loader(
             if name_of(node.value.func) == "iter" and node.value.args:
                 sources.append(node.value.args[0].value)
     return bool(sources) and all(self_attribute(s) in loaders for s in sources)
+
+
+def kept_iterator_fetches(
+    module: cst.Module, qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> Iterator[tuple[cst.Call, str, str]]:
+    """Each batch taken once by `next(it)`, where `it = iter(<loader>)` (builtins' iter, of
+    any object: a loader handed in, an attribute) is bound by a statement of the same body
+    (a function's, or the module's) that trains, the fetch a statement of that body too
+    (no loop or branch around it), and what it binds read in a loop of that body after it:
+    a batch kept across the steps (sample grids, debug outputs; round 32,
+    carpedm20/DiscoGAN-pytorch@ab3b7dc's `valid_x_A = ...(next(A_loader))` from
+    `A_loader = iter(self.a_data_loader)`, the loop drawing on from the same iterator: its
+    saved grids held half the images, unsaid). DataParallel saw the whole batch; from a
+    sharded loader it is this rank's share. Not proved either way where the loader comes
+    from (the hazards pass says it, DP091): (the call, `it`, the iterated expression)."""
+    bodies: list[Sequence[cst.BaseStatement]] = [list(module.body)]
+    bodies += [
+        list(f.body.body)
+        for f in nodes_of(module, cst.FunctionDef)
+        if isinstance(f.body, cst.IndentedBlock)
+    ]
+    for body in bodies:
+        if not any(
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value == "backward"
+            for s in body
+            for n in walk(s, skip_scopes=True)
+        ):
+            continue
+        iterators: dict[str, str] = {}
+        for index, statement in enumerate(body):
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                    continue
+                for name, value in _pairs(small.targets[0].target, small.value):
+                    if (
+                        isinstance(value, cst.Call)
+                        and isinstance(value.func, cst.Name)
+                        and value.func.value == "iter"
+                        and qualified_names(value.func) <= {"builtins.iter"}
+                        and len(value.args) == 1
+                    ):
+                        iterators[name] = code_of(value.args[0].value)
+                bound = {n.value for n in walk(small.targets[0].target) if isinstance(n, cst.Name)}
+                for call in nodes_of(small.value, cst.Call):
+                    source = _next_of(call, qualified_names)
+                    if source in iterators and _read_in_later_loop(body[index + 1 :], bound):
+                        yield call, source, iterators[source]
+
+
+def _pairs(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> list[tuple[str, cst.BaseExpression]]:
+    """(name, value) of a plain assignment, item by item for a tuple of names given a tuple
+    of as many values."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value)]
+    if (
+        isinstance(target, cst.Tuple)
+        and isinstance(value, cst.Tuple)
+        and len(target.elements) == len(value.elements)
+    ):
+        return [
+            (t.value.value, v.value)
+            for t, v in zip(target.elements, value.elements, strict=True)
+            if isinstance(t.value, cst.Name)
+        ]
+    return []
+
+
+def _read_in_later_loop(later: Sequence[cst.BaseStatement], names: set[str]) -> bool:
+    """A `for`/`while` loop among `later` statements reads one of `names`."""
+    return any(
+        isinstance(loop, cst.For | cst.While)
+        and any(isinstance(n, cst.Name) and n.value in names for n in walk(loop.body))
+        for statement in later
+        for loop in walk(statement, skip_scopes=True)
+    )

@@ -203,6 +203,8 @@ class ReinitBroadcasts:
             function = self._function_of(original)
             if function is None or target in _wrap_targets_in(function, self.t.code):
                 continue
+            if self._called_before_wrap(function, target):
+                continue
             self.t.warn(
                 original,
                 "DP039",
@@ -211,6 +213,37 @@ class ReinitBroadcasts:
                 f"ddp_broadcast_module({target}) after it where every rank runs it)",
             )
         self._reinits.clear()
+
+    def _called_before_wrap(self, function: cst.FunctionDef, target: str) -> bool:
+        """Every call of `function` (by its name, a method's through any receiver) is a
+        statement of a function's own body that wraps `target` only in statements after it:
+        the weights are drawn before the wrap, which broadcasts rank 0's (round 32,
+        carpedm20/DiscoGAN-pytorch@ab3b7dc: `self.build_model()` in `__init__`, its
+        `.apply(weights_init)`, then the DataParallel wraps: a false DP039 x4)."""
+        module: cst.CSTNode | None = function
+        while module is not None and not isinstance(module, cst.Module):
+            module = self.t.parent(module)
+        if module is None:
+            return False
+        name = function.name.value
+        called = False
+        for caller in walk(module):
+            if not isinstance(caller, cst.FunctionDef) or not isinstance(
+                caller.body, cst.IndentedBlock
+            ):
+                continue
+            wraps = [
+                i
+                for i, stmt in enumerate(caller.body.body)
+                if target in _wrap_targets_in(stmt, self.t.code)
+            ]
+            for index, stmt in enumerate(caller.body.body):
+                for call in walk(stmt):
+                    if isinstance(call, cst.Call) and _wrap_name(call.func) == name:
+                        if not wraps or min(wraps) <= index:
+                            return False
+                        called = True
+        return called
 
     def _function_of(self, node: cst.CSTNode) -> cst.FunctionDef | None:
         above = self.t.parent(node)
@@ -260,9 +293,10 @@ def _wrap_targets(stmt: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> set[
     return _assigned_wraps(_runs(stmt), code)
 
 
-def _wrap_targets_in(function: cst.FunctionDef, code: Callable[[cst.CSTNode], str]) -> set[str]:
-    """What the wraps anywhere in `function` (DataParallel, or as migrated) are assigned to."""
-    return _assigned_wraps(list(walk(function)), code, ("DataParallel", *DDP_WRAPS))
+def _wrap_targets_in(node: cst.CSTNode, code: Callable[[cst.CSTNode], str]) -> set[str]:
+    """What the wraps anywhere in `node` (a function, a statement; DataParallel, or as
+    migrated) are assigned to."""
+    return _assigned_wraps(list(walk(node)), code, ("DataParallel", *DDP_WRAPS))
 
 
 def _assigned_wraps(

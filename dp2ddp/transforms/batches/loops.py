@@ -16,6 +16,7 @@ from dp2ddp.transforms._support.nodes import (
     assigned_value,
     call_named,
     calls_model,
+    derived_names,
     iterated,
     name_of,
     target_names,
@@ -73,6 +74,8 @@ class BatchLoops(LoaderEvaluation):
     #: ids of the nodes data passes through into a wrapped model's call (_reaches_model)
     _fed: set[int | str] | None
     _dim_text: str
+    #: loop -> the names this pass's splits bind in it (_warn_split_figures)
+    _split_names: dict[cst.For | cst.While | cst.FunctionDef, set[str]] = {}
     _wraps_here: bool
     _known: bool
 
@@ -509,14 +512,27 @@ class BatchLoops(LoaderEvaluation):
         splits (dbiir/UER-py@5743050's "Avg loss" every report_steps after the stop-41
         split: rank 0's half, no word before stop 43). Loops over a loader stay the data
         pass's."""
-        loops = [loop for loop, _ in self._split_places()] + self._split_loops
+        places = self._split_places()
+        loops = [loop for loop, _ in places] + self._split_loops
         kept = [
             loop
             for loop in dict.fromkeys(loops)
             if not any(self._is_loader(u) for u in self._loop_sources(loop))
         ]
+        self._split_names = {}
+        for loop, names in places:
+            self._split_names.setdefault(loop, set()).update(names)
         if kept:
             self._warn_running_figures(Loader.stand_in(kept))
+
+    def _batch_derived(self, loop: cst.For | cst.While) -> set[str]:
+        """Names bound from the batches: also, in a loop this pass splits, the names the
+        split binds and what the body computes from them (a `while` loop cutting its batch
+        from an index array has no target: round 31, Seanny123/da-rnn@1db1e79's per-step
+        losses stored by the step counter, rank 0's half, unsaid)."""
+        found = super()._batch_derived(loop)
+        split = self._split_names.get(loop, set())
+        return found | derived_names(loop.body, split) if split else found
 
     def _loop_sources(self, loop: cst.For | cst.While) -> list[cst.BaseExpression]:
         """What a `for` loop iterates, through progress wrappers and names."""

@@ -30,6 +30,7 @@ from dp2ddp.transforms.data.attribute_counts import counted_attributes
 from dp2ddp.transforms.data.batch_takers import own_attribute
 from dp2ddp.transforms.data.figure_aliases import bindings, figure_aliases
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS
+from dp2ddp.transforms.data.step_buffers import attribute_step_buffers
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data.evaluation import LoaderEvaluation
@@ -50,12 +51,14 @@ def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> No
         if (attr := _own_attribute_call(node, me)) is not None
         and isinstance(t.parent(node), cst.Expr)
     ]
-    batch = t._batch_derived(loop) if calls else set()
+    batch = t._batch_derived(loop)
     fed: dict[str, int] = {}
     for node, attr in calls:
         assert isinstance(node, cst.Call)
         if any(n.value in batch for a in node.args for n in variables_under(a.value)):
             fed.setdefault(attr, t.input_position(node)[0])
+    for attr, store in attribute_step_buffers(t, loop, batch, me).items():  # `self.buf[i] =`
+        fed.setdefault(attr, t.input_position(store)[0])
     fed = {a: line for a, line in fed.items() if _keeps(t, owner, a)}
     for attr, line in counted_attributes(t, loop, owner, me).items():  # `self.seen += n`
         fed.setdefault(attr, line)

@@ -22,7 +22,7 @@ counts steps, alike on every rank; a buffer the program reduces itself is not re
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache, partial
 from typing import TYPE_CHECKING
 
@@ -39,11 +39,49 @@ if TYPE_CHECKING:
 def step_buffers(t: LoopCounters, loop: cst.For | cst.While, batch: set[str]) -> set[str]:
     """The buffers `loop` fills by its step counter with values computed from `batch` (the
     names it binds from its batches) and that are read after it (see the docstring)."""
+    found: set[str] = set()
+    for held, _ in _stores(t, loop, batch):
+        if not isinstance(held, cst.Name) or held.value in found:
+            continue
+        end = t.get_metadata(PositionProvider, loop).end.line
+        if made_to_fill(t, held, lists=True) and read_after(
+            t, t._scope_root(loop), held.value, end, sized=True
+        ):
+            found.add(held.value)
+    return found
+
+
+def attribute_step_buffers(
+    t: LoopCounters, loop: cst.For | cst.While, batch: set[str], own: str
+) -> dict[str, cst.Assign]:
+    """The attributes of the instance (`own`: the method's first parameter) that `loop`
+    fills by its step counter with values computed from `batch` (`self.iter_losses[i] =
+    loss`), each with its first store: what another method, or this one after the loop,
+    reads of it is this rank's share (data/attribute_figures.py proves the attribute is a
+    plain buffer the class makes and says each show). Round 31, Seanny123/da-rnn@1db1e79:
+    per-step losses stored at `e * iters + j` of `self.iter_losses`, the epoch means
+    printed, rank 0's half with no DP030."""
+    found: dict[str, cst.Assign] = {}
+    for held, node in _stores(t, loop, batch):
+        if (
+            isinstance(held, cst.Attribute)
+            and isinstance(held.value, cst.Name)
+            and held.value.value == own
+        ):
+            found.setdefault(held.attr.value, node)
+    return found
+
+
+def _stores(
+    t: LoopCounters, loop: cst.For | cst.While, batch: set[str]
+) -> Iterator[tuple[cst.BaseExpression, cst.Assign]]:
+    """Each store of `loop`'s body into an item of a name or an attribute of one, indexed by
+    the loop's step counter, whose value is computed from `batch`: what is stored into, and
+    the assignment."""
     counters = _step_counters(t, loop)
     if not counters:
-        return set()
+        return
     values = batch - counters
-    found: set[str] = set()
     bound = cache(partial(_bound_names, loop))  # read once, and only where an index asks
     for node in walk(loop.body, skip_scopes=True):
         if not isinstance(node, cst.Assign):
@@ -52,21 +90,14 @@ def step_buffers(t: LoopCounters, loop: cst.For | cst.While, batch: set[str]) ->
             store = target.target
             if not (
                 isinstance(store, cst.Subscript)
-                and isinstance(store.value, cst.Name)
+                and isinstance(store.value, cst.Name | cst.Attribute)
                 and len(store.slice) == 1
                 and isinstance(store.slice[0].slice, cst.Index)
                 and _stepped(store.slice[0].slice.value, counters, bound)
             ):
                 continue
-            name = store.value.value
-            if name in found or not any(n.value in values for n in variables_under(node.value)):
-                continue
-            end = t.get_metadata(PositionProvider, loop).end.line
-            if made_to_fill(t, store.value, lists=True) and read_after(
-                t, t._scope_root(loop), name, end, sized=True
-            ):
-                found.add(name)
-    return found
+            if any(n.value in values for n in variables_under(node.value)):
+                yield store.value, node
 
 
 def _bound_names(loop: cst.For | cst.While) -> set[str]:

@@ -67,7 +67,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     per_rank_noise,
 )
 from dp2ddp.transforms.analysis.filled_draws import with_fill
-from dp2ddp.transforms.analysis.fixed_fetch import fixed_fetches
+from dp2ddp.transforms.analysis.fixed_fetch import fixed_fetches, kept_iterator_fetches
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
 from dp2ddp.transforms.analysis.norm_layers import (
@@ -209,6 +209,9 @@ class FlagHazards(MigrationTransform):
             if not fetch.loaders:  # proved: fetched whole (shared_draws pass)
                 what = f"next({fetch.source}) of a {fetch.made} object, before the loop"
                 self.warn(fetch.call, "DP091", what)
+        for call, source, loader in kept_iterator_fetches(node, self.qualified_names):
+            what = f"next({source}) of iter({loader}), before the loop that reads the batch"
+            self.warn(call, "DP091", what)
         return True
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:

@@ -336,6 +336,9 @@ def _selected(
         isinstance(node.func, cst.Attribute) and node.func.attr.value == "masked_select"
     ):
         return cst.Module([]).code_for_node(node)
+    chosen = _index_selected(node, qualified)
+    if chosen is not None and _indices(chosen, assigned, names, 0):
+        return cst.Module([]).code_for_node(node)  # rows picked by the indices of a mask
     if qualified & _TORCH_ELEMENTWISE and node.args:
         return again(node.args[0].value)
     if isinstance(node.func, cst.Attribute) and node.func.attr.value in _ELEMENTWISE:
@@ -426,6 +429,18 @@ def _one_sample(node: cst.BaseExpression, assigned: _Assigned, sample: _Sample, 
     return (
         isinstance(first, cst.Name) and isinstance(tensor, cst.Name) and sample(first, tensor.value)
     )
+
+
+def _index_selected(node: cst.Call, qualified: set[str]) -> cst.BaseExpression | None:
+    """The indices of `torch.index_select(x, dim, idx)` / `x.index_select(dim, idx)` (round
+    32, facebookresearch/BinauralSpeechSynthesis@81d0765's phase loss: `indices =
+    th.nonzero(mask).view(-1)`, `th.index_select(x, 0, indices)`, a mean over them)."""
+    args = [a.value for a in node.args]
+    if qualified & {"torch.index_select"} and len(args) >= 3:
+        return args[2]
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "index_select":
+        return args[1] if len(args) >= 2 else None
+    return None
 
 
 def _indexed(

@@ -134,6 +134,15 @@ class ScopeFacts(_Flat):
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 self.assigned.setdefault(target.target.value, []).append(node.value)
+            elif (  # `a, b = f(x), g(y)`: item by item (round 32's BinauralSpeechSynthesis)
+                isinstance(target.target, cst.Tuple | cst.List)
+                and isinstance(node.value, cst.Tuple | cst.List)
+                and len(target.target.elements) == len(node.value.elements)
+                and not any(isinstance(e, cst.StarredElement) for e in node.value.elements)
+            ):
+                for item, value in zip(target.target.elements, node.value.elements, strict=True):
+                    if isinstance(item.value, cst.Name):
+                        self.assigned.setdefault(item.value.value, []).append(value.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name):

@@ -98,8 +98,9 @@ from dp2ddp.transforms.rank_zero.path_shapes import (
 )
 from dp2ddp.transforms.rank_zero.removal_reads import plan_removal
 from dp2ddp.transforms.rank_zero.rule import Rule
-from dp2ddp.transforms.rank_zero.save_order import before_any_save, unsynced_before
+from dp2ddp.transforms.rank_zero.save_order import before_any_save, saver_before, unsynced_before
 from dp2ddp.transforms.rank_zero.side_effects import (
+    OPEN,
     REMOVALS,
     TORCH_LOAD,
     TORCH_SAVE,
@@ -319,10 +320,17 @@ class Barriers(Rule):
                 elif close is not None:
                     self.t.state.helpers.add("barrier")
                     self._after.add(id(anchor if anchor is not None else self._statement(close)))
-            elif isinstance(statement, cst.With) and not self.t.file_writes.file_kinds(statement):
-                # Not guarded whole (its body does more than write): the file is opened off
-                # rank 0 on a scratch file (file_writes.py), so no guarded group places this
-                # barrier; it follows the `with`, or the statement every rank arrives after.
+            elif (
+                isinstance(statement, cst.With)
+                and not self.t.file_writes.file_kinds(statement)
+                or isinstance(self.t.parent(write), cst.Arg)
+                and self.t.matches(write.func, OPEN)
+            ):
+                # Not guarded whole (its body does more than write; or `pickle.dump(log,
+                # open(p, "wb"))`, closed as the statement ends: round 32, 3neutronstar/
+                # GuidedMixup@73494e1): opened off rank 0 on a scratch file (file_writes.py),
+                # so no guarded group places this barrier; it follows the statement, or the
+                # one every rank arrives after.
                 self.t.state.helpers.add("barrier")
                 self._after.add(id(anchor if anchor is not None else statement))
         for write, texts, maybe in unmatched:  # once every barrier for a matched read is known
@@ -568,7 +576,7 @@ class Barriers(Rule):
         return any(
             self.t.matches(c.func, TORCH_SAVE)
             or callee(c) in self._saving_functions
-            or self._saves_elsewhere(c)
+            or self.saves_elsewhere(c)
             for c in calls_under(node)
         )
 
@@ -578,7 +586,7 @@ class Barriers(Rule):
         main as evaluate`): it reads a checkpoint as torch.load does."""
         return bool(called_names(call, self.t) & self._loaded_elsewhere)
 
-    def _saves_elsewhere(self, call: cst.Call) -> str:
+    def saves_elsewhere(self, call: cst.Call) -> str:
         """The name of the other module's saving function `call` may call (`train_model` of
         `framework.train_model(...)`, `utils.save_checkpoint`, an imported name), or ""."""
         found = sorted(called_names(call, self.t) & self._saved_elsewhere)
@@ -620,26 +628,6 @@ class Barriers(Rule):
                     found.append(called.value)
         return found
 
-    def _saver_before(self, statement: cst.CSTNode) -> str:
-        """Another module's saving function called before `statement` in its function (or
-        at module level): earlier in a block around it, or anywhere in a loop around it;
-        "" when none is seen."""
-        child, parent = statement, self.t.parent(statement)
-        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
-            before: list[cst.CSTNode] = []
-            if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-                body = list(parent.body)
-                before = list(body[: next(i for i, s in enumerate(body) if s is child)])
-            elif isinstance(parent, (cst.For, cst.While)):
-                before = [parent.body]
-            for piece in before:
-                for call in walk(piece, skip_scopes=True):
-                    found = isinstance(call, cst.Call) and self._saves_elsewhere(call)
-                    if found:
-                        return found
-            child, parent = parent, self.t.parent(parent)
-        return ""
-
     def before_load(self, original: cst.BaseStatement) -> bool:
         """A statement that loads a checkpoint gets a ddp_barrier() before it when a save had
         none after it; False (with DP031 where it is needed) when it cannot."""
@@ -651,7 +639,7 @@ class Barriers(Rule):
         if before_any_save(self, original):
             return False  # resuming: reads what an earlier run wrote
         function = enclosing_function(original, self.t)
-        saver = self._saver_before(original)
+        saver = saver_before(self, original, set())
         if not saver and not self._local_unsynced:
             # Only another module saves, and no call of its saving function is seen before
             # this load: a file from elsewhere (OpenNRE's pretrain.get_model() loads

@@ -63,7 +63,7 @@ def path_argument(call: cst.Call, t: RankZeroOnly, *, write: bool) -> cst.BaseEx
     if any(a.star for a in call.args):
         return None
     names = t.qualified_names(call.func)
-    first = whole_file_path(call, names, write=write, torch=False)
+    first = whole_file_path(call, names, write=write, torch=not write)  # torch.load: a read
     func = call.func
     method = func.attr.value if isinstance(func, cst.Attribute) else ""
     if first is not None or names & OPEN:

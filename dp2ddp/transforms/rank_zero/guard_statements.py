@@ -4,9 +4,9 @@
   `sys.stderr.write`, `pprint`, a library's printed report of an unwrapped model
   (`torchsummary.summary`, library_prints.py; DP099 where not proved), `torch.save`,
   SummaryWriter and wandb-run method calls and file writes (file_writes.py) are guarded;
-  consecutive ones form one group, a blank line or comment starts a new one. Inside a
-  project function (a `progress_bar(i, n, msg)` helper) the prints in its body are guarded,
-  so every call site is covered, also in other modules.
+  consecutive ones form one group, a blank line or comment starts a new one. A project
+  function's (`progress_bar(i, n, msg)`) prints are guarded in its body, for every caller.
+  A write into an in-memory file (`io.BytesIO()`, stream_names.in_memory_file) is no output.
 - Inside `except` handlers prints and logs stay on every rank: a failure is per process.
 - Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
   statement on every rank rather than risk a rank-0-only collective (a hang); a print
@@ -73,7 +73,12 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     returns_text,
     working_call,
 )
-from dp2ddp.transforms.rank_zero.stream_names import STREAM_METHODS, standard_stream
+from dp2ddp.transforms.rank_zero.stream_names import (
+    IN_MEMORY_FILES,
+    STREAM_METHODS,
+    in_memory_file,
+    standard_stream,
+)
 from dp2ddp.transforms.rank_zero.writing_block import barrier, is_barrier
 
 if TYPE_CHECKING:
@@ -82,17 +87,11 @@ if TYPE_CHECKING:
 _SAVE = "torch.save"
 #: The helper a long print becomes (templates/helpers/print.py.j2).
 PRINT_HELPER, PRINT_FUNCTION = "print", "ddp_print"
-#: The width when the options name none (migrate/line_length.py's default), and the
-#: indentation a guard adds.
-_DEFAULT_WIDTH, _INDENT = 88, "    "
-#: Log methods below WARNING: ddp_quiet_logging()'s `logging.disable(logging.INFO)` drops
-#: their records off rank 0.
+_DEFAULT_WIDTH, _INDENT = 88, "    "  # migrate/line_length.py's width; a guard's indent
+#: Log methods below WARNING: ddp_quiet_logging() drops their records off rank 0.
 _QUIET_METHODS = frozenset({"debug", "info"})
 _QUIET_FUNCTIONS = frozenset(f"logging.{m}" for m in _QUIET_METHODS)
 _WRITER = "SummaryWriter calls"
-#: In-memory files, under whatever package re-exports them (`six.BytesIO`, `six.StringIO`:
-#: bgshih/crnn's lmdb writer, a false DP080 in the stop-34 round): a write is no output.
-IN_MEMORY_FILES = frozenset({"BytesIO", "StringIO"})
 #: A statement line split into pieces: (original node, rewritten line, what it does).
 _Piece = tuple[cst.CSTNode, cst.SimpleStatementLine | cst.With, tuple[str, ...]]
 
@@ -143,6 +142,8 @@ class StatementGuards(Rule):
                 return "print"
             self.report_every_rank(small.value, model)
             return None
+        if in_memory_file(self.t, self.facts.module, small.value):  # `savefig(io.BytesIO())`
+            return None
         if names & TORCH_SAVE:
             return _SAVE
         if names & FILE_WRITES or library_saver(self.t, small.value, names):
@@ -188,10 +189,9 @@ class StatementGuards(Rule):
         return None
 
     def unknown_output(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
-        """DP080 for `bar.write(line)` (`.print`, `.log`) where `bar` was bound, in this
-        scope, to an object of an imported library the rules do not know: it may print a
-        line, as fastprogress's master_bar.write does, and nothing proves that it prints it
-        once. Said, not guarded: what the method does is not known."""
+        """DP080 for `bar.write(line)` (`.print`, `.log`) of `bar` bound here to an object
+        of a library the rules do not know (fastprogress's master_bar.write prints): not
+        proved to print once. Said, not guarded: what the method does is not known."""
         if not isinstance(receiver, cst.Name) or self.facts.under_guard(call):
             return
         key = (self.facts.scope_id(call), receiver.value)

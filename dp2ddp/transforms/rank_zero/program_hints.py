@@ -205,7 +205,7 @@ def program_hints(
         saved_by = savers(index)
         loaded_by = loaders(index)
         returns = per_rank(index)  # _by_module: empty where no module names one
-        read_by, handed_by, written_by = readers(index), handers(index), writers(index)
+        read_by = readers(index) | names[index].file_readers  # own too: round 32 GuidedMixup
         paths_of = handed(index)
         if not index:
             hints[module.real] = ProgramHints(
@@ -224,7 +224,7 @@ def program_hints(
                 image_makers=images,
                 keepers=keepers,
                 class_methods=methods,
-                file_written_by=written_by,
+                file_written_by=writers(index),
                 batch_fetchers=fetchers,
                 loader_batch_attributes=batch_attributes,
                 builds_loaders=builds,
@@ -232,7 +232,7 @@ def program_hints(
                 path_parameters=paths_of,
                 wrap_parameters=wraps_to,
                 wrap_reaches=reached,
-                file_handed_by=handed_by,
+                file_handed_by=handers(index),
                 device_moves=moves,
                 set_returns=sets,
                 stream_parameters=streams.get(module.name, frozenset()),
@@ -261,7 +261,7 @@ def program_hints(
             images,
             keepers,
             methods,
-            file_written_by=written_by,
+            file_written_by=writers(index),
             batch_fetchers=fetchers,
             loader_batch_attributes=batch_attributes,
             builds_loaders=builds,
@@ -269,7 +269,7 @@ def program_hints(
             path_parameters=paths_of,
             wrap_parameters=wraps_to,
             wrap_reaches=reached,
-            file_handed_by=handed_by,
+            file_handed_by=handers(index),
             device_moves=moves,
             set_returns=sets,
             stream_parameters=streams.get(module.name, frozenset()),

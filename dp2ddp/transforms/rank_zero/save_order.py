@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_function
+from dp2ddp.transforms._support.nodes import enclosing_function, walk
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero.barriers import Barriers
@@ -58,6 +58,38 @@ def _saves_around(barriers: Barriers, node: cst.CSTNode, seen: set[int]) -> tupl
             return True, later
         later = later or after
     return False, later
+
+
+def saver_before(barriers: Barriers, node: cst.CSTNode, seen: set[int]) -> str:
+    """Another module's saving function called before `node` in its function (or at module
+    level): earlier in a block around it, or anywhere in a loop around it; else before a
+    call of that function in the module (the def-use call sites; round 32,
+    gly459/CrowdCount-baseline@e7055ca: `final_test()` loads the best checkpoint
+    `utils.save_checkpoint` wrote on rank 0, called after the saving epoch loop; rank 1 read
+    the previous epoch's file, unsaid); "" when none is seen."""
+    t = barriers.t
+    child, parent = node, t.parent(node)
+    while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.ClassDef)):
+        before: list[cst.CSTNode] = []
+        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
+            body = list(parent.body)
+            before = list(body[: next(i for i, s in enumerate(body) if s is child)])
+        elif isinstance(parent, (cst.For, cst.While)):
+            before = [parent.body]
+        for piece in before:
+            for call in walk(piece, skip_scopes=True):
+                found = isinstance(call, cst.Call) and barriers.saves_elsewhere(call)
+                if found:
+                    return found
+        child, parent = parent, t.parent(parent)
+    if not isinstance(parent, cst.FunctionDef) or id(parent) in seen:
+        return ""
+    seen.add(id(parent))
+    for call in barriers.facts.uniform.index.call_sites(parent):
+        found = saver_before(barriers, call, seen)
+        if found:
+            return found
+    return ""
 
 
 def unsynced_before(barriers: Barriers, load: cst.CSTNode) -> str:

@@ -29,6 +29,38 @@ from dp2ddp.transforms.rank_zero.handed_streams import STREAM_METHODS, STREAMS, 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero import RankZeroOnly
 
+#: In-memory files, under whatever package re-exports them (`six.BytesIO`, `six.StringIO`:
+#: bgshih/crnn's lmdb writer, a false DP080 in the stop-34 round): a write is no output.
+IN_MEMORY_FILES = frozenset({"BytesIO", "StringIO"})
+
+
+def in_memory_file(t: RankZeroOnly, module: cst.Module, call: cst.Call) -> bool:
+    """`call` writes into an in-memory file: an argument (by position, or as `f`, `fp`,
+    `fname`, `file`) that is `io.BytesIO()`/`StringIO()` or a name every binding of which
+    (the def-use view) is one. Round 32, ZhaoJ9014/face.evoLVe@a9897bd: a ROC curve
+    `plt.savefig(buf)` then `Image.open(buf)`, put on rank 0: every other rank read an
+    empty buffer (UnidentifiedImageError), unsaid."""
+    flow = view(module)
+
+    def memory(value: cst.BaseExpression) -> bool:
+        return isinstance(value, cst.Call) and any(
+            n.rsplit(".", 1)[-1] in IN_MEMORY_FILES for n in t.qualified_names(value.func)
+        )
+
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value not in ("f", "fp", "fname", "file"):
+            continue
+        if memory(arg.value):
+            return True
+        if isinstance(arg.value, cst.Name) and flow.parent(arg.value) is not None:
+            found = [d for d in flow.reaching(arg.value) if d.kind != "store"]
+            if found and all(
+                d.kind == "assign" and d.value is not None and memory(d.value) for d in found
+            ):
+                return True
+    return False
+
+
 __all__ = ["STREAM_METHODS", "standard_stream"]
 
 
