@@ -443,35 +443,44 @@ def kept_iterator_fetches(
         if isinstance(f.body, cst.IndentedBlock)
     ]
     for body in bodies:
-        if not any(
+        found = list(_kept_fetches(body, qualified_names))
+        if found and any(  # the body trains: asked only where a fetch is kept
             isinstance(n, cst.Call)
             and isinstance(n.func, cst.Attribute)
             and n.func.attr.value == "backward"
             for s in body
             for n in walk(s, skip_scopes=True)
         ):
+            yield from found
+
+
+def _kept_fetches(
+    body: Sequence[cst.BaseStatement], qualified_names: Callable[[cst.CSTNode], set[str]]
+) -> Iterator[tuple[cst.Call, str, str]]:
+    """kept_iterator_fetches' fetches of one body, before asking whether it trains."""
+    iterators: dict[str, str] = {}
+    for index, statement in enumerate(body):
+        if not isinstance(statement, cst.SimpleStatementLine):
             continue
-        iterators: dict[str, str] = {}
-        for index, statement in enumerate(body):
-            if not isinstance(statement, cst.SimpleStatementLine):
+        for small in statement.body:
+            if not isinstance(small, cst.Assign) or len(small.targets) != 1:
                 continue
-            for small in statement.body:
-                if not isinstance(small, cst.Assign) or len(small.targets) != 1:
-                    continue
-                for name, value in _pairs(small.targets[0].target, small.value):
-                    if (
-                        isinstance(value, cst.Call)
-                        and isinstance(value.func, cst.Name)
-                        and value.func.value == "iter"
-                        and qualified_names(value.func) <= {"builtins.iter"}
-                        and len(value.args) == 1
-                    ):
-                        iterators[name] = code_of(value.args[0].value)
-                bound = {n.value for n in walk(small.targets[0].target) if isinstance(n, cst.Name)}
-                for call in nodes_of(small.value, cst.Call):
-                    source = _next_of(call, qualified_names)
-                    if source in iterators and _read_in_later_loop(body[index + 1 :], bound):
-                        yield call, source, iterators[source]
+            for name, value in _pairs(small.targets[0].target, small.value):
+                if (
+                    isinstance(value, cst.Call)
+                    and isinstance(value.func, cst.Name)
+                    and value.func.value == "iter"
+                    and qualified_names(value.func) <= {"builtins.iter"}
+                    and len(value.args) == 1
+                ):
+                    iterators[name] = code_of(value.args[0].value)
+            if not iterators:
+                continue
+            bound = {n.value for n in walk(small.targets[0].target) if isinstance(n, cst.Name)}
+            for call in nodes_of(small.value, cst.Call):
+                source = _next_of(call, qualified_names)
+                if source in iterators and _read_in_later_loop(body[index + 1 :], bound):
+                    yield call, source, iterators[source]
 
 
 def _pairs(

@@ -75,7 +75,7 @@ class BatchLoops(LoaderEvaluation):
     _fed: set[int | str] | None
     _dim_text: str
     #: loop -> the names this pass's splits bind in it (_warn_split_figures)
-    _split_names: dict[cst.For | cst.While | cst.FunctionDef, set[str]] = {}
+    _split_names: dict[int, set[str]] = {}
     _wraps_here: bool
     _known: bool
 
@@ -521,7 +521,7 @@ class BatchLoops(LoaderEvaluation):
         ]
         self._split_names = {}
         for loop, names in places:
-            self._split_names.setdefault(loop, set()).update(names)
+            self._split_names.setdefault(id(loop), set()).update(names)
         if kept:
             self._warn_running_figures(Loader.stand_in(kept))
 
@@ -531,7 +531,7 @@ class BatchLoops(LoaderEvaluation):
         from an index array has no target: round 31, Seanny123/da-rnn@1db1e79's per-step
         losses stored by the step counter, rank 0's half, unsaid)."""
         found = super()._batch_derived(loop)
-        split = self._split_names.get(loop, set())
+        split = self._split_names.get(id(loop)) if self._split_names else None
         return found | derived_names(loop.body, split) if split else found
 
     def _loop_sources(self, loop: cst.For | cst.While) -> list[cst.BaseExpression]:
