@@ -178,8 +178,8 @@ class OutsideParameters:
                 self.t.warn(
                     optimizer,
                     "DP069",
-                    f"{self.t.code(optimizer.func)}({model}.parameters(), ...): {model} is "
-                    "not wrapped, so each rank would train its own copy",
+                    f"{self.t.code(optimizer.func)}(...) trains the parameters of {model}: "
+                    f"{model} is not wrapped, so each rank would train its own copy",
                 )
 
     def _plain_optimizer(self, call: cst.Call) -> bool:

@@ -22,6 +22,7 @@ sync (analysis/outside_parameters.py, which gives DP069 where no sync covers the
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 
 import libcst as cst
@@ -122,20 +123,89 @@ def unwrapped_optimizers(
         nodes = list(walk(body, skip_scopes=True))
         calls = [n for n in nodes if isinstance(n, cst.Call) and n.args and is_optimizer(n)]
         for call in calls:
-            name = _parameters_of(call.args[0].value)
-            if name is None or name in wrapped or name in params:
-                continue
-            bindings = [
-                n.value
-                for n in nodes
-                if isinstance(n, cst.Assign)
-                and any(_binds(t, name) for t in n.targets)
-                and not keeps_itself(n.value, name, code_of)
-            ]
-            if bindings and all(_constructs(v, name, is_wrap) for v in bindings):
-                if not any(_holds_wrap(module, v, is_wrap, others) for v in bindings):
-                    found.append((call, name))
+            for name in _optimized(module, call.args[0].value, nodes):
+                if name in wrapped or name in params:
+                    continue
+                bindings = [
+                    n.value
+                    for n in nodes
+                    if isinstance(n, cst.Assign)
+                    and any(_binds(t, name) for t in n.targets)
+                    and not keeps_itself(n.value, name, code_of)
+                ]
+                if bindings and all(
+                    _constructs(v, name, is_wrap) or _picked(module, v, name, is_wrap)
+                    for v in bindings
+                ):
+                    if not any(_holds_wrap(module, v, is_wrap, others) for v in bindings):
+                        found.append((call, name))
+                        break
     return found
+
+
+def _optimized(module: cst.Module, expr: cst.BaseExpression, nodes: list[cst.CSTNode]) -> list[str]:
+    """The modules whose parameters an optimizer's first argument holds: `name` of
+    `name.parameters()`, and each plain name handed to a function of the program the
+    argument calls, itself or through a name of its scope bound from such a call
+    (`_, head_params = split_params(head)`: round 32, ZhaoJ9014/face.evoLVe@a9897bd's
+    ArcFace head, trained outside the wrap on each rank's share, unsaid)."""
+    found = [name] if (name := _parameters_of(expr)) is not None else []
+    reads = {n.value for n in walk(expr) if isinstance(n, cst.Name)}
+    calls = [n for n in walk(expr) if isinstance(n, cst.Call)]
+    calls += [
+        n.value
+        for n in nodes
+        if isinstance(n, cst.Assign)
+        and isinstance(n.value, cst.Call)
+        and any(isinstance(m, cst.Name) and m.value in reads for t in n.targets for m in walk(t))
+    ]
+    for call in calls:
+        if isinstance(call.func, cst.Name) and _program_function(module, call.func.value):
+            found += [a.value.value for a in call.args if isinstance(a.value, cst.Name)]
+    return list(dict.fromkeys(found))
+
+
+def _program_function(module: cst.Module, name: str) -> bool:
+    """`name` is a function this module defines, or imports from a module of no library
+    (a relative import, or a root that is not torch's, numpy's or the standard library's)."""
+    if any(f.name.value == name for f in nodes_of(module, cst.FunctionDef)):
+        return True
+    for imported in nodes_of(module, cst.ImportFrom):
+        if isinstance(imported.names, cst.ImportStar) or not any(
+            code_of(a.asname.name if a.asname else a.name) == name for a in imported.names
+        ):
+            continue
+        if imported.relative:
+            return True
+        root = code_of(imported.module).split(".")[0] if imported.module is not None else ""
+        return root not in _LIBRARIES and root not in sys.stdlib_module_names
+    return False
+
+
+def _picked(
+    module: cst.Module, value: cst.BaseExpression, name: str, is_wrap: Callable[[cst.Call], bool]
+) -> bool:
+    """`value` picks a module from a dict every binding of which (in the module) is a
+    display of constructions that do not wrap (`HEAD = HEADS[cfg["head"]]`)."""
+    if not (isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name)):
+        return False
+    table = value.value.value
+    displays = [
+        n.value for n in nodes_of(module, cst.Assign) if any(_binds(t, table) for t in n.targets)
+    ]
+    return bool(displays) and all(
+        isinstance(d, cst.Dict)
+        and bool(d.elements)
+        and all(
+            isinstance(e, cst.DictElement) and _constructs(e.value, name, is_wrap)
+            for e in d.elements
+        )
+        for d in displays
+    )
+
+
+#: Libraries whose functions are no program's own parameter helpers.
+_LIBRARIES = frozenset({"torch", "torchvision", "numpy", "itertools", "timm", "transformers"})
 
 
 def _holds_wrap(
