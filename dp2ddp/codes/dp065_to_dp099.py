@@ -79,7 +79,8 @@ LATER_HIGH: Final[dict[str, tuple[str, str]]] = {
         "The optimizer's parameters come from a model built here that no DataParallel call "
         "wraps (a knowledge-distillation student beside a wrapped teacher, a second network "
         "of a pair, a margin head picked from a table of heads and handed to the optimizer "
-        "through the program's own parameter helper). DataParallel's one process trained it on every whole batch; migrated, "
+        "through the program's own parameter helper). DataParallel's one process trained "
+        "it on every whole batch; migrated, "
         "the training loader is sharded for the wrapped model, so each rank trains its own "
         "copy on its share with no gradient averaging: the copies differ from the first step "
         '(`dp2ddp verify`: "ranks in sync NO") and the saved one is rank 0\'s. Wrap that '

@@ -439,6 +439,22 @@ def dict_keys(value: cst.BaseExpression | None) -> set[str] | None:
     return None
 
 
+def item_pairs(
+    target: cst.BaseExpression, value: cst.BaseExpression
+) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """Each target with its value: item by item where a tuple or list of targets (none
+    starred) is given a tuple or list of as many values (`self.outputs, total = [], 0.0`),
+    else the target whole."""
+    if (
+        isinstance(target, (cst.Tuple, cst.List))
+        and isinstance(value, (cst.Tuple, cst.List))
+        and len(target.elements) == len(value.elements)
+        and not any(isinstance(e, cst.StarredElement) for e in target.elements)
+    ):
+        return [(t.value, v.value) for t, v in zip(target.elements, value.elements, strict=True)]
+    return [(target, value)]
+
+
 def assigned_value(target: cst.CSTNode, transform: MigrationTransform) -> cst.BaseExpression | None:
     """`x` of `x = value` (or `x: T = value`, or `with value as x`) -> value. A `with` item's
     name is taken as bound to the context manager itself, as `__enter__` returning self

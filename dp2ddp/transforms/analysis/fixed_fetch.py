@@ -38,6 +38,7 @@ import libcst as cst
 from dp2ddp.transforms._support.grad_mode import grad_off, qualified_matches
 from dp2ddp.transforms._support.nodes import (
     code_of,
+    item_pairs,
     iterated,
     name_of,
     nodes_of,
@@ -465,15 +466,16 @@ def _kept_fetches(
         for small in statement.body:
             if not isinstance(small, cst.Assign) or len(small.targets) != 1:
                 continue
-            for name, value in _pairs(small.targets[0].target, small.value):
+            for target, value in item_pairs(small.targets[0].target, small.value):
                 if (
-                    isinstance(value, cst.Call)
+                    isinstance(target, cst.Name)
+                    and isinstance(value, cst.Call)
                     and isinstance(value.func, cst.Name)
                     and value.func.value == "iter"
                     and qualified_names(value.func) <= {"builtins.iter"}
                     and len(value.args) == 1
                 ):
-                    iterators[name] = code_of(value.args[0].value)
+                    iterators[target.value] = code_of(value.args[0].value)
             if not iterators:
                 continue
             bound = {n.value for n in walk(small.targets[0].target) if isinstance(n, cst.Name)}
@@ -481,26 +483,6 @@ def _kept_fetches(
                 source = _next_of(call, qualified_names)
                 if source in iterators and _read_in_later_loop(body[index + 1 :], bound):
                     yield call, source, iterators[source]
-
-
-def _pairs(
-    target: cst.BaseExpression, value: cst.BaseExpression
-) -> list[tuple[str, cst.BaseExpression]]:
-    """(name, value) of a plain assignment, item by item for a tuple of names given a tuple
-    of as many values."""
-    if isinstance(target, cst.Name):
-        return [(target.value, value)]
-    if (
-        isinstance(target, cst.Tuple)
-        and isinstance(value, cst.Tuple)
-        and len(target.elements) == len(value.elements)
-    ):
-        return [
-            (t.value.value, v.value)
-            for t, v in zip(target.elements, value.elements, strict=True)
-            if isinstance(t.value, cst.Name)
-        ]
-    return []
 
 
 def _read_in_later_loop(later: Sequence[cst.BaseStatement], names: set[str]) -> bool:

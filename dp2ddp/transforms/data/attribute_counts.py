@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import DefUse, view
-from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, variables_under
+from dp2ddp.transforms._support.nodes import (
+    enclosing_class,
+    enclosing_function,
+    item_pairs,
+    variables_under,
+)
 from dp2ddp.transforms._support.nodes import walk as walk_nodes
 from dp2ddp.transforms.data.batch_takers import own_attribute
 from dp2ddp.transforms.data.sample_counts import loop_sample_counts
@@ -100,7 +105,9 @@ def _numbers_only(t: LoaderEvaluation, owner: cst.ClassDef, attr: str) -> bool:
         if not params:
             continue
         me = params[0].name.value
-        for target, value in _pairs(node):
+        for target, value in (
+            p for each in node.targets for p in item_pairs(each.target, node.value)
+        ):
             if own_attribute(target, me) != attr:
                 continue
             if _number(value):
@@ -108,24 +115,6 @@ def _numbers_only(t: LoaderEvaluation, owner: cst.ClassDef, attr: str) -> bool:
             elif _summed(node, me) is None:
                 return False
     return numbers > 0
-
-
-def _pairs(node: cst.Assign) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
-    """Each target of `node` with its value, item by item for a tuple given as many."""
-    found: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
-    for each in node.targets:
-        target, value = each.target, node.value
-        if (
-            isinstance(target, (cst.Tuple, cst.List))
-            and isinstance(value, (cst.Tuple, cst.List))
-            and len(target.elements) == len(value.elements)
-        ):
-            found += [
-                (a.value, b.value) for a, b in zip(target.elements, value.elements, strict=True)
-            ]
-        else:
-            found.append((target, value))
-    return found
 
 
 def _number(value: cst.BaseExpression) -> bool:

@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.nodes import enclosing_class, enclosing_function, variables_under
+from dp2ddp.transforms._support.nodes import (
+    enclosing_class,
+    enclosing_function,
+    item_pairs,
+    variables_under,
+)
 from dp2ddp.transforms._support.nodes import walk as walk_nodes
 from dp2ddp.transforms.analysis.plateau_steps import plateau_steps
 from dp2ddp.transforms.data.attribute_counts import counted_attributes
@@ -165,7 +170,7 @@ def _keeps(t: LoaderEvaluation, owner: cst.ClassDef, attr: str) -> bool:
     for node in walk_nodes(owner.body):
         if not isinstance(node, cst.Assign) or len(node.targets) != 1:
             continue
-        for target, value in _pairs(node.targets[0].target, node.value):
+        for target, value in item_pairs(node.targets[0].target, node.value):
             if isinstance(target, cst.Attribute) and target.attr.value == attr:
                 function = enclosing_function(node, t)
                 params = function.params.params if function is not None else ()
@@ -181,20 +186,3 @@ def _keeps(t: LoaderEvaluation, owner: cst.ClassDef, attr: str) -> bool:
         elif not (isinstance(value, (cst.List, cst.Dict)) and not value.elements):
             return False
     return True
-
-
-def _pairs(
-    target: cst.BaseAssignTargetExpression, value: cst.BaseExpression
-) -> list[tuple[cst.BaseExpression, cst.BaseExpression]]:
-    """Each target with its value: itself, or item by item where a tuple of targets is given
-    as many values (`self.outputs, self.targets, total = [], [], 0.0`: round 24's
-    lonePatient/Bert-Multi-Label-Text-Classification@531ee2d trainer, whose epoch figures
-    over the collected outputs were rank 0's, unsaid)."""
-    if (
-        isinstance(target, (cst.Tuple, cst.List))
-        and isinstance(value, (cst.Tuple, cst.List))
-        and len(target.elements) == len(value.elements)
-        and not any(isinstance(e, cst.StarredElement) for e in target.elements)
-    ):
-        return [(t.value, v.value) for t, v in zip(target.elements, value.elements, strict=True)]
-    return [(target, value)]
