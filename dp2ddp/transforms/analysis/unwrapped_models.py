@@ -150,14 +150,23 @@ def _optimized(module: cst.Module, expr: cst.BaseExpression, nodes: list[cst.CST
     (`_, head_params = split_params(head)`: round 32, ZhaoJ9014/face.evoLVe@a9897bd's
     ArcFace head, trained outside the wrap on each rank's share, unsaid)."""
     found = [name] if (name := _parameters_of(expr)) is not None else []
-    reads = {n.value for n in walk(expr) if isinstance(n, cst.Name)}
+    bases = {id(n.value) for n in walk(expr) if isinstance(n, cst.Attribute)}
+    reads = {n.value for n in walk(expr) if isinstance(n, cst.Name) and id(n) not in bases}
     calls = [n for n in walk(expr) if isinstance(n, cst.Call)]
-    calls += [
+    calls += [  # `a, b = helper(m)` then `a` read as a plain name (not `self.a`)
         n.value
         for n in nodes
         if isinstance(n, cst.Assign)
         and isinstance(n.value, cst.Call)
-        and any(isinstance(m, cst.Name) and m.value in reads for t in n.targets for m in walk(t))
+        and any(
+            isinstance(e, cst.Name) and e.value in reads
+            for t in n.targets
+            for e in (
+                [t.target]
+                if isinstance(t.target, cst.Name)
+                else [x.value for x in getattr(t.target, "elements", ())]
+            )
+        )
     ]
     for call in calls:
         if isinstance(call.func, cst.Name) and _program_function(module, call.func.value):

@@ -69,6 +69,7 @@ def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> No
         fed.setdefault(attr, line)
     if not fed:
         return
+    _stored_on(t, owner, fed)
     _plateau_figures(t, owner, fed)
     for method in owner.body.body:
         if not isinstance(method, cst.FunctionDef) or not method.params.params:
@@ -94,6 +95,37 @@ def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> No
             if isinstance(node, cst.Return):  # a caller's plateau step: DP090 (per_rank.py)
                 line = t.get_metadata(PositionProvider, node).start.line
                 t.state.per_rank_figures.setdefault(name, line)
+
+
+def _stored_on(t: LoaderEvaluation, owner: cst.ClassDef, fed: dict[str, int]) -> None:
+    """Add to `fed` each attribute a method of the class stores what a fed one holds into
+    (`self.epoch_losses[i] = np.mean(self.iter_losses[...])`, then `self.epoch_losses[i]`
+    logged: round 31, Seanny123/da-rnn@1db1e79), with the line of what fed it, to a fixed
+    point; only an attribute the class keeps as a plain container (`_keeps`)."""
+    stores: list[tuple[str, cst.BaseExpression, str]] = []
+    for method in owner.body.body:
+        if not isinstance(method, cst.FunctionDef) or not method.params.params:
+            continue
+        own = method.params.params[0].name.value
+        for node in walk_nodes(method.body, skip_scopes=True):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    held: cst.BaseExpression = target.target
+                    while isinstance(held, cst.Subscript):
+                        held = held.value
+                    attr = own_attribute(held, own)
+                    if attr is not None:
+                        stores.append((attr, node.value, own))
+    changed = True
+    while changed:
+        changed = False
+        for attr, value, own in stores:
+            if attr in fed:
+                continue
+            behind = sorted(_reads(value, own, {}) & set(fed))
+            if behind and _keeps(t, owner, attr):
+                fed[attr] = fed[behind[0]]
+                changed = True
 
 
 def _reads(value: cst.BaseExpression, own: str, aliases: dict[str, set[str]]) -> set[str]:

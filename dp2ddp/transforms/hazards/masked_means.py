@@ -75,7 +75,10 @@ _ELEMENTWISE = frozenset(
     "abs pow square sqrt exp log float double half detach clone contiguous to cpu cuda "
     "flatten view reshape".split()
 )
-_TORCH_ELEMENTWISE = frozenset(f"torch.{name}" for name in ("abs", "pow", "square", "sqrt"))
+_TORCH_ELEMENTWISE = frozenset(
+    f"torch.{name}"
+    for name in "abs pow square sqrt exp log atan2 sin cos tanh sigmoid clamp".split()
+)  # their first argument's rows are theirs (atan2: BinauralSpeechSynthesis's phase loss)
 _INDICES = frozenset({"nonzero", "argwhere"})
 #: Loss functions of torch.nn.functional whose default reduction is the mean over elements.
 _MEAN_LOSSES = frozenset(
@@ -328,7 +331,10 @@ def _selected(
             return None  # a selection of one sample: its count is no split's (docstring)
         if _scalar(node.value, assigned, names, 0):
             return None  # a selection from a scalar: at most one element (docstring)
-        return _indexed(node, assigned, is_mask, names)
+        found = _indexed(node, assigned, is_mask, names)
+        if found is None and _every_row(node):
+            return again(node.value)  # `x[:, 0]` of a selection keeps its rows (round 32)
+        return found
     if not isinstance(node, cst.Call):
         return None
     qualified = names(node.func)
@@ -428,6 +434,19 @@ def _one_sample(node: cst.BaseExpression, assigned: _Assigned, sample: _Sample, 
     first, tensor = node.slice[0].slice.value, node.value
     return (
         isinstance(first, cst.Name) and isinstance(tensor, cst.Name) and sample(first, tensor.value)
+    )
+
+
+def _every_row(node: cst.Subscript) -> bool:
+    """`x[:, j]`, `x[:, a:b]`: the first index takes every row (a column pick of what `x`
+    holds: BinauralSpeechSynthesis@81d0765's phase loss, `data[:, 0]` of the selected rows)."""
+    first = node.slice[0].slice
+    return (
+        len(node.slice) > 1
+        and isinstance(first, cst.Slice)
+        and first.lower is None
+        and first.upper is None
+        and first.step is None
     )
 
 
