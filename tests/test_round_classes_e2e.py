@@ -2123,6 +2123,20 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   (ZhaoJ9014/face.evoLVe@a9897bd's ROC figure into `io.BytesIO()`): a save into an
   in-memory file stays on every rank (before: on rank 0 only, the other ranks read an
   empty buffer and crashed).
+- Stop 80 (round 33): hazards_s80_replica_mean_in_returned_dict (askerlee/denoising-
+  diffusion-pytorch@c97a044): a forward() returning its replica's mean in a dict, summed by
+  the loop: left unscaled, the original's weights (before: `(loss * WORLD_SIZE)`, every
+  update twice the original's, only a note). s80_best_saved_through_own_method (gist-ailab/
+  SleePyCo@8ebfb13): the best checkpoint saved by another module's object called from a
+  method the epoch loop calls, loaded after the loop: a barrier before the load (before:
+  none, no DP031; rank 1 read a half-written file). model_wrap_s80_partial_network_handed_
+  to_wrapper (the same diffusion repository): a network with a head used only given a hint,
+  handed to the wrapped model's constructor: find_unused_parameters=True, DP041 (before:
+  none, "Expected to have finished reduction" at step 2 on both ranks).
+  rank_zero_s80_attribute_paths_written_then_read (lonePatient/char-cnn-text-classification@
+  814ad1b): a file written through a helper at a path an object keeps in an attribute, read
+  by a dataset at its own attribute, both from one settings entry: a barrier after the write
+  (before: none, no warning; rank 1's FileNotFoundError on a first run).
 """
 
 from __future__ import annotations
@@ -3283,9 +3297,15 @@ CASES: dict[str, tuple[str, ...]] = {
         "epochs logged 2",
         "epochs logged 3",
     ),
+    # stop 80 (round 33): a replica's mean returned in a dict; a save through an own method
+    "hazards_s80_replica_mean_in_returned_dict": ("weights 0.139184",),
+    "s80_best_saved_through_own_method": ("best score 0.491215",),
+    "model_wrap_s80_partial_network_handed_to_wrapper": ("weights 0.030321",),
+    "rank_zero_s80_attribute_paths_written_then_read": ("rows 24 weights -0.405387",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s80_best_saved_through_own_method": "train.py",  # stop 80: barrier through own method
     "s79_best_checkpoint_saved_by_helper_module": "train.py",  # stop 79: barrier before load
     "s78_trainer_cuda_base_other_module": "train.py",  # stop 78: own cuda() across modules
     "s78_loader_held_by_object_attribute": "train.py",  # stop 78: the double-split guard

@@ -69,7 +69,8 @@ class Definition:
     `element` the index path into `value` when the target unpacks (`a, (b, c) = v`: c is
     (1, 1)), `kind` one of assign, augassign, annassign, for, with, walrus, param, import,
     def, class, except, store (`d[k] = v` / `d.x = v`, a change of the named object);
-    `key` the constant string a store puts its value at (`d["k"] = v`: "k"), else None."""
+    `key` the constant string a store puts its value at (`d["k"] = v`: "k"; `d.x = v`:
+    ".x"), else None."""
 
     target: cst.CSTNode
     value: cst.BaseExpression | None
@@ -302,8 +303,9 @@ class DefUse:
                 Definition(target, value, "store", statement, path)
             )
         root = _root_name(target)
-        if root is not None:  # `args.save = ...`: a change of what args holds
-            self._define_store(root, value, statement, scope, path, target)
+        if root is not None:  # `args.save = ...`: a change of what args holds, at ".save"
+            key = f".{target.attr.value}" if target.value is root else None
+            self._define_store(root, value, statement, scope, path, target, key)
 
     def _define_store(
         self,
@@ -410,18 +412,23 @@ class DefUse:
         return scoped(name, every, enclosing.get(name.value, []), self._parent)
 
     def reaching(self, name: cst.Name) -> list[Definition]:
-        """`_reaching`; for a read of one constant key (`batch["x"]`), less the stores at
-        another constant key (`batch["w"] = draw()` puts nothing at "x": stop 48, a dict
-        with a drawn entry was said to make every entry the draw's, DP047)."""
+        """`_reaching`; for a read of one constant key (`batch["x"]`) or attribute (`args.x`),
+        less the stores at another (`batch["w"] = draw()` puts nothing at "x": stop 48, a
+        dict with a drawn entry was said to make every entry the draw's, DP047; round 33,
+        kampta/PatchVAE@816f4b4: `args.out` set from os.environ made `args.temp` a read of
+        os.environ, DP047 at each model call)."""
         found = self._reached.get(id(name))
         if found is None:  # each use walked once (the flow asks again per path through it)
             found = self._reached[id(name)] = self._reaching(name)
         found = list(found)
         parent = self._parent.get(name)
+        key = None
         if isinstance(parent, cst.Subscript) and parent.value is name:
             key = _key(parent)
-            if key is not None:
-                return [d for d in found if d.key is None or d.key == key]
+        elif isinstance(parent, cst.Attribute) and parent.value is name:
+            key = f".{parent.attr.value}"  # `args.temp` holds nothing `args.out = v` put
+        if key is not None:
+            return [d for d in found if d.key is None or d.key == key]
         return found
 
     def _reaching(self, name: cst.Name) -> list[Definition]:

@@ -58,6 +58,7 @@ from dp2ddp.program.search_path import (
     search_with_edits,
     unreached,
     widened_root,
+    working_folder,
 )
 from dp2ddp.program.sys_path import PathEdit, UnfollowedEdit, path_facts
 from dp2ddp.transforms._support.ast_nodes import is_script_guard, parse_python
@@ -602,10 +603,12 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
     start = graph.start(entry)
     resolver = start.resolver
     base = list(resolver.search)
+    marked = any(os.path.exists(os.path.join(start.root, m)) for m in ROOT_MARKERS)
+    working = working_folder(start.root, marked)
     for _ in range(_SYS_PATH_ROUNDS):
         modules, paths, uses_generated, dynamic = _walk_imports(graph, start, resolver)
-        search = search_with_edits(base, modules, start.root)
-        root = widened_root(resolver.root, modules, start.root)
+        search = search_with_edits(base, modules, working)
+        root = widened_root(resolver.root, modules, working)
         if search == resolver.search and root == resolver.root:
             break
         resolver = graph.resolver(root, search, resolver.shown_base)
@@ -619,7 +622,7 @@ def discover_program(entry: str, graph: ImportGraph | None = None) -> Program:
         unresolved |= graph.unresolved(resolver, module)
     gaps: tuple[Incomplete, ...] = ()
     if any(m.path_edits or m.unfollowed_edits for m in modules):
-        gaps = incomplete(graph, resolver, list(zip(modules, paths, strict=True)), start.root)
+        gaps = incomplete(graph, resolver, list(zip(modules, paths, strict=True)), working)
     else:  # no sys.path edit: a folder on a PYTHONPATH migrate did not run with
         gaps = unreached(graph, resolver, modules, paths)
     return Program(

@@ -34,7 +34,7 @@ import ast
 from collections.abc import Iterator
 
 from dp2ddp.transforms._support import ast_nodes
-from dp2ddp.transforms._support.ast_nodes import last_name
+from dp2ddp.transforms._support.ast_nodes import last_name, model_name
 
 _UNMASKED = ("mask", "len", "pack_padded_sequence")
 
@@ -454,14 +454,14 @@ def unmasked_model_calls(
         for n in _target_names(t)
     }
     for node in ast.walk(loop):
-        if not isinstance(node, ast.Call) or last_name(node.func) not in wrapped:
+        if not isinstance(node, ast.Call) or model_name(node.func) not in wrapped:
             continue
-        if wrapped[last_name(node.func)] in blind:
+        if wrapped[model_name(node.func)] in blind:
             continue
         given = [*node.args, *(k.value for k in node.keywords)]
         if not any(_names(arg) & derived for arg in given):
             continue
-        positions, names = (unread or {}).get(wrapped[last_name(node.func)], _ALL_READ)
+        positions, names = (unread or {}).get(wrapped[model_name(node.func)], _ALL_READ)
         read = [a for i, a in enumerate(node.args) if i not in positions]
         kept = [k for k in node.keywords if k.arg is None or k.arg not in names]
         spelled = [ast.unparse(a).lower() for a in [*read, *(k.value for k in kept)]]

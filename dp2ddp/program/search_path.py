@@ -122,6 +122,20 @@ def widened_root(root: str, modules: Sequence[ProgramModule], base: str) -> str:
     return root
 
 
+def working_folder(root: str, marked: bool) -> str:
+    """The folder a relative sys.path literal is taken against: the project root; where no
+    marker makes it one (`marked`), the folder migrate runs in when the root lies under it,
+    as Python takes `sys.path.insert(0, ".")` against the folder the run starts in and such
+    a project runs from where it is migrated (round 33, huanghoujing/AlignedReID-Re-
+    Production-Pytorch@2e2d454: `script/experiment/train.py` run from the repository's
+    top inserting "." for its package; taken against script/experiment/, the package was
+    no file of the program, its loader unsharded, no DP076)."""
+    cwd = os.getcwd()
+    if marked or root == cwd or not _under(root, cwd) or not _may_widen(cwd):
+        return root
+    return cwd
+
+
 def _may_widen(folder: str) -> bool:
     """Not the file system's root, nor the home folder or a folder above it: the program's
     files are searched under the root (DP034, DP027), which must stay a project."""

@@ -113,6 +113,16 @@ def last_name(node: ast.AST) -> str:
     return ""
 
 
+def model_name(func: ast.AST) -> str:
+    """The name of the model a call's `func` runs: `net` of `net(x)` and of `net.forward(x)`
+    (nodes.model_called's reading, for the passes that read `ast` trees: round 33,
+    yangjianxin1/CPM@2e11cc9's `model.forward(input_ids, labels=labels)` hid its padded
+    batch, DP127, that `model(...)` showed)."""
+    if isinstance(func, ast.Attribute) and func.attr == "forward":
+        return last_name(func.value)
+    return last_name(func)
+
+
 def walk(tree: ast.AST) -> list[ast.AST]:
     """Every node under `tree`, in `ast.walk`'s breadth-first order, as a list, in about
     half its time: the list is the queue (no deque, no generators), and constants, the most

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.transforms._support.names import DATAPARALLEL
-from dp2ddp.transforms._support.nodes import unmoved, walk
+from dp2ddp.transforms._support.nodes import code_of, unmoved, walk
 
 if TYPE_CHECKING:
     from dp2ddp.transforms._support.base import MigrationTransform
@@ -99,3 +99,18 @@ def library_built(names: Iterable[str], classes: Iterable[str]) -> bool:
         not name.startswith(".") and ".<locals>." not in name and name.split(".", 1)[0] not in roots
         for name in names
     )
+
+
+def handed_builders(
+    t: MigrationTransform, module: cst.BaseExpression
+) -> tuple[str, list[cst.BaseExpression]]:
+    """The construction of the wrapped `module` (`Diffusion(Unet())`, also through a name
+    assigned from it) as the callee's text, with the callees that built its arguments
+    (`Unet`): the models it is handed to keep and run; ("", []) where it is no call."""
+    call: cst.BaseExpression | None = unmoved(module)
+    if isinstance(call, cst.Name):
+        call = assigned_value(t, module, call.value)
+    if not isinstance(call, cst.Call):
+        return "", []
+    parts = [built_by(t, arg.value) for arg in call.args]
+    return code_of(call.func), [p for p in parts if p is not None]

@@ -52,6 +52,7 @@ class ModuleIndex:
                         value = None if isinstance(node, cst.AugAssign) else node.value
                         self.attribute_sets.setdefault(bound.attr.value, []).append((node, value))
         self._bound: dict[int, frozenset[str]] = {}
+        self._mutated: dict[int, frozenset[str]] = {}
         self._globals: dict[int, frozenset[str]] = {}
 
     def call_sites(self, function: cst.FunctionDef) -> Iterator[cst.Call]:
@@ -70,6 +71,31 @@ class ModuleIndex:
                 and may_bind(call, function)
             ):
                 yield call
+
+    def handed(
+        self, function: cst.FunctionDef, param: str
+    ) -> list[tuple[cst.Call, cst.BaseExpression | None]]:
+        """Each call of `function` in this module (call_sites) with what it passes for its
+        parameter `param` (None: nothing, the default; or after a `*args` it cannot place):
+        where a value that parameter holds comes from, as the def-use view's callers read."""
+        params = function.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        if self.top_level_class(function) is not None:
+            positional = positional[1:]  # the receiver
+        found: list[tuple[cst.Call, cst.BaseExpression | None]] = []
+        for call in self.call_sites(function):
+            given: cst.BaseExpression | None = None
+            for index, arg in enumerate(call.args):
+                if arg.star:
+                    break
+                name = arg.keyword.value if arg.keyword else None
+                if name is None and index < len(positional):
+                    name = positional[index]
+                if name == param:
+                    given = arg.value
+                    break
+            found.append((call, given))
+        return found
 
     def may_call(
         self, call: cst.Call, module_name: str, name: str, method: bool, attributes: bool = True
@@ -169,6 +195,22 @@ class ModuleIndex:
                     names.update(_target_names(target))
             self._bound[key] = frozenset(names)
         return self._bound[key]
+
+    def mutated_names(self, statement: cst.CSTNode) -> frozenset[str]:
+        """Every name whose container `statement` may change in place: a store into an item
+        (`stats[k] = v`, `sums[i] += v`) or a call of a mutating method (`losses.append(v)`).
+        Not a binding (the name keeps its object), but what the object holds is what was
+        put in (uniformity.py: round 32's NewbobAdam decided its rate on a dict of this
+        rank's losses, taken for alike because `stats = {}` was)."""
+        key = id(statement)
+        if key not in self._mutated:
+            names: set[str] = set()
+            for node in walk(statement, skip_scopes=True):
+                root = mutation_root(node)
+                if root is not None:
+                    names.add(root)
+            self._mutated[key] = frozenset(names)
+        return self._mutated[key]
 
     def imported_only(self, name: str) -> bool:
         """`name` is bound in this module only by top-level import statements."""
@@ -405,3 +447,34 @@ def _target_names(target: cst.CSTNode) -> list[str]:
     if isinstance(target, (cst.Attribute, cst.Subscript)):
         return []
     return [n.value for n in walk(target) if isinstance(n, cst.Name)]
+
+
+#: Methods that put what they are given into the container they are called on.
+MUTATORS = frozenset(
+    {"append", "extend", "insert", "update", "add", "setdefault", "appendleft", "__setitem__"}
+)
+
+
+def mutation_root(node: cst.CSTNode) -> str | None:
+    """The name whose container `node` changes in place: `d` of `d[k] = v`, `d[k][j] += v`
+    (an Assign or AugAssign into an item) and of the statement `d.append(v)`; else None."""
+    targets: list[cst.BaseExpression] = []
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, cst.AugAssign):
+        targets = [node.target]
+    elif (
+        isinstance(node, cst.Expr)
+        and isinstance(node.value, cst.Call)
+        and isinstance(node.value.func, cst.Attribute)
+        and node.value.func.attr.value in MUTATORS
+        and isinstance(node.value.func.value, cst.Name)
+    ):
+        return node.value.func.value.value
+    for target in targets:
+        if isinstance(target, cst.Subscript):
+            while isinstance(target, cst.Subscript):
+                target = target.value
+            if isinstance(target, cst.Name):
+                return target.value
+    return None

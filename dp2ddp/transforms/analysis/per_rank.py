@@ -23,11 +23,12 @@ import libcst as cst
 from dp2ddp.flow import view
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import resolved_name
-from dp2ddp.transforms._support.nodes import counts, name_of, walk
+from dp2ddp.transforms._support.nodes import counts, enclosing_function, name_of, walk
 from dp2ddp.transforms.analysis.alike_evaluations import iterates_loader
 from dp2ddp.transforms.analysis.guards import mentions_rank
-from dp2ddp.transforms.analysis.module_index import binds_name
+from dp2ddp.transforms.analysis.module_index import binds_name, mutation_root
 from dp2ddp.transforms.analysis.per_process import FILE_SYSTEM_STATE, reads_per_process
+from dp2ddp.transforms.analysis.training import QualifiedNames, loop_trains
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 
 #: Calls whose result differs between processes even on the same input.
@@ -83,6 +84,40 @@ def from_own_batches(
     stop 53 s3's `sched.step(vloss)` in an `.eval()` loop over the whole validation loader
     had DP090, "from this rank's own batches")."""
     return not u.value(expr, at) and _loop_local(u, expr, loop, set(), lambda _: False)
+
+
+def handed_own_figure(
+    u: RankUniformity,
+    expr: cst.BaseExpression,
+    site: cst.CSTNode,
+    names: QualifiedNames,
+) -> tuple[cst.Call, cst.BaseExpression] | None:
+    """A call of `site`'s function, in a loop that trains (training.py), handing a
+    parameter `expr` reads a figure that loop computes from this rank's own batches
+    (`from_own_batches`): the call and that argument. A rate decided in a method of the
+    program's own optimizer (`def update_lr(self, loss): if loss > self.last: ...`, round
+    32's NewbobAdam of facebookresearch/BinauralSpeechSynthesis@81d0765) is decided by
+    what its callers hand it; None where no caller hands such a figure."""
+    function = enclosing_function(site, u.view)
+    if function is None:
+        return None
+    params = function.params
+    positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+    read = {n.value for n in walk(expr) if isinstance(n, cst.Name)} & set(positional)
+    for param in sorted(read):
+        for call, given in u.index.handed(function, param):
+            node = u.view.parent(call)
+            while given is not None and node is not None:
+                if isinstance(node, (cst.FunctionDef, cst.Module)):
+                    break
+                if (
+                    isinstance(node, (cst.For, cst.While))
+                    and loop_trains(node, names)
+                    and from_own_batches(u, given, node, call)
+                ):
+                    return call, given
+                node = u.view.parent(node)
+    return None
 
 
 def decided_by_own_batches(
@@ -150,6 +185,12 @@ def _loop_local(
             and any(_loop_local(u, a.value, loop, seen, direct, nested=nested) for a in call.args)
         ):
             return True  # `stopper(val_loss)` as a statement: the object keeps the figure
+        if (
+            isinstance(call, cst.Call)
+            and mutation_root(node) in names
+            and any(_loop_local(u, a.value, loop, seen, direct, nested=nested) for a in call.args)
+        ):
+            return True  # `stats.append(loss.item())`: the list holds this rank's figure
         if isinstance(node, cst.For):
             bound = [n for n in names if binds_name(node.target, n)]
             if bound and not nested and node is not loop:
@@ -173,7 +214,9 @@ def _loop_local(
         if not isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
             continue
         targets = node.targets if isinstance(node, cst.Assign) else [node]
-        if not any(binds_name(t.target, n) for t in targets for n in names):
+        if not any(binds_name(t.target, n) for t in targets for n in names) and (
+            mutation_root(node) not in names  # `stats[k] = v`: stats holds v
+        ):
             continue
         if _agreed(node.value):
             continue

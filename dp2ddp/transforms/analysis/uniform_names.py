@@ -30,6 +30,7 @@ UNIFORM_CALLS: Final = (
             "torch.distributed.is_initialized",
             "torch.cuda.is_available",
             "torch.cuda.device_count",
+            "torch.from_numpy",
             "torch.utils.data.TensorDataset",
             "torch.utils.data.dataset.TensorDataset",
         }
@@ -42,7 +43,8 @@ UNIFORM_METHODS: Final = frozenset(
     (
         "item tolist float int double long mean sum max min abs round sqrt exp log "
         "format join split strip lower upper replace startswith endswith get keys values "
-        "items copy index count parse_args parse_known_args"
+        "items copy index count parse_args parse_known_args astype numpy detach cpu clone "
+        "reshape view squeeze unsqueeze flatten"
     ).split()
 )
 #: What the inserted header defines, the same on every rank.

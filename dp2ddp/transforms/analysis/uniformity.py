@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 import libcst.matchers as m
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms._support.nodes import (
     NodeView,
@@ -65,9 +66,11 @@ from dp2ddp.transforms.analysis.module_index import (
     binds_name,
     direct_calls,
     imports_name,
+    mutation_root,
     operands,
 )
 from dp2ddp.transforms.analysis.none_tests import class_test, never_none, none_test
+from dp2ddp.transforms.analysis.random_draws import in_same_random, shared_stream
 from dp2ddp.transforms.analysis.sharded_passes import left_per_rank, sharded_passes_alike
 from dp2ddp.transforms.analysis.uniform_names import (
     UNIFORM_CALLS,
@@ -425,8 +428,10 @@ class RankUniformity:
         name = name_of(func)
         if name in ("ddp_all_reduce_sum", "ddp_any_rank", "ddp_rank0_value"):
             return True  # reduced over the ranks, or rank 0's: the same everywhere
-        args = all(self.value(a.value, at) for a in call.args)
         names = self.view.qualified_names(func)
+        if in_same_random(call, self.view.parent) and self._same_random_draw(call, names, at):
+            return True  # drawn in `with ddp_same_random():`: rank 0's draw on every rank
+        args = all(self.value(a.value, at) for a in call.args)
         if names & UNIFORM_CALLS or any(n.startswith(UNIFORM_PREFIXES) for n in names):
             return args
         if isinstance(func, cst.Name) and func.value in self.index.functions:
@@ -441,6 +446,27 @@ class RankUniformity:
                 defined = self.index.functions.get(func.attr.value, [])
                 return bool(defined) and all(self.returns_uniform(f) for f in defined)
         return alike_call(self, call, at, args)  # an evaluation's facts (alike_evaluations)
+
+    def _same_random_draw(self, call: cst.Call, names: set[str], at: cst.CSTNode) -> bool:
+        """In `with ddp_same_random():` every rank draws rank 0's numbers: a draw from a
+        shared stream (random_draws.shared_stream) of alike arguments, or `next(g)` of a
+        generator every binding of which is made in such a block from alike arguments (a
+        fetch the data pass made alike: early_stop_drawn_validation's `next(gen)`)."""
+        if shared_stream(call, names):
+            return all(self.value(a.value, at) for a in call.args)
+        if "builtins.next" not in names or len(call.args) != 1:
+            return False
+        made = call.args[0].value
+        if not isinstance(made, cst.Name):
+            return False
+        found = view(self.module).reaching(made)
+        return bool(found) and all(
+            d.kind == "assign"
+            and isinstance(d.value, cst.Call)
+            and in_same_random(d.value, self.view.parent)
+            and all(self.value(a.value, d.value) for a in d.value.args)
+            for d in found
+        )
 
     def returns_uniform(self, function: cst.FunctionDef) -> bool:
         return self._answers.decide(("returns", id(function)), lambda: self._returns(function))
@@ -529,7 +555,8 @@ class RankUniformity:
     def _binds(self, statement: cst.CSTNode, name: str) -> bool | None:
         """None when `statement` does not bind `name`; else whether every binding in it is
         uniform (each under uniform conditions)."""
-        if name not in self.index.bound_names(statement):
+        mutated = name in self.index.mutated_names(statement)
+        if not mutated and name not in self.index.bound_names(statement):
             return None
         found = False
         for node in walk(statement, skip_scopes=True):
@@ -540,6 +567,8 @@ class RankUniformity:
             if isinstance(node, (cst.Import, cst.ImportFrom)) and imports_name(node, name):
                 return True
             result = self._binding(node, name)
+            if result is None and mutated and mutation_root(node) == name:
+                result = self._mutation(node, name)
             if result is None:
                 continue
             found = True
@@ -586,6 +615,24 @@ class RankUniformity:
         else:
             return None
         return value and self.rank_dependent_around(node) is None
+
+    def _mutation(self, node: cst.CSTNode, name: str) -> bool:
+        """`d[k] = v`, `d[k] += v`, `d.append(v)` (module_index.mutation_root): `d` holds
+        alike after it where it did before, and what is put in, where, is alike."""
+        statement = self.index.statement_of(node)
+        parts: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            parts = [node.value, *(t.target for t in node.targets)]
+        elif isinstance(node, cst.AugAssign):
+            parts = [node.value, node.target]
+        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
+            parts = [a.value for a in node.value.args]
+        return (
+            statement is not None
+            and all(self.value(part, node) for part in parts if not isinstance(part, cst.Name))
+            and self._reaching(name, statement)
+            and self.rank_dependent_around(node) is None
+        )
 
     def counts_passes(self, loop: cst.For, name: str) -> bool:
         target, iterated = loop.target, loop.iter

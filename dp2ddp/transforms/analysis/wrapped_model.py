@@ -1,7 +1,6 @@
-"""Why a wrapped model may leave parameters without a gradient (DP041), as model_wrap.py
-asks at each wrap: the class that built the model, judged by analysis/partial_forward.py
-over the program's nn.Module classes (ProgramFacts.models), or over the file's own for a
-single file."""
+"""Why a wrapped model may leave parameters without a gradient (DP041), as model_wrap.py asks
+at each wrap: the class that built the model, judged by analysis/partial_forward.py over the
+program's nn.Module classes (ProgramFacts.models), or over the file's own for one file."""
 
 from __future__ import annotations
 
@@ -21,6 +20,7 @@ from dp2ddp.transforms.analysis.bare_modules import bare_reason, wrapped_call
 from dp2ddp.transforms.analysis.built_by import (
     assigned_value,
     built_by,
+    handed_builders,
     library_built,
     sequential_parts,
 )
@@ -57,20 +57,17 @@ class UnusedParameters:
         self._outputs: dict[str, Outputs | None] = {}
         #: How their forward() returns several outputs not mapped to layers ("" if not).
         self._several: dict[str, str] = {}
-        #: Those that may hold no parameter (analysis/bare_modules.py).
+        #: Those that may hold no parameter (bare_modules.py); those the program never builds
+        #: (class_reach.py): no candidate for an unknown class.
         self._bare: frozenset[str] = frozenset()
-        #: Classes the program never builds (class_reach.py): no candidate for an unknown class.
         self._unbuilt: frozenset[str] = frozenset()
-        #: The last why() came from the program's reading of the outputs (never DP096).
-        self._caller = False
-        #: The module's code as `ast` (for the wrapped model's calls), once.
+        self._caller = False  # the last why() read the outputs: never DP096
+        #: Once each: the module as `ast`; its statements that may switch gradients off;
+        #: the toggles proved not to reach a wrap (see _untouched).
         self._tree: ast.Module | None = None
-        #: This module's statements that may switch gradients off, once.
         self._toggles: tuple[GradToggle, ...] | None = None
-        #: Toggles proved not to reach a wrap, once (see _untouched).
         self._spared: frozenset[tuple[int, str]] | None = None
-        #: What the last why() asked for: the DDP keyword set True and the warning's code
-        #: (static_graph and DP096 for a model called several times before one backward).
+        #: What the last why() asked for: the DDP keyword set True and the warning's code.
         self.flag, self.code = "find_unused_parameters", "DP041"
 
     def _model_classes(self) -> dict[str, str]:
@@ -356,7 +353,7 @@ class UnusedParameters:
             names = self._class_names(built, classes)
             for name in sorted(names):
                 if name in classes:
-                    return classes[name]
+                    return classes[name] or self._handed_in(module, classes)
             variable = isinstance(built, cst.Name) and (
                 built.value[:1].islower() or assigned_value(self.t, built, built.value) is not None
             )
@@ -368,6 +365,13 @@ class UnusedParameters:
         if first is None:
             return ""  # only classes the program never builds may leave a layer unused
         return f"the model's class is not known statically, and {first}"
+
+    def _handed_in(self, module: cst.BaseExpression, classes: dict[str, str]) -> str:
+        """A partial class built as an argument of the wrapped model's construction, which
+        keeps and runs it (`DataParallel(Diffusion(Unet()))`; round 33's diffusion class)."""
+        owner, parts = handed_builders(self.t, module)
+        found = sorted(n for p in parts for n in self._class_names(p, classes) if classes.get(n))
+        return f"{classes[found[0]]} (handed to {owner}())" if found else ""
 
     def _other_bindings(
         self, module: cst.BaseExpression, built: cst.BaseExpression | None, classes: dict[str, str]

@@ -118,7 +118,7 @@ class WrapperBranches:
         happens, so the `.module` branch is right whatever the guard says (the other calls
         a method DDP does not have). None: not that shape."""
         code = self.t.code(test)
-        if not self._is_guard(code) or self._type_test.search(code):
+        if not self._is_guard(code) or self._type_test.search(code) or self._kept_wrap(test):
             return None
         for side, unwrapped, other in (("body", body, orelse), ("orelse", orelse, body)):
             for node in _module_accesses(unwrapped):
@@ -128,6 +128,20 @@ class WrapperBranches:
                 ):
                     return side
         return None
+
+    def _kept_wrap(self, test: cst.BaseExpression) -> bool:
+        """A wrap kept under a condition reading what `test` reads (DP012 said so before:
+        `if not args.multi: ... else: model = DataParallel(model)`): the model is wrapped on
+        some runs only, so both branches stay (round 33, wvangansbeke/Sparse-Depth-
+        Completion@a01ac3c: `model.depthnet` against `model.module.depthnet` on the wrap's
+        own flag became `.module` alone: AttributeError with the flag off)."""
+        read = {
+            self.t.code(n)
+            for n in nodes_of(test, (cst.Name, cst.Attribute))
+            if not isinstance(self.t.parent(n), cst.Attribute)
+        }
+        said = [w.message for w in self.t.state.warnings if w.code == "DP012"]
+        return any(re.search(rf"(?<![\w.]){re.escape(r)}\b", m) for m in said for r in read)
 
     def warn_attributes(
         self,
@@ -143,6 +157,8 @@ class WrapperBranches:
         on both sides, so unwrap_side could not pick the branch). A condition that asks
         the object itself (`hasattr(model, "module")`, `isinstance(model, ...)`) follows the
         wrap: right as it is."""
+        if self._kept_wrap(test):
+            return  # wrapped on some runs only: both branches are right (_kept_wrap)
         if self._type_test.search(self.t.code(test)):
             return
         for unwrapped, other in ((body, orelse), (orelse, body)):

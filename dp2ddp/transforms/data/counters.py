@@ -113,13 +113,13 @@ def _summed_item(node: cst.CSTNode) -> tuple[str, cst.Subscript, cst.BaseExpress
 
 
 def _empty_dict(value: cst.BaseExpression | None) -> bool:
-    """`{}`, `dict()`, `defaultdict(int)` / `defaultdict(float)`: a dict a loop fills."""
+    """`{}`, `dict()`, `OrderedDict()`, `defaultdict(int)` / `(float)`: a dict a loop fills."""
     if isinstance(value, cst.Dict):
         return not value.elements
     if not isinstance(value, cst.Call):
         return False
-    called = name_of(value.func)
-    if called == "dict":
+    called = name_of(value.func).rpartition(".")[2]
+    if called in ("dict", "OrderedDict"):
         return not value.args
     return called == "defaultdict" and [
         a.value.value for a in value.args if isinstance(a.value, cst.Name)

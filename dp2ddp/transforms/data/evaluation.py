@@ -38,7 +38,7 @@ from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS, handed_object
 from dp2ddp.transforms.data.held_tables import said_held_tables
 from dp2ddp.transforms.data.index_tables import said_index_tables
 from dp2ddp.transforms.data.inner_batches import inner_batches_only
-from dp2ddp.transforms.data.loop_takers import batch_derived, helper_batch_names
+from dp2ddp.transforms.data.loop_takers import batch_derived, fed_receivers, helper_batch_names
 from dp2ddp.transforms.data.mean_lists import gathered_mean_lists
 from dp2ddp.transforms.data.mean_sums import averaged_mean_sums, mean_sum_averaged
 from dp2ddp.transforms.data.meters import reduced_meters, running_calls
@@ -424,6 +424,7 @@ class LoaderEvaluation(ShowingCalls):
         figure of the data, and a torchmetrics or ignite metric gathers the processes'
         state when read: both left alone."""
         batch = self._batch_derived(loop)
+        fed = batch | fed_receivers(self, loop.body, batch)  # type: ignore[arg-type]
         found: set[str] = set()
         calls: list[cst.Call] = []  # for handed_objects, in the same walk
         for node in walk(loop.body, skip_scopes=True):
@@ -459,7 +460,7 @@ class LoaderEvaluation(ShowingCalls):
             ):
                 continue  # compute() gathers every process's state itself; or keeps nothing
             if any(
-                n.value in batch for a in node.args for n in variables_under(a.value)
+                n.value in fed for a in node.args for n in variables_under(a.value)
             ) and not inner_batches_only(self, loop, node):
                 found.add(name)
         found |= handed_objects(self, loop, calls, batch) | running_calls(self, loop, batch)

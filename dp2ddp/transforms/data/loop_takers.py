@@ -198,6 +198,25 @@ def batch_derived(loop: cst.For | cst.While, taken: frozenset[str] = frozenset()
     return derived_names(loop.body, batch_names(loop) | taken)
 
 
+def fed_receivers(t: ShardDataLoaders, body: cst.CSTNode, derived: set[str]) -> set[str]:
+    """Names whose method a statement of `body` hands a value read from `derived` where that
+    method stores what it computes from it on its instance (`metric.calculate(out, y)`, then
+    `score.update(metric.get_metric("rmse"), metric.num)`: round 33,
+    wvangansbeke/Sparse-Depth-Completion@a01ac3c's training RMSE, rank 0's half, no DP030);
+    not a step method that stores nothing (`trainer.train_step(x, y)`)."""
+    found: set[str] = set()
+    for node in walk(body, skip_scopes=True):
+        call = node.value if isinstance(node, cst.Expr) else None
+        if (
+            isinstance(call, cst.Call)
+            and isinstance(call.func, cst.Attribute)
+            and isinstance(call.func.value, cst.Name)
+            and any(_stores_from_arguments(m, call, derived) for m in t._called_functions(call))
+        ):
+            found.add(call.func.value.value)
+    return found
+
+
 def helper_batch_names(t: ShardDataLoaders, loop: cst.For | cst.While) -> frozenset[str]:
     """Names the loop binds from a call of a step helper of this module that takes a
     batch with `next(it)` and returns something computed from it (class F1, stop 34:

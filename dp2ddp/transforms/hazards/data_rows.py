@@ -38,7 +38,8 @@ from dp2ddp.flow import origins, view
 from dp2ddp.flow.origins import Origin
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.nodes import enclosing_function, walk
-from dp2ddp.transforms.hazards.losses import LossChecks, loss_key
+from dp2ddp.transforms.hazards.loss_bindings import loss_key
+from dp2ddp.transforms.hazards.losses import LossChecks
 
 #: Origin kinds that say nothing is known of a value (handed in, another module's).
 _UNKNOWN = frozenset({"parameter", "unknown", "import", "attribute", "instance"})

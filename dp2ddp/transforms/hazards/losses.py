@@ -36,6 +36,7 @@ from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
 from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
 from dp2ddp.transforms.hazards.batch_terms import BatchGiven, penalty
 from dp2ddp.transforms.hazards.input_gradients import input_arguments
+from dp2ddp.transforms.hazards.loss_bindings import LossConstructors, loss_key
 from dp2ddp.transforms.hazards.masked_means import MeanLossObjects, averaging_loss
 from dp2ddp.transforms.hazards.pairs import LOSS_NAMED
 from dp2ddp.transforms.hazards.per_row_sums import divided_by_its_rows
@@ -147,6 +148,8 @@ class LossChecks:
         #: offending argument where it sums, else None). A name bound in two functions
         #: (a training criterion and an evaluation one) is read in the call's own.
         self.loss_bindings: dict[str, list[tuple[cst.CSTNode | None, _Sums | None]]] = {}
+        #: The same names bound to calls of anything else (loss_bindings.py).
+        self.other_bindings: dict[str, list[tuple[cst.CSTNode | None, _Sums | None]]] = {}
         #: backward() calls whose loss is scaled by WORLD_SIZE.
         self.scaled: set[cst.Call] = set()
         #: Loss calls inside a scaled loss: no DP004 for them.
@@ -169,7 +172,7 @@ class LossChecks:
         """Learn `node`'s loss objects (what enter_module does before it checks)."""
         self._module, self._given, self._alike, self._averaging = node, None, None, None
         self._own, self.term_scales = None, {}
-        read_tree(node, _LossConstructors(self))
+        read_tree(node, LossConstructors(self))
 
     def enter_module(self, node: cst.Module) -> None:
         self.read_module(node)
@@ -236,23 +239,46 @@ class LossChecks:
         loss = self.summed_object(node)
         if loss is not None and self.feeds_backward(node) and not self.per_row(node):
             self.t.warn(loss[0], "DP004", loss[1])
+        elif loss is None and (some := self._some_summed(node)) and self.feeds_backward(node):
+            self.t.warn(
+                some[0],
+                "DP004",
+                f"{some[1]}, one of the losses {self.t.code(node.func)} may be (another binding "
+                "of it is a call dp2ddp cannot read): left unscaled",
+            )
 
     def summed_object(self, node: cst.Call) -> _Sums | None:
         """The sum reduction of the loss object `node` calls, read in the call's function's
         bindings, else the module's, else all (round 21, jzhou316/Unsupervised-Sentence-
         Summarization@2f62975: DP004 at validating()'s `criterion`, not train()'s)."""
         key = loss_key(node.func)
-        bindings = self.loss_bindings.get(key, [])
-        if isinstance(node.func, cst.Name) and bindings:
-            here = enclosing_function(node, self.t)
-            for where in (here, None):
-                own = [summed for function, summed in bindings if function is where]
-                if own:
-                    return own[0] if all(own) else None
+        bindings = self._bindings(node)
         summed = [s for _, s in bindings]
         if summed and all(summed):
             return summed[0]
-        return self.sum_losses.get(key) if not bindings else None
+        return self.sum_losses.get(key) if not self.loss_bindings.get(key) else None
+
+    def _bindings(self, node: cst.Call) -> list[tuple[cst.CSTNode | None, _Sums | None]]:
+        """The bindings of the loss object `node` calls that may reach it: the call's own
+        function's, else the module's, else all; a binding of the name to a call of anything
+        else counted (None) where the name is bound to a torch loss at all (other_bindings:
+        `criterion = MixLoss()` in another branch)."""
+        key = loss_key(node.func)
+        bindings = self.loss_bindings.get(key, [])
+        bindings = bindings + self.other_bindings.get(key, []) if bindings else bindings
+        if isinstance(node.func, cst.Name) and bindings:
+            here = enclosing_function(node, self.t)
+            for where in (here, None):
+                own = [binding for binding in bindings if binding[0] is where]
+                if own:
+                    return own
+        return bindings
+
+    def _some_summed(self, node: cst.Call) -> _Sums | None:
+        """A summed binding of the loss object `node` calls beside a call of something else
+        (a reaching binding is None): summed under one option only (DP004, unscaled)."""
+        summed = [s for _, s in self._bindings(node)]
+        return next((s for s in summed if s is not None), None) if None in summed else None
 
     def per_row(self, node: cst.Call) -> bool:
         """A loss summed over its rows and divided by their count (per_row_sums.py): a
@@ -633,54 +659,3 @@ class LossChecks:
 
     def _is_loss_sum(self, node: cst.BaseExpression) -> bool:
         return is_loss_sum(node, self.t)
-
-
-def loss_key(node: cst.BaseExpression) -> str:
-    """How a loss object is referred to: `criterion`, or `.criterion` for any `x.criterion`."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return "." + node.attr.value
-    return ""
-
-
-class _LossConstructors(cst.CSTVisitor):
-    """Pre-pass: `criterion = nn.XLoss(reduction="sum")` only matters where criterion trains."""
-
-    def __init__(self, checks: LossChecks) -> None:
-        super().__init__()
-        self.checks = checks
-        self.t = checks.t
-
-    def visit_Call(self, node: cst.Call) -> None:
-        names = self.t.qualified_names(node.func)
-        if not any(n.startswith("torch.nn.") and n.rsplit(".", 1)[-1][:1].isupper() for n in names):
-            return
-        offending = self.checks.sum_reduction(node)
-        parent = self.t.parent(node)
-        # `nn.BCELoss(reduction='sum').cuda()` (MILVLG/mcan-vqa@6b165e9, stop 42 v3-D): a
-        # move returns the same loss module, so the name binds the summed loss all the same
-        while (
-            isinstance(parent, cst.Attribute)
-            and parent.attr.value in ("cuda", "to")
-            and isinstance(call := self.t.parent(parent), cst.Call)
-            and call.func is parent
-        ):
-            parent = self.t.parent(call)
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
-            target: cst.BaseExpression | None = parent.targets[0].target
-        elif isinstance(parent, cst.AnnAssign):
-            target = parent.target
-        else:
-            target = None
-        key = loss_key(target) if target is not None else ""
-        if key:
-            bound = None if offending is None else (offending[0], offending[2])
-            where = enclosing_function(node, self.t) if isinstance(target, cst.Name) else None
-            self.checks.loss_bindings.setdefault(key, []).append((where, bound))
-            if bound is not None:
-                self.checks.sum_losses.setdefault(key, bound)
-        elif offending is None:
-            return
-        elif not (isinstance(parent, cst.Call) and self.checks.per_row(node)):
-            self.t.warn(*offending)  # not `nn.MSELoss(reduction="sum")(a, b) / n` of a's rows

@@ -43,7 +43,8 @@ from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.chosen_reductions import chosen_reduction, is_torch_loss
 from dp2ddp.transforms.hazards.data_rows import DataRows
 from dp2ddp.transforms.hazards.fixed_rows import no_batch_rows
-from dp2ddp.transforms.hazards.losses import LossChecks, loss_key, string_value
+from dp2ddp.transforms.hazards.loss_bindings import loss_key
+from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 
 #: By their last name under torch.nn (`torch.nn.modules.loss.NLLLoss` too). NLLLoss2d: the
 #: deprecated alias of NLLLoss torch still has (fyu/drn@d75db2e's

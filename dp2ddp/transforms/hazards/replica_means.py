@@ -305,6 +305,11 @@ class ReplicaMeans:
             return self._quotient(value.func.value, forward, stored, depth + 1)
         if isinstance(value, cst.Call):  # `self.ce(out, y)`, `(out - y).pow(2).mean()`
             return MEAN if self.meaned(forward, value) else None
+        if isinstance(value, cst.Dict):  # `{"loss": mse}` (round 33, askerlee/denoising-
+            # diffusion-pytorch@c97a044: `model(x)["loss"].sum()` scaled, updates doubled)
+            items = [e.value for e in value.elements if isinstance(e, cst.DictElement)]
+            found = [self._quotient(v, forward, stored, depth + 1) for v in items]
+            return _combine(found, f"`{code(value)}` holds a replica's mean beside other values")
         if isinstance(value, cst.Name):
             bound = self.flow.reaching(value)
             if not bound or any(d.kind != "assign" or d.value is None or d.element for d in bound):

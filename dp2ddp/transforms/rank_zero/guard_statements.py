@@ -1,33 +1,30 @@
 """Statements that only print, log, save or track: grouped under one `if ddp_is_main():`.
 
-- print / logging / tqdm.write (also a bar's `bar.write`), `sys.stdout.write` /
-  `sys.stderr.write`, `pprint`, a library's printed report of an unwrapped model
-  (`torchsummary.summary`, library_prints.py; DP099 where not proved), `torch.save`,
+- print / logging (also a logger handed in: handed_loggers.py) / tqdm.write, a bar's
+  `bar.write`, `sys.stdout.write`, `pprint`, a library's printed report of an unwrapped
+  model (`torchsummary.summary`, library_prints.py; DP099 where not proved), `torch.save`,
   SummaryWriter and wandb-run method calls and file writes (file_writes.py) are guarded;
   consecutive ones form one group, a blank line or comment starts a new one. A project
   function's (`progress_bar(i, n, msg)`) prints are guarded in its body, for every caller.
   A write into an in-memory file (`io.BytesIO()`, stream_names.in_memory_file) is no output.
-- Inside `except` handlers prints and logs stay on every rank: a failure is per process.
-- Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
+- Inside `except` handlers prints and logs stay on every rank (a failure is per process).
+  Arguments that may do work other ranks need (`print(evaluate(model))`) keep the
   statement on every rank rather than risk a rank-0-only collective (a hang); a print
   there becomes `ddp_print(evaluate(model))`, which evaluates its arguments on every rank
-  and prints on rank 0 (the line once, not once a rank). Project functions that only
-  compute from their arguments (`cf.learning_rate(lr, epoch)`, in this module or another
-  of the program) do no such work (program_hints.py).
+  and prints on rank 0 (the line once, not once a rank). Project functions computing from
+  their arguments only (`cf.learning_rate(lr, epoch)`) do no such work (program_hints.py).
 - A group holding a save is followed by a barrier where the script also loads
   (barriers.py); the barriers that go before loads are placed in the same walk.
 - `if cond:` whose whole body went under the guard becomes `if cond and ddp_is_main():`
   (no `else`: the same statements run on the same ranks), one nested block less.
 - A group that is one `print(...)` becomes `ddp_print(...)` (rank 0 prints;
-  templates/helpers/print.py.j2): its lines stay as they were instead of being
-  re-indented under a guard, so the diff shows one changed line, not two or more. Its
-  arguments are then evaluated on every rank, as the original program evaluated them.
+  templates/helpers/print.py.j2): its lines stay as they were, not re-indented under a
+  guard (one changed line in the diff); its arguments are evaluated on every rank.
 - A group of standard-library log calls below WARNING (`logger.info(...)` of a module
   logger from `logging.getLogger`, `logging.debug(...)`) inside a function needs no guard
   where the setup block quiets logging (quiet_logging.py drops those records off rank 0): it
-  stays as written, one edit less for a reviewer to read. Elsewhere (module level, which
-  may run before ddp_setup(); a logger that is a parameter or an attribute, which may be
-  another library's) it is guarded.
+  stays as written, one edit less for a reviewer to read. Elsewhere (module level, before
+  ddp_setup(); a parameter or attribute, maybe another library's logger) it is guarded.
 """
 
 from __future__ import annotations
@@ -42,6 +39,7 @@ from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
 from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
 from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK, per_sample_write
+from dp2ddp.transforms.rank_zero.handed_loggers import handed_logger
 from dp2ddp.transforms.rank_zero.library_prints import report_model, unwrapped_at
 from dp2ddp.transforms.rank_zero.object_saves import (
     library_class,
@@ -57,7 +55,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     FILE_WRITE_METHODS,
     FILE_WRITES,
     KNOWN_PACKAGES,
-    LOG_METHODS,
+    LOGGER_METHODS,
     LOGGING_FUNCTIONS,
     LOGGING_GET_LOGGER,
     LOGURU_METHODS,
@@ -162,10 +160,11 @@ class StatementGuards(Rule):
             new_logger = isinstance(receiver, cst.Call) and self.t.matches(
                 receiver.func, LOGGING_GET_LOGGER
             )
-            if func.attr.value in LOG_METHODS and (
+            if func.attr.value in LOGGER_METHODS and (
                 self.facts.tracked(receiver, self.facts.loggers)
                 or self.t.code(receiver) == "logging.root"
                 or new_logger
+                or handed_logger(self.facts, receiver)
             ):
                 return "logging"
             if self.facts.tracked(receiver, self.facts.writers):
@@ -182,16 +181,17 @@ class StatementGuards(Rule):
                 return FILES
             if func.attr.value == "save":
                 self.unproven_save(small.value, receiver)
-            if func.attr.value in OUTPUT_METHODS:
+            if func.attr.value in OUTPUT_METHODS or func.attr.value.startswith("add_"):
                 self.unknown_output(small.value, receiver)
         if any(n.startswith("wandb.") for n in names) and not names & WANDB_INIT:
             return "wandb calls"
         return None
 
     def unknown_output(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
-        """DP080 for `bar.write(line)` (`.print`, `.log`) of `bar` bound here to an object
-        of a library the rules do not know (fastprogress's master_bar.write prints): not
-        proved to print once. Said, not guarded: what the method does is not known."""
+        """DP080 for `bar.write(line)` (`.print`, `.log`, a writer's `.add_*`) of `bar` bound
+        here to an object of a library the rules do not know (fastprogress's master_bar.write
+        prints; the old tensorboard package's `FileWriter.add_summary`, round 33): not proved
+        to print once. Said, not guarded: what the method does is not known."""
         if not isinstance(receiver, cst.Name) or self.facts.under_guard(call):
             return
         key = (self.facts.scope_id(call), receiver.value)

@@ -10,7 +10,7 @@ yet), and a parameter of the function, by what each call of the function in the 
 passes for it (`def build(name): ... pickle.dump(x, open(name, "wb"))` called as
 `build("b.pkl")` before `pickle.load(open("b.pkl", "rb"))`: with the path only as the
 parameter's text, no read matched, so no barrier and no warning; a race on the first run).
-A parameter is followed one call deep; a call that passes nothing for it (a default) or a
+A parameter is followed two calls deep; a call that passes nothing for it (a default) or a
 star argument adds no text. An item of a dict display bound once in the function
 (`paths = {"cache": cfg.out}`, then `open(paths["cache"], "wb")`) is matched by its value's
 text too, so `open(cfg.out, "rb")` reads it. A parameter of a top-level class's `__init__` is
@@ -29,12 +29,12 @@ from dp2ddp.transforms._support.nodes import NodeView, enclosing_function, walk
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 
 #: How many calls deep a parameter is followed to the texts its callers pass.
-_CALLS_DEEP = 1
+_CALLS_DEEP = 2
 
 
 def path_texts(
     path: cst.BaseExpression,
-    call: cst.Call,
+    call: cst.CSTNode,
     view: NodeView,
     code: Callable[[cst.CSTNode], str],
     index: ModuleIndex,
@@ -47,6 +47,9 @@ def path_texts(
     if isinstance(path, cst.Subscript) and function is not None:
         item = _dict_item(path, function)
         return (own,) if item is None else (own, code(item))
+    stored = _stored_once(path, function, index) if function is not None else None
+    if stored is not None and not isinstance(stored, cst.Attribute):  # `self.out_file`,
+        return (own, *path_texts(stored, stored, view, code, index, depth))  # in `__init__`
     if not isinstance(path, cst.Name) or function is None:
         return (own,)
     bound: list[cst.Assign] = []
@@ -75,6 +78,44 @@ def path_texts(
     # and rank 1 read reliable_ids.txt before rank 0 had written it: FileNotFoundError;
     # class v1-F of stop 42).
     return tuple(dict.fromkeys(code(b.value) for b in bound))
+
+
+def _stored_once(
+    path: cst.BaseExpression, function: cst.FunctionDef, index: ModuleIndex
+) -> cst.BaseExpression | None:
+    """What `self.attr` (read in a method of a top-level class) holds where the class stores
+    it once, in its `__init__` (`self.data_path = data_path`: followed on to what each
+    construction passes; round 33, lonePatient/char-cnn-text-classification@814ad1b: a
+    preprocessor writing `self.out_file` on rank 0, a dataset reading `self.data_path`, both
+    the same config entry: no barrier, rank 1's FileNotFoundError)."""
+    owner = index.top_level_class(function)
+    if (
+        owner is None
+        or not isinstance(path, cst.Attribute)
+        or not isinstance(path.value, cst.Name)
+        or not function.params.params
+        or path.value.value != function.params.params[0].name.value
+    ):
+        return None
+    stores = [
+        (method, node)
+        for method in owner.body.body
+        if isinstance(method, cst.FunctionDef)
+        for node in walk(method, skip_scopes=True)
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+        and any(
+            isinstance(t, cst.Attribute) and t.attr.value == path.attr.value
+            for t in (
+                [x.target for x in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
+        )
+    ]
+    if len(stores) != 1 or stores[0][0].name.value != "__init__":
+        return None
+    node = stores[0][1]
+    if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+        return None
+    return node.value
 
 
 def _dict_item(path: cst.Subscript, function: cst.FunctionDef) -> cst.BaseExpression | None:

@@ -34,11 +34,11 @@ followed by ddp_barrier() where every rank arrives (barriers.py, the uniformity 
 One rule, one loop (`_share_flows` over `Sink`s): every sink (a path made, opened, read or
 written; an attribute another module makes a path of, or an argument handed to another
 module's function that makes a path of it, handed_sinks.py; a training loop's end,
-loop_decisions.py)
-has its per-process reads found by per_process_sources and each made rank 0's or DP053.
-Two sinks keep their own walk because what they share is decided, not computed: an `if` on
-the file system's state deciding a branch (decided_paths.py), and a learning rate decided
-by a figure (decisions.py), shared at the call nearest the decision.
+loop_decisions.py) has its per-process reads found by per_process_sources and each made
+rank 0's or DP053. Two sinks keep their own walk because what they share is decided, not
+computed: an `if` on the file system's state deciding a branch (decided_paths.py), and a
+learning rate decided by a figure (decisions.py; or handed to the method deciding it:
+per_rank.handed_own_figure), shared at the call nearest the decision.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ from dp2ddp.transforms.analysis.per_process import (
     reads_state,
     worker_handoff,
 )
-from dp2ddp.transforms.analysis.per_rank import from_own_batches, returned_figure
+from dp2ddp.transforms.analysis.per_rank import from_own_batches, handed_own_figure, returned_figure
 from dp2ddp.transforms.analysis.plateau_steps import plateau_steps
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, stream_of
@@ -227,6 +227,9 @@ class RunDirValues(CallRule):
             if self.facts.under_guard(site) or self._in_inserted_helper(site):
                 continue
             line = self.t.input_position(write)[0]
+            handed = handed_own_figure(self.facts.uniform, expr, site, self.t.qualified_names)
+            if handed is not None:
+                site, expr = handed  # the call handing its function this rank's figure
             if (
                 line in said
                 or self._from_own_batches(expr, site)
@@ -259,9 +262,8 @@ class RunDirValues(CallRule):
 
     def _from_own_batches(self, expr: cst.BaseExpression, site: cst.CSTNode) -> bool:
         """`expr` reads a figure a loop around `site` that trains (analysis/training.py)
-        computes from this rank's batches (analysis/per_rank.py): a sum of its losses.
-        Rank 0's value would replace the other ranks' data, not name a shared thing, so
-        the decision is said (DP090), not shared."""
+        computes from this rank's batches (per_rank.py): a sum of its losses. Rank 0's value
+        would replace the other ranks' data, so the decision is said (DP090), not shared."""
         function = enclosing_function(site, self.t)
         node = self.t.parent(site)
         while node is not None and node is not function:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_function, walk
+from dp2ddp.transforms._support.nodes import code_of, enclosing_function, walk
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero.barriers import Barriers
@@ -77,10 +77,9 @@ def saver_before(barriers: Barriers, node: cst.CSTNode, seen: set[int]) -> str:
         elif isinstance(parent, (cst.For, cst.While)):
             before = [parent.body]
         for piece in before:
-            for call in walk(piece, skip_scopes=True):
-                found = isinstance(call, cst.Call) and barriers.saves_elsewhere(call)
-                if found:
-                    return found
+            found = _saver_called(barriers, piece, seen)
+            if found:
+                return found
         child, parent = parent, t.parent(parent)
     if not isinstance(parent, cst.FunctionDef) or id(parent) in seen:
         return ""
@@ -89,6 +88,31 @@ def saver_before(barriers: Barriers, node: cst.CSTNode, seen: set[int]) -> str:
         found = saver_before(barriers, call, seen)
         if found:
             return found
+    return ""
+
+
+def _saver_called(barriers: Barriers, piece: cst.CSTNode, seen: set[int]) -> str:
+    """Another module's saving function a call in `piece` may call: directly, or through
+    the functions and methods of this module it calls (`self.train_one_epoch()`, whose
+    `self.early_stopping(loss, model)` saves the best checkpoint: round 33,
+    gist-ailab/SleePyCo@8ebfb13, rank 1 loaded it half-written, no barrier, no DP031)."""
+    functions = barriers.facts.uniform.index.functions
+    for call in walk(piece, skip_scopes=True):
+        if not isinstance(call, cst.Call):
+            continue
+        found = barriers.saves_elsewhere(call)
+        if found:
+            return found
+        func = call.func
+        name = func.value if isinstance(func, cst.Name) else ""
+        if isinstance(func, cst.Attribute) and code_of(func.value) == "self":
+            name = func.attr.value
+        for function in functions.get(name, []):
+            if id(function) not in seen:
+                seen.add(id(function))
+                found = _saver_called(barriers, function.body, seen)
+                if found:
+                    return found
     return ""
 
 

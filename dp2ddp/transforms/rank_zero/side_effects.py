@@ -24,9 +24,9 @@ LOG_METHODS: Final = frozenset(
 LOGGING_FUNCTIONS: Final = frozenset(f"logging.{name}" for name in LOG_METHODS)
 LOGGING_GET_LOGGER: Final = frozenset({"logging.getLogger"})
 #: loguru's global logger: `from loguru import logger`.
-LOGURU_METHODS: Final = frozenset(
-    f"loguru.logger.{name}" for name in LOG_METHODS | {"success", "trace"}
-)
+#: A logger's methods, loguru's own two with them (a logger handed in may be loguru's).
+LOGGER_METHODS: Final = LOG_METHODS | {"success", "trace"}
+LOGURU_METHODS: Final = frozenset(f"loguru.logger.{name}" for name in LOGGER_METHODS)
 PRINT: Final = frozenset(
     {"builtins.print", "pprint.pprint", "pprint.pp"}
     | {f"sys.{stream}.{method}" for stream in ("stdout", "stderr") for method in ("write", "flush")}

@@ -1,0 +1,22 @@
+"""Keeps the best model seen so far on disk (our own, after an early-stopping helper)."""
+import os
+
+import torch
+
+from _dp2ddp import ddp_is_main
+
+
+class BestKeeper:
+    def __init__(self, folder):
+        self.folder = folder
+        self.best = None
+        os.makedirs(folder, exist_ok=True)
+
+    def path(self):
+        return os.path.join(self.folder, "best.pt")
+
+    def __call__(self, score, model):
+        if self.best is None or score < self.best:
+            self.best = score
+            if ddp_is_main():
+                torch.save(model.state_dict(), self.path())
