@@ -2137,6 +2137,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   814ad1b): a file written through a helper at a path an object keeps in an attribute, read
   by a dataset at its own attribute, both from one settings entry: a barrier after the write
   (before: none, no warning; rank 1's FileNotFoundError on a first run).
+  hazards_s80_replica_mean_through_property (the diffusion repository's rerun): forward()
+  returning an own method's dict whose loss a property's function computes: unscaled, the
+  original's weights (before: `(loss * WORLD_SIZE)`, every update doubled).
 """
 
 from __future__ import annotations
@@ -3302,6 +3305,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "s80_best_saved_through_own_method": ("best score 0.491215",),
     "model_wrap_s80_partial_network_handed_to_wrapper": ("weights 0.030321",),
     "rank_zero_s80_attribute_paths_written_then_read": ("rows 24 weights -0.405387",),
+    "hazards_s80_replica_mean_through_property": ("weights 0.162151",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

@@ -287,10 +287,26 @@ def method_elsewhere(proof: BatchProof, origin: Origin) -> str | None:
             and not any(a.keyword is None and _carries_data(proof, a.value) for a in call.args)
         ):
             continue
-        if _defined_elsewhere(classes, call.func.attr.value, methods):
+        method = call.func.attr.value
+        if _defined_elsewhere(classes, method, methods) or _made_elsewhere(
+            classes, method, methods
+        ):
             taken = fetched_elsewhere(proof, origin) or taken_by_sharded_class(proof, origin)
             return None if taken else step.what
     return None
+
+
+def _made_elsewhere(classes: Iterable[str], method: str, methods: Collection[str]) -> bool:
+    """`obj` made by a call of no class the program defines (a factory of another module:
+    `create_dataset(...)` returning `TrainSet(...)`; round 33, huanghoujing/AlignedReID-Re-
+    Production-Pytorch@2e2d454) whose `m` a class of the program defines: the object's class
+    is not known here, and what `m` returns from its state is not followed either."""
+    named = [c for c in classes if "." in c and not c.startswith("builtins.")]
+    return (
+        bool(named)
+        and not any(m.startswith(f"{c}.") for c in named for m in methods)
+        and any(m.endswith(f".{method}") for m in methods)
+    )
 
 
 def handed_elsewhere(proof: BatchProof, origin: Origin) -> bool:

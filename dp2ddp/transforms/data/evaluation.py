@@ -424,7 +424,7 @@ class LoaderEvaluation(ShowingCalls):
         figure of the data, and a torchmetrics or ignite metric gathers the processes'
         state when read: both left alone."""
         batch = self._batch_derived(loop)
-        fed = batch | fed_receivers(self, loop.body, batch)  # type: ignore[arg-type]
+        fed = batch | fed_receivers(self, loop.body, batch, self._keeping())  # type: ignore[arg-type]
         found: set[str] = set()
         calls: list[cst.Call] = []  # for handed_objects, in the same walk
         for node in walk(loop.body, skip_scopes=True):

@@ -198,22 +198,35 @@ def batch_derived(loop: cst.For | cst.While, taken: frozenset[str] = frozenset()
     return derived_names(loop.body, batch_names(loop) | taken)
 
 
-def fed_receivers(t: ShardDataLoaders, body: cst.CSTNode, derived: set[str]) -> set[str]:
+def fed_receivers(
+    t: ShardDataLoaders, body: cst.CSTNode, derived: set[str], keepers: frozenset[str]
+) -> set[str]:
     """Names whose method a statement of `body` hands a value read from `derived` where that
     method stores what it computes from it on its instance (`metric.calculate(out, y)`, then
     `score.update(metric.get_metric("rmse"), metric.num)`: round 33,
     wvangansbeke/Sparse-Depth-Completion@a01ac3c's training RMSE, rank 0's half, no DP030);
-    not a step method that stores nothing (`trainer.train_step(x, y)`)."""
+    a method of this module read here, or one of `keepers` ("Class.method" that store what
+    they are given: ProgramHints.keepers) of the class every binding of the name builds.
+    Not a step method that stores nothing (`trainer.train_step(x, y)`)."""
     found: set[str] = set()
     for node in walk(body, skip_scopes=True):
         call = node.value if isinstance(node, cst.Expr) else None
-        if (
+        if not (
             isinstance(call, cst.Call)
             and isinstance(call.func, cst.Attribute)
-            and isinstance(call.func.value, cst.Name)
-            and any(_stores_from_arguments(m, call, derived) for m in t._called_functions(call))
+            and isinstance(receiver := call.func.value, cst.Name)
+            and any(n.value in derived for a in call.args for n in variables_under(a.value))
         ):
-            found.add(call.func.value.value)
+            continue
+        method = call.func.attr.value
+        if any(_stores_from_arguments(m, call, derived) for m in t._called_functions(call)):
+            found.add(receiver.value)
+        elif keepers:
+            built = [d.value for d in view(t._module_node).reaching(receiver)]
+            classes = [name_of(v.func).rpartition(".")[2] for v in built if isinstance(v, cst.Call)]
+            if built and len(classes) == len(built):
+                if all(f"{c}.{method}" in keepers for c in classes):
+                    found.add(receiver.value)
     return found
 
 

@@ -264,6 +264,8 @@ class ReplicaMeans:
         for origin in origins(self.flow, value):
             if not isinstance(origin.node, cst.Call) or origin.selects:
                 continue
+            if _through_argument(origin):
+                continue  # an argument of the construction (`Diffusion(Unet(...))`): not its class
             if origin.kind == "instance":
                 owner = self.flow.class_called(origin.node)
                 if owner is not None:
@@ -303,6 +305,13 @@ class ReplicaMeans:
             and value.func.attr.value in _KEEPS
         ):
             return self._quotient(value.func.value, forward, stored, depth + 1)
+        if isinstance(value, cst.Call) and (inner := self._own_method(forward, value)) is not None:
+            found = [self._quotient(r, inner, stored, depth + 1) for r in inner.returns]
+            return _combine(found, _mixed(f"`{code(value.func)}`"))  # `self.p_losses(x, t)`
+        if isinstance(value, cst.Call) and (prop := self._property(forward, value)) is not None:
+            returned = [r for r in prop.returns if not isinstance(r, cst.Name) or r.value != "None"]
+            found = [self._function_loss(forward, r, value, stored, depth) for r in returned]
+            return _combine(found, _mixed(f"`{code(value.func)}`"))
         if isinstance(value, cst.Call):  # `self.ce(out, y)`, `(out - y).pow(2).mean()`
             return MEAN if self.meaned(forward, value) else None
         if isinstance(value, cst.Dict):  # `{"loss": mse}` (round 33, askerlee/denoising-
@@ -345,6 +354,72 @@ class ReplicaMeans:
             f"divided by `{code(divisor)}`, which is not proved the replica's batch size "
             "(nor a count alike on every rank)"
         )
+
+    def _own_method(self, forward: Function, call: cst.Call) -> Function | None:
+        """The method of forward()'s class `call` runs on its own object (`self.p_losses(x,
+        t)`, not a property), whose returns are forward()'s; None for anything else."""
+        func = call.func
+        if forward.owner is None or not isinstance(forward.node, cst.FunctionDef):
+            return None
+        params = forward.node.params.params
+        if not (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and params
+            and func.value.value == params[0].name.value
+        ):
+            return None
+        found = self.flow.method(forward.owner, func.attr.value)
+        node = found.node if found is not None else None
+        if found is None or not isinstance(node, cst.FunctionDef) or found is forward:
+            return None
+        if not found.returns:
+            return None
+        if any(code(d.decorator) in ("property", "staticmethod") for d in node.decorators):
+            return None
+        return found
+
+    def _property(self, forward: Function, call: cst.Call) -> Function | None:
+        """The property of forward()'s class `call` calls what it returns of (`self.loss_fn(
+        pred, y)` of `@property def loss_fn(self): return F.mse_loss`; round 33, askerlee/
+        denoising-diffusion-pytorch@c97a044: scaled by WORLD_SIZE, every update doubled)."""
+        func = call.func
+        if forward.owner is None or not (
+            isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+        ):
+            return None
+        found = self.flow.method(forward.owner, func.attr.value)
+        node = found.node if found is not None else None
+        if not isinstance(node, cst.FunctionDef):
+            return None
+        if not any(code(d.decorator) == "property" for d in node.decorators):
+            return None
+        return found
+
+    def _function_loss(
+        self,
+        forward: Function,
+        returned: cst.BaseExpression,
+        call: cst.Call,
+        stored: Stored,
+        depth: int,
+    ) -> str | None:
+        """What calling `returned` (a function a property hands back) as `call` gives: a
+        torch.nn.functional loss reducing by its default, a mean over the rows; a method of
+        the class (`self.laploss`), what its returns are; else neither (None)."""
+        if any(a.keyword is not None for a in call.args):
+            return None  # `reduction=` or another keyword: not the default
+        names = self.qualified_names(returned)
+        if any(
+            n.startswith("torch.nn.functional.") and ("loss" in n or "entropy" in n) for n in names
+        ):
+            return MEAN
+        if isinstance(returned, cst.Attribute) and forward.owner is not None:
+            method = self.flow.method(forward.owner, returned.attr.value)
+            if method is not None and method.returns and depth < _DEPTH:
+                found = [self._quotient(r, method, stored, depth + 1) for r in method.returns]
+                return _combine(found, _mixed(f"`{code(returned)}`"))
+        return None
 
     def _batch_size(
         self, divisor: cst.BaseExpression, forward: Function, stored: Stored, depth: int
@@ -432,6 +507,18 @@ class ReplicaMeans:
                 return [current]
             current = above
         return []
+
+
+def _through_argument(origin: Origin) -> bool:
+    """The walk reached `origin` through an argument of a call on its path (`Unet(...)` of
+    `Diffusion(Unet(...))`), not through the call's receiver (`Net().to(device)`)."""
+    on_path = {id(step.node) for step in origin.path}
+    return any(
+        isinstance(step.node, cst.Call)
+        and step.node is not origin.node
+        and any(id(arg.value) in on_path for arg in step.node.args)
+        for step in origin.path
+    )
 
 
 def _read_off(origin: Origin) -> bool:

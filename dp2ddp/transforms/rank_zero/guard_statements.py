@@ -40,6 +40,7 @@ from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
 from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK, per_sample_write
 from dp2ddp.transforms.rank_zero.handed_loggers import handed_logger
+from dp2ddp.transforms.rank_zero.library_outputs import said_library_output
 from dp2ddp.transforms.rank_zero.library_prints import report_model, unwrapped_at
 from dp2ddp.transforms.rank_zero.object_saves import (
     library_class,
@@ -72,7 +73,6 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     working_call,
 )
 from dp2ddp.transforms.rank_zero.stream_names import (
-    IN_MEMORY_FILES,
     STREAM_METHODS,
     in_memory_file,
     standard_stream,
@@ -182,38 +182,10 @@ class StatementGuards(Rule):
             if func.attr.value == "save":
                 self.unproven_save(small.value, receiver)
             if func.attr.value in OUTPUT_METHODS or func.attr.value.startswith("add_"):
-                self.unknown_output(small.value, receiver)
+                said_library_output(self, small.value, receiver)
         if any(n.startswith("wandb.") for n in names) and not names & WANDB_INIT:
             return "wandb calls"
         return None
-
-    def unknown_output(self, call: cst.Call, receiver: cst.BaseExpression) -> None:
-        """DP080 for `bar.write(line)` (`.print`, `.log`, a writer's `.add_*`) of `bar` bound
-        here to an object of a library the rules do not know (fastprogress's master_bar.write
-        prints; the old tensorboard package's `FileWriter.add_summary`, round 33): not proved
-        to print once. Said, not guarded: what the method does is not known."""
-        if not isinstance(receiver, cst.Name) or self.facts.under_guard(call):
-            return
-        key = (self.facts.scope_id(call), receiver.value)
-        classes = self.facts.instances.get(key)
-        method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
-        if not classes or any(
-            "." not in name  # the module's own class
-            or name.split(".")[0] in KNOWN_PACKAGES | sys.stdlib_module_names  # open(), io
-            or name.rsplit(".", 1)[-1] in IN_MEMORY_FILES  # six.BytesIO: no file, no line
-            or self.own_method(name, method)
-            for name in classes
-        ):
-            return
-        if not self.first_saying(call):
-            return
-        library = min(classes)
-        self.t.warn(
-            call,
-            "DP080",
-            f"{self.t.code(call.func)}() of {receiver.value}, an object of {library}, runs "
-            "on every rank; not proved to print or log only once",
-        )
 
     def first_saying(self, call: cst.Call) -> bool:
         """Whether `call` was not yet given its warning (kind() is asked more than once per

@@ -26,11 +26,16 @@ if TYPE_CHECKING:
 _LOGURU: Final = frozenset({"loguru.logger"})
 
 
-def handed_logger(facts: RankZeroFacts, receiver: cst.BaseExpression) -> bool:
+def handed_logger(
+    facts: RankZeroFacts, receiver: cst.BaseExpression, seen: set[int] | None = None
+) -> bool:
     """`receiver` (of `receiver.info(...)`) is a parameter every caller in the module
-    hands a logger, and only that parameter reaches the read."""
-    if not isinstance(receiver, cst.Name):
+    hands a logger (loguru's, or a parameter so handed one: `train()` handing its `logger`
+    on to `train_epoch()`), and only that parameter reaches the read."""
+    seen = set() if seen is None else seen
+    if not isinstance(receiver, cst.Name) or id(receiver) in seen:
         return False
+    seen.add(id(receiver))
     function = enclosing_function(receiver, facts.t)
     if function is None:
         return False
@@ -38,7 +43,10 @@ def handed_logger(facts: RankZeroFacts, receiver: cst.BaseExpression) -> bool:
     if not found or any(d.kind != "param" for d in found):
         return False
     handed = facts.uniform.index.handed(function, receiver.value)
-    return bool(handed) and all(given is not None and _logger(facts, given) for _, given in handed)
+    return bool(handed) and all(
+        given is not None and (_logger(facts, given) or handed_logger(facts, given, seen))
+        for _, given in handed
+    )
 
 
 def _logger(facts: RankZeroFacts, value: cst.BaseExpression) -> bool:
