@@ -11,6 +11,7 @@ class, by the def-use view, is a construction of such a library class).
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,9 @@ from dp2ddp.transforms.rank_zero.stream_names import IN_MEMORY_FILES
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero.guard_statements import StatementGuards
 
+#: The class of an object whose `add_*` methods write (a summary or event writer, a logger).
+_WRITER = re.compile(r"(Writer|Logger|Summary)[^.]*$")
+
 
 def said_library_output(
     rule: StatementGuards, call: cst.Call, receiver: cst.BaseExpression
@@ -33,6 +37,8 @@ def said_library_output(
         return
     classes = _classes(rule, call, receiver)
     method = call.func.attr.value if isinstance(call.func, cst.Attribute) else ""
+    if classes and method.startswith("add_") and not all(_WRITER.search(c) for c in classes):
+        return  # `add_*` of a writer (`add_summary`), not `features.add_module(...)`
     if not classes or any(
         "." not in name  # the module's own class
         or name.split(".")[0] in KNOWN_PACKAGES | sys.stdlib_module_names  # open(), io
@@ -68,7 +74,7 @@ def _classes(
         if not isinstance(value, cst.Call):
             return None
         names = rule.t.qualified_names(value.func)
-        if not names:
-            return None
+        if not names or not all(n.rpartition(".")[2][:1].isupper() for n in names):
+            return None  # a class built there, not what a function returns (a program's own)
         found |= names
     return frozenset(found) or None
