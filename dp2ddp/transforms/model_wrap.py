@@ -558,7 +558,7 @@ class WrapModelInDDP(MigrationTransform):
             if not called_alike(
                 self, guarding, body, self._wrapper_functions, own, self._is_dp_call
             ):
-                self.warn(where, "DP012", condition)
+                self._branches.kept_under(where, [t for t, _ in guarding], condition)
 
     def _hoist_wrap(
         self,
@@ -694,7 +694,7 @@ class WrapModelInDDP(MigrationTransform):
                 f"dropped the device terms {', '.join(f'`{t}`' for t in dropped)} of "
                 f"`if {test}`: kept `if {self.code(kept)}`",
             )
-            self.warn(original_node, "DP012", f"if {self.code(kept)}")
+            self._branches.kept_under(original_node, [kept], f"if {self.code(kept)}")
             return updated_node.with_changes(test=kept)
-        self.warn(original_node, "DP012", f"if {test}")
+        self._branches.kept_under(original_node, [original_node.test], f"if {test}")
         return updated_node

@@ -44,6 +44,8 @@ class WrapperBranches:
         self.module: cst.Module | None = None
         #: What this module's DataParallel wraps are assigned to (wrapped_here).
         self._wrap_targets: set[str] | None = None
+        #: The names the conditions a wrap was kept under read (kept_under, DP012).
+        self._kept: set[str] = set()
         #: What a read of a model sees (wrapper_class.WrapperClass.seen): "wrap" or "maybe"
         #: where the def-use view follows a wrap to it (`self.model` of a class handed it).
         self.seen: Callable[[cst.BaseExpression], str | None] = lambda model: None
@@ -76,8 +78,16 @@ class WrapperBranches:
         if self._is_guard(test) and drop_device_terms(updated.test, dropped) is True:
             self.t.record(original, f"removed the guard `if {test}` of the wrap in its else")
             return updated.orelse.with_changes(lpar=updated.lpar, rpar=updated.rpar)
-        self.t.warn(original, "DP012", f"if {test} (the wrap in its else)")
+        self.kept_under(original, [original.test], f"if {test} (the wrap in its else)")
         return updated
+
+    def kept_under(
+        self, where: cst.CSTNode, tests: list[cst.BaseExpression], condition: str
+    ) -> None:
+        """DP012 at `where`: the wrap stays under `condition`; the names `tests` read are kept
+        for _kept_wrap (a choice between `W` and `W.module` on them stays whole)."""
+        self.t.warn(where, "DP012", condition)
+        self._kept |= {name for test in tests for name in _read_names(self.t, test)}
 
     def unwrap_branch(
         self, original: cst.If, updated: cst.If
@@ -135,13 +145,7 @@ class WrapperBranches:
         some runs only, so both branches stay (round 33, wvangansbeke/Sparse-Depth-
         Completion@a01ac3c: `model.depthnet` against `model.module.depthnet` on the wrap's
         own flag became `.module` alone: AttributeError with the flag off)."""
-        read = {
-            self.t.code(n)
-            for n in nodes_of(test, (cst.Name, cst.Attribute))
-            if not isinstance(self.t.parent(n), cst.Attribute)
-        }
-        said = [w.message for w in self.t.state.warnings if w.code == "DP012"]
-        return any(re.search(rf"(?<![\w.]){re.escape(r)}\b", m) for m in said for r in read)
+        return bool(_read_names(self.t, test) & self._kept)
 
     def warn_attributes(
         self,
@@ -275,6 +279,15 @@ def statements(
         ]
     assert isinstance(suite, cst.SimpleStatementSuite)
     return [cst.SimpleStatementLine(body=suite.body)]
+
+
+def _read_names(t: MigrationTransform, test: cst.BaseExpression) -> set[str]:
+    """The names and dotted names `test` reads, whole (`args.multi`, not `args` again)."""
+    return {
+        t.code(n)
+        for n in nodes_of(test, (cst.Name, cst.Attribute))
+        if not isinstance(t.parent(n), cst.Attribute)
+    }
 
 
 def _module_accesses(node: cst.CSTNode) -> list[cst.Attribute]:

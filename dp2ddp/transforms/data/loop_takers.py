@@ -265,17 +265,7 @@ def _stored_by_step_methods(
     derived = batch_derived(loop, frozenset(taken))
     if me in derived:
         return set()
-    for node in walk(loop.body, skip_scopes=True):
-        if (
-            isinstance(node, cst.Call)
-            and isinstance(t.parent(node), cst.Expr)
-            and isinstance(node.func, cst.Attribute)
-            and isinstance(node.func.value, cst.Name)
-            and node.func.value.value == me
-            and any(_stores_from_arguments(m, node, derived) for m in t._called_functions(node))
-        ):
-            return {me}
-    return set()
+    return {me} & fed_receivers(t, loop.body, derived, frozenset())
 
 
 def _stores_from_arguments(method: cst.FunctionDef, call: cst.Call, derived: set[str]) -> bool:

@@ -355,46 +355,35 @@ class ReplicaMeans:
             "(nor a count alike on every rank)"
         )
 
-    def _own_method(self, forward: Function, call: cst.Call) -> Function | None:
-        """The method of forward()'s class `call` runs on its own object (`self.p_losses(x,
-        t)`, not a property), whose returns are forward()'s; None for anything else."""
+    def _self_method(self, forward: Function, call: cst.Call) -> tuple[Function, set[str]] | None:
+        """The method of forward()'s class `call` runs on forward()'s own object (`self.m(...)`,
+        `self.loss_fn(...)`), with its decorators' texts; None for anything else."""
         func = call.func
-        if forward.owner is None or not isinstance(forward.node, cst.FunctionDef):
-            return None
-        params = forward.node.params.params
-        if not (
+        if forward.owner is None or not (
             isinstance(func, cst.Attribute)
             and isinstance(func.value, cst.Name)
-            and params
-            and func.value.value == params[0].name.value
+            and func.value.value == forward.self_name
         ):
             return None
         found = self.flow.method(forward.owner, func.attr.value)
-        node = found.node if found is not None else None
-        if found is None or not isinstance(node, cst.FunctionDef) or found is forward:
+        if found is None or found is forward or not isinstance(found.node, cst.FunctionDef):
             return None
-        if not found.returns:
+        return found, {code(d.decorator) for d in found.node.decorators}
+
+    def _own_method(self, forward: Function, call: cst.Call) -> Function | None:
+        """The method of forward()'s class `call` runs on its own object (`self.p_losses(x,
+        t)`, not a property), whose returns are forward()'s; None for anything else."""
+        found = self._self_method(forward, call)
+        if found is None or not found[0].returns or found[1] & {"property", "staticmethod"}:
             return None
-        if any(code(d.decorator) in ("property", "staticmethod") for d in node.decorators):
-            return None
-        return found
+        return found[0]
 
     def _property(self, forward: Function, call: cst.Call) -> Function | None:
         """The property of forward()'s class `call` calls what it returns of (`self.loss_fn(
         pred, y)` of `@property def loss_fn(self): return F.mse_loss`; round 33, askerlee/
         denoising-diffusion-pytorch@c97a044: scaled by WORLD_SIZE, every update doubled)."""
-        func = call.func
-        if forward.owner is None or not (
-            isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
-        ):
-            return None
-        found = self.flow.method(forward.owner, func.attr.value)
-        node = found.node if found is not None else None
-        if not isinstance(node, cst.FunctionDef):
-            return None
-        if not any(code(d.decorator) == "property" for d in node.decorators):
-            return None
-        return found
+        found = self._self_method(forward, call)
+        return found[0] if found is not None and "property" in found[1] else None
 
     def _function_loss(
         self,

@@ -25,6 +25,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import NodeView, enclosing_function, walk
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 
@@ -97,25 +98,15 @@ def _stored_once(
         or path.value.value != function.params.params[0].name.value
     ):
         return None
-    stores = [
-        (method, node)
-        for method in owner.body.body
-        if isinstance(method, cst.FunctionDef)
-        for node in walk(method, skip_scopes=True)
-        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign))
-        and any(
-            isinstance(t, cst.Attribute) and t.attr.value == path.attr.value
-            for t in (
-                [x.target for x in node.targets] if isinstance(node, cst.Assign) else [node.target]
-            )
-        )
-    ]
-    if len(stores) != 1 or stores[0][0].name.value != "__init__":
+    flow = view(index.module)
+    stores = flow.attribute_definitions(owner, path.attr.value)
+    if len(stores) != 1 or stores[0].kind != "assign" or stores[0].element:
         return None
-    node = stores[0][1]
-    if not isinstance(node, cst.Assign) or len(node.targets) != 1:
+    store = stores[0]
+    inside = flow.function_around(store.target)
+    if inside is None or inside.name != "__init__" or not isinstance(store.statement, cst.Assign):
         return None
-    return node.value
+    return store.value if len(store.statement.targets) == 1 else None
 
 
 def _dict_item(path: cst.Subscript, function: cst.FunctionDef) -> cst.BaseExpression | None:

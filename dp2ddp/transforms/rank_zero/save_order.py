@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import code_of, enclosing_function, walk
+from dp2ddp.transforms._support.nodes import enclosing_function, walk
+from dp2ddp.transforms.rank_zero.edits import callee
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero.barriers import Barriers
@@ -103,11 +104,7 @@ def _saver_called(barriers: Barriers, piece: cst.CSTNode, seen: set[int]) -> str
         found = barriers.saves_elsewhere(call)
         if found:
             return found
-        func = call.func
-        name = func.value if isinstance(func, cst.Name) else ""
-        if isinstance(func, cst.Attribute) and code_of(func.value) == "self":
-            name = func.attr.value
-        for function in functions.get(name, []):
+        for function in functions.get(callee(call), []):
             if id(function) not in seen:
                 seen.add(id(function))
                 found = _saver_called(barriers, function.body, seen)
