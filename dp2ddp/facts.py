@@ -3,9 +3,8 @@
 `migrate_source(source, options, filename=..., program=None)` migrates a single file. In
 program mode the project model (program/) computes, once per program, what each module
 needs to know of the rest and hands it down as one frozen `ProgramFacts`: its role, the
-DataParallel gate, the helpers module's name, the rank-0 hints, the other modules' drawing
-helpers and loaders, the cross-module rank-independence questions (`Uniformity`). At the
-bottom of the layers (it imports only `result`): all read it; it imports none of them.
+DataParallel gate, the helpers module's name, the rank-0 hints, the other modules' helpers
+and loaders, the cross-module rank questions (`Uniformity`). At the bottom: all read it.
 """
 
 from __future__ import annotations
@@ -93,10 +92,9 @@ class SampleClasses:
 class ProgramHints:
     """What the program's other modules tell one module's rank-0 pass.
 
-    Found with `ast` over every module of the program (see
-    dp2ddp/transforms/rank_zero/program_hints.py), also for an entry migrated as a single
-    file: a function in `config.py` that nothing else migrates still decides whether
-    `print(cf.learning_rate(lr, epoch))` may be guarded.
+    Found with `ast` over every module of the program (rank_zero/program_hints.py), also
+    for an entry migrated alone: a function in `config.py` that nothing else migrates still
+    decides whether `print(cf.learning_rate(lr, epoch))` may be guarded.
 
     pure: qualified names ("config.learning_rate") of project functions that are safe to
         skip on ranks other than 0, so a print calling them can be guarded.
@@ -171,7 +169,7 @@ class ProgramHints:
     #: of one runs the program's own method, migrated in its module (no DP080).
     class_methods: frozenset[str] = frozenset()
     #: As file_read_by, for the top-level functions of the program's other modules that write a
-    #: whole file (path_sinks.file_writers), and `name:=:path` for a fixed path, read or
+    #: whole file (file_calls.file_calls), and `name:=:path` for a fixed path, read or
     #: written: a call of one, rank 0 alone writing there, gets a barrier before every
     #: rank's read of that file (rank_zero/barriers.py, issue 29 item 2).
     file_written_by: frozenset[str] = frozenset()
@@ -232,6 +230,8 @@ class ProgramHints:
     #: This module's top-level classes no other module of the program names (a name, an
     #: attribute, an import, a string): all their constructions are here (unbuilt_norms.py).
     home_classes: frozenset[str] = frozenset()
+    #: `Class.attr` of other modules' classes wrapping `self.attr` (inherited_wraps.py).
+    wrapped_attributes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

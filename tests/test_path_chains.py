@@ -1,5 +1,5 @@
 """Reads and writes of files through chains of the program's functions (stop 53 s2):
-path_sinks.file_calls' entries under a parameter through plain bindings, dict items and
+file_calls.file_calls' entries under a parameter through plain bindings, dict items and
 comprehensions, with the kind of file; the probes of a file; the links joined for the
 program (path_chains.chained)."""
 
@@ -9,8 +9,8 @@ import ast
 import textwrap
 
 from dp2ddp.transforms._support.ast_nodes import import_table, resolved_name
+from dp2ddp.transforms.rank_zero.file_calls import file_calls
 from dp2ddp.transforms.rank_zero.path_chains import chained
-from dp2ddp.transforms.rank_zero.path_sinks import file_calls
 
 
 def _calls(source: str) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
@@ -102,3 +102,48 @@ def test_links_stop_at_the_depth() -> None:
     forwards = [frozenset({f"f{i + 1}:0:a<f{i}@0" for i in range(5)})]
     joined = chained(readers, forwards)[0]
     assert joined == {"f0:0:a", "f1:0:a", "f2:0:a", "f3:0:a"}
+
+
+def test_a_method_writes_at_what_its_object_was_built_with() -> None:
+    """Stop 81 (round 33, char-cnn's two modules): `Prep(out).run()` writes `out`; a
+    dataset reading `self.source` in its `__init__` reads its parameter."""
+    readers, writers, _, forwards = _calls(
+        """
+        def write_rows(path, rows):
+            with open(path, "w") as out:
+                out.write(str(rows))
+
+        class Prep:
+            def __init__(self, target, count=3):
+                self.target = target
+                self.count = count
+
+            def run(self):
+                write_rows(self.target, list(range(self.count)))
+
+            def save(self):
+                open(self.target + ".bak", "w").write("x")
+
+        class Rows:
+            def __init__(self, source):
+                self.source = source
+                with open(self.source) as table:
+                    self.rows = table.read()
+
+        class Moved:
+            def __init__(self, target):
+                self.target = target
+
+            def retarget(self, other):
+                self.target = other
+
+            def run(self):
+                open(self.target, "w").write("x")
+        """
+    )
+    assert readers == {"Rows:0:source"}
+    assert writers == {"write_rows:0:path", "Prep.save:0:target:.bak"}
+    assert "Prep.run:0:target<write_rows@0" in forwards
+    assert not any(entry.startswith("Moved.") for entry in writers | forwards)
+    joined = chained([writers], [forwards])[0]
+    assert "Prep.run:0:target" in joined

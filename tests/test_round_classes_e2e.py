@@ -2140,6 +2140,18 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   hazards_s80_replica_mean_through_property (the diffusion repository's rerun): forward()
   returning an own method's dict whose loss a property's function computes: unscaled, the
   original's weights (before: `(loss * WORLD_SIZE)`, every update doubled).
+- Stop 81 (round 33's leftovers): s81_object_writes_file_read_by_other_module (char-cnn's
+  two-module form): an object of one module keeps its output path from its construction
+  and writes it in a method; a dataset of another module reads it when built: a barrier
+  after the method's call (before: none, rank 1's FileNotFoundError on a first run).
+  s81_split_loop_figure_names_checkpoint (luokn/ms-gat@f5c1b7f): a loop method shared by
+  training and validation, its batches split at its top, returns a running mean that names
+  the best checkpoint the entry loads: the sum averaged over the ranks where read, one name
+  (before: DP030 only, rank 1 loaded a file never written: FileNotFoundError).
+  model_wrap_s81_rewrap_keeps_unused_flag (round 34, y-zheng18/Image-classification@c5b91ae):
+  a model unwrapped to evaluate each epoch and wrapped again under its name keeps the first
+  wrap's find_unused_parameters=True (before: "Expected to have finished reduction" at the
+  second epoch's first step, no warning; and a false DP048 for the unwrap).
 """
 
 from __future__ import annotations
@@ -3306,9 +3318,15 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s80_partial_network_handed_to_wrapper": ("weights 0.030321",),
     "rank_zero_s80_attribute_paths_written_then_read": ("rows 24 weights -0.405387",),
     "hazards_s80_replica_mean_through_property": ("weights 0.162151",),
+    # stop 81 (round 33's leftovers): a file an object of one module writes, another reads
+    "s81_object_writes_file_read_by_other_module": ("rows 24 weights -0.405387",),
+    "s81_split_loop_figure_names_checkpoint": ("best best/2_0.0901.pt weights -0.576585",),
+    "model_wrap_s81_rewrap_keeps_unused_flag": ("epoch 1 accuracy 0.4688", "weights 3.270218"),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s81_object_writes_file_read_by_other_module": "train.py",  # stop 81: barrier across modules
+    "s81_split_loop_figure_names_checkpoint": "train.py",  # stop 81: a split loop's mean
     "s80_best_saved_through_own_method": "train.py",  # stop 80: barrier through own method
     "s79_best_checkpoint_saved_by_helper_module": "train.py",  # stop 79: barrier before load
     "s78_trainer_cuda_base_other_module": "train.py",  # stop 78: own cuda() across modules

@@ -253,6 +253,19 @@ def test_a_logged_lines_figures_before_its_clock_are_compared() -> None:
     assert not toend.check_figures(original, same).differing
 
 
+def test_a_time_per_batch_written_after_its_unit_is_a_clock() -> None:
+    """Round 34 (locuslab/trellisnet@ec1de0a, thunlp/DocRED@64622e6): pytorch/examples'
+    `| ms/batch  5.67 |` and `ms/b 4.1` were compared as figures, and `--to-end` said
+    "figures DIFFER" where only the clock did. A time per batch after its number
+    (`12.3 ms/batch`) is a clock too; the loss beside it is still compared."""
+    original = "| epoch   1 |   4 batches | lr 0.05 | ms/batch  5.67 | loss 0.5200\n"
+    original += "| step 4 | ms/b 4.1 |\n12.3 ms/batch acc 0.7500\n"
+    rank0 = original.replace("5.67", "2.10").replace("4.1", "1.9").replace("12.3", "8.8")
+    figures = toend.check_figures(original, rank0)
+    assert figures.compared == 3 and not figures.differing
+    assert toend.check_figures(original, rank0.replace("0.7500", "0.2500")).differing
+
+
 def test_the_copys_paths_are_written_as_the_users() -> None:
     original = "saved /home/u/proj/ckpt.pt\n"
     result = check_output(

@@ -11,8 +11,8 @@ folded into the move, and guards around the wrap go, so DDP always wraps (every 
   guard inside), the rest and its else stay guarded (DP100: the else calls the module bare),
   but for stores re-exposing the module's attributes on the wrapper (DP114 where unproved).
 * An if/elif/else whose every branch wraps is not a condition on the wrap: left as it is.
-* `patch_replication_callback(model)` (sync-BN packages) on a model wrapped here is removed:
-  under DDP there is no replication to patch, and it asserts the model is a DataParallel.
+* `patch_replication_callback(model)` (sync-BN packages) on a model wrapped here is removed
+  (no replication to patch under DDP; it asserts the model is a DataParallel).
 * Only the device terms of a condition go: `if opt.isTrain and len(opt.gpu_ids) and not
   opt.fp16:` becomes `if opt.isTrain and not opt.fp16:` (pix2pixHD's create_model builds the
   inference model through the same helper; dropping `opt.isTrain` with the GPU count wrapped
@@ -33,11 +33,7 @@ from libcst.codemod.visitors import RemoveImportsVisitor
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.messages import messages_kept_guarded
-from dp2ddp.transforms._support.names import (
-    DATAPARALLEL,
-    DDP_WRAPS,
-    REPLICATION_PATCHES,
-)
+from dp2ddp.transforms._support.names import DATAPARALLEL, DDP_WRAPS, REPLICATION_PATCHES
 from dp2ddp.transforms._support.nodes import (
     is_script_guard,
     module_of,
@@ -65,6 +61,7 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
 from dp2ddp.transforms.analysis.outside_parameters import FROZEN, OutsideParameters
 from dp2ddp.transforms.analysis.own_methods import OwnMethodCalls
 from dp2ddp.transforms.analysis.owner_parameters import owner_wrap_text
+from dp2ddp.transforms.analysis.rewraps import rewrap_why
 from dp2ddp.transforms.analysis.strided_buffers import dense_buffers
 from dp2ddp.transforms.analysis.tensor_wraps import tensor_binding
 from dp2ddp.transforms.analysis.trainer_classes import has_trainers, may_train_locally
@@ -233,7 +230,9 @@ class WrapModelInDDP(MigrationTransform):
             + (" (DataParallel-only arguments dropped)" if len(updated.args) > 1 else ""),
         )
         keywords = [("device_ids", cst.Name("DEVICE_IDS"))]
-        partial_use = self._unused.why(original_module, target)
+        partial_use = self._unused.why(original_module, target) or rewrap_why(
+            self, self._unused, self._is_dp_call, original, target
+        )
         if partial_use:
             keywords += [(self._unused.flag, cst.Name("True"))] if self._unused.flag else []
             self.warn(original, self._unused.code, partial_use)

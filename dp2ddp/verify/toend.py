@@ -142,9 +142,16 @@ _CLOCK_READ = re.compile(
     r"(?:[ \t]*\([ \t]*" + _FLOAT + r"[ \t]*\))?(?:[ \t]*" + _UNIT + r"\b)?",
     re.IGNORECASE,
 )
-#: A number in a clock's unit (`Cost 0.4 sec`, `12ms`, `3.1 it/s`), and a time of day or a
-#: duration written with colons (`0:01:02`).
-_TIMED = re.compile(_FLOAT + r"[ \t]*" + _UNIT + r"(?![\w/])|\b\d+:\d\d(?::\d\d)?(?:\.\d+)?\b")
+#: A number in a clock's unit (`Cost 0.4 sec`, `12ms`, `3.1 it/s`, `12.3 ms/batch`), one
+#: after a clock's unit per something (`ms/batch 12.30`, `ms/b 4.1`: pytorch/examples' word
+#: language model, round 34: locuslab/trellisnet@ec1de0a, thunlp/DocRED@64622e6, compared as
+#: a figure that differed), and a time of day or a duration written with colons (`0:01:02`).
+_TIMED = re.compile(
+    _FLOAT + r"[ \t]*" + _UNIT + r"(?:/[A-Za-z]+)?(?![\w/])"
+    r"|\b(?:ms|s|sec|secs)/[A-Za-z]+\b[ \t]*[:=]?[ \t]*"
+    + _FLOAT
+    + r"|\b\d+:\d\d(?::\d\d)?(?:\.\d+)?\b"
+)
 
 
 #: A logging record's date and time (`%(asctime)s`: `2026-12-03 06:36:23,412`).

@@ -251,3 +251,39 @@ def _bindings(function: Function) -> _Bindings:
 
 #: Expressions whose value is never a Parameter: an operation on one, or a part of one.
 _NO_PARAMETER = (ast.BinOp, ast.UnaryOp, ast.Subscript)
+
+
+def bound_layer_call(
+    value: ast.expr, function: ast.FunctionDef | ast.AsyncFunctionDef
+) -> ast.Call | None:
+    """`norm_layer(width)` where `function` binds the name `norm_layer` to a class, by a
+    plain assignment (`if norm_layer is None: norm_layer = nn.BatchNorm1d`) or as its
+    parameter's default (`norm_layer=nn.BatchNorm2d`): the call as of that class,
+    `nn.BatchNorm1d(width)`, for has_parameters to read; None otherwise. torchvision's
+    ResNet idiom (round 34, y-zheng18/Image-classification@c5b91ae: `self.bn1 =
+    norm_layer(w)` never used in forward() was not seen as a layer, no DP041, and DDP failed
+    at the second step)."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+        return None
+    name = value.func.id
+    classes: list[ast.expr] = [
+        node.value
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id == name
+    ]
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults: list[tuple[ast.arg, ast.expr | None]] = [
+        *zip(
+            positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=True
+        ),
+        *zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True),
+    ]
+    classes += [default for arg, default in defaults if arg.arg == name and default is not None]
+    for found in classes:
+        if isinstance(found, (ast.Attribute, ast.Name)):
+            return ast.Call(func=found, args=value.args, keywords=value.keywords)
+    return None

@@ -328,6 +328,8 @@ def _class_facts(
                 holds = has_parameters(node.value, imports, local, prefix)
                 if holds is None and (built := inlined(node.value, functions or {})):
                     holds = has_parameters(built, imports, local, prefix)  # `clones(x, 3)`
+                if holds is None and (bound := layer_names.bound_layer_call(node.value, init)):
+                    holds = has_parameters(bound, imports, local, prefix)  # `norm_layer(w)`
                 if holds is not None or target.attr in filled:
                     registered.setdefault(target.attr, (node.lineno, holds or ""))
                     aliases[target.attr] = names | layer_names.contents_of(node, me, registered)

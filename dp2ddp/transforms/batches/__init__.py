@@ -527,7 +527,21 @@ class ShardBatches(BatchSqueezes):
             and isinstance(updated_node.body, cst.IndentedBlock)
         ):
             body = updated_node.body
-            return updated_node.with_changes(body=body.with_changes(body=[*top, *body.body]))
+            updated_node = updated_node.with_changes(
+                body=body.with_changes(body=[*top, *body.body])
+            )
+        before = self._before.get(original_node, [])  # type: ignore[call-overload]
+        after = self._after.get(original_node, [])  # type: ignore[call-overload]
+        if (before or after) and isinstance(
+            updated_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+        ):
+            # a split loop's running sums averaged where read (data/mean_sums.py)
+            lead = updated_node.leading_lines if before else ()
+            first = [before[0].with_changes(leading_lines=lead), *before[1:]] if before else []
+            kept = updated_node.with_changes(leading_lines=()) if before else updated_node
+            return cst.FlattenSentinel([*first, kept, *after])
+        if top:
+            return updated_node
         statement: cst.CSTNode = updated_node
         if original_node in self._same_random and isinstance(
             updated_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)

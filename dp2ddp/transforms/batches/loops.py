@@ -522,8 +522,12 @@ class BatchLoops(LoaderEvaluation):
         self._split_names = {}
         for loop, names in places:
             self._split_names.setdefault(id(loop), set()).update(names)
-        if kept:
-            self._warn_running_figures(Loader.stand_in(kept))
+        split_rows = [loop for loop in kept if loop in self._split_top]  # every step's rows
+        rest = [loop for loop in kept if loop not in self._split_top]
+        if split_rows:
+            self._warn_running_figures(Loader.stand_in(split_rows, split_rows=True))
+        if rest:
+            self._warn_running_figures(Loader.stand_in(rest))
 
     def _batch_derived(self, loop: cst.For | cst.While) -> set[str]:
         """Names bound from the batches: also, in a loop this pass splits, the names the

@@ -88,11 +88,13 @@ def plan_handed_sizes(
     flow = view(data._module_node)
     wrapped = set(data.state.wrapped)
     sized: dict[tuple[cst.CSTNode, str], cst.CSTNode | None] = {}  # (function, parameter)
-    for call in nodes.of(cst.Call):
+    calls = list(nodes.of(cst.Call))
+    for call in calls:
         callees = flow.callees(call)
         if not callees and len(call.args) >= 2:
             said.extend(said_unread(data, call, sharded, flow))
-        if not callees or len(call.args) < 2:
+        built = _object_calls(call, calls, flow) if callees else []
+        if not callees or len(call.args) < 2 and not built:
             continue
         for arg in call.args:
             if arg.star or not isinstance(arg.value, _SIZES) or arg.value in plan.swaps:
@@ -100,7 +102,10 @@ def plan_handed_sizes(
             shaped = sized_in_every(callees, call, arg, flow, data, shaped_call, sized)
             if shaped is None:
                 continue
-            loader = _rank_batch_beside(call, arg, sharded, flow, wrapped)
+            loader = _rank_batch_beside(call, arg, sharded, flow, wrapped) or next(
+                (b for c in built if (b := _rank_batch_beside(c, arg, sharded, flow, wrapped))),
+                None,
+            )
             if loader is None:
                 continue
             size = _global_part(arg.value, sharded[loader], flow)
@@ -118,6 +123,23 @@ def plan_handed_sizes(
                     f"batch, per rank",
                 )
             )
+
+
+def _object_calls(call: cst.Call, calls: list[cst.Call], flow: DefUse) -> list[cst.Call]:
+    """The calls of the object `call` builds of a class of this module (`criterion =
+    PairLoss(batch_size=B)`, then `criterion(model(a), model(b))`): what they are given
+    stands beside the size the construction is handed (round 34, AidenDurrant/SimCLR-
+    Pytorch@c3c6f65: a contrastive loss's mask `torch.eye(batch_size)` built for the
+    loaders' global batch size met this rank's outputs: IndexError at the first step on
+    every rank, no warning)."""
+    if flow.class_called(call) is None:
+        return []
+    return [
+        other
+        for other in calls
+        if isinstance(other.func, cst.Name)
+        and any(d.value is call for d in flow.definitions(other.func))
+    ]
 
 
 def sized_in_every(

@@ -50,6 +50,7 @@ from dp2ddp.transforms.analysis.trained_factories import (
     picks_sharded,
     shuffle_parameter,
 )
+from dp2ddp.transforms.data.alike_loaders import alike_loaders
 from dp2ddp.transforms.data.batch_shard import BATCH_SHARD, ShardEdit, is_sampler_shard
 from dp2ddp.transforms.data.export_match import exported_as, prefix_slice, unpacked_alias
 from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wrappers
@@ -57,6 +58,7 @@ from dp2ddp.transforms.data.flow import MAX_DEPTH, Path, branch_calls
 from dp2ddp.transforms.data.handed_beside import handed_beside_training
 from dp2ddp.transforms.data.handed_loops import hands_step
 from dp2ddp.transforms.data.handoffs import handed_on, handed_role
+from dp2ddp.transforms.data.loop_takers import next_taken
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.sample_roles import fetched_once
 from dp2ddp.transforms.data.set_epoch import LoaderSetEpoch
@@ -126,7 +128,7 @@ class LoaderImports(LoaderSetEpoch):
         if not isinstance(self.parent(function), cst.Module):
             self._export_attribute(loader, function)
             return len(self.state.exports) > before  # importers call no method by name
-        alike = {loader.call} | self._alike_loaders(loader, function)
+        alike = {loader.call} | alike_loaders(self, loader, function)  # type: ignore[arg-type]
         try:
             shapes = [
                 shape
@@ -206,39 +208,6 @@ class LoaderImports(LoaderSetEpoch):
             for index in range(before, len(self.state.exports)):
                 export = self.state.exports[index]
                 self.state.exports[index] = replace(export, composed=composed, batches=True)
-
-    def _alike_loaders(self, loader: Loader, function: cst.FunctionDef) -> set[cst.Call]:
-        """The other DataLoader calls of `function` that this pass shards as `loader`: one
-        per branch of a factory (`if args.task_name == ...: data_loader = DataLoader(...)`,
-        each branch `return data_set, data_loader`; thuml/Time-Series-Library@4e938a1's
-        data_provider, class v3-B of stop 41), each with the same `shuffle=` argument, no
-        sampler of its own and no loop of this module over it. Whatever branch runs, the
-        slot holds a loader sharded alike, so the factory is exported as for one loader;
-        before, it was not exported, and its evaluation calls in the importer were sharded
-        as training data, silently."""
-
-        def shuffle_of(other: Loader) -> str | None:
-            index = other.args.get("shuffle")
-            return None if index is None else self.code(other.call.args[index].value)
-
-        def sampler_of(other: Loader) -> str | None:
-            index = other.args.get("sampler")
-            return None if index is None else self.code(other.call.args[index].value)
-
-        sampled = loader.call in self._sampler_sharded  # alike: the same sampler, sharded
-        pool = self._sampler_sharded if sampled else self._loaders
-        return {
-            call
-            for call, other in pool.items()
-            if call is not loader.call
-            and enclosing_function(call, self) is function
-            and not other.loops
-            and other.own is None
-            and (is_sampler_shard(self._shards[call]) if sampled else "sampler" not in other.args)
-            and "batch_sampler" not in other.args
-            and shuffle_of(other) == shuffle_of(loader)
-            and sampler_of(other) == sampler_of(loader)
-        }
 
     def _export_attribute(self, loader: Loader, method: cst.FunctionDef) -> None:
         """A loader a method of a top-level class binds to `self.<name>` (class C1:
@@ -417,7 +386,7 @@ class LoaderImports(LoaderSetEpoch):
     ) -> cst.Call | None:
         """The DataLoader call `value` is (itself, or a name every binding of which is it).
         A name bound to several of `alike` (loaders sharded alike, one per branch of a
-        factory: _alike_loaders) is any one of them: they stand for each other."""
+        factory: alike_loaders.py) is any one of them: they stand for each other."""
         if isinstance(value, cst.Call):
             return value if value in all_loaders else None
         if not isinstance(value, cst.Name):
@@ -448,47 +417,58 @@ class LoaderImports(LoaderSetEpoch):
         #: The sharded loaders of other modules iterated here, one per binding call: their
         #: loops' running figures are this rank's share as for this module's own loaders.
         sharded: dict[cst.CSTNode | str, Loader] = {}
-        for loop in nodes.of(cst.For):
-            for expr in iterated(loop.iter):
-                if self._resolve(expr, loaders, 0):
-                    continue  # a loader of this module: planned with the others
-                origins = self._origins(expr, (), 0, attributes=True)
-                for origin in origins:
-                    pick = picks_sharded(origin.call, self._exported_as(origin, exported))
-                    if self._is_exported(origin, batched):
-                        pass  # sharded by the library, batch by batch: figures only
-                    elif origin.attribute and not self._is_exported(origin, exported):
-                        continue  # an attribute of another call's result: not proved
-                    elif origin.call in evaluation or (origin.call, origin.position) in slots:
-                        continue  # built whole (ddp_shard=False): no sampler to set
-                    elif pick is not True:  # a whole loader by a constant; else figures only
-                        if pick is False:
-                            continue
-                    elif origin.call in wrapped or self._is_exported(origin, exported):
-                        placed = self._imported_set_epoch(origin, loop, expr)
-                        export = self._exported_as(origin, exported) or wrapped.get(origin.call)
-                        if export is not None:
-                            name = f"{export.module}.{export.name}"
-                            self.state.epoch_loops.append((name, placed))
-                    elif origin.call not in self._factory_sites.forwarded:
-                        continue  # not proved sharded: none of its figures is said here
-                    call = origin.call
-                    key: cst.CSTNode | str
-                    if call is not None:
-                        key = call
-                    else:  # a module-level name: `from data import train_loader`
-                        key = self.code(origin.binding)
-                        # A stand-in, in no tree: the figure rule reads no `args` (empty)
-                        call = cst.Call(func=cst.Name("DataLoader"))
-                    found = sharded.setdefault(
-                        key, Loader(call, {}, origin.binding, origin.statement, None)
-                    )
-                    if pick is None:
-                        found.maybe = f", where {self.code(call.func)}() returns a sharded loader"
-                    if not any(seen is loop for seen, _, _ in found.loops):
-                        found.loops.append((loop, expr, origin.path))
-                if unfollowed and self._trains(loop):
-                    warn_unfollowed_loop(self, expr, origins, unfollowed)
+        # each loop with what it iterates, and whether it takes the batches by `next(it)`
+        takers: list[tuple[cst.For | cst.While, cst.BaseExpression, bool]] = [
+            (loop, expr, False) for loop in nodes.of(cst.For) for expr in iterated(loop.iter)
+        ]
+        taken = next_taken(self, nodes)  # type: ignore[arg-type]
+        takers += [(loop, expr, True) for loop, expr in taken]
+        for loop, expr, by_next in takers:
+            if self._resolve(expr, loaders, 0):
+                continue  # a loader of this module: planned with the others
+            origins = self._origins(expr, (), 0, attributes=True)
+            for origin in origins:
+                pick = picks_sharded(origin.call, self._exported_as(origin, exported))
+                if self._is_exported(origin, batched):
+                    pass  # sharded by the library, batch by batch: figures only
+                elif origin.attribute and not self._is_exported(origin, exported):
+                    continue  # an attribute of another call's result: not proved
+                elif origin.call in evaluation or (origin.call, origin.position) in slots:
+                    continue  # built whole (ddp_shard=False): no sampler to set
+                elif pick is not True:  # a whole loader by a constant; else figures only
+                    if pick is False:
+                        continue
+                elif by_next or not isinstance(loop, cst.For):
+                    pass  # `next(it)` of `iter(loader)`: its figures (no set_epoch here)
+                elif origin.call in wrapped or self._is_exported(origin, exported):
+                    placed = self._imported_set_epoch(origin, loop, expr)
+                    export = self._exported_as(origin, exported) or wrapped.get(origin.call)
+                    if export is not None:
+                        name = f"{export.module}.{export.name}"
+                        self.state.epoch_loops.append((name, placed))
+                elif origin.call not in self._factory_sites.forwarded:
+                    continue  # not proved sharded: none of its figures is said here
+                call = origin.call
+                key: cst.CSTNode | str
+                if call is not None:
+                    key = call
+                else:  # a module-level name: `from data import train_loader`
+                    key = self.code(origin.binding)
+                    # A stand-in, in no tree: the figure rule reads no `args` (empty)
+                    call = cst.Call(func=cst.Name("DataLoader"))
+                found = sharded.setdefault(
+                    key, Loader(call, {}, origin.binding, origin.statement, None)
+                )
+                if pick is None:
+                    found.maybe = f", where {self.code(call.func)}() returns a sharded loader"
+                if by_next and not any(seen is loop for seen in found.next_loops):
+                    found.next_loops.append(loop)
+                elif isinstance(loop, cst.For) and not any(
+                    seen is loop for seen, _, _ in found.loops
+                ):
+                    found.loops.append((loop, expr, origin.path))
+            if unfollowed and not by_next and isinstance(loop, cst.For) and self._trains(loop):
+                warn_unfollowed_loop(self, expr, origins, unfollowed)
         return list(sharded.values())
 
     def _evaluation_factory_calls(

@@ -309,3 +309,29 @@ def _returns_batch_figure(function: cst.FunctionDef) -> bool:
         and any(isinstance(n, cst.Name) and n.value in derived for n in walk(node.value))
         for node in walk(function.body, skip_scopes=True)
     )
+
+
+def next_taken(
+    t: ShardDataLoaders, nodes: ModuleNodes
+) -> list[tuple[cst.For | cst.While, cst.BaseExpression]]:
+    """(a loop of the module, what it takes batches of) for each loop taking them with
+    `next(it)` where every binding of `it` is an `iter()` of one expression (`it =
+    iter(data_loader)`, made again on StopIteration): the loop goes through that
+    loader's batches as a `for` over it does. Another module's sharded loader so taken
+    (data/imported.py) holds this rank's share (round 33, kampta/PatchVAE@816f4b4 run.py
+    train(): `for batch_idx in range(num_batches): x, _ = next(data_iterator)` over the
+    loader utils/commons.py builds, the epoch's losses rank 0's half, no DP030)."""
+    found: list[tuple[cst.For | cst.While, cst.BaseExpression]] = []
+    for loop in nodes.of((cst.For, cst.While)):
+        if not runs_in_program(t, loop):
+            continue
+        for node in walk(loop.body, skip_scopes=True):
+            it = taken_iterator(node)
+            if not isinstance(it, cst.Name):
+                continue
+            walked = [iterator_of(assigned_value(r.node, t)) for r in t.referents(it)]
+            kept = [w for w in walked if w is not None]
+            if kept and len(kept) == len(walked) and len({t.code(w) for w in kept}) == 1:
+                found.append((loop, kept[0]))
+                break
+    return found

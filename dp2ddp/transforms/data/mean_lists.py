@@ -108,12 +108,15 @@ def even_pass(
     every pass to its end (no `break`, `continue`, `return`, `raise` or `yield`) and is
     reached by every rank (no rank test around it or a call of its function); else None."""
     edit = t._edits.get(loader.call)
+    sampled = (
+        edit is not None
+        and isinstance(edit.sampler, cst.Call)
+        and name_of(edit.sampler.func) in _EVEN
+    )
     if (
         not isinstance(loop, cst.For)
         or not any(loop is other for other, _, _ in loader.loops)
-        or edit is None
-        or not isinstance(edit.sampler, cst.Call)
-        or name_of(edit.sampler.func) not in _EVEN
+        or not (sampled or loader.split_rows)
         or not isinstance(loop.body, cst.IndentedBlock)
         or any(
             isinstance(n, (cst.Break, cst.Continue, cst.Return, cst.Raise, cst.Yield))

@@ -93,12 +93,19 @@ class Loader:
     #: factory returning its sharded or a whole loader by a branch no argument here
     #: decides: LoaderExport.branched).
     maybe: str = ""
+    #: A stand-in whose `for` loops run over the same whole batches on every rank, each
+    #: batch split into this rank's rows at the loop's top (batches/loops.py): every rank
+    #: runs as many steps, each on its share, as a DistributedSampler's even pass does
+    #: (mean_lists.even_pass).
+    split_rows: bool = False
 
     @classmethod
     def stand_in(
         cls,
         loops: list[cst.For | cst.While],
         binding: cst.BaseExpression | None = None,
+        *,
+        split_rows: bool = False,
     ) -> Loader:
         """A loader in no tree whose loops go through this rank's share of the batches:
         for the figure rule (DP030, evaluation.py), which reads no argument of a loader
@@ -106,6 +113,7 @@ class Loader:
         loops over a parameter another module hands a sharded loader (handoffs.
         fed_loaders), or the loops whose batches the batch pass split (batches/loops.py)."""
         found = cls(cst.Call(func=cst.Name("DataLoader")), {}, binding, None, None)
+        found.split_rows = split_rows
         for loop in loops:
             if isinstance(loop, cst.For):
                 found.loops.append((loop, loop.iter, ()))

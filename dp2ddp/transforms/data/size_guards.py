@@ -62,6 +62,7 @@ def plan_size_guards(
         aliases = aliases or SizeAliases(data, nodes, every)
         if globals_:
             batch = batch | batch_rows(data, body, globals_, aliases)
+        _printed_sizes(data, body, batch, sizes, loop)
         for compare in (n for n in body if isinstance(n, cst.Comparison)):
             handled.add(compare)
             if globals_:
@@ -71,6 +72,41 @@ def plan_size_guards(
             else:
                 _unknown_loop(data, plan, compare, batch, sizes, every, loop)
     _outside_loops(data, nodes, handled, plan, loops)
+
+
+def _printed_sizes(
+    data: ShardDataLoaders,
+    body: list[cst.CSTNode],
+    batch: set[str],
+    sizes: set[str],
+    loop: cst.For,
+) -> None:
+    """DP030 where a call that shows its arguments (data/showing.py) reads the batch's size
+    in the loop (`i * len(x)` samples seen, `total / i * len(x)`): this rank's share of
+    the batch now, DataParallel's the global batch's (round 34, hunkim/PyTorchZeroToAll@
+    e5a260f: "[32/64 (50%)] Loss 9.63" for "[64/64 (100%)] Loss 19.31", no warning; the
+    loss beside it was averaged over the ranks)."""
+    if data.state.options.per_process_batch:
+        return
+    for call in (n for n in body if isinstance(n, cst.Call)):
+        if not data._prints(call):
+            continue
+        read = next(
+            (
+                n
+                for arg in call.args
+                for n in walk(arg.value)
+                if isinstance(n, cst.BaseExpression) and _size_read(n, batch, sizes, data)
+            ),
+            None,
+        )
+        if read is not None:
+            data.warn(
+                call,
+                "DP030",
+                f"`{data.code(read)}` in a shown figure is this rank's share of a batch of "
+                f"{data.code(loop.iter)}: DataParallel's was the global batch's",
+            )
 
 
 def _outside_loops(

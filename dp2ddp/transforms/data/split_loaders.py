@@ -319,7 +319,7 @@ def said_split_loops(t: ShardDataLoaders, sharded: set[cst.Call]) -> None:
         if call in decided:
             continue
         key = comprehension_key(t, call)
-        loader = t._loaders.get(call)
+        loader = t._loaders.get(call) or t._sampler_sharded.get(call)  # its own sampler's
         if key is not None and (loader is None or loader.loops or loader.next_loops):
             continue  # its loops here decide its figures (summed over the ranks, or DP030)
         if key is not None:

@@ -70,6 +70,7 @@ from dp2ddp.transforms.analysis.filled_draws import with_fill
 from dp2ddp.transforms.analysis.fixed_fetch import fixed_fetches, kept_iterator_fetches
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
+from dp2ddp.transforms.analysis.inherited_wraps import inherited_wraps
 from dp2ddp.transforms.analysis.norm_layers import (
     BATCHNORM_LAYERS,
     TORCHVISION_BN,
@@ -177,6 +178,7 @@ class FlagHazards(MigrationTransform):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._module = node
+        self._wrapped |= inherited_wraps(node, self.state.hints.wrapped_attributes)  # a base's
         self._helper_noise: set[cst.Call] = set()
         self._alike = generators_alike(node, self.state.text or None)  # torch_generators
         factories = returned_factories(self.state.loaders.exported)

@@ -61,6 +61,9 @@ LOSS_NAMED = re.compile(
 _WRAPS = DATAPARALLEL | DISTRIBUTED_DATA_PARALLEL
 _DISTANCES = frozenset({"cdist", "pdist"})
 _PRODUCTS = frozenset({"mm", "matmul", "addmm", "addmm_", "bmm"})
+#: Row-wise similarities that pair every row with every other when handed two views of one
+#: batch unsqueezed apart (SimCLR's NT-Xent: `cosine_similarity(z.unsqueeze(1), z.unsqueeze(0))`).
+_SIMILARITIES = frozenset({"cosine_similarity", "pairwise_distance"})
 #: The per-rank size a migrated loader is given (data/size_guards.py PER_RANK).
 _PER_RANK = "ddp_per_rank_batch"
 
@@ -115,6 +118,12 @@ def _block(node: cst.FunctionDef | cst.ClassDef) -> tuple[cst.BaseStatement, ...
 
 
 def _transposed(node: cst.BaseExpression, batched: bool = False) -> cst.Name | None:
+    """`y` of a transpose of a name (_transposed_value), None otherwise."""
+    value = _transposed_value(node, batched)
+    return value if isinstance(value, cst.Name) else None
+
+
+def _transposed_value(node: cst.BaseExpression, batched: bool = False) -> cst.BaseExpression | None:
     """`y` of `y.t()`, `y.T`, `y.transpose(0, 1)`, also followed by `.contiguous()`. Not a
     transpose that keeps the first axis, the batch's, where it is (`y.transpose(2, 1)`;
     in a batched product, `batched`, also `(-1, -2)`): the product then pairs what is inside
@@ -142,7 +151,16 @@ def _transposed(node: cst.BaseExpression, batched: bool = False) -> cst.Name | N
         value = node.func.value
     else:
         return None
-    return value if isinstance(value, cst.Name) else None
+    return value
+
+
+def _rows(value: cst.BaseExpression | None) -> bool:
+    """A transposed operand that may hold the batch's rows: not one read from the object
+    (`self.centers.t()`, `F.normalize(self.proxies).t()`: a parameter per class, which
+    pairs each sample with the classes, not with the other samples)."""
+    return value is not None and not any(
+        isinstance(n, cst.Name) and n.value == "self" for n in walk(value)
+    )
 
 
 def _literal_int(node: cst.BaseExpression) -> int | None:
@@ -196,17 +214,19 @@ def compares_samples(node: cst.CSTNode) -> bool:
                 operands = [func.value, *values[:1]]  # x.mm(y.t())
             else:
                 operands = values[:2]  # torch.matmul(x, y.t())
-            if len(operands) == 2:
-                first, second = operands
+            if len(operands) == 2:  # of any rows: `F.normalize(a) @ F.normalize(b).t()`
                 batched = last == "bmm"
-                return isinstance(first, cst.Name) and _transposed(second, batched) is not None
+                return _rows(_transposed_value(operands[1], batched))
+        if last in _SIMILARITIES and len(values) >= 2:  # `cos(z.unsqueeze(1), z.unsqueeze(0))`
+            left, right = _unsqueezed(values[0]), _unsqueezed(values[1])
+            return left is not None and right is not None and left[1] != right[1]
         if last == "expand" and len(values) == 2 and isinstance(func, cst.Attribute):
             a, b = values
             return isinstance(a, cst.Name) and isinstance(b, cst.Name) and a.value == b.value
         return False
     if isinstance(node, cst.BinaryOperation):
-        if isinstance(node.operator, cst.MatrixMultiply):
-            return isinstance(node.left, cst.Name) and _transposed(node.right) is not None
+        if isinstance(node.operator, cst.MatrixMultiply):  # also of expressions (round 34,
+            return _rows(_transposed_value(node.right))  # SimCLR's normalized views)
         if isinstance(node.operator, cst.Subtract):
             left, right = _unsqueezed(node.left), _unsqueezed(node.right)
             return (

@@ -79,6 +79,7 @@ from dp2ddp.transforms.rank_zero.file_paths import (
     read_elsewhere,
     read_within,
     shown_read,
+    torch_receiver,
     written_elsewhere,
 )
 from dp2ddp.transforms.rank_zero.handle_close import (
@@ -583,12 +584,20 @@ class Barriers(Rule):
     def _loader_call(self, call: cst.Call) -> bool:
         """A call of another module's loading function (`utils.load_checkpoint(...)`,
         `load_best(...)`, `trainer.restore()`, `evaluate(args)` of `from evaluate import
-        main as evaluate`): it reads a checkpoint as torch.load does."""
-        return bool(called_names(call, self.t) & self._loaded_elsewhere)
+        main as evaluate`): it reads a checkpoint as torch.load does. Not a method of a
+        torch object (`model.train()` of `model = nn.DataParallel(net)`: nn.Module's mode,
+        not another module's `Trainer.train` that loads; round 34, thunlp/DocRED@64622e6,
+        a false DP031)."""
+        return bool(called_names(call, self.t) & self._loaded_elsewhere) and not torch_receiver(
+            self.t, self.facts.module, call
+        )
 
     def saves_elsewhere(self, call: cst.Call) -> str:
         """The name of the other module's saving function `call` may call (`train_model` of
-        `framework.train_model(...)`, `utils.save_checkpoint`, an imported name), or ""."""
+        `framework.train_model(...)`, `utils.save_checkpoint`, an imported name), or ""; not
+        a method of a torch object (_loader_call)."""
+        if torch_receiver(self.t, self.facts.module, call):
+            return ""
         found = sorted(called_names(call, self.t) & self._saved_elsewhere)
         if found:
             return found[0]

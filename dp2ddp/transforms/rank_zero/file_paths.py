@@ -5,7 +5,7 @@ A write: open for writing, np.save and the other WRITES_AT_FIRST, a data frame's
 a pathlib path's `.write_text()` or `.open("wb")`. A read: open for reading, np.load and the
 other READS_AT_FIRST, `.read_text()`, `.open()`, and a call of another module's function that
 reads a file at one of its parameters (`utils.load_cache(CACHE)`: ProgramHints.file_read_by,
-found by path_sinks.file_readers). The texts come from path_texts.py.
+found by file_calls.file_calls). The texts come from path_texts.py.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from dp2ddp.flow import view
 from dp2ddp.transforms._support.nodes import enclosing_function
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 from dp2ddp.transforms.rank_zero.edits import callee
@@ -147,12 +148,14 @@ def read_elsewhere(
     for reader in sorted(readers):  # never the hash seed's order
         name, position, parameter = reader.split(":", 2)
         parameter = parameter.partition(":")[0] if position != "=" else parameter
-        if name not in called:
+        cls, _, method = name.rpartition(".")
+        handed = _construction(call, cls, method, index) if cls else call
+        if handed is None or not cls and name not in called:
             continue
         if position == "=":  # a fixed path: its text as a literal spells it
             texts.append(json.dumps(parameter))
             continue
-        passed = argument(call, parameter, int(position))
+        passed = argument(handed, parameter, int(position))
         if passed is not None:
             texts += _with_form(path_texts(passed, call, t, t.code, index), passed, t)
     return tuple(dict.fromkeys(texts)) or None
@@ -221,6 +224,26 @@ def library_read(call: cst.Call, t: RankZeroOnly, index: ModuleIndex) -> tuple[s
     return _with_form(path_texts(first, call, t, t.code, index), first, t)
 
 
+def _construction(call: cst.Call, cls: str, method: str, index: ModuleIndex) -> cst.Call | None:
+    """The construction of `cls` whose object `call` calls `method` of (`Prep(out).run()`,
+    or `prep.run()` where every binding of `prep` is one): a `Class.method` entry of
+    path_sinks writes at what `__init__` was handed; None otherwise."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or func.attr.value != method:
+        return None
+    receiver = func.value
+    if isinstance(receiver, cst.Name):
+        bindings = [d for d in view(index.module).definitions(receiver) if d.kind != "store"]
+        if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].element:
+            return None
+        receiver = bindings[0].value or receiver
+    if not isinstance(receiver, cst.Call):
+        return None
+    built = receiver.func
+    name = built.attr.value if isinstance(built, cst.Attribute) else callee(receiver)
+    return receiver if name == cls else None
+
+
 def argument_elsewhere(
     call: cst.Call, t: RankZeroOnly, functions: frozenset[str]
 ) -> cst.BaseExpression | str | None:
@@ -278,7 +301,7 @@ def folders_elsewhere(
 
 
 def file_kinds(call: cst.Call, t: RankZeroOnly, functions: frozenset[str]) -> set[str]:
-    """The kinds of file (`.png`: path_sinks.extension) a call of another module's function
+    """The kinds of file (`.png`: file_calls.extension) a call of another module's function
     (`functions`: ProgramHints.file_read_by, file_written_by) reads or writes under the
     folder it is handed; empty when any may be another kind (a whole path, a name not
     spelled with its extension): a write of `.json` files and a read of `.png` files under
@@ -335,6 +358,22 @@ def called_names(call: cst.Call, t: RankZeroOnly) -> set[str]:
     return names
 
 
+def torch_receiver(t: RankZeroOnly, module: cst.Module, call: cst.Call) -> bool:
+    """`call` is a method of an object every binding of which is built by torch
+    (`model.train()` after `model = nn.DataParallel(net)`): torch's own method, not one of
+    the program's of the same name (called_names matches by name)."""
+    func = call.func
+    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        return False
+    bindings = [d for d in view(module).definitions(func.value) if d.kind != "store"]
+    return bool(bindings) and all(
+        d.kind == "assign"
+        and isinstance(d.value, cst.Call)
+        and any(q.startswith("torch.") for q in t.qualified_names(d.value.func))
+        for d in bindings
+    )
+
+
 def _reads_path(call: cst.Call) -> bool:
     """`path.open()` / `path.open("rb")`: pathlib's open for reading (a literal mode, or
     none)."""
@@ -368,10 +407,11 @@ _LOG_FILES = frozenset(
 
 def log_file_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
     """The path of a log file a handler opens (`logging.FileHandler(path)`,
-    `logging.basicConfig(filename=path)`): every rank that runs it opens the file, so a
-    name each rank reads on its own (`stamp() + ".log"`, the clock to the microsecond) made
-    one log file per rank (L1, fresh round stop 30: daa233/generative-inpainting-pytorch's
-    `get_logger()`); rank 0's name gives the original's one file."""
+    `logging.basicConfig(filename=path)`, loguru's `logger.add(path)`): every rank that
+    runs it opens the file, so a name each rank reads on its own (`stamp() + ".log"`, the
+    clock to the microsecond) made one log file per rank (L1, fresh round stop 30:
+    daa233/generative-inpainting-pytorch's `get_logger()`); rank 0's name gives the
+    original's one file."""
     if names & _LOG_FILES:
         for arg in call.args:
             if arg.keyword is None or arg.keyword.value == "filename":
@@ -379,5 +419,9 @@ def log_file_path(call: cst.Call, names: set[str]) -> cst.BaseExpression | None:
     if "logging.basicConfig" in names:
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value == "filename":
+                return arg.value
+    if "loguru.logger.add" in names:  # a file sink: `logger.add(f"train-{stamp}.log")`
+        for arg in call.args:  # (round 33, yangjianxin1/CPM@2e11cc9: a second file)
+            if arg.keyword is None or arg.keyword.value == "sink":
                 return arg.value
     return None

@@ -45,6 +45,8 @@ FILES = "file writes"
 #: A print whose arguments do work every rank needs (`print(evaluate(model))`): it becomes
 #: `ddp_print(...)`, never part of a guarded group (guard_statements.py).
 PRINT_EVERY_RANK = "print (its arguments evaluated on every rank)"
+#: A loguru call whose arguments may do work every rank needs (logged_arguments.py).
+LOG_EVERY_RANK = "loguru call (its arguments evaluated on every rank)"
 #: Methods of an open file handle that write to it (`f.write(line)` in `with open(...) as f`,
 #: `f.create_dataset(name, data=x)` in `with h5py.File(path, "w") as f`).
 #: An archive's (`z.writestr(name, text)`, `t.add(folder)` in `with tarfile.open(p, "w")`).
@@ -210,7 +212,7 @@ class FileWrites(CallRule):
                 kinds.append(FILES)
                 continue
             line_kinds = self.t.guards.guard_kinds(statement)
-            if not all(line_kinds) or PRINT_EVERY_RANK in line_kinds:
+            if not all(line_kinds) or {PRINT_EVERY_RANK, LOG_EVERY_RANK} & set(line_kinds):
                 return None
             kinds += [k for k in line_kinds if k]
         return kinds

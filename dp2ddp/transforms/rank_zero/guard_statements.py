@@ -38,10 +38,16 @@ import libcst as cst
 from dp2ddp.transforms._support.nodes import enclosing_function, is_script_guard
 from dp2ddp.transforms._support.qualified import told_name
 from dp2ddp.transforms.analysis.guards import MAIN_FUNCTION, is_main_test, main_call
-from dp2ddp.transforms.rank_zero.file_writes import FILES, PRINT_EVERY_RANK, per_sample_write
+from dp2ddp.transforms.rank_zero.file_writes import (
+    FILES,
+    LOG_EVERY_RANK,
+    PRINT_EVERY_RANK,
+    per_sample_write,
+)
 from dp2ddp.transforms.rank_zero.handed_loggers import handed_logger
 from dp2ddp.transforms.rank_zero.library_outputs import said_library_output
 from dp2ddp.transforms.rank_zero.library_prints import report_model, unwrapped_at
+from dp2ddp.transforms.rank_zero.logged_arguments import log_every_rank, unquieted_log
 from dp2ddp.transforms.rank_zero.object_saves import (
     library_class,
     library_saver,
@@ -347,6 +353,8 @@ class StatementGuards(Rule):
                 through = kind == "print" and print_alias(self.t, small.value.func)
                 every = "builtins.print" in printed or through
                 kinds[index] = PRINT_EVERY_RANK if every else None
+                if kind == "logging" and unquieted_log(self.t, self.facts, small.value):
+                    kinds[index] = LOG_EVERY_RANK  # loguru's: no setup quiets it
                 if kind == FILES:
                     self.write_every_rank(small.value)
         return kinds
@@ -388,7 +396,7 @@ class StatementGuards(Rule):
         original_line: cst.CSTNode,
     ) -> list[_Piece]:
         """One piece per line; a line mixing guarded and other statements is split."""
-        if all(kinds) and PRINT_EVERY_RANK not in kinds:
+        if all(kinds) and not {PRINT_EVERY_RANK, LOG_EVERY_RANK} & set(kinds):
             return [(original_line, line, tuple(k for k in kinds if k))]
         pieces: list[_Piece] = []
         last = len(line.body) - 1
@@ -458,6 +466,12 @@ class StatementGuards(Rule):
             if not isinstance(piece, cst.BaseStatement) and piece[2] == (PRINT_EVERY_RANK,):
                 self._flush(group, out)
                 out.append(self._print_every_rank(piece))
+                continue
+            if not isinstance(piece, cst.BaseStatement) and piece[2] == (LOG_EVERY_RANK,):
+                self._flush(group, out)
+                original, line, _ = piece
+                assert isinstance(line, cst.SimpleStatementLine)
+                out += log_every_rank(self.t, self.facts, original, line)
                 continue
             if isinstance(piece, cst.BaseStatement) or not piece[2]:
                 self._flush(group, out)

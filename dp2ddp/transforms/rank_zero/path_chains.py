@@ -1,5 +1,5 @@
 """Reads and writes of a file through a chain of the program's functions, joined once for
-the program (path_sinks.file_calls names each module's links).
+the program (file_calls.file_calls names each module's links).
 
 A module's function that hands its parameter (or a path under it) on to another function
 of the program (`eval_all_results(p)` → `eval_semseg_predictions(save_dir=p["save_dir"])`
@@ -11,7 +11,7 @@ handers of every module, a bounded number of calls deep, so a module calling
 `eval_all_results(p)` right after `save_model_predictions(p, ...)` wrote under `p` on rank 0
 reads it there, and barriers.py puts the barrier between (stop 53 s2). A callee is matched
 by its name, as ProgramHints.file_read_by's entries are; an entry's kind of file
-(`name:position:parameter:.png`, path_sinks.extension) passes on to the function handing
+(`name:position:parameter:.png`, file_calls.extension) passes on to the function handing
 the folder on.
 """
 

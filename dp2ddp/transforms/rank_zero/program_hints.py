@@ -33,7 +33,7 @@ from __future__ import annotations
 import ast
 import copy
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from dp2ddp.facts import ProgramHints
@@ -46,6 +46,7 @@ from dp2ddp.transforms.analysis.device_methods import own_device_classes, progra
 from dp2ddp.transforms.analysis.device_moves import device_moves, program_moves
 from dp2ddp.transforms.analysis.handed_wraps import handed_to, wrap_handoffs
 from dp2ddp.transforms.analysis.home_classes import home_classes
+from dp2ddp.transforms.analysis.inherited_wraps import wrapping_attributes
 from dp2ddp.transforms.analysis.loader_builds import loader_calls, shards_loaders
 from dp2ddp.transforms.analysis.object_returns import keeping_methods, object_functions
 from dp2ddp.transforms.analysis.per_rank import batch_fetchers, per_rank_returns
@@ -53,12 +54,12 @@ from dp2ddp.transforms.analysis.printing import Printing, printer_names, printin
 from dp2ddp.transforms.analysis.sample_classes import SampleSummary, program_samples, sample_summary
 from dp2ddp.transforms.analysis.seeded_streams import per_rank_classes
 from dp2ddp.transforms.analysis.strided_buffers import registers_strided_buffer
+from dp2ddp.transforms.rank_zero.file_calls import file_calls
 from dp2ddp.transforms.rank_zero.handed_streams import program_streams, stream_writers
 from dp2ddp.transforms.rank_zero.own_classes import class_methods
 from dp2ddp.transforms.rank_zero.path_chains import chained
 from dp2ddp.transforms.rank_zero.path_sinks import (
     attribute_flows,
-    file_calls,
     named_through,
     path_attributes,
     path_parameters,
@@ -207,60 +208,22 @@ def program_hints(
         returns = per_rank(index)  # _by_module: empty where no module names one
         read_by = readers(index) | names[index].file_readers  # own too: round 32 GuidedMixup
         paths_of = handed(index)
-        if not index:
-            hints[module.real] = ProgramHints(
-                pure,
-                logs=logs,
-                scatter_dims=dims,
-                saved_by=saved_by,
-                loaded_by=loaded_by,
-                printers=printers,
-                per_rank_returns=returns,
-                path_attributes=path_named,
-                printing=names[index].printing,
-                file_read_by=read_by,
-                own_device=own_device,
-                per_rank_classes=drawing,
-                image_makers=images,
-                keepers=keepers,
-                class_methods=methods,
-                file_written_by=writers(index),
-                batch_fetchers=fetchers,
-                loader_batch_attributes=batch_attributes,
-                builds_loaders=builds,
-                constructed=built,
-                path_parameters=paths_of,
-                wrap_parameters=wraps_to,
-                wrap_reaches=reached,
-                file_handed_by=handers(index),
-                device_moves=moves,
-                set_returns=sets,
-                stream_parameters=streams.get(module.name, frozenset()),
-                per_sample=samples,
-                home_classes=home[index],
-                strided_buffers=strided,
-            )
-            continue
-        script = names[index].script  # a script of its own too: its block is an entry's
-        hints[module.real] = ProgramHints(
+        shared = ProgramHints(
             pure,
-            unused[index],
-            not script,
-            logs,
-            script,
-            dims,
-            saved_by,
-            loaded_by,
-            printers,
-            returns,
-            path_named,
-            names[index].printing,
-            read_by,
-            own_device,
-            drawing,
-            images,
-            keepers,
-            methods,
+            logs=logs,
+            scatter_dims=dims,
+            saved_by=saved_by,
+            loaded_by=loaded_by,
+            printers=printers,
+            per_rank_returns=returns,
+            path_attributes=path_named,
+            printing=names[index].printing,
+            file_read_by=read_by,
+            own_device=own_device,
+            per_rank_classes=drawing,
+            image_makers=images,
+            keepers=keepers,
+            class_methods=methods,
             file_written_by=writers(index),
             batch_fetchers=fetchers,
             loader_batch_attributes=batch_attributes,
@@ -276,6 +239,16 @@ def program_hints(
             per_sample=samples,
             home_classes=home[index],
             strided_buffers=strided,
+            wrapped_attributes=frozenset(
+                entry for i, n in enumerate(names) if i != index for entry in n.wrapping
+            ),
+        )
+        if not index:
+            hints[module.real] = shared
+            continue
+        script = names[index].script  # a script of its own too: its block is an entry's
+        hints[module.real] = replace(
+            shared, unused=unused[index], imported=not script, script=script
         )
     return hints
 
@@ -399,7 +372,7 @@ class ModuleNames:
     path_attributes: frozenset[str] = frozenset()
     #: Its own printing functions and methods, (class or "", name) (analysis/printing.py).
     printing: Printing = frozenset()
-    #: Its top-level functions that read a file at a parameter (path_sinks.file_readers).
+    #: Its top-level functions that read a file at a parameter (file_calls.file_calls).
     file_readers: frozenset[str] = frozenset()
     #: Its classes with a `cuda()` of their own (device_methods.py).
     own_device: frozenset[str] = frozenset()
@@ -409,7 +382,7 @@ class ModuleNames:
     #: given, "Class.method" (analysis/object_returns.py).
     images: frozenset[str] = frozenset()
     keepers: frozenset[str] = frozenset()
-    #: Its top-level functions that write a file at a parameter (path_sinks.file_writers).
+    #: Its top-level functions that write a file at a parameter (file_calls.file_calls).
     file_writers: frozenset[str] = frozenset()
     #: Its functions and methods returning a batch taken by `next()` (per_rank.py).
     fetchers: frozenset[str] = frozenset()
@@ -423,7 +396,7 @@ class ModuleNames:
     #: (path_sinks.path_parameters).
     path_parameters: frozenset[str] = frozenset()
     #: Its top-level functions handing a parameter to a library's function that may read
-    #: a file there (path_sinks.file_handers).
+    #: a file there (file_calls.file_calls).
     file_handers: frozenset[str] = frozenset()
     #: Its top-level functions returning their first parameter moved, `-name` the others
     #: (device_moves.py).
@@ -432,13 +405,15 @@ class ModuleNames:
     set_returns: frozenset[str] = frozenset()
     #: Its top-level functions writing to a parameter (handed_streams.stream_writers).
     stream_writers: frozenset[str] = frozenset()
-    #: Its top-level functions handing a parameter on to a function (path_sinks.file_calls).
+    #: Its top-level functions handing a parameter on to a function (file_calls.file_calls).
     file_forwards: frozenset[str] = frozenset()
     #: What it says of the program's Datasets and their transforms (sample_classes.py).
     samples: SampleSummary = SampleSummary()
     #: How it hands attribute values on (path_sinks.attribute_flows).
     attribute_flows: frozenset[str] = frozenset()
     strided_buffers: bool = False  #: it may register a strided view (strided_buffers.py)
+    #: `Class.attr` of its classes storing a DataParallel wrap (analysis/inherited_wraps.py).
+    wrapping: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -488,6 +463,7 @@ class ModuleNames:
             sample_summary(name, tree, is_package),
             attribute_flows(tree),
             registers_strided_buffer(tree, imported),
+            wrapping_attributes(tree, resolved),
         )
 
 

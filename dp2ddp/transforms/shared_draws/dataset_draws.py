@@ -34,6 +34,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, seeding, stream_of
 from dp2ddp.transforms.shared_draws.handed_evaluations import handed_to_evaluation, step_names
+from dp2ddp.transforms.shared_draws.own_generators import own_generator_draw
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.shared_draws import ShareDatasetDraws
@@ -430,6 +431,8 @@ class DatasetDrawFinder:
                         "k-th sample gets every rank's k-th draw",
                     )
                     return
+                elif own_generator_draw(self, cls, methods, name, node):
+                    return  # `self.rng.randint(...)` of a generator seeded alike
                 elif (helper := self.t.helper_draw_of(node)) is not None and self.alike(
                     helper.stream
                 ):

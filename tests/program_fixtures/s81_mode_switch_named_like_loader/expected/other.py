@@ -1,0 +1,26 @@
+"""Another trainer of the program whose own method `train` may load a checkpoint and saves
+the best one."""
+import torch
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_is_main
+
+
+class OtherTrainer:
+    def train(self, epochs=2, start=None):
+        net = nn.Linear(6, 1)
+        if start is not None:
+            net.load_state_dict(torch.load(start, map_location=DEVICE))
+        model = DistributedDataParallel(net.to(DEVICE), device_ids=DEVICE_IDS)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(16, 6), torch.randn(16, 1)
+        for _ in range(epochs):
+            loss = nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            model.train()
+        if ddp_is_main():
+            torch.save(net.state_dict(), "other.pt")
+        return net

@@ -1,0 +1,36 @@
+"""The preprocessor's object (prep.py) is built, then run: its file is written on rank 0
+once migrated; the dataset of another module (tables.py) reads it when built. Both paths
+come from one settings entry (round 33, lonePatient/char-cnn-text-classification@814ad1b,
+where writer and reader live in two modules: no barrier, no warning, rank 1's
+FileNotFoundError on a first run). A barrier follows `prep.run()`."""
+import os
+
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+from prep import Preprocessor
+from tables import TableSet
+
+SETTINGS = {"table": "work/table.csv"}
+
+
+def main():
+    os.makedirs("work", exist_ok=True)
+    prep = Preprocessor(SETTINGS["table"])
+    prep.run()
+    data = TableSet(source=SETTINGS["table"])
+    torch.manual_seed(0)
+    model = nn.DataParallel(nn.Linear(4, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    for epoch in range(2):
+        for x, y in DataLoader(data, batch_size=8):
+            loss = nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    print("rows", len(data), "weights", round(model.module.weight.sum().item(), 6))
+
+
+if __name__ == "__main__":
+    main()
