@@ -530,8 +530,9 @@ class ShardBatches(BatchSqueezes):
             updated_node = updated_node.with_changes(
                 body=body.with_changes(body=[*top, *body.body])
             )
-        before = self._before.get(original_node, [])  # type: ignore[call-overload]
-        after = self._after.get(original_node, [])  # type: ignore[call-overload]
+        planned = self._before or self._after  # most modules: nothing to look up
+        before = self._before.get(original_node, []) if planned else []  # type: ignore[call-overload]
+        after = self._after.get(original_node, []) if planned else []  # type: ignore[call-overload]
         if (before or after) and isinstance(
             updated_node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)
         ):

@@ -88,12 +88,12 @@ def plan_handed_sizes(
     flow = view(data._module_node)
     wrapped = set(data.state.wrapped)
     sized: dict[tuple[cst.CSTNode, str], cst.CSTNode | None] = {}  # (function, parameter)
-    calls = list(nodes.of(cst.Call))
-    for call in calls:
+    objects = _object_calls(nodes, flow)
+    for call in nodes.of(cst.Call):
         callees = flow.callees(call)
         if not callees and len(call.args) >= 2:
             said.extend(said_unread(data, call, sharded, flow))
-        built = _object_calls(call, calls, flow) if callees else []
+        built = objects.get(id(call), []) if callees else []
         if not callees or len(call.args) < 2 and not built:
             continue
         for arg in call.args:
@@ -125,21 +125,22 @@ def plan_handed_sizes(
             )
 
 
-def _object_calls(call: cst.Call, calls: list[cst.Call], flow: DefUse) -> list[cst.Call]:
-    """The calls of the object `call` builds of a class of this module (`criterion =
-    PairLoss(batch_size=B)`, then `criterion(model(a), model(b))`): what they are given
-    stands beside the size the construction is handed (round 34, AidenDurrant/SimCLR-
-    Pytorch@c3c6f65: a contrastive loss's mask `torch.eye(batch_size)` built for the
+def _object_calls(nodes: ModuleNodes, flow: DefUse) -> dict[int, list[cst.Call]]:
+    """id of a construction of a class of this module -> the calls of the object it builds
+    (`criterion = PairLoss(batch_size=B)`, then `criterion(model(a), model(b))`): what they
+    are given stands beside the size the construction is handed (round 34, AidenDurrant/
+    SimCLR-Pytorch@c3c6f65: a contrastive loss's mask `torch.eye(batch_size)` built for the
     loaders' global batch size met this rank's outputs: IndexError at the first step on
-    every rank, no warning)."""
-    if flow.class_called(call) is None:
-        return []
-    return [
-        other
-        for other in calls
-        if isinstance(other.func, cst.Name)
-        and any(d.value is call for d in flow.definitions(other.func))
-    ]
+    every rank, no warning). One pass over the module's calls."""
+    found: dict[int, list[cst.Call]] = {}
+    for call in nodes.of(cst.Call):
+        if not isinstance(call.func, cst.Name):
+            continue
+        for definition in flow.definitions(call.func):
+            made = definition.value
+            if isinstance(made, cst.Call) and flow.class_called(made) is not None:
+                found.setdefault(id(made), []).append(call)
+    return found
 
 
 def sized_in_every(

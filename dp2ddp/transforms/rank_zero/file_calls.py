@@ -134,14 +134,15 @@ def _file_calls(
     found: list[set[str]] = [set() for _ in kinds]
     forwards: set[str] = set()
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int, _Kept]] = []
+    memo: dict[int, list[ast.AST]] = {}  # each function's nodes, walked once
     for statement in tree.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions.append((statement.name, statement, 0, {}))
         elif isinstance(statement, ast.ClassDef):
-            functions += _class_functions(statement, resolved)
+            functions += _class_functions(statement, resolved, memo)
     for name, function, skipped, held in functions:
         params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-        walked = ast_nodes.walk(function)
+        walked = _walk(function, memo)
         names = [n for n in walked if isinstance(n, ast.Name)]
         stored = {n.id for n in names if isinstance(n.ctx, ast.Store)}
         bound = _bindings(walked)
@@ -151,7 +152,7 @@ def _file_calls(
             else {p: (params.index(p) - skipped, p) for p in params if p not in stored}
         )
         if skipped and "." not in name:
-            bound.update(_held_values(function))  # `self.path = path`, then `open(self.path)`
+            bound.update(_held_values(function, memo))  # `self.path = path`, then `open(self.path)`
         entries_at = partial(_entries_at, name, kept, bound, resolved)
 
         # `CachedSet(CACHE)`: a class reads or writes when built; a method only writes
@@ -190,7 +191,7 @@ _Kept = dict[str, tuple[int, str]]
 
 
 def _class_functions(
-    cls: ast.ClassDef, resolved: Callable[[ast.expr], str]
+    cls: ast.ClassDef, resolved: Callable[[ast.expr], str], memo: dict[int, list[ast.AST]]
 ) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, int, _Kept]]:
     """A top-level class's `__init__` (named by the class: `CachedSet(CACHE)` reads when
     built) and each other method (named `Class.method`) with the attributes `__init__`
@@ -208,31 +209,39 @@ def _class_functions(
         (cls.name, init, 1, {})
     ]
     params = [a.arg for a in init.args.args]
-    walked = ast_nodes.walk(init)
+    walked = _walk(init, memo)
     rebound = {n.id for n in walked if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     bound = _bindings(walked)
     stores = [
         (method, target.attr)
         for method in methods
-        for node in ast_nodes.walk(method)
+        for node in _walk(method, memo)
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
         for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
         if _self_attribute(target, method)
     ]
     once = {a for m, a in stores if m is init and sum(1 for _, b in stores if b == a) == 1}
     held: dict[str, tuple[int, str]] = {}
-    for attr, values in _held_values(init).items():
+    for attr, values in _held_values(init, memo).items():
         if attr.partition(".")[2] not in once:
             continue
         roots = _roots(values[0], resolved, bound, _BINDINGS_DEEP)
         fed = sorted(p for p in roots if p in params[1:] and p not in rebound)
         if len(fed) == 1:
             held[attr.partition(".")[2]] = (params.index(fed[0]) - 1, fed[0])
-    reached = _reached_from(init, methods)
+    reached = _reached_from(init, methods, memo)
     for method in methods:
         if method is init or not method.args.args or method.decorator_list or not held:
             continue
         own = method.args.args[0].arg
+        if not any(  # reads none of them: no path of the construction's in it
+            isinstance(n, ast.Attribute)
+            and n.attr in held
+            and isinstance(n.value, ast.Name)
+            and n.value.id == own
+            for n in _walk(method, memo)
+        ):
+            continue
         kept = {f"{own}.{attr}": slot for attr, slot in held.items()}
         found.append((f"{cls.name}.{method.name}", method, 1, kept))
         if method.name in reached:  # run by the construction: `__init__` -> self.reset()
@@ -243,6 +252,7 @@ def _class_functions(
 def _reached_from(
     init: ast.FunctionDef | ast.AsyncFunctionDef,
     methods: list[ast.FunctionDef | ast.AsyncFunctionDef],
+    memo: dict[int, list[ast.AST]],
 ) -> set[str]:
     """The methods `__init__` runs through `self.m(...)`, at any depth (a dataset's
     `__init__` -> `self.reset()` -> `self.build_examples()` -> `self.read_data()` reading
@@ -253,7 +263,7 @@ def _reached_from(
     while todo:
         function = todo.pop()
         own = function.args.args[0].arg if function.args.args else ""
-        for node in ast_nodes.walk(function):
+        for node in _walk(function, memo):
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
@@ -265,6 +275,13 @@ def _reached_from(
                 seen.add(node.func.attr)
                 todo.append(by_name[node.func.attr])
     return seen
+
+
+def _walk(function: ast.AST, memo: dict[int, list[ast.AST]]) -> list[ast.AST]:
+    """ast_nodes.walk of `function`, once per file_calls run."""
+    if id(function) not in memo:
+        memo[id(function)] = ast_nodes.walk(function)
+    return memo[id(function)]
 
 
 def _self_attribute(
@@ -279,11 +296,13 @@ def _self_attribute(
     )
 
 
-def _held_values(init: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, list[ast.expr]]:
+def _held_values(
+    init: ast.FunctionDef | ast.AsyncFunctionDef, memo: dict[int, list[ast.AST]]
+) -> dict[str, list[ast.expr]]:
     """`self.attr` -> the values `__init__` assigns it (`self.data_path = data_path`): a
     read at `open(self.data_path)` there reads at the parameter."""
     held: dict[str, list[ast.expr]] = {}
-    for node in ast_nodes.walk(init):
+    for node in _walk(init, memo):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
             if _self_attribute(target, init):
