@@ -2152,6 +2152,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   a model unwrapped to evaluate each epoch and wrapped again under its name keeps the first
   wrap's find_unused_parameters=True (before: "Expected to have finished reduction" at the
   second epoch's first step, no warning; and a false DP048 for the unwrap).
+  batches_s81_time_major_transposed_before_model (locuslab/trellisnet@ec1de0a's shape): a
+  time-major batch transposed batch-first before the model is split at the call (before:
+  where it was bound, along the time steps, no warning).
 """
 
 from __future__ import annotations
@@ -3322,6 +3325,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "s81_object_writes_file_read_by_other_module": ("rows 24 weights -0.405387",),
     "s81_split_loop_figure_names_checkpoint": ("best best/2_0.0901.pt weights -0.576585",),
     "model_wrap_s81_rewrap_keeps_unused_flag": ("epoch 1 accuracy 0.4688", "weights 3.270218"),
+    "batches_s81_time_major_transposed_before_model": ("weights -0.50625",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {

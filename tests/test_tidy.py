@@ -228,3 +228,16 @@ def test_a_comprehension_in_a_last_bracket_is_split_by_its_clauses() -> None:
         '        for p in sorted(ddp_rank0_value(glob.glob, os.path.join(OUT, "*.npy")))\n'
         "    ]\n"
     )
+
+
+def test_a_wrapped_last_line_with_no_line_break_keeps_its_lines() -> None:
+    """Round 35 (thtang/CheXNet-with-localization@1d4cd93, a file with no line break at its
+    end, indented with tabs): the parts of the wrapped last line were joined by nothing,
+    one line of tabs. They are joined by the file's line break; the end stays as it was."""
+    source = 'if True:\n\tprint("x")'
+    code = 'if True:\n\tddp_print("a long line of words that goes on", "and on", "and on", 12345)'
+    wrapped = wrap_long_lines(source, code, 60)
+    assert not wrapped.endswith("\n")
+    assert all(len(line) <= 60 for line in wrapped.splitlines())
+    assert len(wrapped.splitlines()) > 2
+    assert ast.dump(ast.parse(wrapped)) == ast.dump(ast.parse(code))

@@ -55,7 +55,12 @@ def wrap_long_lines(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
             split = _split(text, limit, index + 1 in inside)
         if split is None:
             continue
-        trial = [*lines[:start], *(part + newline for part in split), *lines[end + 1 :]]
+        # between the parts a line break as the file writes them, also on a last line with
+        # none (round 35, thtang/CheXNet-with-localization@1d4cd93: the parts were joined
+        # by nothing, one line of tabs); after the last, the line's own ending
+        between = newline or _line_break(lines)
+        parts = [part + between for part in split[:-1]] + [split[-1] + newline]
+        trial = [*lines[:start], *parts, *lines[end + 1 :]]
         try:
             same = ast.dump(ast.parse("".join(trial))) == reference
         except SyntaxError:
@@ -64,6 +69,15 @@ def wrap_long_lines(source: str, code: str, width: int = DEFAULT_WIDTH) -> str:
             lines = trial
             floor = start
     return "".join(lines)
+
+
+def _line_break(lines: list[str]) -> str:
+    """The line break the file's lines end with ("\n" where none does)."""
+    for line in lines:
+        body = line.rstrip("\r\n")
+        if len(body) < len(line):
+            return line[len(body) :]
+    return "\n"
 
 
 def _rewrap_statement(parts: list[str], limit: int) -> list[str] | None:

@@ -29,6 +29,7 @@ from dp2ddp.codes import CODES
 from dp2ddp.facts import HelperDraw, ProgramFacts, ProgramHints, ProgramLoaders
 from dp2ddp.options import MigrateOptions
 from dp2ddp.result import LoaderExport, LoaderHandoff
+from dp2ddp.transforms._support.dynamic_imports import imported_attribute_names
 from dp2ddp.transforms._support.import_edits import TopLevelAddImports, remove_imports
 from dp2ddp.transforms._support.libcst_private import LibcstHooks
 from dp2ddp.transforms._support.metadata import PassMetadata
@@ -398,8 +399,14 @@ class MigrationTransform(LibcstHooks, cst.CSTTransformer):
 
     # -- names -----------------------------------------------------------------------
     def qualified_names(self, node: cst.CSTNode) -> set[str]:
-        """What QualifiedNameProvider gives for `node`: the names only."""
-        return self._meta.qualified_names(node) if self._meta is not None else set()
+        """What QualifiedNameProvider gives for `node`: the names only; and for an attribute
+        of `importlib.import_module(...)`, the names of the modules it imports
+        (_support/dynamic_imports.py)."""
+        names = self._meta.qualified_names(node) if self._meta is not None else set()
+        if type(node) is cst.Attribute and type(node.value) is cst.Call:
+            found = imported_attribute_names(node, self.qualified_names, self.parent)
+            return names | found if found else names
+        return names
 
     def matches(
         self,

@@ -88,6 +88,7 @@ from dp2ddp.transforms.batches.loops import (
 )
 from dp2ddp.transforms.batches.output_indices import plan_output_indices
 from dp2ddp.transforms.batches.pulled import warn_unreached_pulls
+from dp2ddp.transforms.batches.reordered import axes_moved
 from dp2ddp.transforms.batches.returned_wraps import (
     hinted_stored_wraps,
     returned_wraps,
@@ -369,6 +370,8 @@ class ShardBatches(BatchSqueezes):
         names = {n for _, a in producers for t in a.targets for n in target_names(t.target)}
         if self._taken_whole(loop, iterable, names):
             return True
+        if axes_moved(loop, names):
+            return False  # `data = data.t()` before the model: the proof splits at the call
         for statement, assign in producers:
             helper = self._helper(assign.value, counters)
             if isinstance(helper, cst.FunctionDef) and self._reshapes(helper):

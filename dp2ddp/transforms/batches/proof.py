@@ -62,6 +62,7 @@ from dp2ddp.transforms.batches.model_states import (
 from dp2ddp.transforms.batches.numbers import held_alike
 from dp2ddp.transforms.batches.pulled import bare_step, pull_of, split_pulled
 from dp2ddp.transforms.batches.reduced import reduced_name, reduces_batch
+from dp2ddp.transforms.batches.reordered import moved_later
 from dp2ddp.transforms.batches.replicated import replicated
 from dp2ddp.transforms.batches.sampled_parts import handed_on, sampled_tuple
 from dp2ddp.transforms.batches.source_syntax import (
@@ -500,10 +501,12 @@ class BatchProof(TrainingLoops):
             self._split_loops.append(loop)
         if self._split_source_of(flow, origin, loop):
             return True
-        for node in (step.node for step in origin.path):  # where the batch enters the loop
+        for at, node in enumerate(step.node for step in origin.path):  # where it enters
             if not isinstance(node, cst.Name) or not self._inside(node, loop):
                 continue
             small = binding_of(flow, node)
+            if isinstance(small, cst.Assign) and moved_later(flow, origin.path[at + 1 :], small):
+                return self._split_at_call(flow, origin)  # `x = x.t()` before the model
             if isinstance(small, cst.Assign):
                 if self._split_after_binding(flow, small, origin):
                     return True

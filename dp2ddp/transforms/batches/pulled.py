@@ -37,6 +37,7 @@ from dp2ddp.transforms.analysis.fed_slots import fed_share
 from dp2ddp.transforms.analysis.handed_wraps import handed_parameters
 from dp2ddp.transforms.analysis.training import function_trains
 from dp2ddp.transforms.batches.loops import _plain_target
+from dp2ddp.transforms.batches.reordered import reordered
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.batches.proof import BatchProof
@@ -127,6 +128,9 @@ def split_pulled(
     assert pull is not None
     statement = flow.statement_of(pull)
     assign = _binding(statement, pull)
+    inside = [i for i, step in enumerate(origin.path) if proof._inside(step.node, statement)]
+    if assign is not None and inside and reordered(origin.path[inside[-1] + 1 :]):
+        return proof._split_at_call(flow, origin)  # its axes move before the model's call
     if assign is not None and proof._split_after_binding(flow, assign, origin):
         if isinstance(pull, cst.Subscript):
             return True  # a slice draws nothing

@@ -11,10 +11,13 @@ one shared analysis of the module (facts.py: what it binds and loads, and where 
 already on rank 0 only, in code this program never runs, in an `except`, above the setup
 block). Each rule's module says what it does and why:
 
-- guard_statements.py: print / log / save / tracker statements grouped under the guard;
+- guard_statements.py: print / log / save / tracker statements grouped under the guard
+  (logged_arguments.py: a loguru call whose arguments do work, bound first on every rank);
 - barriers.py: ddp_barrier() after a rank-0 save that other ranks load (DP031), and after
   a rank-0 file write every rank reads (DP054); save_order.py: whether a load may follow a
-  save (a resume at start-up does not), through the calls of its function;
+  save (a resume at start-up does not), through the calls of its function; the files
+  other modules' functions and objects read or write at what they are handed:
+  file_calls.py;
 - file_writes.py: files written on rank 0 only, or on a scratch file elsewhere;
 - mkdir.py: directories made idempotent, or by rank 0 as the program says;
 - downloads.py: datasets that download their files built by rank 0 first (DP065);

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import view
+from dp2ddp.transforms._support.names import DDP_WRAPS
 from dp2ddp.transforms._support.nodes import enclosing_function
 from dp2ddp.transforms.analysis.module_index import ModuleIndex, argument
 from dp2ddp.transforms.rank_zero.edits import callee
@@ -359,17 +360,21 @@ def called_names(call: cst.Call, t: RankZeroOnly) -> set[str]:
 
 
 def torch_receiver(t: RankZeroOnly, module: cst.Module, call: cst.Call) -> bool:
-    """`call` is a method of an object every binding of which is built by torch
-    (`model.train()` after `model = nn.DataParallel(net)`): torch's own method, not one of
-    the program's of the same name (called_names matches by name)."""
+    """`call` is a method of an object a binding of which torch builds (`model.train()`
+    after `model = model_pattern(config)` and `model = nn.DataParallel(model)`: thunlp/
+    DocRED@64622e6): torch's own method, not one of the program's of the same name
+    (called_names matches by name); the name holds a torch module on that path."""
     func = call.func
     if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
         return False
     bindings = [d for d in view(module).definitions(func.value) if d.kind != "store"]
-    return bool(bindings) and all(
+    return any(
         d.kind == "assign"
         and isinstance(d.value, cst.Call)
-        and any(q.startswith("torch.") for q in t.qualified_names(d.value.func))
+        and (
+            callee(d.value) in DDP_WRAPS  # the migrated wrap (`ddp_wrap_trainable(...)`)
+            or any(q.startswith("torch.") for q in t.qualified_names(d.value.func))
+        )
         for d in bindings
     )
 

@@ -1,9 +1,10 @@
 """A Dataset's own seeded generator drawn per sample: every rank draws the same sequence.
 
 `self.rng = np.random.RandomState(seed)` in `__init__`, then `self.rng.randint(...)` in
-`__getitem__` for a random crop (round 34, sweetcocoa/DeepComplexUNetPyTorch@c68510a's
-dataset; repro: rank 0 and rank 1 both cropped at [44, 47, 0, 3]). DataParallel's one process
-drew the global batch's samples one after the other from that generator; migrated, each rank
+`__getitem__` for a random crop, or handed to a helper that draws from it (`cut_padding(x,
+n, self.random)`: round 34, sweetcocoa/DeepComplexUNetPyTorch@c68510a's dataset; repro:
+rank 0 and rank 1 both cropped at [44, 47, 0, 3]). DataParallel's one process drew the
+global batch's samples one after the other from that generator; migrated, each rank
 builds the dataset with the same seed, so rank r's k-th sample gets every rank's k-th draw.
 DP067 said it for the process-wide generators (dataset_draws.py) and nothing for an object
 the dataset holds. A generator made without a seed draws from the system's entropy, apart on
@@ -48,23 +49,34 @@ def own_generator_draw(
     class's `__init__` made with a seed alike on every rank (see the module's docstring);
     whether it did."""
     func = call.func
-    if not (
+    if "__init__" not in methods:
+        return False
+    init = methods["__init__"]
+    if (
         isinstance(func, cst.Attribute)
         and func.attr.value not in _STATE
         and isinstance(func.value, cst.Attribute)
         and code_of(func.value.value) == "self"
-        and "__init__" in methods
+        and (made := _seeded_generator(finder, init, func.value.attr.value)) is not None
     ):
-        return False
-    made = _seeded_generator(finder, methods["__init__"], func.value.attr.value)
-    if made is None:
-        return False
+        how = f"{code_of(func)}() in {cls.name.value}.{name}() draws from"
+    else:  # handed to a function that draws from it: `cut_padding(x, n, self.random)`
+        handed = [
+            (arg.value, made)
+            for arg in call.args
+            if isinstance(arg.value, cst.Attribute)
+            and code_of(arg.value.value) == "self"
+            and (made := _seeded_generator(finder, init, arg.value.attr.value)) is not None
+        ]
+        if not handed:
+            return False
+        given, made = handed[0]
+        how = f"{code_of(func)}() in {cls.name.value}.{name}() is handed `{code_of(given)}`,"
     finder.t.warn(
         call,
         "DP067",
-        f"{code_of(func)}() in {cls.name.value}.{name}() draws from the dataset's own "
-        f"generator, `{code_of(made)}` seeded alike on every rank: rank r's k-th sample "
-        "gets every rank's k-th draw",
+        f"{how} the dataset's own generator, `{code_of(made)}` seeded alike on every "
+        "rank: rank r's k-th sample gets every rank's k-th draw",
     )
     return True
 
