@@ -228,6 +228,9 @@ def is_distribution_draw(
     if not isinstance(func, cst.Attribute) or func.attr.value not in DISTRIBUTION_METHODS:
         return False
     owner = func.value
+    if func.attr.value == "rsample":  # a reparameterised draw: torch.distributions' own name,
+        return True  # of any object (a distribution another method built and returned:
+    # round 35, lyndonzheng/Pluralistic-Inpainting@034a758's `p_distribution.rsample()`)
     if isinstance(owner, (cst.Name, cst.Attribute)):
         return code_of(owner) in receivers
     return _makes_distribution(owner, qualified_names, set())

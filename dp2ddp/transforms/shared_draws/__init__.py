@@ -54,12 +54,14 @@ from libcst.metadata import PositionProvider
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.base import MigrationState
+from dp2ddp.transforms._support.names import DDP_WRAPS
 from dp2ddp.transforms._support.nodes import (
     bound_names,
     call_named,
     calls_model,
     code_of,
     enclosing_function,
+    name_of,
     nodes_of,
     parsed_or_none,
     walk,
@@ -146,9 +148,13 @@ class ShareDatasetDraws(WholeReads):
         self._flow: DefUse | None = None
         #: the module's generators are alike on every rank (torch_generators.py)
         self._alike = False
+        #: what an earlier migration's DDP wraps are assigned to (_migrated_wraps), once
+        self._ddp_targets: set[str] | None = None
+        self._tree: cst.Module | None = None
 
     # == analysis =======================================================================
     def visit_Module(self, node: cst.Module) -> bool:
+        self._tree = node
         self._draws = HelperDraws(
             node,
             self.qualified_names,
@@ -375,8 +381,42 @@ class ShareDatasetDraws(WholeReads):
         function = self._function_of(node)
         if function is None:
             return False
-        wrapped = set(self.state.wrapped)
-        return any(calls_model(call, wrapped) for call in walk(function.body))
+        wrapped = set(self.state.wrapped) | self._migrated_wraps()
+        if any(calls_model(call, wrapped) for call in walk(function.body)):
+            return True
+        # or a method of its class that calls it and the model (`z = self.get_z(q)`, then
+        # `self.net(z)`: round 35, lyndonzheng/Pluralistic-Inpainting@034a758)
+        owner = self.parent(self.parent(function) or function)
+        if not isinstance(owner, cst.ClassDef) or not isinstance(owner.body, cst.IndentedBlock):
+            return False
+        name = function.name.value
+        return any(
+            isinstance(method, cst.FunctionDef)
+            and any(
+                isinstance(c, cst.Call)
+                and isinstance(c.func, cst.Attribute)
+                and c.func.attr.value == name
+                and code_of(c.func.value) == "self"
+                for c in walk(method.body)
+            )
+            and any(calls_model(c, wrapped) for c in walk(method.body))
+            for method in owner.body.body
+        )
+
+    def _migrated_wraps(self) -> set[str]:
+        """What a DDP wrap of an earlier migration is assigned to (`self.net =
+        DistributedDataParallel(...)`), once: a migrated file is checked as its original."""
+        if self._ddp_targets is None:
+            module = self._tree
+            self._ddp_targets = {
+                code_of(target.target)
+                for node in (walk(module) if module is not None else ())
+                if isinstance(node, cst.Assign)
+                and isinstance(node.value, cst.Call)
+                and name_of(node.value.func) in DDP_WRAPS
+                for target in node.targets
+            }
+        return self._ddp_targets
 
     def _unsized_distribution_draw(self, node: cst.Call) -> None:
         """A distribution's draw in a training loop that is not shown to be the global
