@@ -71,6 +71,7 @@ def train(model, device, train_loader, optimizer, epoch, log_interval):
         optimizer.step()
         running_loss += loss.item()
         if batch_idx % log_interval == 0:
+            # dp2ddp: DP030 running figure printed from this rank's shard
             logger.info(
                 "Train Epoch: %d [%d/%d]\tLoss: %.4f",
                 epoch, batch_idx * len(data), len(train_loader.dataset), loss.item(),

@@ -88,9 +88,10 @@ def _printed_sizes(
     loss beside it was averaged over the ranks)."""
     if data.state.options.per_process_batch:
         return
+    said = {(w.line, w.col) for w in data.state.warnings if w.code == "DP030"}
     for call in (n for n in body if isinstance(n, cst.Call)):
-        if not data._prints(call):
-            continue
+        if data._position(call) in said or not data._prints(call):
+            continue  # its figures said already (`progbar.add(len(x), ...)`): once
         read = next(
             (
                 n
