@@ -26,50 +26,37 @@ from dp2ddp.transforms.batches.source_syntax import binding_of
 _MOVES: Final = frozenset({"t", "transpose", "permute", "swapaxes", "swapdims", "movedim"})
 
 
+def moved_receiver(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """What `node` moves the axes of (`x` of `x.t()`, `x.T`, `x.permute(1, 0)`), or None
+    where it moves none: the one reading of an axis move for the three questions below."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "T":
+        return node.value
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in _MOVES
+    ):
+        return node.func.value
+    return None
+
+
 def reordered(steps: Sequence[Step]) -> bool:
     """Some step of `steps` (a path's hops after the binding) moves the value's axes."""
-    for step in steps:
-        node = step.node
-        if isinstance(node, cst.Attribute) and node.attr.value == "T":
-            return True
-        if (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in _MOVES
-        ):
-            return True
-    return False
+    return any(moved_receiver(step.node) is not None for step in steps)
 
 
 def axes_moved(loop: cst.For | cst.While, names: set[str]) -> bool:
     """Some statement of the loop's body moves the axes of one of `names` (the batch it
     binds): `data = data.t()`, `x, y = x.t(), y.t()`, or a call handed `x.transpose(0, 1)`."""
-    for node in walk(loop.body):
-        if isinstance(node, cst.Attribute) and node.attr.value == "T":
-            receiver = node.value
-        elif (
-            isinstance(node, cst.Call)
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in _MOVES
-        ):
-            receiver = node.func.value
-        else:
-            continue
-        if isinstance(receiver, cst.Name) and receiver.value in names:
-            return True
-    return False
+    return any(
+        isinstance(receiver := moved_receiver(node), cst.Name) and receiver.value in names
+        for node in walk(loop.body)
+    )
 
 
 def moves_axes(value: cst.BaseExpression) -> bool:
     """`value` (a binding's) moves a tensor's axes somewhere in it (`x.t()`, `(a.T, b.T)`)."""
-    return any(
-        isinstance(n, cst.Attribute)
-        and n.attr.value == "T"
-        or isinstance(n, cst.Call)
-        and isinstance(n.func, cst.Attribute)
-        and n.func.attr.value in _MOVES
-        for n in walk(value)
-    )
+    return any(moved_receiver(node) is not None for node in walk(value))
 
 
 def moved_later(flow: DefUse, later: Sequence[Step], binding: cst.Assign) -> bool:

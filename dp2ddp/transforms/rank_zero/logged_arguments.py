@@ -54,12 +54,14 @@ def log_every_rank(
     assert isinstance(original, cst.Expr) and isinstance(original.value, cst.Call)
     assert isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
     bindings: list[cst.BaseStatement] = []
+    names: list[str] = []
     args: list[cst.Arg] = []
     for before, arg in zip(original.value.args, small.value.args, strict=True):
         if not facts.does_work(before.value):
             args.append(arg)
             continue
-        name = _BOUND if not bindings else f"{_BOUND}_{len(bindings) + 1}"
+        name = _BOUND if not names else f"{_BOUND}_{len(names) + 1}"
+        names.append(name)
         bindings.append(
             cst.SimpleStatementLine(
                 body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=arg.value)]
@@ -76,8 +78,8 @@ def log_every_rank(
     t.record(
         original,
         "loguru call on rank 0 only, its arguments evaluated on every rank first "
-        f"({', '.join(_BOUND if i == 0 else f'{_BOUND}_{i + 1}' for i in range(len(bindings)))})",
+        f"({', '.join(names)})",
     )
-    first = bindings[0] if bindings else guarded
-    out = [first.with_changes(leading_lines=line.leading_lines), *bindings[1:]]
-    return out + [guarded] if bindings else out
+    statements = [*bindings, guarded]
+    statements[0] = statements[0].with_changes(leading_lines=line.leading_lines)
+    return statements
