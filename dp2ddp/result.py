@@ -36,6 +36,10 @@ class LoaderExport:
     module: str = ""
     shuffle: str = ""
     shuffle_index: int | None = None
+    #: the `shuffle` parameter defaults to False: a call passing nothing there builds an
+    #: ordered loader too (round 35, zihaohe123/speak-turn-emb-dialog-act-clf@85e5a0f's
+    #: `data_loader(corpus, phase, batch_size, shuffle=False)` called without it for val/test)
+    ordered_default: bool = False
     attribute: str = ""
     via: str = ""
     #: the program's own sampler a shard helper wraps in the loader (DdpBatchShard,

@@ -92,6 +92,21 @@ def test_tensors_that_disagree_along_dim_are_refused() -> None:
         shard((torch.zeros(5, 4), torch.zeros(20)), dim=1)
 
 
+def test_each_tensor_is_cut_on_its_own_where_each_is_an_argument() -> None:
+    """Stop 82 (round 35, a skip-gram batch of pairs beside K negatives per pair): with
+    `each=True` (the migration proved each tensor one argument of the model's call) the
+    tensors are cut each by its own size, as DataParallel's scatter did; one smaller than
+    WORLD_SIZE keeps the batch whole, as a small batch does."""
+    pairs, negatives = torch.arange(4), torch.arange(12)
+    parts = [_helpers(rank, 2)["ddp_shard_batch"]((pairs, negatives), each=True) for rank in (0, 1)]
+    assert [p[0].tolist() for p in parts] == [[0, 1], [2, 3]]
+    assert [p[1].tolist() for p in parts] == [list(range(6)), list(range(6, 12))]
+    whole = _helpers(1, 2)["ddp_shard_batch"]((torch.arange(1), negatives), each=True)
+    assert whole[0].tolist() == [0] and whole[1] is negatives
+    with pytest.raises(ValueError, match="differ in size along dim 0"):
+        _helpers(0, 2)["ddp_shard_batch"]((pairs, negatives))
+
+
 def test_a_tokens_and_lengths_pair_that_disagrees_is_refused_not_dealt_out() -> None:
     """Stop 68 (round 20, a torchtext Field with lengths, sequence first, the wrap at
     dim 0): the (tokens, lengths) pairs are no lists of samples (their tensors differ in

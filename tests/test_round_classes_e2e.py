@@ -2155,6 +2155,26 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   batches_s81_time_major_transposed_before_model (locuslab/trellisnet@ec1de0a's shape): a
   time-major batch transposed batch-first before the model is split at the call (before:
   where it was bound, along the time steps, no warning).
+- Stop 82 (round 35's leftovers): batches_s82_unequal_parts_each_argument and
+  s82_trainer_held_model_unequal_parts (lonePatient/chinese-word2vec-pytorch@22c9b3f's
+  shape): a batch of pairs beside K negatives per pair, each tensor one argument of the
+  model's call, cut each on its own as DataParallel's scatter did (before: "differ in size
+  along dim 0" at the first step on every rank, unsaid). data_s82_loader_inside_forward
+  (zihaohe123/speak-turn-emb-dialog-act-clf@85e5a0f's `--emb_batch`): a DataLoader built in
+  forward() over its own input stays whole (before: sharded again, half the rows, a shape
+  mismatch). s82_eval_loaders_factory_ordered_by_default (the same repository): evaluation
+  loaders of another module's factory whose shuffle defaults to False stay whole, DP015
+  (before: sharded, figures over half the set, unsaid). model_wrap_s82_apply_registers_hooks
+  (the word2vec repository's summary()): `apply()` of a function registering hooks draws no
+  weight: no DP039.
+- Stop 82 (round 36): hazards_s82_dataset_permuted_before_slicing (round 35's PersonReID
+  shape): a dataset reordered by a permutation, then cut by hand, runs as the original
+  (no false DP006). rank_zero_s82_data_files_before_dataset (arnab39/cycleGAN-PyTorch@
+  ecdc973's links, a program's .npy files): data files written on rank 0 before the Dataset
+  that lists them is built: a barrier after the writes (before: none, rank 1's
+  FileNotFoundError in 2 of 3 runs). rank_zero_s82_load_from_opened_handle (castorini/
+  d-bert@d39fe65): a checkpoint read from a `with open(...)` handle waits before the open
+  (before: the barrier inside the `with`, after the open, FileNotFoundError 1 run in 3).
 """
 
 from __future__ import annotations
@@ -3326,9 +3346,21 @@ CASES: dict[str, tuple[str, ...]] = {
     "s81_split_loop_figure_names_checkpoint": ("best best/2_0.0901.pt weights -0.576585",),
     "model_wrap_s81_rewrap_keeps_unused_flag": ("epoch 1 accuracy 0.4688", "weights 3.270218"),
     "batches_s81_time_major_transposed_before_model": ("weights -0.50625",),
+    # stop 82 (round 35's leftovers): unequal parts cut each on its own; loaders of forward()
+    "batches_s82_unequal_parts_each_argument": ("weights -0.809756",),
+    "s82_trainer_held_model_unequal_parts": ("steps 4 weights 17.109327",),
+    "data_s82_loader_inside_forward": ("epoch 0 scored 10 rows", "epoch 1 scored 10 rows"),
+    "s82_eval_loaders_factory_ordered_by_default": ("dev accuracy", "over 18"),
+    "model_wrap_s82_apply_registers_hooks": ("layers seen 2", "weights -1.599638"),
+    # stop 82 (round 36): a permuted dataset cut by hand; data files written before a dataset
+    "hazards_s82_dataset_permuted_before_slicing": ("weights 0.257960",),
+    "rank_zero_s82_data_files_before_dataset": ("samples 12 weights -0.094916",),
+    "rank_zero_s82_load_from_opened_handle": ("weights -1.282111",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s82_trainer_held_model_unequal_parts": "train.py",  # stop 82: each=True in a trainer
+    "s82_eval_loaders_factory_ordered_by_default": "train.py",  # stop 82: default shuffle
     "s81_object_writes_file_read_by_other_module": "train.py",  # stop 81: barrier across modules
     "s81_split_loop_figure_names_checkpoint": "train.py",  # stop 81: a split loop's mean
     "s80_best_saved_through_own_method": "train.py",  # stop 80: barrier through own method

@@ -448,4 +448,16 @@ NEWEST: Final[dict[str, tuple[str, str]]] = {
         "ddp_is_main() else os.devnull`), or one file per rank; then silence the warning "
         "with `# noqa: DP224`. Marked in the migrated file: `--check` fails until then.",
     ),
+    "DP225": (
+        "the wrap a function returns is dropped: the model trains unwrapped",
+        "A function of the program wraps the model it is given and returns the wrapper "
+        "(`def init_net(net): net = DataParallel(net); ...; return net`), and a call's "
+        "result is thrown away (`init_net(net)` as a statement): the program goes on with "
+        "the bare module. DataParallel never ran, so the original trained on one device "
+        "over each whole batch. Under DDP the wrapper the call now builds is thrown away "
+        "too: each rank trains the bare module on its own shard, its gradients never "
+        "averaged, and the ranks drift apart with no error. Keep the result (`net = "
+        "init_net(net)`) and call it, or, where one device was meant, leave the loaders "
+        "whole; then silence the warning with `# noqa: DP225`.",
+    ),
 }

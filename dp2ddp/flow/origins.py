@@ -44,6 +44,7 @@ import libcst as cst
 
 from dp2ddp.flow.carriers import TRANSPARENT, kept_argument
 from dp2ddp.flow.defuse import Definition, DefUse, Function, Scope
+from dp2ddp.flow.elements import element_of, keyed, literal_key
 from dp2ddp.flow.stores import puts
 from dp2ddp.flow.text import code
 
@@ -152,6 +153,7 @@ class _Item:
     element: bool  # an element of the value is asked for (iteration)
     pick: tuple[int, ...] = ()  # the element an unpacking target takes, still to find
     selects: bool = False  # some step so far selects or shapes (see Origin.selects)
+    key: str | None = None  # the item a literal key takes of a dict literal, still to find
 
 
 _Stop = Callable[[cst.Call], bool] | None
@@ -176,7 +178,7 @@ class _Walk:
         self.stop = stop
         self.free = free
         self.found: dict[tuple[int, str, bool], Origin] = {}
-        self.seen: set[tuple[int, Context, bool, tuple[int, ...], bool]] = set()
+        self.seen: set[tuple[int, Context, bool, tuple[int, ...], bool, str | None]] = set()
         self.todo: list[_Item] = []
 
     def run(self, expr: cst.BaseExpression) -> list[Origin]:
@@ -184,7 +186,7 @@ class _Walk:
         budget = BUDGET
         while self.todo:
             item = self.todo.pop()
-            key = (id(item.node), item.context, item.element, item.pick, item.selects)
+            key = (id(item.node), item.context, item.element, item.pick, item.selects, item.key)
             if key in self.seen:
                 continue
             self.seen.add(key)
@@ -218,6 +220,7 @@ class _Walk:
         index: bool = False,
         cut: bool = False,
         shapes: bool = False,
+        key: str | None = None,
     ) -> None:
         step = Step(node, what or "", index, cut=cut, shapes=shapes)
         steps = item.steps if what is None else (*item.steps, step)
@@ -229,6 +232,7 @@ class _Walk:
                 item.element if element is None else element,
                 item.pick if pick is None else pick,
                 item.selects or index or shapes,
+                key if key is not None else item.key if pick is None else None,
             )
         )
 
@@ -253,7 +257,8 @@ class _Walk:
         elif isinstance(node, cst.Attribute):
             self._attribute(item, node)
         elif isinstance(node, cst.Subscript):
-            self._go(item, node.value, code(node.value), pick=(), cut=True)
+            key = literal_key(node)  # `state["loader"]`: that item of a dict literal
+            self._go(item, node.value, code(node.value), pick=(), cut=True, key=key)
             for subscript in node.slice:
                 index = subscript.slice
                 if isinstance(index, cst.Index):
@@ -294,6 +299,10 @@ class _Walk:
         elif isinstance(node, cst.Dict):
             if not node.elements:
                 self._source("constant", item)
+            taken = keyed(node, item.key)
+            if taken is not None:
+                self._go(item, taken, element=False, pick=())
+                return
             for entry in node.elements:
                 if isinstance(entry, cst.DictElement):
                     self._go(item, entry.value, element=False)
@@ -352,11 +361,11 @@ class _Walk:
         what = code(target) if kind != "for" else f"{code(target)} (each of {code(value)})"
         pick = definition.element
         if kind != "for":
-            value, pick = _element_of(value, pick)
+            value, pick = element_of(value, pick)
         element = True if kind == "for" else item.element
         steps = (*item.steps, Step(target, what, cut=kind == "for"))
         picked = (*pick, *item.pick) if len(pick) + len(item.pick) <= MAX_PICK else ()
-        self.todo.append(_Item(value, steps, item.context, element, picked, item.selects))
+        self.todo.append(_Item(value, steps, item.context, element, picked, item.selects, item.key))
 
     def _parameter(self, item: _Item, param: cst.Param) -> None:
         function = self.view.functions.get(self._owner(param))  # type: ignore[arg-type]
@@ -373,15 +382,20 @@ class _Walk:
             if callee is function:
                 sites = [(call, context[:index])]
                 break
+        receiver = bool(sites) and function.self_name == param.name.value
         if not sites:
             sites = [(call, ()) for call in self.view.call_sites(function)]
         bound = False
         for call, outer in sites:
             argument = _argument(call, function, param)
+            if receiver and argument is None and isinstance(call.func, cst.Attribute):
+                argument = call.func.value  # `self` of `loader.load_data()`: `loader`
             if argument is not None:
                 bound = True
                 self._go(
-                    _Item(param, item.steps, outer, item.element, item.pick, item.selects),
+                    _Item(
+                        param, item.steps, outer, item.element, item.pick, item.selects, item.key
+                    ),
                     argument,
                     f"{param.name.value} = {code(argument)}",
                 )
@@ -609,7 +623,7 @@ class _Walk:
         for value in values:
             self._go(entered, value, f"{what} {code(value)}", element=element, context=context)
             self.todo[-1] = _Item(
-                value, self.todo[-1].steps, context, element, item.pick, item.selects
+                value, self.todo[-1].steps, context, element, item.pick, item.selects, item.key
             )
 
     def _instance(self, item: _Item, call: cst.Call, owner: cst.ClassDef) -> None:
@@ -637,23 +651,6 @@ class _Walk:
                 )
             return
         self._source("instance", item)
-
-
-def _element_of(
-    value: cst.BaseExpression, path: tuple[int, ...]
-) -> tuple[cst.BaseExpression, tuple[int, ...]]:
-    """The element an unpacking target takes: `a, b = x, y` gives b y; where the value is
-    not a literal of that shape, the value and the part of the path still to take (a
-    function's returned tuple takes it later)."""
-    for depth, index in enumerate(path):
-        if isinstance(value, (cst.Tuple, cst.List)) and index < len(value.elements):
-            element = value.elements[index]
-            if isinstance(element, cst.StarredElement):
-                return value, ()
-            value = element.value
-        else:
-            return value, path[depth:]
-    return value, ()
 
 
 def _argument(call: cst.Call, function: Function, param: cst.Param) -> cst.BaseExpression | None:

@@ -130,6 +130,7 @@ MARKED = frozenset(
         "DP197",  # stop 57 v4: the DataParallel call is gone with the wrap this migration made
         "DP217",  # stop 68: the DataParallel call it is said at is DDP's after this migration
         "DP218",  # stop 69: the pass reads optimizers beside a DataParallel wrap, DDP's now
+        "DP225",  # stop 82: the wrap the function returns is DDP's after this migration
     }
 )
 #: Codes about the rewrite of the text itself (DP110: lines re-indented for libcst's parser,

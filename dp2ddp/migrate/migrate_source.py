@@ -129,6 +129,9 @@ def _migrated(
         and not _alike(d, state)
         and not any(first <= d.line <= last for first, last in state.dropped_spans)
     ]
+    # one finding said by two passes at one place (a running figure the data pass and the
+    # batch pass both see: round 35's loader wrapper) is said once
+    warnings = list(dict.fromkeys(warnings))
     if any(d.code == "DP005" for d in warnings) and SHARD in code:
         warnings = _split_whiles_said(warnings, module, line_map)
     if state.shared_spans:  # a memory filled in the migration's ddp_same_random block

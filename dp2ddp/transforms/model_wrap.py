@@ -49,6 +49,7 @@ from dp2ddp.transforms.analysis.device_terms import (
     is_device_term,
     wrapped_flag,
 )
+from dp2ddp.transforms.analysis.dropped_wraps import dropped_wraps
 from dp2ddp.transforms.analysis.forwarding_wrapper import ForwardingWraps
 from dp2ddp.transforms.analysis.guarded_wraps import (
     called_bare,
@@ -89,8 +90,7 @@ class WrapModelInDDP(MigrationTransform):
     @classmethod
     def triggered(cls, code: str, state: MigrationState) -> bool:
         """Also a module calling a function of the program that wraps (wrap_calls.py), or
-        reading a model another module may hand it a wrap as (wrapper_class.py: its class's
-        name, its text)."""
+        reading a model another module may hand it a wrap as (wrapper_class.py)."""
         return (
             super().triggered(code, state)
             or any(f"{name}(" in code for name in state.facts.wrap_functions)
@@ -137,6 +137,8 @@ class WrapModelInDDP(MigrationTransform):
         self._unused.module = self._branches.module = self._class.module = node
         own = own_functions_that_wrap(node, self._is_dp_call) | {*self.state.facts.wrap_functions}
         self._wrapper_functions = frozenset(own)
+        for dropped in dropped_wraps(node, self._is_dp_call, self.state.facts.wrap_returns):
+            self.warn(dropped, "DP225", self.code(dropped))
         self._outside.plan(node, self._wrapper_functions)
         self._own_calls.plan(node)
         return True
@@ -334,8 +336,7 @@ class WrapModelInDDP(MigrationTransform):
         nothing to patch, and it asserts `isinstance(model, DataParallel)`: kept, it raised
         AssertionError at start-up (jfzhang95/pytorch-deeplab-xception@9135e10 train.py).
         Only where its argument holds a wrap this pass migrated; elsewhere detect's DP002
-        stands. Without --sync-batchnorm DP083 there: it synchronised the statistics.
-        """
+        stands. Without --sync-batchnorm DP083 there: it synchronised the statistics."""
         kept = [
             new
             for old, new in zip(original_node.body, updated_node.body, strict=True)

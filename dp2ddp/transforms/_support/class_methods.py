@@ -12,6 +12,8 @@ overrides with its random augmentation; no DP067 before).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from dp2ddp.transforms._support.nodes import walk
@@ -44,6 +46,31 @@ def base_chain(sub: cst.ClassDef, classes: dict[str, cst.ClassDef]) -> list[cst.
         if parent is None or parent in chain:
             return chain
         chain.append(parent)
+
+
+def plain_bases(cls: cst.ClassDef, siblings: Sequence[cst.CSTNode]) -> bool:
+    """`cls` derives from nothing but `object` and classes of `siblings` (its module's
+    statements) that do too, with no metaclass: no nn.Module, so its forward() is no
+    model's (round 35, Zhaoyi-Yan/Shift-Net_pytorch@a353431: `class ShiftNetModel(
+    BaseModel)` with `class BaseModel():`, a trainer whose forward() stores the step's
+    output, read as a model's, DP007)."""
+    classes = {c.name.value: c for c in siblings if isinstance(c, cst.ClassDef)}
+    seen: set[str] = set()
+    todo = [cls]
+    while todo:
+        current = todo.pop()
+        if current.keywords:
+            return False
+        for base in current.bases:
+            name = base.value.value if isinstance(base.value, cst.Name) else None
+            if name == "object":
+                continue
+            if name is None or name not in classes:
+                return False
+            if name not in seen:
+                seen.add(name)
+                todo.append(classes[name])
+    return True
 
 
 def resolved_methods(

@@ -672,3 +672,29 @@ def leaves_past(exit_: cst.CSTNode, within: set[int], view: NodeView) -> bool:
     while loop is not None and not isinstance(loop, (cst.For, cst.While)):
         loop = view.parent(loop)
     return loop is None or id(loop) not in within
+
+
+def list_added(
+    node: cst.CSTNode, calls: bool = False
+) -> tuple[str, list[cst.BaseExpression]] | None:
+    """(`name`, the items) of `name += [a, b]` / `name += (a,)`: items added to a list as
+    `name.extend([a, b])` adds them (round 36, hanyoseob/pytorch-WGAN-GP@311745b's `loss_G
+    += [loss.item()]`, a running figure `.append` would have shown: DP030 unsaid); with
+    `calls`, of `name.append(a)` and `name.extend(b)` too (their arguments)."""
+    if (
+        calls
+        and isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("append", "extend")
+        and isinstance(node.func.value, cst.Name)
+    ):
+        return node.func.value.value, [a.value for a in node.args]
+    if not (
+        isinstance(node, cst.AugAssign)
+        and isinstance(node.operator, cst.AddAssign)
+        and isinstance(node.target, cst.Name)
+        and isinstance(node.value, (cst.List, cst.Tuple))
+    ):
+        return None
+    items = [e.value for e in node.value.elements if not isinstance(e, cst.StarredElement)]
+    return node.target.value, items

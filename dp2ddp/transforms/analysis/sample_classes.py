@@ -132,7 +132,9 @@ def program_samples(summaries: Iterable[SampleSummary]) -> SampleClasses:
     transforms: set[str] = set().union(*(s.composed for s in summaries))
     for s in summaries:
         for callee, cls in s.handed:
-            if _last_part(callee) in lasts or callee.startswith(_DATASET_MODULES):
+            if _last_part(callee) == "DataLoader":
+                lasts.add(cls)  # a Dataset by its use, whatever its bases (handed_datasets)
+            elif _last_part(callee) in lasts or callee.startswith(_DATASET_MODULES):
                 transforms.add(cls)
     todo = [*transforms, *lasts]
     seen: set[str] = set()

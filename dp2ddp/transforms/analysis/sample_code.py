@@ -120,7 +120,8 @@ def per_sample_functions(
     """ids of the FunctionDefs of `module` a loader runs per sample (see the docstring);
     `samples`: the program's Datasets and the transforms they run (sample_classes.py)."""
     classes = nodes_of(module, cst.ClassDef)
-    datasets: set[str] = set()
+    datasets: set[str] = handed_datasets(module)  # and another module's DataLoader's:
+    datasets |= {c.name.value for c in classes if c.name.value in samples.datasets}
     changed = True
     while changed:  # a subclass of a Dataset of this module is one too
         changed = False
@@ -186,6 +187,31 @@ def per_sample_functions(
             return frozenset(kept)
         for key in dropped:
             del kept[key]
+
+
+def handed_datasets(module: cst.Module) -> set[str]:
+    """The names of the classes whose objects `module` hands a DataLoader (`DataLoader(
+    Noisy(...))`, or a name bound to one): Datasets by their use, whatever their bases
+    (round 36, MindVu/AAMSupCon@872877c: `class train_loader(object)` with a `__getitem__`
+    drawing a noise file per sample by `random.choice`, made rank 0's pick for rank 1's
+    sample)."""
+    bound: dict[str, str] = {}
+    for assign in nodes_of(module, cst.Assign):
+        if isinstance(assign.value, cst.Call):
+            for target in assign.targets:
+                if isinstance(target.target, cst.Name):
+                    bound[target.target.value] = name_of(assign.value.func)
+    found: set[str] = set()
+    for call in nodes_of(module, cst.Call):
+        if name_of(call.func) != "DataLoader" or not call.args:
+            continue
+        given = [a.value for a in call.args if a.keyword is None or a.keyword.value == "dataset"]
+        value = given[0] if given else None
+        if isinstance(value, cst.Call):
+            found.add(name_of(value.func))
+        elif isinstance(value, cst.Name) and value.value in bound:
+            found.add(bound[value.value])
+    return found - {""}
 
 
 def _composed_here(module: cst.Module) -> frozenset[str]:

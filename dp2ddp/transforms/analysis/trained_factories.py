@@ -218,6 +218,15 @@ def _value_reaches(flow: DefUse, value: cst.BaseExpression, loader: cst.Call, de
     return bool(found) and all(_reaches(flow, d, loader, depth + 1) for d in found)
 
 
+def ordered_default(function: cst.FunctionDef, name: str) -> bool:
+    """`function`'s parameter `name` defaults to the literal False."""
+    params = function.params
+    return any(
+        p.name.value == name and isinstance(p.default, cst.Name) and p.default.value == "False"
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )
+
+
 def _parameter_position(function: cst.FunctionDef, name: str) -> tuple[bool, int | None]:
     """Whether `function` has a parameter `name`, and its position (None: keyword-only)."""
     params = function.params

@@ -280,7 +280,7 @@ class ShardBatches(BatchSqueezes):
         if unfollowed is not None:
             self._warn(loop, iterable, unfollowed)
             return True
-        self._split_top[loop] = [self._split_statement(batch, source=self._guard_source(loop))]
+        self._split_top[loop] = [self._loop_top_split(loop, batch)]
         self.state.helpers.add("shard_batch")
         self.record(loop, f"every batch of {iterable} split {self._along()}: {self._each()}")
         for reshape, detail in global_reshapes(loop.body, set(self._models), self.code):

@@ -25,6 +25,7 @@ from dp2ddp.transforms._support.nodes import (
 )
 from dp2ddp.transforms.analysis.fixed_fetch import iterates_built_loader, names_no_loader
 from dp2ddp.transforms.analysis.training import loop_trains
+from dp2ddp.transforms.batches.each_argument import held_model_call, parts_are_arguments
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.plan import Loader, named_loader
 
@@ -67,6 +68,8 @@ class BatchLoops(LoaderEvaluation):
     _whole_calls: dict[cst.Call, str]
     #: the wrapped models' names (DataParallel's, or a migrated module's DDP wraps)
     _models: list[str]
+    #: the names the proof's call in hand is wrapped by (a parameter handed the wrap too)
+    _proving_wrapped: frozenset[str] = frozenset()
     _loader_calls: dict[cst.Call, Loader]
     _definitions: dict[str, cst.FunctionDef | cst.ClassDef]
     _module: cst.Module | None
@@ -357,10 +360,13 @@ class BatchLoops(LoaderEvaluation):
         value: cst.BaseExpression,
         rows: bool = False,
         source: cst.BaseExpression | None = None,
+        each: bool = False,
     ) -> cst.Call:
         args = [cst.Arg(value)]
         if rows:
             args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("rows"), equal=_EQUAL))
+        if each:
+            args.append(cst.Arg(cst.Name("True"), keyword=cst.Name("each"), equal=_EQUAL))
         if self._dim:
             args.append(
                 cst.Arg(
@@ -544,23 +550,36 @@ class BatchLoops(LoaderEvaluation):
             return []
         return [u for s in iterated(loop.iter) for u in self._unwrapped(s, 0)]
 
+    def _loop_top_split(self, loop: cst.For, batch: cst.BaseExpression) -> cst.SimpleStatementLine:
+        """The split of the batch `loop` binds, at its top; `each=True` where each of the
+        batch's tensors is one whole argument of the wrapped call (batches/each_argument;
+        in a module that sees no wrap, the call of a model the object holds)."""
+        wrapped = set(self._models) | self._proving_wrapped
+        model = (lambda c: calls_model(c, wrapped)) if wrapped else held_model_call
+        each = parts_are_arguments(loop.body, batch, model)
+        return self._split_statement(batch, source=self._guard_source(loop), each=each)
+
     def _split_statement(
         self,
         target: cst.BaseExpression,
         rows: bool = False,
         source: cst.BaseExpression | None = None,
+        each: bool = False,
     ) -> cst.SimpleStatementLine:
         """`x = ddp_shard_batch(x)`, `x, y = ddp_shard_batch((x, y))`. With `rows` (one name
         bound to a slice `X[a:b]` along dim 0), `x = ddp_shard_batch(x, rows=True)`: a list
         sliced from a list of samples (token-id lists, strings, sample tensors) is cut by
         its length, as the tensor made from it later was by DataParallel (stop 43, v2-B,
         Morizeyao/GPT2-Chinese@bbb4465: `batch = samples[i * bs:(i + 1) * bs]`; without
-        it the helper found no tensor and every rank trained on the whole batch)."""
+        it the helper found no tensor and every rank trained on the whole batch). With
+        `each` (each tensor one whole argument of the model's call: batches/each_argument.py),
+        `each=True`: tensors of unequal sizes cut each by its own, as DataParallel's scatter
+        did."""
         if isinstance(target, cst.Tuple):
             target = target.with_changes(lpar=[], rpar=[])
         text = self.code(target).strip()
         value = f"({text})" if isinstance(target, cst.Tuple) else text
-        shard = self.code(self._shard_call(cst.parse_expression(value), rows, source))
+        shard = self.code(self._shard_call(cst.parse_expression(value), rows, source, each))
         statement = cst.parse_statement(f"{text} = {shard}\n")
         assert isinstance(statement, cst.SimpleStatementLine)
         return statement

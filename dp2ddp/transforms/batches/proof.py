@@ -162,6 +162,7 @@ class BatchProof(TrainingLoops):
         """One model call: its inputs first (split where unproved, else DP047); where the
         batch it gets is this rank's part, the targets compared with its output and the
         state sized by the batch follow it."""
+        self._proving_wrapped = frozenset(wrapped)  # a split at a loop's top reads them
         replicas = [None if a.star else replicated(flow, a.value) for a in call.args]
         if replicas and all(replicas):
             whole = whole_verdict(self, flow, call, wrapped)
@@ -578,7 +579,7 @@ class BatchProof(TrainingLoops):
         ):
             return False
         if loop not in self._split_top:
-            self._split_top[loop] = [self._split_statement(batch, source=self._guard_source(loop))]
+            self._split_top[loop] = [self._loop_top_split(loop, batch)]
             self.state.helpers.add("shard_batch")
             self.record(
                 loop,

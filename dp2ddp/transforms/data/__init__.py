@@ -80,6 +80,7 @@ from dp2ddp.transforms._support.names import DATALOADER, DDP_DISTRIBUTED_SAMPLER
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
     call_named,
+    enclosing_class,
     enclosing_function,
     insert_arg,
     is_false,
@@ -119,6 +120,7 @@ from dp2ddp.transforms.data.handoffs import (
     unheld_loaders,
 )
 from dp2ddp.transforms.data.iterated_names import iterated_through_names
+from dp2ddp.transforms.data.keyed_loops import register_keyed_loops
 from dp2ddp.transforms.data.loop_takers import (
     package_call,
     register_generator_loops,
@@ -179,7 +181,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         self._sampler_sharded: dict[cst.Call, Loader] = {}
         self._taker_calls = frozenset()  # `x, y = data.get_batch()` (batch_takers)
         for call in self._calls:
-            if call in self._all_loaders:
+            if call in self._all_loaders and not self._in_forward(call):
                 loader = self._prepare(call)
                 if loader is not None:
                     loaders[call] = loader
@@ -196,6 +198,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             register_next_loops(self, nodes, found)
             register_generator_loops(self, found)
             taker_loops(self, node, found)  # `data.get_batch()` (v1-A of stop 53)
+            register_keyed_loops(self, found)  # `for x, y in state["loader"]` (round 36)
         keep_unlooped_whole(self)  # own-sampler loaders no loop here trains: whole (v4-B)
         fed, self._fed_sites = fed_loaders(self, nodes)
         self._factory_sites = FactorySites(self)
@@ -540,6 +543,19 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
             )
 
     # == rewriting ======================================================================
+    def _in_forward(self, call: cst.Call) -> bool:
+        """`call` is in a class's forward(): a DataLoader over what the model is given
+        (sub-batches of its input, to bound memory), which is this rank's part already
+        (round 35, zihaohe123/speak-turn-emb-dialog-act-clf@85e5a0f's `--emb_batch`: it
+        was sharded again, each rank embedded half its rows and stopped at a shape
+        mismatch). Left whole."""
+        function = enclosing_function(call, self)
+        return (
+            function is not None
+            and function.name.value == "forward"
+            and enclosing_class(function, self) is not None
+        )
+
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call | cst.Name:
         updated_node = self._factory_sites.leave_call(original_node, updated_node)
         shard = self._shards.get(original_node)

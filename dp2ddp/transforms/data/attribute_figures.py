@@ -62,6 +62,8 @@ def warn_attribute_figures(t: LoaderEvaluation, loop: cst.For | cst.While) -> No
         assert isinstance(node, cst.Call)
         if any(n.value in batch for a in node.args for n in variables_under(a.value)):
             fed.setdefault(attr, t.input_position(node)[0])
+    for attr, line in _fed_in_methods(t, loop, owner, me, batch).items():
+        fed.setdefault(attr, line)  # `self._update_losses(cur)` feeding `self.meter`
     for attr, store in attribute_step_buffers(t, loop, batch, me).items():  # `self.buf[i] =`
         fed.setdefault(attr, t.input_position(store)[0])
     fed = {a: line for a, line in fed.items() if _keeps(t, owner, a)}
@@ -186,6 +188,46 @@ def _plateau_figures(t: LoaderEvaluation, owner: cst.ClassDef, fed: dict[str, in
                 "rank's own batches in its training loop: the ranks may set different rates; "
                 "all-reduce the figure first",
             )
+
+
+def _fed_in_methods(
+    t: LoaderEvaluation, loop: cst.For | cst.While, owner: cst.ClassDef, me: str, batch: set[str]
+) -> dict[str, int]:
+    """Attribute objects a method of the class feeds with what the loop hands it from its
+    batches (`self._update_losses(cur)`, whose body calls `self.loss_sup.update(cur[
+    "loss_sup"].item())`), with the line of the loop's call. Round 36, yassouali/CCT@
+    65d4e5b: the meters' running averages shown in the progress bar and printed after the
+    loop were rank 0's half, unsaid (fed in the loop itself: DP030)."""
+    methods = {
+        m.name.value: m
+        for m in owner.body.body
+        if isinstance(m, cst.FunctionDef) and len(m.params.params) > 1
+    }
+    found: dict[str, int] = {}
+    for node in walk_nodes(loop.body, skip_scopes=True):
+        if not (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and isinstance(node.func.value, cst.Name)
+            and node.func.value.value == me
+            and node.func.attr.value in methods
+        ):
+            continue
+        method = methods[node.func.attr.value]
+        params = [p.name.value for p in method.params.params[1:]]
+        given = {
+            param
+            for param, arg in zip(params, node.args, strict=False)
+            if arg.keyword is None and any(n.value in batch for n in variables_under(arg.value))
+        }
+        own = method.params.params[0].name.value
+        for inner in walk_nodes(method.body, skip_scopes=True):
+            attr = _own_attribute_call(inner, own)
+            if attr is None or not isinstance(inner, cst.Call):
+                continue
+            if any(n.value in given for a in inner.args for n in variables_under(a.value)):
+                found.setdefault(attr, t.input_position(node)[0])
+    return found
 
 
 def _own_attribute_call(node: cst.CSTNode, me: str) -> str | None:

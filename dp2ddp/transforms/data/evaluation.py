@@ -11,6 +11,7 @@ from dp2ddp.transforms._support.nodes import (
     call_named,
     enclosing_class,
     enclosing_function,
+    list_added,
     method_class,
     name_of,
     reduces_counters,
@@ -430,6 +431,11 @@ class LoaderEvaluation(ShowingCalls):
         for node in walk(loop.body, skip_scopes=True):
             if isinstance(node, cst.Call) and node.args:
                 calls.append(node)
+            added = list_added(node)  # `losses += [loss.item()]`, read as an append
+            initial = self._bound_before(loop, added[0]) if added is not None else None
+            if added is not None and isinstance(initial, cst.List) and not initial.elements:
+                if any(n.value in fed for v in added[1] for n in variables_under(v)):
+                    found.add(added[0])
             receiver = None
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 receiver = node.func.value
@@ -642,16 +648,11 @@ class LoaderEvaluation(ShowingCalls):
         """Lists bound to `[]` before the loop and appended to in it (predictions, losses)."""
         names: list[str] = []
         for node in walk(loop.body, skip_scopes=True):
-            if (
-                isinstance(node, cst.Call)
-                and isinstance(node.func, cst.Attribute)
-                and node.func.attr.value in ("append", "extend")
-                and isinstance(node.func.value, cst.Name)
-                and node.func.value.value not in names
-            ):
-                initial = self._initial_value(loop, node.func.value.value)
+            grown = list_added(node, calls=True)  # `.append(x)`, `.extend(xs)`, `+= [x]`
+            if grown is not None and grown[0] not in names:
+                initial = self._initial_value(loop, grown[0])
                 if isinstance(initial, cst.List) and not initial.elements:
-                    names.append(node.func.value.value)
+                    names.append(grown[0])
         return names
 
     def _next_statement(self, statement: cst.BaseStatement) -> cst.CSTNode | None:

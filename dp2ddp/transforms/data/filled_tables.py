@@ -123,7 +123,7 @@ def read_after(
             if any(isinstance(n, cst.Name) and n.value == name for n in walk(node)):
                 if t.get_metadata(PositionProvider, node).start.line > end:
                     return None
-        if not (isinstance(node, cst.Name) and node.value == name):
+        if not names_table(t, node, name):
             continue
         line = t.get_metadata(PositionProvider, node).start.line
         if line <= end or first is not None and line >= first or not _value_read(t, node, sized):
@@ -149,7 +149,7 @@ def read_in_pass(
         for w in written
     }
     for node in walk(loop.body, skip_scopes=True):
-        if not (isinstance(node, cst.Name) and node.value == name) or id(node) in targets:
+        if not names_table(t, node, name) or id(node) in targets:
             continue
         if not _value_read(t, node, sized):
             continue
@@ -163,7 +163,15 @@ def read_in_pass(
     return None
 
 
-def _value_read(t: LoopCounters, node: cst.Name, sized: bool) -> bool:
+def names_table(t: LoopCounters, node: cst.CSTNode, name: str) -> bool:
+    """`node` is the table `name`: a name, or an item of a dict by a literal key (`state[
+    "center"]`: round 36, wvinzh/WS_DAN_PyTorch@cbf7ff5's centres kept in a state dict)."""
+    if name.isidentifier():
+        return isinstance(node, cst.Name) and node.value == name
+    return isinstance(node, cst.Subscript) and t.code(node) == name
+
+
+def _value_read(t: LoopCounters, node: cst.CSTNode, sized: bool) -> bool:
     """`node` reads a value the name holds (not a store into it; where `sized`, not its
     length or its shape)."""
     parent = t.parent(node)

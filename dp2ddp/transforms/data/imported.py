@@ -46,6 +46,7 @@ from dp2ddp.transforms.analysis.module_index import argument
 from dp2ddp.transforms.analysis.trained_factories import (
     branch_pick,
     looked_up,
+    ordered_default,
     picking,
     picks_sharded,
     shuffle_parameter,
@@ -155,6 +156,7 @@ class LoaderImports(LoaderSetEpoch):
                 if not any(c is loader.call for c in held):
                     continue
                 export = LoaderExport(name, True, position, arity, "", shuffle, shuffle_index)
+                export = replace(export, ordered_default=ordered_default(function, shuffle))
                 if not all(c in alike for c in held):  # or a whole one, by a branch: r3-B
                     if arity is not None:
                         continue
@@ -503,8 +505,14 @@ class LoaderImports(LoaderSetEpoch):
             matching = [e for e in factories if self._is_exported(origin, (e,))]
             if not matching:
                 continue
-            values = [argument(call, e.shuffle, e.shuffle_index) for e in matching if e.shuffle]
-            ordered = any(isinstance(v, cst.Name) and v.value == "False" for v in values)
+            values = [
+                argument(call, e.shuffle, e.shuffle_index) or e.ordered_default
+                for e in matching
+                if e.shuffle
+            ]
+            ordered = any(
+                v is True or (isinstance(v, cst.Name) and v.value == "False") for v in values
+            )
             sample = fetched_once(self, call)  # one fixed batch: whole, as fetched
             why = "" if sample else self._handed_evaluates(call, ordered or call in evaluated)
             why = f"{evaluated[call]} evaluates it" if why == "" and call in evaluated else why

@@ -87,14 +87,14 @@ def said_index_tables(t: ShardDataLoaders, loop: cst.For | cst.While) -> set[str
         else:
             continue
         for target in targets:
-            if not isinstance(target, cst.Subscript) or not isinstance(target.value, cst.Name):
+            if not isinstance(target, cst.Subscript) or (root := keyed_root(target.value)) is None:
                 continue
-            table = target.value.value
+            table = t.code(target.value)
             read = {n.value for e in target.slice for n in variables_under(e)}
-            if table in bound_here or not read & batch:
+            if root in bound_here or not read & batch:
                 continue
             if table not in reads:
-                sized = made_to_fill(t, target.value)
+                sized = isinstance(target.value, cst.Name) and made_to_fill(t, target.value)
                 after = read_after(t, scope, table, end, sized=sized)
                 if after is None:
                     in_pass.setdefault(table, []).append((node, target))
@@ -257,6 +257,15 @@ def _fresh(t: ShardDataLoaders, name: str) -> str:
         count += 1
         fresh = f"{name}_{count}"
     return fresh
+
+
+def keyed_root(value: cst.BaseExpression) -> str | None:
+    """The name a table is (`table`) or is held under by a literal key (`state["center"]`)."""
+    if isinstance(value, cst.Subscript) and len(value.slice) == 1:
+        index = value.slice[0].slice
+        if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+            value = value.value
+    return value.value if isinstance(value, cst.Name) else None
 
 
 def _batch_elements(loop: cst.For) -> set[str]:

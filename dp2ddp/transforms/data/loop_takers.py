@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import view
+from dp2ddp.flow import origins, view
 from dp2ddp.flow.passes import iterator_of, taken_iterator
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
@@ -86,10 +86,16 @@ def _register_wrapper_loops(t: ShardDataLoaders, loaders: dict[cst.Call, Loader]
     modules = {id(m): m for c in loaders if isinstance(m := module_of(c, t), cst.Module)}
     for module in modules.values():
         classes = {c.name.value: c for c in module.body if isinstance(c, cst.ClassDef)}
+        flow = view(module)
         for loop in nodes_of(module, cst.For):
             for expr in iterated(loop.iter):
-                for origin in t._origins(expr, (), 0):
-                    call = origin.call
+                made = [o.call for o in t._origins(expr, (), 0)]
+                made += [  # through a factory and a method returning self (round 35, Shift-Net)
+                    o.node
+                    for o in origins(flow, expr)
+                    if o.kind == "instance" and isinstance(o.node, cst.Call)
+                ]
+                for call in made:
                     owner = classes.get(name_of(call.func)) if call is not None else None
                     if owner is None or not iterates_built_loader(
                         owner, lambda c: t.matches(c.func, DATALOADER)

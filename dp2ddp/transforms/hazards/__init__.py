@@ -45,6 +45,7 @@ import libcst as cst
 from dp2ddp.facts import PickledParam
 from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.base import MigrationTransform
+from dp2ddp.transforms._support.class_methods import plain_bases
 from dp2ddp.transforms._support.names import (
     DATAPARALLEL,
     DISTRIBUTED_DATA_PARALLEL,
@@ -387,8 +388,7 @@ class FlagHazards(MigrationTransform):
 
     def _proved_wrapper(self, node: cst.BaseExpression) -> bool:
         """`node` (a wrapped name) holds the wrapper where it is read: every binding of it
-        in the module is a wrap (only_wrapped), or the one binding reaching it is
-        (wrap_reaches)."""
+        in the module is a wrap (only_wrapped), or the one reaching it is (wrap_reaches)."""
         if self._module is None:
             return False
         held = self.code(node)
@@ -674,6 +674,7 @@ class FlagHazards(MigrationTransform):
             return
         if not node.params.params:
             return
+        siblings = getattr(self.parent(cls), "body", ())
         if any(self.qualified_names(base.value) & AUTOGRAD_FUNCTIONS for base in cls.bases):
             changes = FunctionStateMutations(node, node.name.value == "backward")
             read_tree(node.body, changes)
@@ -686,8 +687,8 @@ class FlagHazards(MigrationTransform):
                     "of the batch)",
                 )
             return
-        if node.name.value != "forward" or all(name_of(b.value) == "object" for b in cls.bases):
-            return  # the bases: a plain class (ast_nodes.plain_class) has no model's forward()
+        if node.name.value != "forward" or plain_bases(cls, siblings):
+            return  # the bases: a plain class (class_methods.plain_bases): no model's forward()
         mutations = SelfMutations(node.params.params[0].name.value)
         read_tree(node.body, mutations)
         for where, what in mutations.found:
@@ -695,6 +696,5 @@ class FlagHazards(MigrationTransform):
                 continue  # `self.loss = v` in a class no DataParallel holds (stop 63 s3)
             note = constant_write_note(where, what, mutations.self_name)
             self.warn(where, "DP007", f"{self.code(what)} in {cls.name.value}.forward(){note}")
-        siblings = getattr(self.parent(cls), "body", ())
         for where, what, whose in helper_changes(cls, node, siblings):
             self.warn(where, "DP007", f"{self.code(what)} in {whose}")

@@ -42,6 +42,10 @@ _TOTAL_KEEPS = frozenset(
     "long float int double half clone cpu cuda to type type_as clamp clamp_min clamp_".split()
 )
 
+#: A divisor taken as a number still divides the gradient (round 36, castorini/d-bert@
+#: d39fe65's `mask_tot = m.sum().item()`, the loss `(l * m).sum() / mask_tot`: unsaid).
+_DIVISOR_KEEPS = _TOTAL_KEEPS | {"item", "detach", "data"}
+
 
 def no_dims(call: cst.Call, tensors: int = 0) -> bool:
     """A total: `tensors` arguments by position (`m.sum()` none, `torch.sum(m)` one), no
@@ -79,7 +83,7 @@ class BatchRatios:
         """Both totals over the batch, the numerator no mask's count (a rate)."""
         return (
             self._total(numerator, assigned, 0)
-            and self._total(denominator, assigned, 0)
+            and self._total(denominator, assigned, 0, _DIVISOR_KEEPS)
             and not self._count(numerator, assigned, 0)
         )
 
@@ -93,7 +97,13 @@ class BatchRatios:
             "DataParallel took the whole batch's ratio: the gradient differs",
         )
 
-    def _total(self, node: cst.BaseExpression, assigned: Assigned, depth: int) -> bool:
+    def _total(
+        self,
+        node: cst.BaseExpression,
+        assigned: Assigned,
+        depth: int,
+        keeps: frozenset[str] = _TOTAL_KEEPS,
+    ) -> bool:
         """`node` is a total over the batch: `x.sum()` or `torch.sum(x)` with no dims, or
         over dims that hold the batch's rows (batch_axis), through names, sums and
         differences of totals (`+ smooth`, `+ eps` beside one) and constant factors."""
@@ -101,22 +111,22 @@ class BatchRatios:
             return False
         if isinstance(node, cst.Name):
             bound = assigned.get(node.value, [])
-            return bool(bound) and all(self._total(v, assigned, depth + 1) for v in bound)
+            return bool(bound) and all(self._total(v, assigned, depth + 1, keeps) for v in bound)
         if isinstance(node, cst.BinaryOperation):
             sides = (node.left, node.right)
             if isinstance(node.operator, (cst.Add, cst.Subtract)):
-                totals = [self._total(s, assigned, depth + 1) for s in sides]
+                totals = [self._total(s, assigned, depth + 1, keeps) for s in sides]
                 return any(totals) and all(
                     t or constant(s) for t, s in zip(totals, sides, strict=True)
                 )
             if isinstance(node.operator, cst.Multiply):
                 return any(
-                    constant(a) and self._total(b, assigned, depth + 1)
+                    constant(a) and self._total(b, assigned, depth + 1, keeps)
                     for a, b in (sides, sides[::-1])
                 )
             return False
         if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-            return self._total(node.expression, assigned, depth + 1)
+            return self._total(node.expression, assigned, depth + 1, keeps)
         if not isinstance(node, cst.Call):
             return False
         if self.t.qualified_names(node.func) & {"torch.sum"} and no_dims(node, 1):
@@ -128,8 +138,8 @@ class BatchRatios:
             return True
         if method == "sum":  # over dims: a total where they pool the rows
             return self._pools(node.func)
-        if method in _TOTAL_KEEPS:
-            return self._total(node.func.value, assigned, depth + 1)
+        if method in keeps:
+            return self._total(node.func.value, assigned, depth + 1, keeps)
         return False
 
     def _pools(self, func: cst.Attribute) -> bool:

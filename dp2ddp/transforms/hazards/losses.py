@@ -60,6 +60,9 @@ from dp2ddp.transforms.hazards.world_scaled import scaled_by_world_size, unscale
 #: How the change record of a scaled loss starts (the CLI's summary finds them by it).
 #: Methods whose value carries no gradient: a figure, not a term of the loss.
 _NO_GRADIENT = frozenset({"item", "detach", "tolist", "numpy"})
+#: A function named a metric and not a loss (`_metrics`, `get_metric`): its figures train
+#: nothing (round 36, yassouali/CCT@65d4e5b's mean IoU of numpy totals, a false DP059).
+_METRIC_ONLY = re.compile(r"^(?!.*loss).*metric", re.IGNORECASE)
 _EVALUATION = re.compile(r"eval|valid|test|infer|predict|metric|score", re.IGNORECASE)
 
 
@@ -501,7 +504,7 @@ class LossChecks:
         scope that calls backward() (round 29, QuocThangNguyen/deep-metric-learning-
         tsinghua-dogs@fca6beb's proxy-anchor loss, a log of per-class sums over the batch
         in its forward(): each rank's own share's, unsaid)."""
-        if LOSS_NAMED.search(function.name.value):
+        if LOSS_NAMED.search(function.name.value) and not _METRIC_ONLY.search(function.name.value):
             return True
         owner = self.t.parent(self.t.parent(function) or function)
         return isinstance(owner, cst.ClassDef) and bool(LOSS_NAMED.search(owner.name.value))

@@ -53,6 +53,7 @@ from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapp
 from dp2ddp.transforms.hazards.fed_parameters import fed_names as _fed_names
 from dp2ddp.transforms.hazards.fed_parameters import fed_parameters
 from dp2ddp.transforms.hazards.fed_parameters import reads_output as _reads_output
+from dp2ddp.transforms.hazards.ranked_rows import ranked_rows
 
 #: A function's or class's name that says loss or metric learning.
 LOSS_NAMED = re.compile(
@@ -76,14 +77,16 @@ def pair_losses(
     for node, owner in _functions(module.body, None):
         if not (LOSS_NAMED.search(node.name.value) or (owner and LOSS_NAMED.search(owner))):
             continue
-        for inner in walk(node.body, skip_scopes=True):
-            if compares_samples(inner):
-                name = f"{owner}.{node.name.value}" if owner else node.name.value
-                yield node, name, code(inner)
-                break
+        name = f"{owner}.{node.name.value}" if owner else node.name.value
+        inner = next((n for n in walk(node.body, skip_scopes=True) if compares_samples(n)), None)
+        inner = inner or ranked_rows(node)  # the hardest K samples kept (OHEM)
+        if inner is not None:
+            yield node, name, code(inner)
 
 
-MAY_COMPARE = re.compile(r"cdist|pdist|\.t\(\)|\.T\b|transpose|expand\(|unsqueeze")
+MAY_COMPARE = re.compile(
+    r"cdist|pdist|\.t\(\)|\.T\b|transpose|expand\(|unsqueeze|sort|topk|kthvalue"
+)
 
 
 def pair_loss_sites(source: str) -> list[tuple[int, str, str]]:

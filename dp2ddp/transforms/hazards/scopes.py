@@ -1,8 +1,7 @@
 """Small read-only analyses the hazard checks share: loop facts, scopes, self mutations.
 
 Each looks at one function (or the module) at a time and never descends into nested
-functions, classes or lambdas, whose code runs at some other time.
-"""
+functions, classes or lambdas, whose code runs at some other time."""
 
 from __future__ import annotations
 
@@ -213,7 +212,8 @@ class SelfMutations(cst.CSTVisitor):
         self._check(node, [node.target])
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        self._check(node, [t.target for t in node.targets])
+        if not _moved_in_place(node):  # `self.dec = self.dec.to(x.device)`: the same module
+            self._check(node, [t.target for t in node.targets])
         for target in node.targets:
             if isinstance(target.target, cst.Name):
                 if len(node.targets) == 1 and self._part_of_self(node.value):
@@ -425,6 +425,19 @@ def draw_detail(
     )
 
 
+def _moved_in_place(node: cst.Assign) -> bool:
+    """`self.net = self.net.to(device)`: a module moved in place, bound to what it held
+    (round 36, YuliangXiu/CVAE-GAN@00d8689's forward(), a false DP007)."""
+    func = node.value.func if isinstance(node.value, cst.Call) else None
+    return (
+        len(node.targets) == 1
+        and isinstance(func, cst.Attribute)
+        and func.attr.value in ("to", "cuda", "cpu")
+        and isinstance(func.value, cst.Attribute)
+        and node.targets[0].target.deep_equals(func.value)
+    )
+
+
 def rows_permuted(
     node: cst.Call, names: set[str], loops: Iterable[cst.For], picks: bool = False
 ) -> str:
@@ -446,6 +459,8 @@ def rows_permuted(
     if first is None:
         return ""
     rows = batch_of_size(first)
+    if rows is not None and any(_sliced_within(rows, loop, node) for loop in loops):
+        return ""  # the data a loop inside cuts batches from (round 35, PersonReID)
     if not any(sized_by_batch(first, loop, node) or rows in _bound_in(loop) for loop in loops):
         return _global_positions(first) if "torch.randint" in names else ""
     return (
@@ -470,6 +485,23 @@ def _global_positions(first: cst.BaseExpression) -> str:
         "its samples only with its own share's, where DataParallel drew positions in the "
         "whole batch once and a sample's partner could be any sample of it"
     )
+
+
+def _sliced_within(name: str, loop: cst.For, draw: cst.CSTNode) -> bool:
+    """A loop in `loop`, not around `draw`, cuts `name` (`X[i:i + B]`): data, not a batch."""
+    for inner in walk(loop.body, skip_scopes=True):
+        if not isinstance(inner, cst.For) or any(n is draw for n in walk(inner)):
+            continue
+        for node in walk(inner.body, skip_scopes=True):
+            if (
+                isinstance(node, cst.Subscript)
+                and isinstance(node.value, cst.Name)
+                and node.value.value == name
+                and isinstance(cut := node.slice[0].slice, cst.Slice)
+                and (cut.lower is not None or cut.upper is not None)
+            ):
+                return True
+    return False
 
 
 def _bound_in(loop: cst.For) -> set[str]:

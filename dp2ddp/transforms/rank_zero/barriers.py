@@ -99,7 +99,12 @@ from dp2ddp.transforms.rank_zero.path_shapes import (
 )
 from dp2ddp.transforms.rank_zero.removal_reads import plan_removal
 from dp2ddp.transforms.rank_zero.rule import Rule
-from dp2ddp.transforms.rank_zero.save_order import before_any_save, saver_before, unsynced_before
+from dp2ddp.transforms.rank_zero.save_order import (
+    before_any_save,
+    opening_with,
+    saver_before,
+    unsynced_before,
+)
 from dp2ddp.transforms.rank_zero.side_effects import (
     OPEN,
     REMOVALS,
@@ -120,8 +125,9 @@ class Barriers(Rule):
         #: Each file call's path spelled out, for the paths no text matches
         #: (path_shapes.concrete_paths).
         self._spelled: dict[int, tuple[str, ...] | None] = {}
-        #: A save got no barrier (no place every rank reaches): loads get one before them.
+        #: A save got no barrier (no place every rank reaches): loads get one before them
         self.before_loads = False
+        self.before_withs: set[int] = set()  # or before the `with open()` they read from
         #: This module's functions that save, or load, a checkpoint (edits.functions_calling).
         self._saving_functions: frozenset[str] | None = None
         self._loading_functions: frozenset[str] | None = None
@@ -680,7 +686,9 @@ class Barriers(Rule):
             return False
         self.t.state.helpers.add("barrier")
         self.t.record(loads[0], f"ddp_barrier() before this load: {why}")
-        return True
+        if (opening := opening_with(original, self.t.parent)) is not None:
+            self.before_withs.add(id(opening))  # before the open (round 36, d-bert)
+        return opening is None
 
     def synced_after(self, statement: cst.BaseStatement, synced: bool) -> bool:
         """Whether, after `statement`, every rank has passed a barrier since the last save."""

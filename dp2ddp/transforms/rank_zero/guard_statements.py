@@ -428,8 +428,12 @@ class StatementGuards(Rule):
             if (
                 index >= start
                 and not synced
-                and isinstance(new, cst.SimpleStatementLine)
-                and self.t.barriers.before_load(original)
+                and isinstance(new, (cst.With, cst.SimpleStatementLine))
+                and (
+                    id(original) in self.t.barriers.before_withs
+                    if isinstance(new, cst.With)
+                    else self.t.barriers.before_load(original)
+                )
             ):
                 pieces.append(barrier().with_changes(leading_lines=new.leading_lines))
                 new = new.with_changes(leading_lines=())

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_function
+from dp2ddp.transforms._support.nodes import enclosing_function, name_of, nodes_of, walk
+from dp2ddp.transforms.analysis.sample_code import handed_datasets
 from dp2ddp.transforms.rank_zero.path_shapes import LOOP_NAME, may_name_same, spelled_apart
+from dp2ddp.transforms.rank_zero.side_effects import COPIES
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.rank_zero.barriers import Barriers
@@ -32,7 +34,15 @@ def maybe_read(
     whose path may name the same file (`spelled`: a loop's wildcard matched it;
     path_shapes.may_name_same). Not where both paths spell out and differ, nor where a
     barrier lies between or the read never follows the write (module docstring; `writes`:
-    every rank-0 write of the module)."""
+    every rank-0 write of the module). A data file written before a dataset is built
+    (dataset_after): the barrier after the write, as for a matched read."""
+    built = dataset_after(rule, write)
+    if built is not None:
+        line = rule.t.input_position(built)[0]
+        rule._written_read[id(write)] = (
+            f"written on rank 0 here, maybe read by the dataset every rank builds at line {line}"
+        )
+        return
     written = rule.spell(write, write=True)
     for text in texts:
         for read_text, calls in reads.items():
@@ -62,6 +72,59 @@ def maybe_read(
                 "matched, so no barrier between",
             )
             return
+
+
+#: Calls writing a dataset's files (arrays, links, copies), not logs or checkpoints.
+_DATA_WRITES = COPIES | {
+    f"numpy.{name}" for name in ("save", "savez", "savez_compressed", "savetxt")
+}
+
+
+#: torch's datasets over what they are handed in memory: they read no file.
+_IN_MEMORY = frozenset({"TensorDataset", "ConcatDataset", "ChainDataset", "StackDataset"})
+
+
+def dataset_after(rule: Barriers, write: cst.Call) -> cst.Call | None:
+    """The construction of a Dataset (a class of the program's per-sample ones, a subclass
+    of torch's, or one handed to a DataLoader here) built after `write` in its function, or
+    after a call of that function in the caller's; `write` a rank-0 write of a data file no
+    read matched: the dataset may list or load it. Round 36, arnab39/
+    cycleGAN-PyTorch@ecdc973's data-folder links (`os.symlink` in `create_link()`, listed
+    by `ImageFolder` built after it) and a program writing `.npy` files its Dataset lists:
+    rank 1 built its dataset before rank 0's files were there (FileNotFoundError in 2 of 3
+    runs), unsaid."""
+    if not rule.t.qualified_names(write.func) & _DATA_WRITES:
+        return None
+    module = rule.facts.module
+    datasets = set(rule.t.state.hints.per_sample.datasets) | handed_datasets(module)
+    datasets -= _IN_MEMORY
+    datasets |= {
+        c.name.value
+        for c in nodes_of(module, cst.ClassDef)
+        if any(name_of(b.value).endswith("Dataset") for b in c.bases)
+    }
+    built = [
+        c
+        for c in nodes_of(module, cst.Call)
+        if (last := name_of(c.func)) in datasets
+        or last.endswith("Dataset")
+        and last not in _IN_MEMORY
+        or any(n.startswith("torchvision.datasets.") for n in rule.t.qualified_names(c.func))
+    ]
+    function = enclosing_function(write, rule.t)
+    sites: list[cst.CSTNode] = [write]  # the write, or the calls of its function
+    if function is not None:
+        name = function.name.value
+        sites += [c for c in nodes_of(module, cst.Call) if name_of(c.func) == name]
+    for site in sites:
+        around = enclosing_function(site, rule.t)
+        at = rule.t._position(site)
+        for call in built:
+            if enclosing_function(call, rule.t) is not around:
+                continue
+            if rule.t._position(call) > at or any(n is site for n in walk(call)):
+                return call  # built after it, or of what the call returns
+    return None
 
 
 def _line_of(rule: Barriers, node: cst.CSTNode) -> cst.CSTNode:

@@ -13,11 +13,12 @@ at start-up, which saves nothing itself, got a false DP031.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.transforms._support.nodes import enclosing_function, walk
+from dp2ddp.transforms._support.nodes import enclosing_function, name_of, walk
 from dp2ddp.transforms.rank_zero.edits import callee
 
 if TYPE_CHECKING:
@@ -122,3 +123,31 @@ def unsynced_before(barriers: Barriers, load: cst.CSTNode) -> str:
         if enclosing_function(save, barriers.t) is not function or barriers.may_follow(save, load):
             return why
     return barriers.unsynced[0][1] if barriers.unsynced else ""
+
+
+#: Calls opening a file as a `with` item (`open(p, "rb")`, `gzip.open`, `h5py.File`).
+_OPENS = frozenset({"open", "File"})
+
+
+def opening_with(
+    statement: cst.BaseStatement, parent: Callable[[cst.CSTNode], cst.CSTNode | None]
+) -> cst.With | None:
+    """The `with open(path) as f:` whose body `statement` stands in and reads `f` (a load
+    from the handle): the barrier before the load must come before the open. Round 36,
+    castorini/d-bert@d39fe65: `with open(fn, 'rb') as f: model.load_state_dict(torch.load(
+    f))` after a save on rank 0 got its barrier inside the `with`, after the open: a rank
+    that came first found no file (FileNotFoundError, 1 run in 3)."""
+    block = parent(statement)
+    opening = parent(block) if isinstance(block, cst.IndentedBlock) else None
+    if not isinstance(opening, cst.With):
+        return None
+    handles = {
+        item.asname.name.value
+        for item in opening.items
+        if isinstance(item.item, cst.Call)
+        and name_of(item.item.func) in _OPENS
+        and item.asname is not None
+        and isinstance(item.asname.name, cst.Name)
+    }
+    read = {n.value for n in walk(statement) if isinstance(n, cst.Name)}
+    return opening if handles & read else None

@@ -120,7 +120,7 @@ class SetOrders(CallRule):
             sets = _set_values(defuse, node, hinted)
             if not sets or (id(node) in loops and not _orders(loops[id(node)])):
                 continue
-            if _sorted_at_once(defuse, node):
+            if _sorted_at_once(defuse, node) or _sorted_next(defuse, node):
                 continue
             stops: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
             kind = _elements(defuse, sets, hinted, stops)
@@ -270,6 +270,37 @@ def _sorted_at_once(defuse: DefUse, node: cst.BaseExpression) -> bool:
     if _builtin(defuse, call.func, _SHORT_CIRCUIT) and isinstance(taker, cst.BaseComp):
         return not any(isinstance(n, cst.Call) for n in walk(taker))
     return True
+
+
+def _sorted_next(defuse: DefUse, node: cst.BaseExpression) -> bool:
+    """The order taken at `node` is made a list bound to a name (`keys = list(set(...))`)
+    that the next statement sorts in place with no key (`keys.sort()`): no element order of
+    the set's survives (round 36, MindVu/AAMSupCon@872877c's speaker list, a false DP158)."""
+    arg = defuse.parent(node)
+    taker = defuse.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not (isinstance(taker, cst.Call) and _builtin(defuse, taker.func, _UNPAIRED)):
+        return False
+    assign = defuse.parent(taker)
+    line = defuse.parent(assign) if isinstance(assign, cst.Assign) else None
+    if not (
+        isinstance(assign, cst.Assign)
+        and len(assign.targets) == 1
+        and isinstance(target := assign.targets[0].target, cst.Name)
+        and isinstance(line, cst.SimpleStatementLine)
+    ):
+        return False
+    block = getattr(defuse.parent(line), "body", ())
+    following = block[block.index(line) + 1] if line in block[:-1] else None
+    sort = following.body[0] if isinstance(following, cst.SimpleStatementLine) else None
+    call = sort.value if isinstance(sort, cst.Expr) else None
+    return (
+        isinstance(call, cst.Call)
+        and not call.args
+        and isinstance(call.func, cst.Attribute)
+        and call.func.attr.value == "sort"
+        and isinstance(call.func.value, cst.Name)
+        and call.func.value.value == target.value
+    )
 
 
 def _orders(loop: cst.For) -> bool:
