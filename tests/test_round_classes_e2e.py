@@ -2175,6 +2175,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   FileNotFoundError in 2 of 3 runs). rank_zero_s82_load_from_opened_handle (castorini/
   d-bert@d39fe65): a checkpoint read from a `with open(...)` handle waits before the open
   (before: the barrier inside the `with`, after the open, FileNotFoundError 1 run in 3).
+  s82_link_made_by_other_module (the rerun's reduction of CycleGAN's links): a link another
+  module's helper makes on rank 0, listed by a Dataset built right after its call: a
+  barrier after the call (before: none, FileNotFoundError 3 of 3).
 """
 
 from __future__ import annotations
@@ -3356,9 +3359,11 @@ CASES: dict[str, tuple[str, ...]] = {
     "hazards_s82_dataset_permuted_before_slicing": ("weights 0.257960",),
     "rank_zero_s82_data_files_before_dataset": ("samples 12 weights -0.094916",),
     "rank_zero_s82_load_from_opened_handle": ("weights -1.282111",),
+    "s82_link_made_by_other_module": ("samples 12 weights -0.094916",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s82_link_made_by_other_module": "train.py",  # stop 82: a link another module makes
     "s82_trainer_held_model_unequal_parts": "train.py",  # stop 82: each=True in a trainer
     "s82_eval_loaders_factory_ordered_by_default": "train.py",  # stop 82: default shuffle
     "s81_object_writes_file_read_by_other_module": "train.py",  # stop 81: barrier across modules

@@ -137,7 +137,7 @@ class WrapModelInDDP(MigrationTransform):
         self._unused.module = self._branches.module = self._class.module = node
         own = own_functions_that_wrap(node, self._is_dp_call) | {*self.state.facts.wrap_functions}
         self._wrapper_functions = frozenset(own)
-        for dropped in dropped_wraps(node, self._is_dp_call, self.state.facts.wrap_returns):
+        for dropped in dropped_wraps(node, self._is_dp_call, own, self.state.facts.wrap_returns):
             self.warn(dropped, "DP225", self.code(dropped))
         self._outside.plan(node, self._wrapper_functions)
         self._own_calls.plan(node)

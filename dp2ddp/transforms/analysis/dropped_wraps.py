@@ -18,12 +18,17 @@ from dp2ddp.transforms._support.nodes import name_of, nodes_of, walk
 
 
 def dropped_wraps(
-    module: cst.Module, is_wrap: Callable[[cst.CSTNode], bool], told: Iterable[str] = ()
+    module: cst.Module,
+    is_wrap: Callable[[cst.CSTNode], bool],
+    wrapping: Iterable[str],
+    told: Iterable[str] = (),
 ) -> Iterator[cst.Call]:
     """Each call of a function returning a wrap that stands alone as a statement: its
-    wrapper is thrown away. The functions: `module`'s own (returning_wraps), and `told`,
-    the program's other modules' (ProgramFacts.wrap_returns, by name)."""
-    returning = returning_wraps(module, is_wrap) | {name.rpartition(".")[2] for name in told}
+    wrapper is thrown away. The functions: `module`'s own that wrap (`wrapping`, by name)
+    and return the wrap (returning_wraps), and `told`, the program's other modules'
+    (ProgramFacts.wrap_returns, by name)."""
+    returning = returning_wraps(module, is_wrap, set(wrapping))
+    returning |= {name.rpartition(".")[2] for name in told}
     if not returning:
         return
     blocks: list[Sequence[cst.CSTNode]] = [module.body]
@@ -54,14 +59,17 @@ def _used_after(call: cst.Call, rest: Sequence[cst.CSTNode]) -> bool:
     )
 
 
-def returning_wraps(module: cst.Module, is_wrap: Callable[[cst.CSTNode], bool]) -> set[str]:
-    """The names of `module`'s functions that return a wrap `is_wrap` accepts: `return
-    DataParallel(m)`, or a name the function binds to one (`net = DataParallel(net)`)."""
+def returning_wraps(
+    module: cst.Module, is_wrap: Callable[[cst.CSTNode], bool], wrapping: set[str]
+) -> set[str]:
+    """The names of `module`'s functions among `wrapping` (those whose body wraps) that
+    return a wrap `is_wrap` accepts: `return DataParallel(m)`, or a name the function binds
+    to one (`net = DataParallel(net)`)."""
     found: set[str] = set()
-    for function in nodes_of(module, cst.FunctionDef):
-        body = list(walk(function.body, skip_scopes=True))
-        if not any(is_wrap(n) for n in body):
+    for function in nodes_of(module, cst.FunctionDef) if wrapping else ():
+        if function.name.value not in wrapping:
             continue
+        body = list(walk(function.body, skip_scopes=True))
         wrapped = {
             t.target.value
             for n in body

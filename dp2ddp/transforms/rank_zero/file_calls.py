@@ -33,6 +33,7 @@ from typing import TypeGuard
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms.rank_zero.path_probes import PROBES, creation_guards
 from dp2ddp.transforms.rank_zero.side_effects import (
+    COPIES,
     READS_AT_FIRST,
     WRITES_AT_FIRST,
     library_reader,
@@ -107,6 +108,8 @@ def _handed_at(call: ast.Call, called: str) -> ast.expr | None:
 def _written_at(call: ast.Call, called: str) -> ast.expr | None:
     if called in WRITES_AT_FIRST or (called in _OPENS and _writes(call)):
         return call.args[0]
+    if called in COPIES and len(call.args) > 1:
+        return call.args[1]  # a copy or a link, made at its second argument (round 36)
     return None
 
 

@@ -39,9 +39,17 @@ def maybe_read(
     built = dataset_after(rule, write)
     if built is not None:
         line = rule.t.input_position(built)[0]
-        rule._written_read[id(write)] = (
-            f"written on rank 0 here, maybe read by the dataset every rank builds at line {line}"
-        )
+        why = f"maybe read by the dataset every rank builds at line {line}"
+        if id(write) not in rule._elsewhere:  # a rank-0 group here: its barrier after it
+            rule._written_read[id(write)] = f"written on rank 0 here, {why}"
+            return
+        anchor, omitted = rule.plan_after(write, leave_loops=True)  # every rank calls it
+        if omitted is not None:
+            rule.t.warn(write, "DP054", f"written on rank 0 in there, {why}; no barrier: {omitted}")
+            return
+        rule.t.state.helpers.add("barrier")
+        rule._after.add(id(anchor if anchor is not None else rule._statement(write)))
+        rule.t.record(write, f"ddp_barrier() after it: it writes on rank 0 (another module), {why}")
         return
     written = rule.spell(write, write=True)
     for text in texts:
@@ -93,8 +101,8 @@ def dataset_after(rule: Barriers, write: cst.Call) -> cst.Call | None:
     by `ImageFolder` built after it) and a program writing `.npy` files its Dataset lists:
     rank 1 built its dataset before rank 0's files were there (FileNotFoundError in 2 of 3
     runs), unsaid."""
-    if not rule.t.qualified_names(write.func) & _DATA_WRITES:
-        return None
+    if not rule.t.qualified_names(write.func) & _DATA_WRITES and id(write) not in rule._elsewhere:
+        return None  # not a data file, nor another module's writer every rank calls
     module = rule.facts.module
     datasets = set(rule.t.state.hints.per_sample.datasets) | handed_datasets(module)
     datasets -= _IN_MEMORY

@@ -239,7 +239,7 @@ class DatasetDrawFinder:
         classes = nodes_of(self.module, cst.ClassDef)
         found: list[cst.ClassDef] = []
         names: set[str] = set()
-        loaded = self._loaded_classes()
+        loaded = self._loaded_classes() | self.t.state.hints.per_sample.datasets  # or elsewhere
         for cls in classes:
             if cls.name.value in loaded and _indexed(cls):
                 found.append(cls)

@@ -10,6 +10,7 @@ from _dp2ddp import (
     DEVICE,
     DEVICE_IDS,
     DdpDistributedSampler,
+    ddp_barrier,
     ddp_per_rank_batch,
     ddp_print,
     ddp_setup,
@@ -22,6 +23,7 @@ ddp_setup()
 
 torch.manual_seed(0)
 ids = load_data("work_split")
+ddp_barrier()
 data = Frames(ids)
 data.load_all()
 model = DistributedDataParallel(nn.Linear(4, 1).to(DEVICE), device_ids=DEVICE_IDS)

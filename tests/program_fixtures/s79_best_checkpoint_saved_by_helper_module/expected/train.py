@@ -37,6 +37,7 @@ def fit(model, loader, epochs):
             opt.step()
         keep({"epoch": epoch, "weights": model.state_dict()}, loss.item() < lowest, FOLDER)
         lowest = min(lowest, loss.item())
+    ddp_barrier()
 
 
 def last_check(model):

@@ -1,0 +1,11 @@
+"""Folder helpers: the data is reached through a link to its current version."""
+import os
+
+
+def point_to(version_dir, link_dir):
+    os.makedirs(link_dir, exist_ok=True)
+    current = os.path.join(link_dir, "current")
+    if os.path.islink(current):
+        os.remove(current)
+    os.symlink(os.path.abspath(version_dir), current)
+    return current
