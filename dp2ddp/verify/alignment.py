@@ -44,9 +44,8 @@ from dp2ddp.verify.slicing import pad_like_distributed_sampler, rank_indices
 
 _BATCH_ATTR = "_dp2ddp_verify_batch"
 _EPOCH_ATTR = "_dp2ddp_verify_epoch"
-#: The passes a DistributedSampler began, and whether the program ever set its epoch.
+#: The passes a DistributedSampler began.
 _PASSES_ATTR = "_dp2ddp_verify_passes"
-_SET_ATTR = "_dp2ddp_verify_epoch_set"
 _ORDINAL_ATTR = "_dp2ddp_verify_sampler"
 _INDEX_BLIND_ATTR = "_dp2ddp_verify_index_blind"
 #: How many of a rank's indices a DistributedSampler's record keeps (the compared steps read
@@ -225,18 +224,17 @@ def _patch_random_sampler(recorder: Recorder, seed: int) -> None:
 def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
     def __iter__(self: DistributedSampler[Any]) -> Iterator[int]:
         n = len(self.dataset)  # type: ignore[arg-type]
-        # Scripts number epochs from 0 or from 1: the k-th distinct value given to
-        # set_epoch draws the original's k-th order (no set_epoch: epoch 0's every time).
-        # Where the program sets the epoch, the k-th pass draws the original's k-th, as its
-        # RandomSampler did: a loader passed twice in an epoch (training, then evaluating
-        # on the training set) drew two orders there (round 36, wvinzh/WS_DAN_PyTorch@
-        # cbf7ff5: the second epoch's training pass took the first evaluation's order and
-        # verify named "set_epoch not called").
+        # Scripts number epochs from 0 or from 1: an epoch value first given to set_epoch
+        # at the sampler's k-th pass draws the original's k-th order (its RandomSampler drew
+        # a new one each pass), and a value given again draws the same (no set_epoch: epoch
+        # 0's every time), as DistributedSampler does. A loader passed twice an epoch
+        # (training, then evaluating on the training set) takes the original's order of each
+        # epoch's first pass (round 36, wvinzh/WS_DAN_PyTorch@cbf7ff5: numbered by distinct
+        # values, the second epoch's training took the first evaluation's order, and verify
+        # named "set_epoch not called").
         ordinals: dict[int, int] = self.__dict__.setdefault(_EPOCH_ATTR, {})
         passes: list[int] = self.__dict__.setdefault(_PASSES_ATTR, [0])
-        epoch = ordinals.setdefault(self.epoch, len(ordinals))
-        if self.__dict__.get(_SET_ATTR):
-            epoch = passes[0]
+        epoch = ordinals.setdefault(self.epoch, passes[0])
         passes[0] += 1
         order = epoch_order(seed, epoch, n) if self.shuffle else list(range(n))
         order = pad_like_distributed_sampler(order, self.total_size, self.drop_last)
@@ -263,13 +261,6 @@ def _patch_distributed_sampler(recorder: Recorder, seed: int) -> None:
         return iter(mine)
 
     DistributedSampler.__iter__ = __iter__  # type: ignore[method-assign,assignment]
-    native_set_epoch = DistributedSampler.set_epoch
-
-    def set_epoch(self: DistributedSampler[Any], epoch: int) -> None:
-        self.__dict__[_SET_ATTR] = True
-        native_set_epoch(self, epoch)
-
-    DistributedSampler.set_epoch = set_epoch  # type: ignore[method-assign]
 
     def ddp_sampler_iter(self: DistributedSampler[Any]) -> Iterator[int]:
         next_pass = getattr(self, DDP_SAMPLER_NEXT_PASS, None)
