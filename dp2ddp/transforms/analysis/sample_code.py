@@ -25,13 +25,19 @@ shared file, and the agreement rule keeps them.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.facts import SampleClasses
+from dp2ddp.flow.bindings import bindings
 from dp2ddp.transforms._support import ast_nodes
-from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, walk
+from dp2ddp.transforms._support.names import DATALOADER
+from dp2ddp.transforms._support.nodes import assigned_value, code_of, name_of, nodes_of, walk
+
+if TYPE_CHECKING:
+    from dp2ddp.transforms._support.base import MigrationTransform
 
 #: The bases that make a class a map-style or iterable Dataset.
 _DATASET_BASES = frozenset(
@@ -113,14 +119,14 @@ def _last(func: ast.expr) -> str:
 
 
 def per_sample_functions(
-    module: cst.Module,
-    qualified_names: Callable[[cst.CSTNode], set[str]],
-    samples: SampleClasses = _NO_SAMPLES,
+    module: cst.Module, t: MigrationTransform, samples: SampleClasses = _NO_SAMPLES
 ) -> frozenset[int]:
-    """ids of the FunctionDefs of `module` a loader runs per sample (see the docstring);
-    `samples`: the program's Datasets and the transforms they run (sample_classes.py)."""
+    """ids of the FunctionDefs of `module` (the tree pass `t` reads) a loader runs per
+    sample (see the docstring); `samples`: the program's Datasets and the transforms they
+    run (sample_classes.py)."""
+    qualified_names = t.qualified_names
     classes = nodes_of(module, cst.ClassDef)
-    datasets: set[str] = handed_datasets(module)  # and another module's DataLoader's:
+    datasets: set[str] = handed_datasets(module, t)  # and another module's DataLoader's:
     datasets |= {c.name.value for c in classes if c.name.value in samples.datasets}
     changed = True
     while changed:  # a subclass of a Dataset of this module is one too
@@ -189,29 +195,28 @@ def per_sample_functions(
             del kept[key]
 
 
-def handed_datasets(module: cst.Module) -> set[str]:
-    """The names of the classes whose objects `module` hands a DataLoader (`DataLoader(
+def handed_datasets(module: cst.Module, t: MigrationTransform) -> set[str]:
+    """The names of the classes whose objects a DataLoader of `module` is handed (`DataLoader(
     Noisy(...))`, or a name bound to one): Datasets by their use, whatever their bases
-    (round 36, MindVu/AAMSupCon@872877c: `class train_loader(object)` with a `__getitem__`
-    drawing a noise file per sample by `random.choice`, made rank 0's pick for rank 1's
-    sample)."""
-    bound: dict[str, str] = {}
-    for assign in nodes_of(module, cst.Assign):
-        if isinstance(assign.value, cst.Call):
-            for target in assign.targets:
-                if isinstance(target.target, cst.Name):
-                    bound[target.target.value] = name_of(assign.value.func)
-    found: set[str] = set()
+    (WenbinLee/DN4@440857b's `class FewShotDataSet(object)` drawing its episodes while it is
+    built, stop 49 b3-B; round 36, MindVu/AAMSupCon@872877c's `class train_loader(object)`,
+    whose `__getitem__` picks a noise file per sample by `random.choice`, made rank 0's pick
+    for rank 1's sample). The one home of this reading (shared_draws, rank_zero)."""
+    loaded: set[str] = set()
     for call in nodes_of(module, cst.Call):
-        if name_of(call.func) != "DataLoader" or not call.args:
+        if not t.matches(call.func, DATALOADER):
             continue
-        given = [a.value for a in call.args if a.keyword is None or a.keyword.value == "dataset"]
-        value = given[0] if given else None
-        if isinstance(value, cst.Call):
-            found.add(name_of(value.func))
-        elif isinstance(value, cst.Name) and value.value in bound:
-            found.add(bound[value.value])
-    return found - {""}
+        given = [a.value for a in call.args if a.keyword is None and not a.star][:1]
+        given += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
+        for value in given:
+            values = [value]
+            if isinstance(value, cst.Name):
+                for referent in bindings(module).referents(value):
+                    bound = assigned_value(referent.node, t)
+                    if bound is not None:
+                        values.append(bound)
+            loaded |= {name_of(v.func) for v in values if isinstance(v, cst.Call)}
+    return loaded - {""}
 
 
 def _composed_here(module: cst.Module) -> frozenset[str]:

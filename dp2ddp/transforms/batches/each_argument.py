@@ -12,7 +12,7 @@ migration. Proved here: every statement of the loop's body up to the wrapped cal
 batch only as
 * `a, b, c = batch` (the batch's tensors bound to names),
 * `batch = tuple(t.to(device) for t in batch)` / a list comprehension of a conversion
-  (`.to()`, `.cuda()`, `.float()`, ...) of each element,
+  (`.to()`, `.cuda()`, `.float()`, ...: flow/carriers.METHODS) of each element,
 * `a = a.to(device)` (a conversion of one tensor),
 and the call is given those names, each as one whole argument (or `*batch`), and nothing
 after it reads them: then `ddp_shard_batch(..., each=True)` cuts each tensor by its own size,
@@ -25,13 +25,8 @@ from collections.abc import Callable
 
 import libcst as cst
 
+from dp2ddp.flow.carriers import METHODS
 from dp2ddp.transforms._support.nodes import name_of, walk
-
-#: Methods that convert a tensor and keep its rows (its dim 0 and every other).
-_CONVERSIONS = frozenset(
-    {"to", "cuda", "cpu", "float", "double", "half", "long", "int", "bool", "contiguous",
-     "detach", "clone", "requires_grad_"}
-)  # fmt: skip
 
 
 def parts_are_arguments(
@@ -87,7 +82,7 @@ def held_model_call(call: cst.Call) -> bool:
         isinstance(func, cst.Attribute)
         and isinstance(func.value, cst.Name)
         and func.value.value == "self"
-        and func.attr.value not in _CONVERSIONS
+        and func.attr.value not in METHODS
     )
 
 
@@ -109,7 +104,7 @@ def _converted(value: cst.BaseExpression, names: set[str]) -> str | None:
     while (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value in _CONVERSIONS
+        and value.func.attr.value in METHODS
     ):
         if any(_reads(a.value) & names for a in value.args):
             return None

@@ -38,6 +38,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.flow import view
+from dp2ddp.flow.elements import literal_key
 from dp2ddp.transforms._support.nodes import (
     bound_names,
     call_named,
@@ -261,10 +262,8 @@ def _fresh(t: ShardDataLoaders, name: str) -> str:
 
 def keyed_root(value: cst.BaseExpression) -> str | None:
     """The name a table is (`table`) or is held under by a literal key (`state["center"]`)."""
-    if isinstance(value, cst.Subscript) and len(value.slice) == 1:
-        index = value.slice[0].slice
-        if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
-            value = value.value
+    if isinstance(value, cst.Subscript) and literal_key(value) is not None:
+        value = value.value
     return value.value if isinstance(value, cst.Name) else None
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from dp2ddp.flow import origins, view
+from dp2ddp.flow.elements import literal_key
 from dp2ddp.transforms._support.nodes import nodes_of
 from dp2ddp.transforms.data.plan import Loader
 
@@ -31,12 +32,7 @@ def register_keyed_loops(t: ShardDataLoaders, loaders: dict[cst.Call, Loader]) -
     keyed = [
         loop
         for loop in nodes_of(module, cst.For)
-        if any(
-            isinstance(n, cst.Subscript)
-            and isinstance(n.slice[0].slice, cst.Index)
-            and isinstance(n.slice[0].slice.value, cst.SimpleString)
-            for n in nodes_of(loop.iter, cst.Subscript)
-        )
+        if any(literal_key(n) is not None for n in nodes_of(loop.iter, cst.Subscript))
     ]
     if not keyed or not loaders:
         return

@@ -147,7 +147,7 @@ class CountMeans:
         if self._per_sample is None:
             assert self._module is not None
             self._per_sample = per_sample_functions(
-                self._module, self.t.qualified_names, self.t.state.hints.per_sample
+                self._module, self.t, self.t.state.hints.per_sample
             )
         return id(function) in self._per_sample
 

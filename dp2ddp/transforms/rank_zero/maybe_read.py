@@ -104,7 +104,7 @@ def dataset_after(rule: Barriers, write: cst.Call) -> cst.Call | None:
     if not rule.t.qualified_names(write.func) & _DATA_WRITES and id(write) not in rule._elsewhere:
         return None  # not a data file, nor another module's writer every rank calls
     module = rule.facts.module
-    datasets = set(rule.t.state.hints.per_sample.datasets) | handed_datasets(module)
+    datasets = set(rule.t.state.hints.per_sample.datasets) | handed_datasets(module, rule.t)
     datasets -= _IN_MEMORY
     datasets |= {
         c.name.value

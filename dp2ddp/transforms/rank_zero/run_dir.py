@@ -114,9 +114,7 @@ class RunDirValues(CallRule):
         sources: dict[int, str] = {}
         warned: set[int] = set()
         found = (sources, warned)
-        self.per_sample = per_sample_functions(
-            module, self.t.qualified_names, self.t.state.hints.per_sample
-        )
+        self.per_sample = per_sample_functions(module, self.t, self.t.state.hints.per_sample)
         sinks = [*self._path_sinks(module), *attribute_sinks(self), *argument_sinks(self)]
         self._share_flows(sinks, found)
         self._decided(module, sources, warned)

@@ -132,7 +132,7 @@ class SetOrders(CallRule):
                 continue
             if per_sample is None:
                 hints = self.t.state.hints
-                per_sample = per_sample_functions(module, self.t.qualified_names, hints.per_sample)
+                per_sample = per_sample_functions(module, self.t, hints.per_sample)
             why = self._not_every_rank(node, per_sample) if kind == "str" else ""
             if kind == "str" and not why:
                 self.shared.add(id(node))

@@ -15,13 +15,11 @@ import libcst as cst
 import dp2ddp.transforms.shared_draws.callable_draws as called
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import view
-from dp2ddp.flow.bindings import bindings
 from dp2ddp.transforms._support.children import SCOPE_KINDS, children_of
 from dp2ddp.transforms._support.class_methods import bound_aliases, resolved_methods
 from dp2ddp.transforms._support.grad_mode import under_grad_off
 from dp2ddp.transforms._support.names import DATALOADER
 from dp2ddp.transforms._support.nodes import (
-    assigned_value,
     calls_model,
     code_of,
     enclosing_function,
@@ -32,6 +30,7 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, fresh_fill, own_stream
+from dp2ddp.transforms.analysis.sample_code import handed_datasets
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams, seeding, stream_of
 from dp2ddp.transforms.shared_draws.handed_evaluations import handed_to_evaluation, step_names
 from dp2ddp.transforms.shared_draws.own_generators import own_generator_draw
@@ -239,7 +238,7 @@ class DatasetDrawFinder:
         classes = nodes_of(self.module, cst.ClassDef)
         found: list[cst.ClassDef] = []
         names: set[str] = set()
-        loaded = self._loaded_classes() | self.t.state.hints.per_sample.datasets  # or elsewhere
+        loaded = handed_datasets(self.module, self.t) | self.t.state.hints.per_sample.datasets
         for cls in classes:
             if cls.name.value in loaded and _indexed(cls):
                 found.append(cls)
@@ -264,26 +263,6 @@ class DatasetDrawFinder:
                         changed = True
                         break
         return found
-
-    def _loaded_classes(self) -> set[str]:
-        """The names of the classes whose instances a DataLoader of this module loads:
-        datasets by use, whatever their bases (WenbinLee/DN4@440857b's `class
-        FewShotDataSet(object)` draws its episodes while it is built, stop 49 b3-B)."""
-        loaded: set[str] = set()
-        for call in nodes_of(self.module, cst.Call):
-            if not self.t.matches(call.func, DATALOADER):
-                continue
-            given = [a.value for a in call.args if a.keyword is None and not a.star][:1]
-            given += [a.value for a in call.args if a.keyword and a.keyword.value == "dataset"]
-            for value in given:
-                values = [value]
-                if isinstance(value, cst.Name):
-                    for referent in bindings(self.module).referents(value):
-                        bound = assigned_value(referent.node, self.t)
-                        if bound is not None:
-                            values.append(bound)
-                loaded |= {name_of(v.func) for v in values if isinstance(v, cst.Call)}
-        return loaded
 
     def _dataset_class(self, cls: cst.ClassDef) -> None:
         if not isinstance(cls.body, cst.IndentedBlock):
