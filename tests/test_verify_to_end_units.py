@@ -844,3 +844,23 @@ def test_a_clocks_numbers_alone_are_left_out_of_a_line() -> None:
     assert figures.differing == [(original.splitlines()[0], rank0.splitlines()[0])]
     same = rank0.replace("0.4900", "0.5200")
     assert not toend.check_figures(original, same).differing
+
+
+def test_figures_logged_to_stderr_are_compared() -> None:
+    """Round 36 (yassouali/CCT@65d4e5b): an epoch's figures logged through `logging` (its
+    default handler writes to stderr) were rank 0's half while `--to-end` compared stdout's
+    PARAMSUM alone. The logged lines are compared too; a warning, a traceback and torch's
+    native log lines are not the program's figures."""
+    stderr = (
+        "train.py:3: UserWarning: old api 12\n  warnings.warn('old api 12')\n"
+        "[W1206 11:42:16.000 socket.cpp:7] port 29500 busy\n"
+        "LOG epoch 0 loss 1.2169 n 16\n"
+        "Traceback (most recent call last):\n  File 'x.py', line 3\nValueError: 7\n"
+        "LOG epoch 1 loss 1.0000 n 16\n"
+    )
+    logged = toend.logged_text(stderr)
+    assert logged.splitlines() == ["LOG epoch 0 loss 1.2169 n 16", "LOG epoch 1 loss 1.0000 n 16"]
+    rank0 = logged.replace("1.2169 n 16", "1.1673 n 8")
+    figures = toend.check_figures("PARAMSUM 0.5\n" + logged, "PARAMSUM 0.5\n" + rank0)
+    assert figures.compared == 3
+    assert figures.differing == [("LOG epoch 0 loss 1.2169 n 16", "LOG epoch 0 loss 1.1673 n 8")]

@@ -74,8 +74,8 @@ def to_end_rows(
     figures = toend.FigureCheck()
     if ranks:
         figures = toend.check_figures(
-            original.stdout,
-            ranks[0].stdout,
+            original.stdout + "\n" + toend.logged_text(original.stderr),
+            ranks[0].stdout + "\n" + toend.logged_text(ranks[0].stderr),
             replacements=tuple((c.as_posix(), r.as_posix()) for c, r in scripts.copies),
         )
         if figures.compared:

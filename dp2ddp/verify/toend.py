@@ -215,6 +215,40 @@ def _close(a: str, b: str) -> bool:
     return abs(x - y) <= max(1.5 * 10.0**-decimals, 1e-3 * max(abs(x), abs(y)))
 
 
+#: What a run writes to stderr that is not the program's own report: Python's warnings (the
+#: `file:line: XWarning: text` line and the source line under it), a traceback, torch's C++
+#: log lines (`[W1206 11:42:16 ...]`, `W1206 ...`) and the known exit abort.
+_WARNING = re.compile(r"^\S.*:\d+: \w*Warning\b")
+_NATIVE_LOG = re.compile(r"^\[?[WEIF]\d{4} ")
+
+
+def logged_text(stderr: str) -> str:
+    """The lines of a run's stderr that its program logged (`logging`'s default handler
+    writes there): the figures `--to-end` compares besides stdout's. Round 36 (yassouali/
+    CCT@65d4e5b): an epoch's figures logged through `logging` were rank 0's half, DP030 said
+    so, and `--to-end` said "the same numbers in the 1 lines compared" (stdout's PARAMSUM)."""
+    kept: list[str] = []
+    skip_source = False
+    in_traceback = False
+    for line in stderr.splitlines():
+        if skip_source and line.startswith((" ", "\t")):
+            skip_source = False
+            continue
+        skip_source = False
+        if line.startswith("Traceback (most recent call last)"):
+            in_traceback = True
+        if in_traceback:
+            in_traceback = line.startswith((" ", "\t", "Traceback")) or not line.strip()
+            continue
+        if _WARNING.match(line):
+            skip_source = True
+            continue
+        if _NATIVE_LOG.match(line) or KNOWN_EXIT_ABORT in line:
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
 def check_figures(
     original: str, rank0: str, replacements: tuple[tuple[str, str], ...] = ()
 ) -> FigureCheck:
