@@ -163,7 +163,9 @@ def unsplit_batches(warnings: tuple[str, ...], detail: str) -> Cause | None:
 #: ranks drift apart from the first step (SaoYan/GenerativeSkinLesion@d0df9c0's critic: verify
 #: said "dp2ddp migrate named no place where they go apart", stop 54 v3-C). DP062: the wrap
 #: undone before training, each rank trains its own copy (vansky/neural-complexity@3c057f8,
-#: stop 58 v2-D: "named no place" beside it).
+#: stop 58 v2-D: "named no place" beside it). DP225: a wrapper a helper returns, thrown
+#: away, the bare module trained per rank (round 36's dropped-wrap repro: verify named
+#: DP039 alone, a re-initialisation that is not why).
 APART_CODES = (
     "DP007",
     "DP022",
@@ -179,6 +181,7 @@ APART_CODES = (
     "DP098",
     "DP100",
     "DP108",
+    "DP225",
 )
 
 
