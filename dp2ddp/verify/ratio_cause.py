@@ -47,20 +47,24 @@ def batch_ratios(places: list[str]) -> Cause:
     )
 
 
-def per_rank_tables(places: list[str]) -> Cause:
+def per_rank_tables(said: dict[str, list[str]]) -> Cause:
     """Named where the data split right and the updates differ, and the migration said that a
     pass adds into a table at the batch's indices (DP142: class centres or counts read after
-    the pass, idstcv/KDA@0f509e6, stop 51 v3-A); before, verify named float rounding growing
-    after an equal first step, as the first steps agree until a later pass reads the table."""
+    the pass, idstcv/KDA@0f509e6, stop 51 v3-A) or changes its rows and reads them back in
+    the same pass (DP028: round 36's centre table in a state dict, which verify called float
+    rounding); before, verify named float rounding growing after an equal first step, as the
+    first steps agree until a later step reads the table."""
+    places = [place for found in said.values() for place in found]
+    codes = ", ".join(code for code, found in said.items() if found)
     shown = "; ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
     return Cause(
         "per_rank_tables",
         "a table written in place at the batch's indices holds each rank's share",
         f"{shown}: under DDP each rank writes only its own samples into the table (class "
-        "centres, counts), so what reads it after the pass (the next epoch's loss) differs "
-        "between the ranks and from DataParallel's whole-pass table (DP142)",
-        "Sum what the pass added over the ranks (torch.distributed.all_reduce) after the "
-        "loop, then verify again.",
+        "centres, counts), so what reads it later (the next step's or epoch's loss) differs "
+        f"between the ranks and from DataParallel's whole-batch table ({codes})",
+        "Sum what each step added over the ranks (torch.distributed.all_reduce) before it "
+        "is read, then verify again.",
     )
 
 
@@ -124,7 +128,8 @@ def said_losses(warnings: tuple[str, ...]) -> list[Cause]:
     causes = [batch_statistics(warnings), synchronised_norms(warnings)]
     if ratios := warned(warnings, "DP071"):
         causes.append(batch_ratios(ratios))
-    if tables := warned(warnings, "DP142"):
+    tables = {code: warned(warnings, code) for code in ("DP028", "DP142")}
+    if any(tables.values()):
         causes.append(per_rank_tables(tables))
     return [c for c in causes if c is not None]
 
