@@ -113,6 +113,7 @@ from dp2ddp.transforms.data.decisions import (
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.factory_sites import FactorySites
 from dp2ddp.transforms.data.flow import reaching_loaders
+from dp2ddp.transforms.data.handed_loops import in_eval_context
 from dp2ddp.transforms.data.handoffs import (
     fed_loaders,
     loader_handoffs,
@@ -372,7 +373,7 @@ class ShardDataLoaders(SizeSwaps, LoaderEvaluation):
         """
         takers = (partial(package_call, self), partial(runs_module, self))
         return (
-            self._in_eval_context(loop)
+            in_eval_context(self, loop)
             or self._decision(loop) is not None
             or never_trains(loop, self.qualified_names, *takers, self._trains_or_hands_loss)
         )

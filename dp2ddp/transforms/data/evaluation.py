@@ -5,12 +5,12 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from dp2ddp.transforms._support.grad_mode import module_mode, under_grad_off
 from dp2ddp.transforms._support.nodes import (
     assigned_value,
     call_named,
     enclosing_class,
     enclosing_function,
+    is_false,
     list_added,
     method_class,
     name_of,
@@ -23,7 +23,6 @@ from dp2ddp.transforms.analysis.per_rank import SHOWS
 from dp2ddp.transforms.data.attribute_figures import warn_attribute_figures
 from dp2ddp.transforms.data.closure_reads import inner_figures, nested_shows
 from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
-from dp2ddp.transforms.data.decisions import no_grad_inside
 from dp2ddp.transforms.data.figure_aliases import (
     figure_aliases,
     global_table_shows,
@@ -33,7 +32,6 @@ from dp2ddp.transforms.data.figure_aliases import (
 from dp2ddp.transforms.data.figure_containers import container_updates
 from dp2ddp.transforms.data.flagged_passes import fed_only_off, guard_on_only, only_off
 from dp2ddp.transforms.data.flow import MAX_DEPTH
-from dp2ddp.transforms.data.handed_loops import trains_after_eval
 from dp2ddp.transforms.data.handed_meters import reduced_handed_meters
 from dp2ddp.transforms.data.handed_objects import SYNCING_METRICS, handed_objects
 from dp2ddp.transforms.data.held_tables import said_held_tables
@@ -82,6 +80,15 @@ class LoaderEvaluation(ShowingCalls):
         why = why or "no counters found that can be summed over the ranks"
         text = f"{why}; {label} left unsharded: every rank evaluates all of it, and its figures "
         text += "are the original's"
+        shuffle = loader.args.get("shuffle")
+        if shuffle is not None and not is_false(loader.call.args[shuffle].value):
+            # round 36, lyeoni/nlp-tutorial@8cc490a's shuffled test set: another figure
+            text += (
+                " up to its order: it shuffles from torch's global generator, from which a "
+                "shuffling training loader drew one number per pass and DistributedSampler "
+                "draws none, so a figure the order decides (a mean of per-batch means with a "
+                "smaller last batch) is another draw than the original's"
+            )
         for loop, (function, sites) in self._fed_sites.items():
             if where is loop or any(n is where for n in walk(loop)):
                 text += (
@@ -662,35 +669,3 @@ class LoaderEvaluation(ShowingCalls):
         body = list(block.body)
         at = next(i for i, s in enumerate(body) if s is statement)
         return body[at + 1] if at + 1 < len(body) else None
-
-    def _in_eval_context(self, loop: cst.For) -> bool:
-        """Under `no_grad()`/`inference_mode()`, after `.eval()`, or no_grad_inside() it.
-
-        A `.eval()` decides nothing for a loop that backpropagates (`_trains`): whatever mode
-        some model is in, a loop whose backward runs trains, and its loader is training
-        data. Knowledge distillation switches its frozen teacher to eval mode before the
-        loop that trains the student (real-world: peterliht/knowledge-distillation-pytorch
-        @b1e4b6a): read as an evaluation, the loader was left whole (DP015) and every rank
-        trained on the whole batch."""
-        if no_grad_inside(
-            loop, self.matches, self.qualified_names
-        ) and not self._trains_or_hands_loss(loop):
-            return True
-        if under_grad_off(loop, self.parent, self.matches):
-            return True
-        node = self.parent(loop)
-        while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
-            node = self.parent(node)
-        if isinstance(node, cst.FunctionDef):
-            line = self.get_metadata(PositionProvider, loop).start.line
-            mode: str | None = "train"
-            for call in walk(node.body, skip_scopes=True):
-                if (
-                    isinstance(call, cst.Call)
-                    and isinstance(call.func, cst.Attribute)
-                    and call.func.attr.value in ("eval", "train")
-                    and self.get_metadata(PositionProvider, call).start.line < line
-                ):
-                    mode = module_mode(call)
-            return mode == "eval" and not trains_after_eval(self, loop)
-        return False

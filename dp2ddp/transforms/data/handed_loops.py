@@ -14,13 +14,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from dp2ddp.flow import code, view
-from dp2ddp.transforms._support.nodes import module_of
+from dp2ddp.transforms._support.grad_mode import module_mode, under_grad_off
+from dp2ddp.transforms._support.nodes import module_of, walk
 from dp2ddp.transforms.analysis.handed_steps import (
     StepContext,
     handed_step,
 )
+from dp2ddp.transforms.data.decisions import no_grad_inside
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.data.imported import LoaderImports
@@ -99,3 +102,34 @@ def trains_after_eval(t: LoaderImports, loop: cst.For) -> bool:
     `model.eval()` to fine-tune without dropout, `engine.step(loss)` of a library; read
     as an evaluation, its loader was left whole and every rank trained all of it)."""
     return t._trains(loop) or hands_step(t, loop, held=True)
+
+
+def in_eval_context(t: LoaderImports, loop: cst.For) -> bool:
+    """Under `no_grad()`/`inference_mode()`, after `.eval()`, or no_grad_inside() it.
+
+    A `.eval()` decides nothing for a loop that backpropagates (`_trains`): whatever mode
+    some model is in, a loop whose backward runs trains, and its loader is training
+    data. Knowledge distillation switches its frozen teacher to eval mode before the
+    loop that trains the student (real-world: peterliht/knowledge-distillation-pytorch
+    @b1e4b6a): read as an evaluation, the loader was left whole (DP015) and every rank
+    trained on the whole batch."""
+    if no_grad_inside(loop, t.matches, t.qualified_names) and not t._trains_or_hands_loss(loop):
+        return True
+    if under_grad_off(loop, t.parent, t.matches):
+        return True
+    node = t.parent(loop)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+        node = t.parent(node)
+    if isinstance(node, cst.FunctionDef):
+        line = t.get_metadata(PositionProvider, loop).start.line
+        mode: str | None = "train"
+        for call in walk(node.body, skip_scopes=True):
+            if (
+                isinstance(call, cst.Call)
+                and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in ("eval", "train")
+                and t.get_metadata(PositionProvider, call).start.line < line
+            ):
+                mode = module_mode(call)
+        return mode == "eval" and not trains_after_eval(t, loop)
+    return False
