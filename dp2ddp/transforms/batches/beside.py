@@ -427,11 +427,14 @@ def _constant_rows(proof: BatchProof, flow: DefUse, origin: Origin) -> cst.Subsc
     # fields, each this rank's rows (`x, target = data[:2]`, `teacher(crops[:2])`)
     fields = taken is not None and _collated_fields(proof, flow, origin, taken)
     moves = proof.state.hints.device_moves
+    rows_first = True  # round 36, castorini/d-bert@d39fe65: `x = batch.t()`, then `x[:-1]`
     for step in path[start - 1 :]:
         fields = fields and isinstance(step.node, cst.Name)  # a field picked: rows again
         parent = flow.parent(step.node)
+        rows_first ^= _swaps_first_axes(flow, parent, step.node)
         if (
             not step.index
+            and rows_first
             and isinstance(parent, cst.Subscript)
             and parent.value is step.node
             and constant_slice(parent)
@@ -440,6 +443,25 @@ def _constant_rows(proof: BatchProof, flow: DefUse, origin: Origin) -> cst.Subsc
                 return parent
         fields = fields or moved_elements(flow.ancestors(step.node), moves)
     return None
+
+
+def _swaps_first_axes(flow: DefUse, parent: cst.CSTNode | None, node: cst.CSTNode) -> bool:
+    """`node.t()`, `node.T`, `node.transpose(0, 1)`, `node.permute(1, 0, ...)`: dims 0 and 1
+    change places, and a constant slice of dim 0 after it keeps every row (a time-major
+    sequence's `x[:-1]`)."""
+    if not isinstance(parent, cst.Attribute) or parent.value is not node:
+        return False
+    if parent.attr.value in ("T", "mT"):
+        return True
+    call = flow.parent(parent)
+    if not isinstance(call, cst.Call) or call.func is not parent:
+        return False
+    axes = [a.value.value for a in call.args if isinstance(a.value, cst.Integer)]
+    if parent.attr.value == "t":
+        return not call.args
+    if parent.attr.value in ("transpose", "swapaxes"):
+        return len(call.args) == 2 and sorted(axes) == ["0", "1"]
+    return parent.attr.value == "permute" and axes[:2] == ["1", "0"]
 
 
 def _collated_fields(proof: BatchProof, flow: DefUse, origin: Origin, taken: cst.CSTNode) -> bool:
