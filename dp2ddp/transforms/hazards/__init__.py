@@ -55,7 +55,6 @@ from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
     name_of,
     variables_under,
-    walk,
     wrap_target,
 )
 from dp2ddp.transforms._support.visiting import read_tree
@@ -78,13 +77,7 @@ from dp2ddp.transforms.analysis.norm_layers import (
     own_forward_norms,
 )
 from dp2ddp.transforms.analysis.owner_parameters import rebound_whole
-from dp2ddp.transforms.analysis.pickled_params import (
-    PICKLERS,
-    held_values,
-    module_picklers,
-    saved_object,
-    whole_parts,
-)
+from dp2ddp.transforms.analysis.pickled_params import PICKLERS, saved_object
 from dp2ddp.transforms.analysis.random_draws import RANDOM_DRAWS, in_same_random, shared_stream
 from dp2ddp.transforms.analysis.row_picks import picks_rows
 from dp2ddp.transforms.analysis.seeded_streams import alike_streams
@@ -112,8 +105,11 @@ from dp2ddp.transforms.hazards.mean_losses import MeanLosses
 from dp2ddp.transforms.hazards.module_bypass import module_bypasses
 from dp2ddp.transforms.hazards.output_state import output_state_writes
 from dp2ddp.transforms.hazards.pairs import ClassPairs, criterion_findings, pair_losses
-from dp2ddp.transforms.hazards.pickled import held_for_save as held_in
-from dp2ddp.transforms.hazards.pickled import imported_pickler, only_wrapped, wrap_reaches
+from dp2ddp.transforms.hazards.pickled_saves import (
+    check_pickled_wrapper,
+    check_pickling_call,
+    wraps_later,
+)
 from dp2ddp.transforms.hazards.replay_memories import per_rank_memories
 from dp2ddp.transforms.hazards.scopes import (
     AUTOGRAD_FUNCTIONS,
@@ -137,12 +133,6 @@ from dp2ddp.transforms.hazards.world_scaled import scaled_backward
 
 #: Loops over these count batches (also wrapped: `enumerate(range(n))`, `tqdm(range(n))`).
 _RANGES = frozenset({"builtins.range", "tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
-#: Containers a wrapped model may be put in and pickled with (DP070).
-_CONTAINERS = frozenset(
-    {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
-     "torch.nn.modules.container.Sequential", "builtins.dict", "builtins.list",
-     "builtins.tuple", "collections.OrderedDict"}
-)  # fmt: skip
 
 
 class FlagHazards(MigrationTransform):
@@ -176,6 +166,8 @@ class FlagHazards(MigrationTransform):
         self._own_picklers: dict[str, tuple[PickledParam, ...]] | None = None
         self._undone_helds: set[str] | None = None
         self._module: cst.Module | None = None
+        #: The module-level wraps a save inside a function reads (pickled_saves.py).
+        self._module_wraps: set[str] | None = None
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._module = node
@@ -317,160 +309,6 @@ class FlagHazards(MigrationTransform):
             self.warn(first, "DP008", detail, places)
         return self._losses.scale_terms(updated_node)
 
-    def _check_pickled_wrapper(
-        self, save: cst.Call, saved: cst.BaseExpression, through: cst.Name | None = None
-    ) -> None:
-        """DP070: the saved object holds a wrapped model (as assigned, `model` or
-        `self.model`) itself: that name anywhere in it but as the object of an attribute
-        (`model.module`, `model.state_dict()`) or of a call (`model(x)`), or the argument
-        of a call that reads it (`model.state_dict` through a helper is not proved: a call
-        of a function other than a container's constructor is skipped). Where it is the
-        saved object itself, or an element of a plain container saved with it (`{'model':
-        model, 'epoch': e}`), and proved the wrapper there (_proved_wrapper), its `.module`
-        is saved instead: what the original's DataParallel held, loadable anywhere. A name
-        saved is looked into (`held_for_save`; said, as those statements were left before)."""
-        if isinstance(saved, cst.Name) and self._module is not None and through is None:
-            for value in held_in(view(self._module), saved):
-                self._check_pickled_wrapper(save, value, saved)
-        parts = set(whole_parts(saved, self.qualified_names))
-        for node in walk(saved):
-            if (
-                not isinstance(node, (cst.Name, cst.Attribute))
-                or self.code(node) not in self._wrapped
-                or self.code(node) in self._undone()  # held bare after (DP062; stop 59 v2-C)
-            ):
-                continue
-            parent = self.parent(node)
-            if isinstance(parent, cst.Attribute) and (parent.value is node or parent.attr is node):
-                # `model.state_dict()` reads the wrapper; the `model` of `self.model` is an
-                # attribute's name, not the wrapped local (UDA_pytorch's Trainer, class v1-C)
-                continue
-            if isinstance(parent, cst.Call) and parent.func is node:
-                continue
-            if isinstance(parent, cst.IfExp):
-                continue  # `m.module if guard else m`: the wrap pass keeps `.module` (DP057)
-            if isinstance(parent, cst.Arg):
-                call = self.parent(parent)
-                if (
-                    isinstance(call, cst.Call)
-                    and call is not save
-                    and not (self.qualified_names(call.func) & _CONTAINERS)
-                ):
-                    continue
-            held = self.code(node)
-            if node in parts and through is None and self._proved_wrapper(node):
-                if saved is node:
-                    self._inner_saves.add(save)
-                else:
-                    self._inner_values.add(node)
-                self.record(
-                    node,
-                    f"torch.save of {held}.module: the file holds the inner model, loadable "
-                    "without a process group (the DDP object would need one)",
-                )
-                continue
-            holder = self.code(saved)[:60] if through is None else through.value
-            where = held if saved is node and through is None else f"{held} in {holder}"
-            self.warn(
-                save,
-                "DP070",
-                f"{where}: the file would hold the DDP object, which loads only in a process group",
-            )
-            return
-
-    def _undone(self) -> set[str]:
-        """The wrapped names the program takes back out (`model = model.module`: DP062):
-        the bare module after it, so a save of the name pickles no wrapper."""
-        if self._undone_helds is None and self._module is not None:
-            found = undone_wraps(self._module, self.parent, self._is_wrap)
-            self._undone_helds = {undone.held for undone in found}
-        return self._undone_helds or set()
-
-    def _proved_wrapper(self, node: cst.BaseExpression) -> bool:
-        """`node` (a wrapped name) holds the wrapper where it is read: every binding of it
-        in the module is a wrap (only_wrapped), or the one reaching it is (wrap_reaches)."""
-        if self._module is None:
-            return False
-        held = self.code(node)
-        if only_wrapped(self._module, held, self._is_wrap):
-            return True
-        return isinstance(node, cst.Name) and wrap_reaches(node, self.parent, self._is_wrap)
-
-    def _check_pickling_call(self, call: cst.Call) -> None:
-        """A wrapped model passed to a function that pickles that parameter whole (class
-        W2, analysis/pickled_params.py: this module's own top-level functions, or another
-        module's from ProgramFacts.pickling): where the function only pickles it (or reads
-        its state_dict) and the argument is proved the wrapper, the call passes its
-        `.module`, which the file then holds as the original's DataParallel held the same
-        weights; else DP070 at the call, naming the function's save."""
-        if self._module is None:
-            return
-        params: tuple[PickledParam, ...] = ()
-        function = self.code(call.func)
-        if isinstance(call.func, cst.Name):
-            if self._own_picklers is None:
-                self._own_picklers = module_picklers(
-                    self._module, self.qualified_names, self.parent, lambda n: self._position(n)[0]
-                )
-            params = self._own_picklers.get(call.func.value, ())
-        if not params and self.state.facts.pickling:
-            params = imported_pickler(self.qualified_names(call.func), self.state.facts.picklers)
-        if not params:
-            return
-        for index, arg in enumerate(call.args):
-            if arg.star:
-                return  # which parameter each later argument meets is not known
-            for value in held_values(arg.value):
-                self._check_pickled_value(call, function, params, index, arg, value)
-
-    def _check_pickled_value(
-        self,
-        call: cst.Call,
-        function: str,
-        params: tuple[PickledParam, ...],
-        index: int,
-        arg: cst.Arg,
-        value: cst.BaseExpression,
-    ) -> None:
-        """_check_pickling_call for one value the argument at `index` holds: itself, or an
-        item of a dict, list or tuple literal it is (round 30, fangchangma/sparse-to-dense.
-        pytorch@10efc6d: `save_checkpoint({'model': model, ...}, ...)`, the helper saving
-        the dict whole: the DDP object pickled in it, unsaid)."""
-        if isinstance(value, (cst.Name, cst.Attribute)) and self.code(value) in self._wrapped:
-            held = self.code(value)
-            keyword = arg.keyword.value if arg.keyword is not None else None
-            param = next(
-                (
-                    p
-                    for p in params
-                    if (p.name == keyword if keyword is not None else p.position == index)
-                ),
-                None,
-            )
-            if param is None:
-                return
-            if param.only and self._proved_wrapper(value):
-                self._inner_values.add(value)
-                self.record(
-                    value,
-                    f"{function}({held}.module, ...): {function}() pickles {param.name} whole "
-                    f"at {param.where()}; the file holds the inner model, loadable without a "
-                    "process group",
-                )
-                return
-            why = (
-                f" ({held} is not proved to be the wrapper at this call)"
-                if param.only
-                else " and does more with it (a use other than pickling it, or a module container)"
-            )
-            self.warn(
-                call,
-                "DP070",
-                f"{held} passed to {function}() as {param.name}, which pickles it whole at "
-                f"{param.where()}{why}: the file would hold the DDP object, which loads only "
-                "in a process group",
-            )
-
     def _is_wrap(self, call: cst.Call) -> bool:
         return bool(self.qualified_names(call.func) & DATAPARALLEL)
 
@@ -552,13 +390,13 @@ class FlagHazards(MigrationTransform):
                 self._wrapped.add(target)
         elif names & DISTRIBUTED_DATA_PARALLEL and (target := wrap_target(node, self)):
             self._ddp_wrapped.add(target)
-        if self._wrapped and node.args:
+        if node.args and (self._wrapped or wraps_later(self)):
             if names & PICKLERS:
                 saved = saved_object(node)
                 if saved is not None:
-                    self._check_pickled_wrapper(node, saved)
+                    check_pickled_wrapper(self, node, saved)
             else:
-                self._check_pickling_call(node)
+                check_pickling_call(self, node)
         self._losses.check_call(node, names)
         self._means.check_call(node, names)
         if self._in_training_loop(node):
