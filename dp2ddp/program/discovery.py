@@ -55,6 +55,7 @@ from dp2ddp.program.search_path import (
     Incomplete,
     environment_search,
     incomplete,
+    own_package_bases,
     search_with_edits,
     unreached,
     widened_root,
@@ -586,7 +587,8 @@ class ImportGraph:
         else:
             search = [entry_dir, root]
         searched_root, search[1:1] = environment_search(root)  # a shell's PYTHONPATH (X1)
-        search += self.subprojects(root)
+        searched_root, own = own_package_bases(entry_dir, searched_root, first.imports)
+        search += self.subprojects(root) + own
         resolver = self.resolver(searched_root, search, shown_base)
         return Start(first, entry_abs, entry_dir, root, resolver, module_entry)
 

@@ -36,6 +36,7 @@ stop 34, class X1).
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import sys
@@ -120,6 +121,34 @@ def widened_root(root: str, modules: Sequence[ProgramModule], base: str) -> str:
             if _may_widen(wider):
                 root = wider
     return root
+
+
+def own_package_bases(
+    entry_dir: str, root: str, imports: Sequence[ast.Import | ast.ImportFrom]
+) -> tuple[str, list[str]]:
+    """(the root widened to cover them, folders the program's own packages import from
+    when it is installed or run with them on PYTHONPATH), searched after the others: a src
+    layout's `src/` beside the root's setup.py or pyproject.toml (`pip install -e .`), and
+    the folder above each folder around the entry that the entry imports by name (`from
+    reppkg.util import log` in src/reppkg/train/main.py: the program runs with src/ on
+    PYTHONPATH, or that import fails), as far as `_may_widen` allows. Round 37
+    (abenechehab/rlft4rl@60f3c94, src/rlft4rl/ without __init__.py): its logging helper
+    was neither migrated nor said, and every rank wrote each line to one log file."""
+    found: list[str] = []
+    if any(os.path.isfile(os.path.join(root, m)) for m in ("setup.py", "pyproject.toml")):
+        src = os.path.join(root, "src")
+        if os.path.isdir(src):
+            found.append(src)
+    tops = {name.split(".")[0] for node in imports for name in absolute_names(node)}
+    folder = os.path.abspath(entry_dir)
+    while _may_widen(os.path.dirname(folder)):
+        parent = os.path.dirname(folder)
+        if os.path.basename(folder) in tops and parent not in found:
+            found.append(parent)
+            if not _under(parent, root):
+                root = os.path.commonpath([root, parent])
+        folder = parent
+    return root, found
 
 
 def working_folder(root: str, marked: bool) -> str:
