@@ -59,6 +59,7 @@ from dp2ddp.transforms.analysis.guarded_wraps import (
     wrap_assignments,
     wraps_on_every_path,
 )
+from dp2ddp.transforms.analysis.holder_classes import holder_text
 from dp2ddp.transforms.analysis.outside_parameters import FROZEN, OutsideParameters
 from dp2ddp.transforms.analysis.own_methods import OwnMethodCalls
 from dp2ddp.transforms.analysis.owner_parameters import owner_wrap_text
@@ -208,7 +209,6 @@ class WrapModelInDDP(MigrationTransform):
             name.startswith("torch.nn.") and name.endswith("Loss")
             for name in self.qualified_names(original_module.func)
         ):
-            # DDP refuses modules without trainable parameters; a loss needs no wrapper.
             self.record(original, f"unwrapped {self.code(module)}: a loss needs no DDP wrapper")
             return moved.with_changes(lpar=updated.lpar, rpar=updated.rpar)
         if original_module is not None and self._wraps_tensor(original, original_module):
@@ -321,7 +321,7 @@ class WrapModelInDDP(MigrationTransform):
                 for w, other in self._wraps
             ):
                 continue
-            text = self._unused.holder_text(call, target, owner)
+            text = holder_text(self._unused, target, owner)
             if text:
                 self.warn(call, "DP042", text)
 

@@ -183,9 +183,13 @@ class UnusedParameters:
         """What the wrap `call` of `module` (`spelled` as migrated) calls: DDP_CLASS, or
         WRAP_TRAINABLE where a toggle may have switched off every parameter before it
         (freezing; X2, stop 34: DDP refuses a module none of whose parameters requires a
-        gradient), with the helper and a record; DDP_CLASS's import where it is that."""
+        gradient) or it may hold none (bare; a library's class, not read: DP102, why() set
+        the code; round 37, a wavelet transform of buffers only crashed every rank), with
+        the helper and a record; DDP_CLASS's import where it is that."""
         freezing = self.freezing(module) if module is not None else ""
         bare = self.bare(module) if module is not None and not freezing else ""
+        if not bare and self.code == "DP102" and not model_zoo(self.t, module):
+            bare = "a library's class, not read here"
         if not freezing and not bare:
             AddImportsVisitor.add_needed_import(self.t.context, "torch.nn.parallel", DDP_CLASS)
             return DDP_CLASS
@@ -210,47 +214,6 @@ class UnusedParameters:
         if call is None:
             return ""
         return bare_reason(self._class_names(call.func, self._model_classes()), self._bare, call)
-
-    def holder_text(self, call: cst.Call, target: str, owner: str) -> str:
-        """DP042's text for `owner.x = DataParallel(owner.x)` (`target` is `owner.x`): ""
-        where `owner` is proved a plain object (built in this file by a class of its own
-        with no base class: a trainer holding models, LeeDoYup/FixMatch-pytorch@f167d64's
-        `FixMatch`), whose other attributes are no parameters of the wrapped model's; the
-        plain claim where its class is one of the program's nn.Module classes; else said
-        as what it is, a question of `owner`'s class."""
-        kind = self._owner_class(owner)
-        if kind == "plain":
-            return ""
-        claim = f"`{target}` is part of `{owner}`, whose other parameters DDP does not average"
-        if kind == "module":
-            return claim
-        return (
-            f"`{target}` is an attribute of `{owner}`, whose class is not read here: if it is "
-            f"an nn.Module, its other parameters DDP does not average (a plain object holding "
-            "models is no concern: wrap each model it trains)"
-        )
-
-    def _owner_class(self, owner: str) -> str:
-        """ "module" where some binding of `owner` (a name) in this file calls one of the
-        program's nn.Module classes; "plain" where every binding calls one class of this
-        file with no base class; "" (not known) otherwise."""
-        if "." in owner:
-            return ""
-        built = {
-            ast.unparse(node.value.func)
-            for node in ast_nodes.walk(self._ast())
-            if isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Call)
-            and any(isinstance(t, ast.Name) and t.id == owner for t in node.targets)
-        }
-        classes = self._model_classes()
-        if any(name in classes or name.rsplit(".", 1)[-1] in classes for name in built):
-            return "module"
-        own = [n for n in self._ast().body if isinstance(n, ast.ClassDef) and n.name in built]
-        plain = len(built) == 1 and len(own) == 1 and not own[0].keywords
-        if plain and all(isinstance(b, ast.Name) and b.id == "object" for b in own[0].bases):
-            return "plain"
-        return ""
 
     def freezing(self, module: cst.BaseExpression) -> str:
         """A toggle of the program that may switch off the wrapped model's parameters
@@ -697,4 +660,19 @@ def _named_literally(built: cst.BaseExpression) -> bool:
         and len(built.slice) == 1
         and isinstance(built.slice[0].slice, cst.Index)
         and isinstance(built.slice[0].slice.value, cst.SimpleString)
+    )
+
+
+#: Libraries whose model classes hold parameters (model zoos): their wraps need no run-time
+#: check that some parameter trains (wrap_call).
+_MODEL_ZOOS = ("torchvision.models.", "transformers.", "timm.", "pytorch_pretrained_bert.",
+               "pytorch_transformers.", "segmentation_models_pytorch.", "torch.hub.")  # fmt: skip
+
+
+def model_zoo(t: MigrationTransform, module: cst.BaseExpression | None) -> bool:
+    """`module` is built by a call of a model zoo's (`resnet18(...)`, `BertModel.
+    from_pretrained(...)`), by its qualified name."""
+    built = built_by(t, module) if module is not None else None
+    return built is not None and any(
+        name.startswith(_MODEL_ZOOS) for name in t.qualified_names(built)
     )

@@ -50,9 +50,11 @@ from dp2ddp.transforms._support.names import (
     DATAPARALLEL,
     DISTRIBUTED_DATA_PARALLEL,
     INPLACE_RANDOM_FILLS,
+    WRAP_TRAINABLE,
 )
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
+    code_of,
     name_of,
     variables_under,
     wrap_target,
@@ -388,7 +390,9 @@ class FlagHazards(MigrationTransform):
             target = wrap_target(node, self)
             if target is not None:
                 self._wrapped.add(target)
-        elif names & DISTRIBUTED_DATA_PARALLEL and (target := wrap_target(node, self)):
+        elif (names & DISTRIBUTED_DATA_PARALLEL or code_of(node.func) == WRAP_TRAINABLE) and (
+            target := wrap_target(node, self)
+        ):
             self._ddp_wrapped.add(target)
         if node.args and (self._wrapped or wraps_later(self)):
             if names & PICKLERS:
