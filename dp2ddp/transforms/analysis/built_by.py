@@ -19,28 +19,36 @@ if TYPE_CHECKING:
 SEQUENTIAL = frozenset({"torch.nn.Sequential", "torch.nn.modules.container.Sequential"})
 
 
+#: A copy of a module is of its class.
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+
+
 def built_by(t: MigrationTransform, module: cst.BaseExpression) -> cst.BaseExpression | None:
     """The callee that built `module` (`Net` of `Net(...).cuda()`, also through a name
     assigned once from such a call earlier in the same function); None if unknown. A name
     last assigned a DataParallel wrap (another branch's `model = nn.DataParallel(model)`
     above `else: model = nn.DataParallel(model)`, loeweX/Greedy_InfoMax@22d17e4) was built
     by what built the wrap's module: judged as the library's class, only the first wrap got
-    find_unused_parameters=True and the CPU branch's DDP raised at step 2 (stop 65 v3)."""
+    find_unused_parameters=True and the CPU branch's DDP raised at step 2 (stop 65 v3). A copy
+    (`copy.deepcopy(model1)`) was built by what built the original (round 37, KaiyangZhou/
+    deep-person-reid@f8cd150's mutual learning: model2's wrap got no DP041 beside model1's)."""
     node: cst.BaseExpression = module
+    at: cst.CSTNode = module
     for _ in range(4):
         node = unmoved(node)
-        if isinstance(node, cst.Call) and node is not module and node.args:
-            if t.qualified_names(node.func) & DATAPARALLEL:
+        if isinstance(node, cst.Call) and node.args:
+            names = t.qualified_names(node.func)
+            if node is not module and names & DATAPARALLEL or names & _COPIES:
                 node = node.args[0].value
                 continue
         if isinstance(node, cst.Call):
             return node.func
         if not isinstance(node, cst.Name):
             return None
-        value = assigned_value(t, module, node.value)
+        value = assigned_value(t, at, node.value)
         if value is None:
             return None
-        node = value
+        node = at = value  # what reaches this binding was assigned before it
     return None
 
 

@@ -53,6 +53,8 @@ class Kept:
         if self.whole or other.whole:
             return _WHOLE
         first = self if self.node is not None else other
+        if other.unknown and not self.unknown:
+            first = other  # what was not proved is what the message says
         return Kept(
             False,
             self.kept | other.kept,
@@ -105,7 +107,14 @@ class _Follow:
         if isinstance(parent, cst.Subscript) and parent.value is expr:
             if level:
                 return self.value(parent, level - 1, depth + 1)
-            return _subscript(parent)
+            taken = _subscript(parent)
+            if len(taken.kept) == 1 and not taken.unknown:
+                # the output taken is followed in turn: bound to a name read only under
+                # a condition, or never, it is not kept (MaxSquareLoss's `pred_2 = pred[1]`)
+                output = self.value(parent, -1, depth + 1)
+                if not output.whole:
+                    return Kept(unknown=output.unknown, node=output.node, how=output.how)
+            return taken
         if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is expr:
             targets = (
                 [t.target for t in parent.targets]
@@ -199,7 +208,12 @@ class _Follow:
         )  # fmt: skip
 
     def name(self, target: cst.Name, level: int, depth: int) -> Kept:
-        """The reads of a name bound to the value (those the binding may reach)."""
+        """The reads of a name bound to the value (those the binding may reach). A read
+        under a condition the binding is not under (`if args.multi: loss += crit(aux, y)`)
+        reaches the outputs in some steps only: where no other read reaches them, the
+        step the condition is false leaves them unread (round 37, ZJULearning/
+        MaxSquareLoss@2fbc18f: its auxiliary head's loss under a flag, off by default;
+        DDP failed at step 2 with no warning)."""
         uses = self._uses(target)
         if not uses:
             if level:  # a container never read: judged where it is made; an output: each
@@ -207,7 +221,15 @@ class _Follow:
             return Kept(node=target, how=f"`{target.value}` is never read")
         found: Kept | None = None
         for use in uses:
+            if not level and self._typed_away(target, use):
+                continue
             got = self.value(use, level, depth + 1)
+            test = _condition_between(self.view, target, use)
+            if got.whole and test is not None:
+                got = Kept(
+                    unknown="read under a condition", node=test,
+                    how=f"`{target.value}` is read only when `{code(test, 60)}`",
+                )  # fmt: skip
             if got.whole:
                 return _WHOLE
             found = got if found is None else found.join(got)
@@ -225,6 +247,8 @@ class _Follow:
                 unknown="collected", node=call,
                 how=f"`{code(call, 60)}` collects them into a container not followed",
             )  # fmt: skip
+        if isinstance(func, cst.Name) and func.value in _INSPECTING:
+            return Kept(node=call, how=f"`{code(call, 60)}` reads none of its outputs")
         callees = self.view.callees(call)
         if callees:
             found: Kept | None = None
@@ -264,8 +288,60 @@ class _Follow:
             if any(d.target is bound for d in self.view.reaching(use))
         ]
 
+    def _typed_away(self, target: cst.Name, use: cst.Name) -> bool:
+        """`use` is reached by `target`'s binding only where a test of its type failed: a
+        rebinding inside `if isinstance(name, tuple):` reaches it too (`if isinstance(pred,
+        tuple): pred_2, pred = pred[1], pred[0]`, then `crit(pred, y)`: MaxSquareLoss's
+        auxiliary head). The model's result is a tuple wherever several outputs are at
+        stake (the only case this following decides), so that test holds and the binding
+        does not reach the use whole."""
+        for definition in self.view.reaching(use):
+            if definition.target is target:
+                continue
+            for node in self.view.ancestors(definition.target):
+                if isinstance(node, cst.If) and _tests_sequence(node.test, target.value):
+                    return True
+        return False
+
     def _reads(self, target: cst.Name) -> bool:
         return bool(self._uses(target))
+
+
+#: Builtins that look at a value without computing from it: no gradient reaches it there
+#: (`if isinstance(pred, tuple): pred, aux = pred` reads neither output).
+_INSPECTING = frozenset({"isinstance", "len", "type", "hasattr", "callable", "id"})
+
+
+def _tests_sequence(test: cst.BaseExpression, name: str) -> bool:
+    """`isinstance(name, tuple)`, `isinstance(name, (list, tuple))`."""
+    if not (
+        isinstance(test, cst.Call)
+        and isinstance(test.func, cst.Name)
+        and test.func.value == "isinstance"
+        and len(test.args) == 2
+        and isinstance(test.args[0].value, cst.Name)
+        and test.args[0].value.value == name
+    ):
+        return False
+    kinds = test.args[1].value
+    names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    return any(isinstance(n, cst.Name) and n.value in ("tuple", "list") for n in names)
+
+
+def _condition_between(view: DefUse, target: cst.Name, use: cst.CSTNode) -> cst.CSTNode | None:
+    """The test of an `if`, a conditional expression or a `while` that `use` lies under
+    (in its body or else) and the binding `target` does not; None where there is none."""
+    around = set(map(id, view.ancestors(target)))
+    child: cst.CSTNode = use
+    for node in view.ancestors(use):
+        if id(node) in around:
+            return None
+        if isinstance(node, (cst.If, cst.While)) and child is not node.test:
+            return node.test
+        if isinstance(node, cst.IfExp) and child is not node.test:
+            return node.test
+        child = node
+    return None
 
 
 def _subscript(node: cst.Subscript) -> Kept:

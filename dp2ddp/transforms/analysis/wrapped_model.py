@@ -530,7 +530,11 @@ class UnusedParameters:
         choices = (
             [tuple(sorted(kept.kept))]
             if not kept.unknown
-            else [tuple(j for j in range(length) if j != i) for i in range(length)]
+            else [
+                tuple(j for j in range(length) if j != i)
+                for i in range(length)
+                if i not in kept.kept  # a known read is kept
+            ]
         )
         for choice in choices:
             arity = kept.arity if not kept.unknown else 0
@@ -543,6 +547,8 @@ class UnusedParameters:
 
     @staticmethod
     def _part(kept: Kept, target: str) -> str:
+        if kept.unknown == "read under a condition":
+            return f"reads part of what `{target}` returns in some steps only ({kept.how})"
         if kept.unknown and isinstance(kept.node, cst.Subscript):
             return f"keeps only part of what `{target}` returns ({kept.how}, {kept.unknown})"
         if kept.unknown:
