@@ -37,8 +37,8 @@ from dp2ddp.result import LoaderExport
 # the functions that need them: a program without DataParallel needs none of them.
 if TYPE_CHECKING:
     from dp2ddp.program.uniformity import ProgramUniformity
+    from dp2ddp.transforms.analysis.class_facts import ClassFacts
     from dp2ddp.transforms.analysis.class_reach import ModuleReach
-    from dp2ddp.transforms.analysis.partial_forward import ClassFacts
     from dp2ddp.transforms.analysis.wrapped_classes import ModuleWraps
 
 

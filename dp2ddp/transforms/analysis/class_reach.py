@@ -39,7 +39,7 @@ from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import import_binding
 
 if TYPE_CHECKING:
-    from dp2ddp.transforms.analysis.partial_forward import ClassFacts
+    from dp2ddp.transforms.analysis.class_facts import ClassFacts
 
 #: partial_forward.py's text for a layer no method of its class reads.
 NEVER_USED = "never uses {attr}, which __init__ builds"

@@ -11,6 +11,7 @@ from typing import Any
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import is_self_attribute
 from dp2ddp.transforms.analysis import module_parts
+from dp2ddp.transforms.analysis.inherited_layers import NOT_JUDGED
 
 #: methods of a layer that set its mode or its flags and run none of its layers: a statement
 #: `self.bert.train()` / `self.bert.eval()` / `self.x.requires_grad_(False)` gives no gradient
@@ -317,6 +318,8 @@ def layer_judged(
     gradients: "Expected to have finished reduction" at the second step, no DP041)."""
     if not needs:
         return True
+    if needs.startswith(NOT_JUDGED):  # layers inherited from a base not judged here
+        return needs[len(NOT_JUDGED) :] not in classes
     if needs in empty:
         return False
     return needs in classes or how.startswith(GRAD_OFF)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Container, Mapping, Sequence
 
-from dp2ddp.transforms._support.ast_nodes import from_import_base, import_binding
+from dp2ddp.transforms._support.ast_nodes import from_import_base, import_binding, walk
 
 #: torch.nn classes that hold no parameters: a layer of these left unused costs DDP nothing.
 PARAMETER_FREE = frozenset(
@@ -127,6 +127,21 @@ def module_imports(tree: ast.Module, import_name: str, is_package: bool) -> dict
                     bound["*"] = base.lstrip(".")
     if "nn" not in bound:
         bound["nn"] = "torch.nn"  # `from torch import nn` is the usual; a star import too
+    # an import inside a method (`from transformers import BertModel` in __init__: round
+    # 37, kamalkraj/BERT-NER@e5be564's pattern): what the method binds, where the module
+    # binds nothing of that name
+    for method in (n for c in tree.body if isinstance(c, ast.ClassDef) for n in c.body):
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for inner in walk(method):
+                if isinstance(inner, ast.Import):
+                    for name, qualified in (import_binding(a) for a in inner.names):
+                        bound.setdefault(name, qualified)
+                elif isinstance(inner, ast.ImportFrom) and inner.level == 0 and inner.module:
+                    for alias in inner.names:
+                        if alias.name != "*":
+                            bound.setdefault(
+                                alias.asname or alias.name, f"{inner.module}.{alias.name}"
+                            )
     return bound
 
 

@@ -63,10 +63,9 @@ from dp2ddp.transforms.analysis import (
 from dp2ddp.transforms.analysis.bare_modules import bare_class_names
 from dp2ddp.transforms.analysis.batch_axis import class_pools
 from dp2ddp.transforms.analysis.batch_pairs import forward_cuts, forward_pairs
+from dp2ddp.transforms.analysis.class_facts import ClassFacts, PartialUse
 from dp2ddp.transforms.analysis.class_reach import NEVER_USED
 from dp2ddp.transforms.analysis.dropped_outputs import (
-    DroppedOutput,
-    Outputs,
     called_methods,
     dropped_outputs,
     held_classes,
@@ -76,6 +75,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
 )
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
 from dp2ddp.transforms.analysis.helper_layers import inlined
+from dp2ddp.transforms.analysis.inherited_layers import inherited_base
 from dp2ddp.transforms.analysis.layer_arguments import (
     filled_containers,
     filled_later,
@@ -95,60 +95,6 @@ _SELF_BY_NAME = frozenset(
     {"_modules", "_parameters", "__dict__", "children", "named_children", "modules",
      "named_modules", "parameters", "named_parameters", "__getattr__", "_modules_dict"}
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class PartialUse:
-    """`cls.attribute` may get no gradient in a step: `how` (at `line` of `path`)."""
-
-    cls: str
-    attribute: str
-    how: str
-    line: int
-    path: str = ""
-
-    def describe(self) -> str:
-        where = f"{self.path}:{self.line}" if self.path else f"line {self.line}"
-        return f"{self.cls}.forward() {self.how.format(attr=f'self.{self.attribute}')} ({where})"
-
-
-@dataclass(frozen=True)
-class ClassFacts:
-    """One nn.Module class: its own partial uses, and the qualified names of the project
-    classes its `__init__` builds."""
-
-    #: (use, the project class the attribute holds: it counts only if that class is an
-    #: nn.Module class of the program; "" for torch.nn layers and parameters), in order.
-    partial: tuple[tuple[PartialUse, str], ...] = ()
-    children: tuple[str, ...] = ()
-    #: What forward() returns when every `return` is a tuple literal of one length: per
-    #: element, the (attribute, holds) pairs of the registered layers that feed it (holds
-    #: as in `partial`); None otherwise.
-    outputs: Outputs | None = None
-    #: Calls of its submodules whose result forward() drops in part.
-    dropped: tuple[DroppedOutput, ...] = ()
-    #: The layers `__init__` registers with parameters, the submodules forward() takes apart,
-    #: and its methods (a caller taking it apart reaches these: module_parts.py).
-    registered: frozenset[str] = frozenset()
-    taken_apart: tuple[module_parts.TakenApart, ...] = ()
-    methods: frozenset[str] = frozenset()
-    #: "path:line: expression" where forward() compares its batch's rows with each other
-    #: (analysis/batch_pairs.py), pools them (batch_axis.py, DP217); "" when it does not.
-    pairs: str = ""
-    pools: str = ""
-    cuts: tuple[str, ...] = ()  #: rows cut by a batch size it holds (forward_cuts)
-    #: Its methods that register parameters outside __init__, with a line (DP098).
-    grows: tuple[tuple[str, int], ...] = ()
-    several: str = ""  #: outputs `outputs` does not map (dropped_outputs.several_outputs)
-    #: What forward() proves of its layers' reach (analysis/unproved_reach.py).
-    reach: unproved_reach.Reach = unproved_reach.Reach()
-    #: The submodule it wraps in DataParallel itself (analysis/part_wraps.py), "" if none.
-    held_wrap: str = ""
-    norms: bool = False  #: its __init__ builds a BatchNorm layer (norm_layers.py)
-    #: Layers fed only to a callable forward() takes, and callables it hands its submodules
-    #: (analysis/handed_callables.py).
-    feeds: tuple[handed_callables.CallableFeed, ...] = ()
-    handed: tuple[handed_callables.HandedCallable, ...] = ()
 
 
 @dataclass
@@ -202,6 +148,14 @@ def module_classes(import_name: str, path: str, source: str) -> dict[str, ClassF
         if isinstance(node, ast.ClassDef):  # a plain class is no module: its pairs only
             plain = plain_class(node)
             facts = None if plain else _class_facts(node, imports, local, prefix, path, functions)
+            inherited = (
+                None
+                if facts or plain
+                else inherited_base(node, lambda f: resolve(f, imports, local, prefix))
+            )
+            if inherited is not None:  # its layers are a base's (inherited_layers.py)
+                use = PartialUse(node.name, "", inherited[0], node.lineno, path)
+                facts = ClassFacts(partial=((use, inherited[1]),))
             pairs, pools = forward_pairs(node, path, functions), class_pools(node, path)
             cuts = forward_cuts(node, path)
             if facts is None and (pairs or cuts or pools or node.name in bare):

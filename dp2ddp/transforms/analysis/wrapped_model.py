@@ -485,6 +485,8 @@ class UnusedParameters:
         names = set(self.t.qualified_names(built))
         if isinstance(built, cst.Name):
             names.add(built.value)  # a star import's name resolves to nothing
+        if isinstance(built, cst.Attribute):  # `Tagger.from_pretrained(...)`: a Tagger
+            names |= self._class_names(built.value, classes) & set(classes)
         for name in list(names):
             if name not in classes:  # also re-exported: `models.DispResNet` (a package's)
                 last = name.rsplit(".", 1)[-1]

@@ -46,9 +46,10 @@ from dp2ddp.transforms._support.nodes import (
     walk,
 )
 from dp2ddp.transforms.analysis.batch_pairs import NORM_SAID, keeps_first_axis
+from dp2ddp.transforms.analysis.class_facts import ClassFacts
 from dp2ddp.transforms.analysis.handed_parameters import handed, wraps
 from dp2ddp.transforms.analysis.held_objects import held
-from dp2ddp.transforms.analysis.partial_forward import ClassFacts, module_classes
+from dp2ddp.transforms.analysis.partial_forward import module_classes
 from dp2ddp.transforms.analysis.wrap_calls import own_functions_that_wrap, wrapper_results
 from dp2ddp.transforms.hazards.fed_parameters import fed_names as _fed_names
 from dp2ddp.transforms.hazards.fed_parameters import fed_parameters

@@ -42,10 +42,10 @@ from dp2ddp.flow import DefUse
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.names import DATAPARALLEL
 from dp2ddp.transforms._support.nodes import code_of, name_of, nodes_of, walk
+from dp2ddp.transforms.analysis.class_facts import ClassFacts
 from dp2ddp.transforms.analysis.held_objects import HeldObjects, held
 from dp2ddp.transforms.analysis.owner_parameters import other_attributes
 from dp2ddp.transforms.analysis.part_wraps import partly_wrapped
-from dp2ddp.transforms.analysis.partial_forward import ClassFacts
 from dp2ddp.transforms.hazards.fed_parameters import fed_names as _fed_names
 from dp2ddp.transforms.hazards.pairs import (
     ClassPairs,
