@@ -458,3 +458,40 @@ def test_import_helper_in_another_module(
         (line,) = lines
         assert line.startswith("tools.py:3:20: DP056 ") and "processor/io.py" in line
         assert run("--check", "main.py").exit_code == 1
+
+
+def test_a_package_linked_into_the_entrys_folder_is_the_programs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round 37 (SsnL/align_uniform@e256d47): `examples/stl10/align_uniform` links to the
+    project's `../../align_uniform`, whose loss compares the batch's samples; the linked
+    package was outside the root (the entry's folder) and never read, so DP040 was not
+    said. Python imports it through the link: it is the program's. A link to a folder of
+    the system's is not followed."""
+    (tmp_path / "lib" / "pairloss").mkdir(parents=True)
+    (tmp_path / "lib" / "pairloss" / "__init__.py").write_text(
+        "import torch\n\n\ndef uniform_loss(x):\n"
+        "    return torch.pdist(x).pow(2).mul(-2).exp().mean()\n"
+    )
+    (tmp_path / "ex").mkdir()
+    os.symlink(os.path.join("..", "lib", "pairloss"), tmp_path / "ex" / "pairloss")
+    (tmp_path / "ex" / "train.py").write_text(
+        "import torch\nimport torch.nn as nn\nfrom torch.utils.data import DataLoader, "
+        "TensorDataset\nfrom pairloss import uniform_loss\n\n"
+        "def main():\n"
+        "    loader = DataLoader(TensorDataset(torch.randn(32, 4)), batch_size=8)\n"
+        "    model = nn.DataParallel(nn.Linear(4, 2))\n"
+        "    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for (x,) in loader:\n        loss = uniform_loss(model(x))\n"
+        "        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n"
+    )
+    program = discover_program(str(tmp_path / "ex" / "train.py"))
+    assert [m.name for m in program.modules] == ["train", "pairloss"]
+    monkeypatch.chdir(tmp_path / "ex")
+    result = CliRunner().invoke(main, ["migrate", "--check", "train.py"])
+    assert "pairloss/__init__.py:4:" in result.output and "DP040" in result.output, result.output
+    os.symlink("/usr/lib", tmp_path / "ex" / "system")
+    (tmp_path / "ex" / "train.py").write_text("import system.os\n" + "import torch\n")
+    assert [m.name for m in discover_program(str(tmp_path / "ex" / "train.py")).modules] == [
+        "train"
+    ]

@@ -118,7 +118,15 @@ class Resolver:
         real = os.path.realpath(path)
         root = os.path.realpath(self.root)
         if os.path.commonpath([real, root]) != root:
-            return False
+            # a folder of the project linked into the root (`ex/pairloss -> ../lib/
+            # pairloss`): Python imports it through the link, so it is the program's
+            # (round 37, SsnL/align_uniform@e256d47: its batch-pairwise loss behind such a
+            # link was never read, no DP040); never a link into the system or an install
+            here = os.path.abspath(path)
+            if not _under(here, os.path.abspath(self.root)) or not _linked_project(real, root):
+                return False
+            parts = os.path.relpath(here, os.path.abspath(self.root)).split(os.sep)[:-1]
+            return not any(p in SKIPPED_DIRS for p in parts)
         parts = os.path.relpath(real, root).split(os.sep)[:-1]
         return not any(p in SKIPPED_DIRS for p in parts)
 
@@ -274,3 +282,19 @@ class Resolver:
             folder = os.path.dirname(folder)
             package = package[:-1]
         return folder, ".".join(package)
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _linked_project(real: str, root: str) -> bool:
+    """`real` (a linked file's own place) lies in the project around `root`: below their
+    common folder, which is neither the file system's root nor the home folder or above
+    it, and in no folder dp2ddp never walks (site-packages, a virtual environment)."""
+    common = os.path.commonpath([real, root])
+    home = os.path.abspath(os.path.expanduser("~"))
+    if os.path.dirname(common) == common or _under(home, common):
+        return False
+    parts = os.path.relpath(real, common).split(os.sep)[:-1]
+    return not any(p in SKIPPED_DIRS for p in parts)
