@@ -2167,6 +2167,13 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   (before: sharded, figures over half the set, unsaid). model_wrap_s82_apply_registers_hooks
   (the word2vec repository's summary()): `apply()` of a function registering hooks draws no
   weight: no DP039.
+- Stop 83 (round 37): model_wrap_s83_aux_output_read_under_flag (ZJULearning/MaxSquareLoss@
+  2fbc18f: an auxiliary head's output read only under a flag, off: find_unused_parameters=
+  True; before: "Expected to have finished reduction" at step 2 on both ranks, unsaid),
+  model_wrap_s83_copied_model_drops_output (KaiyangZhou/deep-person-reid@f8cd150: a
+  copy.deepcopy of a model dropping an output gets the original's DP041; before: the copy's
+  wrap failed at step 2), batches_s83_time_major_slice_keeps_rows (round 36's castorini/
+  d-bert: `x.t()[:-1]` slices time, not rows: no false DP047).
 - Stop 82 (round 36): hazards_s82_dataset_permuted_before_slicing (round 35's PersonReID
   shape): a dataset reordered by a permutation, then cut by hand, runs as the original
   (no false DP006). rank_zero_s82_data_files_before_dataset (arnab39/cycleGAN-PyTorch@
@@ -3360,6 +3367,9 @@ CASES: dict[str, tuple[str, ...]] = {
     "rank_zero_s82_data_files_before_dataset": ("samples 12 weights -0.094916",),
     "rank_zero_s82_load_from_opened_handle": ("weights -1.282111",),
     "s82_link_made_by_other_module": ("samples 12 weights -0.094916",),
+    "model_wrap_s83_aux_output_read_under_flag": ("weights -1.661825",),
+    "model_wrap_s83_copied_model_drops_output": ("weights 0.128567",),
+    "batches_s83_time_major_slice_keeps_rows": ("weights 12.377545",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
