@@ -523,9 +523,14 @@ class RunDirValues(CallRule):
         for call in walk(statement):
             if isinstance(call, cst.Call) and self.t.qualified_names(call.func) & STDIN_READS:
                 return call
+        # An exit in either branch: `if not os.path.exists(d): os.makedirs(d) else:
+        # sys.exit(1)` (round 37, quettabit/awd-lstm-lmkit@6510d06 create_exp_dir: rank 1
+        # found rank 0's new folder and exited, mutely).
+        branches = [statement.body] + ([statement.orelse] if statement.orelse else [])
         exits = [
             node
-            for node in walk(statement.body)
+            for branch in branches
+            for node in walk(branch)
             if isinstance(node, cst.Raise)
             or (isinstance(node, cst.Call) and self.t.qualified_names(node.func) & _EXITS)
         ]
