@@ -149,6 +149,7 @@ class ProgramHints:
     #: that read a whole file at a parameter (`utils.load_cache(CACHE)` reads CACHE): a
     #: rank-0 write of that file gets a barrier before such a call (rank_zero/barriers.py).
     file_read_by: frozenset[str] = frozenset()
+    read_attributes: frozenset[str] = frozenset()  #: as path_sinks.read_attributes says
     #: "module.Class" of the program's classes moving their own tensors with a `cuda()` of
     #: their own: `.cuda()` on one of their objects stays (analysis/device_methods.py).
     own_device: frozenset[str] = frozenset()
@@ -187,8 +188,8 @@ class ProgramHints:
     #: (data/handoffs.py `unheld_loaders`; not a dict of lists named `loaders`).
     builds_loaders: bool = False
     strided_buffers: bool = False  #: a module may register a strided buffer (model_wrap)
-    #: `Class|slot=kind;...` of the calls of this module's classes in the
-    #: program's other modules, each argument `built` (a construction that makes no wrap)
+    #: `Class|slot=kind;...` of the calls of this module's classes in the program's other
+    #: modules, each argument `built` (a construction that makes no wrap)
     #: or `other` (analysis/constructions.py): a class's parameter trained beside the wrap
     #: it makes is proved a construction where every call hands one (handed_parameters.py).
     constructed: frozenset[str] = frozenset()

@@ -43,6 +43,7 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     SUMMARY_WRITER,
     TORCH_LOAD,
     TORCH_SAVE,
+    library_reader,
     WRITER_CONFIGURE,
     WRITES_AT_FIRST,
 )
@@ -94,6 +95,39 @@ def path_attributes(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> fr
                 name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
                 found.update([f"{name}()"] if name else [])
     return frozenset(found)
+
+
+def read_attributes(tree: ast.Module, resolved: Callable[[ast.expr], str]) -> frozenset[str]:
+    """The attribute names (`cache` of `self.cache`) a method of the module reads a whole
+    file at (`h5py.File(self.cache, mode="r")` in a Dataset's `__getitem__`): a file another
+    module writes on rank 0 at `obj.cache` may be the one every rank reads here, through the
+    object (round 37, Nanne/pytorch-NetVlad@def998e: `train_set.cache = path`, written on
+    rank 0 in main.py, read in pittsburgh.py while rank 0 was writing; rank_zero/barriers.py)."""
+    found: set[str] = set()
+    for node in ast_nodes.listed(tree):
+        if isinstance(node, ast.Call):
+            called = resolved(node.func)
+            read = _read_path(node, called) or _library_read(node, called)
+            if (
+                isinstance(read, ast.Attribute)
+                and isinstance(read.value, ast.Name)
+                and read.value.id == "self"
+            ):
+                found.add(read.attr)
+    return frozenset(found)
+
+
+def _library_read(call: ast.Call, called: str) -> ast.expr | None:
+    """The first argument of a library's call that may read a file there (`h5py.File(p,
+    mode="r")`), not one whose literal mode writes."""
+    if not call.args or isinstance(call.args[0], ast.Starred) or not library_reader(called):
+        return None
+    mode = call.args[1] if len(call.args) > 1 else None
+    mode = next((k.value for k in call.keywords if k.arg == "mode"), mode)
+    if isinstance(mode, ast.Constant) and isinstance(mode.value, str):
+        if any(c in mode.value for c in "wax+"):
+            return None
+    return None if _paths(call, called) else call.args[0]
 
 
 def _paths(call: ast.Call, name: str) -> list[ast.expr]:

@@ -63,6 +63,7 @@ from dp2ddp.transforms.rank_zero.path_sinks import (
     named_through,
     path_attributes,
     path_parameters,
+    read_attributes,
 )
 from dp2ddp.transforms.rank_zero.reexported import (
     reexported_as,
@@ -207,6 +208,7 @@ def program_hints(
         loaded_by = loaders(index)
         returns = per_rank(index)  # _by_module: empty where no module names one
         read_by = readers(index) | names[index].file_readers  # own too: round 32 GuidedMixup
+        read_attrs = frozenset().union(*(n.read_attributes for i, n in enumerate(names) if i != index))
         paths_of = handed(index)
         shared = ProgramHints(
             pure,
@@ -219,6 +221,7 @@ def program_hints(
             path_attributes=path_named,
             printing=names[index].printing,
             file_read_by=read_by,
+            read_attributes=read_attrs,
             own_device=own_device,
             per_rank_classes=drawing,
             image_makers=images,
@@ -414,6 +417,7 @@ class ModuleNames:
     strided_buffers: bool = False  #: it may register a strided view (strided_buffers.py)
     #: `Class.attr` of its classes storing a DataParallel wrap (analysis/inherited_wraps.py).
     wrapping: frozenset[str] = frozenset()
+    read_attributes: frozenset[str] = frozenset()  #: path_sinks.read_attributes
 
     @classmethod
     def of(cls, name: str, tree: ast.Module, is_package: bool) -> ModuleNames:
@@ -464,6 +468,7 @@ class ModuleNames:
             attribute_flows(tree),
             registers_strided_buffer(tree, imported),
             wrapping_attributes(tree, resolved),
+            read_attributes(tree, resolved),
         )
 
 
