@@ -188,8 +188,8 @@ class ProgramHints:
     #: (data/handoffs.py `unheld_loaders`; not a dict of lists named `loaders`).
     builds_loaders: bool = False
     strided_buffers: bool = False  #: a module may register a strided buffer (model_wrap)
-    #: `Class|slot=kind;...` of the calls of this module's classes in the program's other
-    #: modules, each argument `built` (a construction that makes no wrap)
+    #: `Class|slot=kind;...` of the calls of this module's classes in the
+    #: program's other modules, each argument `built` (a construction that makes no wrap)
     #: or `other` (analysis/constructions.py): a class's parameter trained beside the wrap
     #: it makes is proved a construction where every call hands one (handed_parameters.py).
     constructed: frozenset[str] = frozenset()
@@ -427,10 +427,9 @@ class ProgramLoaders:
 @dataclass(frozen=True)
 class Reexports:
     """Names of program modules this module imports that are really names from outside
-    the program (program/reexports.py): `data_utils.DataLoader` ->
-    `torch.utils.data.DataLoader`, keyed as libcst's QualifiedNameProvider spells them
-    in this module (a relative import keeps its dots). The passes' qualified names include
-    the real name (transforms/_support/metadata.py)."""
+    the program (program/reexports.py): `data_utils.DataLoader` -> `torch.utils.data.DataLoader`,
+    keyed as libcst's QualifiedNameProvider spells them in this module (a relative import
+    keeps its dots). The passes' qualified names include the real name (_support/metadata.py)."""
 
     names: tuple[tuple[str, str], ...] = ()
     #: Names (keyed alike, the module's own classes by their bare names) of the program's

@@ -267,8 +267,6 @@ class Barriers(Rule):
                     if verdict == "same":
                         matched.append((texts[0], reader))
                     maybe.append(reader)
-            if not matched and self._read_through_attribute(write, texts):
-                continue
             if not matched:
                 unmatched.append((write, texts, maybe[:1]))
                 continue
@@ -347,27 +345,6 @@ class Barriers(Rule):
 
         for removal in removals:
             plan_removal(self, removal, reads)
-
-    def _read_through_attribute(self, write: cst.Call, texts: tuple[str, ...]) -> bool:
-        """A write at `obj.attr` where another module's method reads a file at `self.attr`
-        (ProgramHints.read_attributes: a Dataset's `__getitem__` reading the cache the loop
-        wrote, round 37 Nanne/pytorch-NetVlad@def998e): the barrier after the write where
-        every rank arrives, or DP054 naming the reader; no read of this module shows it."""
-        attrs = self.t.state.hints.read_attributes
-        held = next((t for t in texts if "." in t and t.rsplit(".", 1)[1] in attrs), None)
-        if held is None or held.startswith("self.") or held.split(".", 1)[0] == "self":
-            return False
-        what = f"`{held}` is read as `self.{held.rsplit('.', 1)[1]}` by another module's method"
-        anchor, omitted = self.plan_after(write, leave_loops=True)
-        if omitted is not None:
-            self.t.warn(
-                write, "DP054", f"written on rank 0 here; {what}; no barrier between: {omitted}"
-            )
-            return True
-        self.t.state.helpers.add("barrier")
-        self._after.add(id(anchor if anchor is not None else self._statement(write)))
-        self.t.record(write, f"ddp_barrier() after it: rank 0 writes it, {what}")
-        return True
 
     def _with_pattern(
         self, texts: tuple[str, ...], call: cst.Call, iterables: dict[str, int]

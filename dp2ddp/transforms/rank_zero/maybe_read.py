@@ -15,6 +15,7 @@ import libcst as cst
 
 from dp2ddp.transforms._support.nodes import enclosing_function, name_of, nodes_of, walk
 from dp2ddp.transforms.analysis.sample_code import handed_datasets
+from dp2ddp.transforms.rank_zero.attribute_reads import read_through_attribute
 from dp2ddp.transforms.rank_zero.path_shapes import LOOP_NAME, may_name_same, spelled_apart
 from dp2ddp.transforms.rank_zero.side_effects import COPIES
 
@@ -36,6 +37,8 @@ def maybe_read(
     barrier lies between or the read never follows the write (module docstring; `writes`:
     every rank-0 write of the module). A data file written before a dataset is built
     (dataset_after): the barrier after the write, as for a matched read."""
+    if read_through_attribute(rule, write, texts):
+        return  # read as `self.attr` by another module's method (attribute_reads.py)
     built = dataset_after(rule, write)
     if built is not None:
         line = rule.t.input_position(built)[0]

@@ -43,9 +43,9 @@ from dp2ddp.transforms.rank_zero.side_effects import (
     SUMMARY_WRITER,
     TORCH_LOAD,
     TORCH_SAVE,
-    library_reader,
     WRITER_CONFIGURE,
     WRITES_AT_FIRST,
+    library_reader,
 )
 
 #: Calls that make a directory or write a file at their first argument (side_effects.py's

@@ -208,7 +208,9 @@ def program_hints(
         loaded_by = loaders(index)
         returns = per_rank(index)  # _by_module: empty where no module names one
         read_by = readers(index) | names[index].file_readers  # own too: round 32 GuidedMixup
-        read_attrs = frozenset().union(*(n.read_attributes for i, n in enumerate(names) if i != index))
+        read_attrs = frozenset().union(
+            *(n.read_attributes for i, n in enumerate(names) if i != index)
+        )
         paths_of = handed(index)
         shared = ProgramHints(
             pure,
