@@ -75,6 +75,7 @@ from dp2ddp.transforms.rank_zero.decided_paths import (
 )
 from dp2ddp.transforms.rank_zero.decisions import deciding_tests, rate_sets
 from dp2ddp.transforms.rank_zero.edits import call_through, items_through
+from dp2ddp.transforms.rank_zero.figure_names import named_by_own_figure
 from dp2ddp.transforms.rank_zero.file_paths import log_file_path, whole_file_path
 from dp2ddp.transforms.rank_zero.handed_sinks import Sink, argument_sinks, attribute_sinks
 from dp2ddp.transforms.rank_zero.loop_decisions import exit_tests
@@ -117,6 +118,7 @@ class RunDirValues(CallRule):
         self.per_sample = per_sample_functions(module, self.t, self.t.state.hints.per_sample)
         sinks = [*self._path_sinks(module), *attribute_sinks(self), *argument_sinks(self)]
         self._share_flows(sinks, found)
+        named_by_own_figure(self, sinks)
         self._decided(module, sources, warned)
         self._rate_decisions(module, sources, warned)
         self._share_flows(self._exit_sinks(module), found)
@@ -523,24 +525,19 @@ class RunDirValues(CallRule):
         for call in walk(statement):
             if isinstance(call, cst.Call) and self.t.qualified_names(call.func) & STDIN_READS:
                 return call
-        # An exit in either branch: `if not os.path.exists(d): os.makedirs(d) else:
-        # sys.exit(1)` (round 37, quettabit/awd-lstm-lmkit@6510d06 create_exp_dir: rank 1
-        # found rank 0's new folder and exited, mutely).
-        branches = [statement.body] + ([statement.orelse] if statement.orelse else [])
-        exits = [
+        exits = [  # either branch: `else: sys.exit(1)` (round 37, awd-lstm-lmkit@6510d06)
             node
-            for branch in branches
-            for node in walk(branch)
+            for node in walk(statement)
             if isinstance(node, cst.Raise)
             or (isinstance(node, cst.Call) and self.t.qualified_names(node.func) & _EXITS)
         ]
         if exits:
-            # Whether or not the program makes the path after it: ranks that
-            # read the file system apart exit apart, and a rank left alone waits in its
-            # first collective or runs a job the others left. A helper of another function
-            # may make the folder (LeeDoYup/FixMatch-pytorch@f167d64: `if os.path.exists(
-            # save_path) and not args.overwrite: raise`, then utils.get_logger()'s
-            # `os.makedirs(save_path, exist_ok=True)`: rank 0, later, raised).
+            # Whether or not the program makes the path after it: ranks that read the file
+            # system apart exit apart, and a rank left alone waits in its first collective
+            # or runs a job the others left. A helper of another function may make the folder
+            # (LeeDoYup/FixMatch-pytorch@f167d64: `if os.path.exists(save_path) and not
+            # args.overwrite: raise`, then utils.get_logger()'s `os.makedirs(save_path,
+            # exist_ok=True)`: rank 0, later, raised).
             return exits[0]
         made, written = made_in(self.t, statement)
         if made is not None and not any(self._is_removal(c) for c in walk(statement)):
