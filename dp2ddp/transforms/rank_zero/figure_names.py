@@ -19,13 +19,15 @@ if TYPE_CHECKING:
 
 
 def named_by_own_figure(rule: RunDirValues, sinks: list[Sink]) -> None:
-    """DP030 at each path sink (run_dir._path_sinks) whose path reads a figure a training
-    loop around it computes from this rank's batches (run_dir._from_own_batches)."""
+    """DP030 at each path sink (run_dir._path_sinks) made, opened or read on every rank
+    whose path reads a figure a training loop around it computes from this rank's batches
+    (run_dir._from_own_batches). Not a file rank 0 alone writes: one file, and a running
+    figure in its name is DP030 already (data_s70_lead_figure_in_checkpoint_name)."""
     for sink in sinks:
-        if not rule._from_own_batches(sink.expr, sink.site):
+        if sink.written or not rule._from_own_batches(sink.expr, sink.site):
             continue
         line = rule.t.input_position(sink.site)[0]
-        apart = "" if sink.written else "; each rank makes its own, rank 1's a second one"
+        apart = "; each rank makes or opens its own, rank 1's a second one"
         rule.t.warn(
             sink.site,
             "DP030",
