@@ -356,8 +356,7 @@ class Barriers(Rule):
         return (*texts, *(p for p in (pattern, kin) if p is not None))
 
     def spell(self, call: cst.Call, *, write: bool) -> tuple[str, ...] | None:
-        """The paths `call` writes or reads at, spelled out (path_shapes.concrete_paths),
-        once a call."""
+        """The paths `call` writes or reads at, spelled out (path_shapes.concrete_paths)."""
         if id(call) not in self._spelled:
             hints = self.t.state.hints
             path = path_argument(call, self.t, write=write) or argument_elsewhere(
@@ -577,8 +576,9 @@ class Barriers(Rule):
         """`node` saves a checkpoint: torch.save, or a call of a function of this module that
         does (followed through its calls)."""
         if self._saving_functions is None:
-            self._saving_functions = functions_calling(
-                self.facts.module, lambda c: self.t.matches(c.func, TORCH_SAVE)
+            self._saving_functions = functions_calling(  # or another module's (`learn()`)
+                self.facts.module,
+                lambda c: self.t.matches(c.func, TORCH_SAVE) or bool(self.saves_elsewhere(c)),
             )
         return any(
             self.t.matches(c.func, TORCH_SAVE)
@@ -602,7 +602,9 @@ class Barriers(Rule):
         """The name of the other module's saving function `call` may call (`train_model` of
         `framework.train_model(...)`, `utils.save_checkpoint`, an imported name), or ""; not
         a method of a torch object (_loader_call)."""
-        if torch_receiver(self.t, self.facts.module, call):
+        if torch_receiver(self.t, self.facts.module, call) or any(
+            n.startswith("torch.") for n in self.t.qualified_names(call.func)
+        ):  # `torch.load(p)` is no `CorpusLoader.load()` (round 37, awd-lstm-lmkit@6510d06)
             return ""
         found = sorted(called_names(call, self.t) & self._saved_elsewhere)
         if found:
@@ -613,11 +615,10 @@ class Barriers(Rule):
         return ""
 
     def _instance_classes(self, func: cst.BaseExpression) -> list[str]:
-        """The class names `func` may be an instance of, called (`early_stopping(...)`
-        after `early_stopping = EarlyStopping(...)`, or `self.stopper(...)`): an imported
-        class whose `__call__` saves (zhouhaoyi/Informer2020@29f2a73: EarlyStopping in
-        utils/tools.py saves the best checkpoint, which train() reloads after the epoch
-        loop)."""
+        """The class names `func` may be an instance of, called (`early_stopping(...)` after
+        `early_stopping = EarlyStopping(...)`, or `self.stopper(...)`): an imported class
+        whose `__call__` saves (zhouhaoyi/Informer2020@29f2a73: EarlyStopping in utils/tools.py
+        saves the best checkpoint, which train() reloads after the epoch loop)."""
         if not self._saved_elsewhere:
             return []
         flow = view(self.facts.module)

@@ -1,0 +1,57 @@
+# The best checkpoint is reloaded after training, and a second, optional reload follows it.
+import argparse
+import os
+
+import torch
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel
+
+from _dp2ddp import DEVICE, DEVICE_IDS, ddp_barrier, ddp_print, ddp_setup
+from store import Tokens, keep_best, keep_latest
+
+ddp_setup()
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--latest_too", action="store_true")
+args = parser.parse_args()
+torch.manual_seed(0)
+os.makedirs("out", exist_ok=True)
+
+
+def get_data():
+    return Tokens.load("out")
+
+
+tokens = get_data()
+net = DistributedDataParallel(nn.Linear(4, 1).to(DEVICE), device_ids=DEVICE_IDS)
+sgd = torch.optim.SGD(net.parameters(), lr=0.01)
+best = None
+
+
+def learn(epoch):
+    global best
+    x = tokens.view(10, 4)
+    err = (net(x) - 1.0).pow(2).mean()
+    sgd.zero_grad()
+    err.backward()
+    sgd.step()
+    if best is None or err.item() < best:
+        best = err.item()
+        keep_best(net, "out")
+    keep_latest(net, "out")
+
+
+for epoch in range(3):
+    learn(epoch)
+
+ddp_barrier()
+net.load_state_dict(torch.load(os.path.join("out", "best.pt"), map_location=DEVICE))
+if args.latest_too:
+    ddp_barrier()
+    net.load_state_dict(
+        torch.load(os.path.join("out", "latest.pt"), map_location=DEVICE)
+    )
+ddp_print(
+    "PARAMSUM %.6f" % sum(p.detach().double().sum().item() for p in net.parameters())
+)
