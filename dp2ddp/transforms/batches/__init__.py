@@ -96,6 +96,7 @@ from dp2ddp.transforms.batches.returned_wraps import (
 )
 from dp2ddp.transforms.batches.squeezes import BatchSqueezes
 from dp2ddp.transforms.batches.summed import keep_summed_losses
+from dp2ddp.transforms.batches.while_counters import warn_unsplit_while_loops
 from dp2ddp.transforms.batches.yielded import from_sharded_loader
 from dp2ddp.transforms.data.plan import Loader
 
@@ -182,6 +183,7 @@ class ShardBatches(BatchSqueezes):
                 handled.append(loop)
         if self._dim is not None:
             self._prove(node, nodes)
+            warn_unsplit_while_loops(self, nodes)  # after the proof: where it split nothing
             warn_unreached_pulls(self, node, set(self._models))  # pulls the proof left
             self._plan_chunks()
             plan_output_indices(self, nodes)
