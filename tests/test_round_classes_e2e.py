@@ -2173,7 +2173,16 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   model_wrap_s83_copied_model_drops_output (KaiyangZhou/deep-person-reid@f8cd150: a
   copy.deepcopy of a model dropping an output gets the original's DP041; before: the copy's
   wrap failed at step 2), batches_s83_time_major_slice_keeps_rows (round 36's castorini/
-  d-bert: `x.t()[:-1]` slices time, not rows: no false DP047).
+  d-bert: `x.t()[:-1]` slices time, not rows: no false DP047). Helper fix A:
+  rank_zero_s83_exists_else_exit (quettabit/awd-lstm-lmkit@6510d06: `if not exists(d):
+  makedirs(d) else: sys.exit(1)`, the test rank 0's reading; before: rank 1 exited 1 in 3 of
+  4 launches, unsaid), s83_cache_read_by_dataset (Nanne/pytorch-NetVlad@def998e: a cache
+  written on rank 0 that another module's Dataset reads through `self.cache`: a barrier
+  after the write; before: 2 of 3 launches failed), s83_best_reload_then_conditional (the
+  lmkit's best-model reload after training, a later conditional reload beside it: the
+  barrier before it). Helper fix B: batches_s83_list_samples_yielded (baokui/GPT2-Chinese@
+  9847c01: a generator's batch as a list of samples, cut by rows by ddp_shard_batch;
+  before: passed whole to every rank, unsaid).
 - Stop 82 (round 36): hazards_s82_dataset_permuted_before_slicing (round 35's PersonReID
   shape): a dataset reordered by a permutation, then cut by hand, runs as the original
   (no false DP006). rank_zero_s82_data_files_before_dataset (arnab39/cycleGAN-PyTorch@
@@ -3370,9 +3379,15 @@ CASES: dict[str, tuple[str, ...]] = {
     "model_wrap_s83_aux_output_read_under_flag": ("weights -1.661825",),
     "model_wrap_s83_copied_model_drops_output": ("weights 0.128567",),
     "batches_s83_time_major_slice_keeps_rows": ("weights 12.377545",),
+    "rank_zero_s83_exists_else_exit": ("PARAMSUM -0.648867",),
+    "batches_s83_list_samples_yielded": ("PARAMSUM -15.418960",),
+    "s83_cache_read_by_dataset": ("PARAMSUM -1.229977",),
+    "s83_best_reload_then_conditional": ("PARAMSUM 23.883011",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s83_cache_read_by_dataset": "train.py",  # stop 83: a barrier after the cache's write
+    "s83_best_reload_then_conditional": "train.py",  # stop 83: a barrier before the reload
     "s82_link_made_by_other_module": "train.py",  # stop 82: a link another module makes
     "s82_trainer_held_model_unequal_parts": "train.py",  # stop 82: each=True in a trainer
     "s82_eval_loaders_factory_ordered_by_default": "train.py",  # stop 82: default shuffle
