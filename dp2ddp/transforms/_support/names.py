@@ -51,6 +51,8 @@ DDP_SAMPLER_NEXT_PASS: Final = "next_pass"
 #: The keyword a factory of training and evaluation loaders gets (data/factory_sites.py):
 #: a call passing False builds its loader whole.
 SHARD_FLAG: Final = "ddp_shard"
+#: The helper giving this rank its part of a batch (batches/loops.py writes it).
+SHARD_BATCH: Final = "ddp_shard_batch"
 
 #: Names the inserted setup binds at module level (a script binding them gets DP014).
 SETUP_NAMES: Final = frozenset({"LOCAL_RANK", "RANK", "WORLD_SIZE", "DEVICE", "DEVICE_IDS"})

@@ -23,6 +23,7 @@ import libcst as cst
 from dp2ddp.flow import view
 from dp2ddp.transforms._support import ast_nodes
 from dp2ddp.transforms._support.ast_nodes import resolved_name
+from dp2ddp.transforms._support.names import SHARD_BATCH
 from dp2ddp.transforms._support.nodes import counts, enclosing_function, name_of, walk
 from dp2ddp.transforms.analysis.alike_evaluations import iterates_loader
 from dp2ddp.transforms.analysis.guards import mentions_rank
@@ -170,6 +171,8 @@ def _loop_local(
         return False  # reduced over the ranks (a batch's mark, ddp_any_rank): every rank's
     if direct(expr):
         return True
+    if any(isinstance(n, cst.Call) and name_of(n.func) == SHARD_BATCH for n in walk(expr)):
+        return True  # this rank's part of a batch the migration split (ddp_shard_batch)
     names = {
         n.value
         for n in walk(expr)

@@ -39,6 +39,7 @@ import libcst.matchers as m
 
 from dp2ddp.flow import view
 from dp2ddp.transforms._support.children import children_of
+from dp2ddp.transforms._support.names import SHARD_BATCH
 from dp2ddp.transforms._support.nodes import (
     NodeView,
     code_of,
@@ -428,6 +429,8 @@ class RankUniformity:
         name = name_of(func)
         if name in ("ddp_all_reduce_sum", "ddp_any_rank", "ddp_rank0_value"):
             return True  # reduced over the ranks, or rank 0's: the same everywhere
+        if name == SHARD_BATCH:
+            return False  # this rank's part of the batch (round 37's GPT2-Chinese D6)
         names = self.view.qualified_names(func)
         if in_same_random(call, self.view.parent) and self._same_random_draw(call, names, at):
             return True  # drawn in `with ddp_same_random():`: rank 0's draw on every rank
