@@ -30,6 +30,8 @@ import libcst as cst
 from dp2ddp.flow import DefUse, code
 from dp2ddp.flow.defuse import Function
 
+#: Kept.unknown of an output read only under a condition its binding is not under.
+CONDITIONAL = "read under a condition"
 #: How deep the following goes (names, calls, containers together).
 _DEPTH = 8
 
@@ -112,7 +114,9 @@ class _Follow:
                 # the output taken is followed in turn: bound to a name read only under
                 # a condition, or never, it is not kept (MaxSquareLoss's `pred_2 = pred[1]`)
                 output = self.value(parent, -1, depth + 1)
-                if not output.whole:
+                if not output.whole and output.unknown in ("", CONDITIONAL):
+                    # proved unread in some step; an output followed no further (returned,
+                    # handed on) stays taken
                     return Kept(unknown=output.unknown, node=output.node, how=output.how)
             return taken
         if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is expr:
@@ -227,7 +231,7 @@ class _Follow:
             test = _condition_between(self.view, target, use)
             if got.whole and test is not None:
                 got = Kept(
-                    unknown="read under a condition", node=test,
+                    unknown=CONDITIONAL, node=test,
                     how=f"`{target.value}` is read only when `{code(test, 60)}`",
                 )  # fmt: skip
             if got.whole:

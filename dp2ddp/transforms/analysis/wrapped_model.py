@@ -25,7 +25,7 @@ from dp2ddp.transforms.analysis.built_by import (
     sequential_parts,
 )
 from dp2ddp.transforms.analysis.dropped_outputs import DroppedOutput, Outputs, starved
-from dp2ddp.transforms.analysis.kept_outputs import Kept, kept_outputs, model_calls
+from dp2ddp.transforms.analysis.kept_outputs import CONDITIONAL, Kept, kept_outputs, model_calls
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.outside_reads import outside_reads, program_functions, said_reads
 from dp2ddp.transforms.analysis.own_models import own_model_classes
@@ -549,7 +549,7 @@ class UnusedParameters:
 
     @staticmethod
     def _part(kept: Kept, target: str) -> str:
-        if kept.unknown == "read under a condition":
+        if kept.unknown == CONDITIONAL:
             return f"reads part of what `{target}` returns in some steps only ({kept.how})"
         if kept.unknown and isinstance(kept.node, cst.Subscript):
             return f"keeps only part of what `{target}` returns ({kept.how}, {kept.unknown})"
