@@ -123,7 +123,7 @@ class Resolver:
             # (round 37, SsnL/align_uniform@e256d47: its batch-pairwise loss behind such a
             # link was never read, no DP040); never a link into the system or an install
             here = os.path.abspath(path)
-            if not _under(here, os.path.abspath(self.root)) or not _linked_project(real, root):
+            if not under(here, os.path.abspath(self.root)) or not _linked_project(real, root):
                 return False
             parts = os.path.relpath(here, os.path.abspath(self.root)).split(os.sep)[:-1]
             return not any(p in SKIPPED_DIRS for p in parts)
@@ -284,17 +284,26 @@ class Resolver:
         return folder, ".".join(package)
 
 
-def _under(path: str, folder: str) -> bool:
+def under(path: str, folder: str) -> bool:
+    """`path` is `folder` or lies below it."""
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def may_widen(folder: str) -> bool:
+    """Not the file system's root, nor the home folder or a folder above it: the program's
+    files are searched under the root (DP034, DP027), which must stay a project."""
+    if os.path.dirname(folder) == folder:
+        return False
+    home = os.path.abspath(os.path.expanduser("~"))
+    return not under(home, folder)
 
 
 def _linked_project(real: str, root: str) -> bool:
     """`real` (a linked file's own place) lies in the project around `root`: below their
-    common folder, which is neither the file system's root nor the home folder or above
-    it, and in no folder dp2ddp never walks (site-packages, a virtual environment)."""
+    common folder, one the root may widen to (`may_widen`), and in no folder dp2ddp never
+    walks (site-packages, a virtual environment)."""
     common = os.path.commonpath([real, root])
-    home = os.path.abspath(os.path.expanduser("~"))
-    if os.path.dirname(common) == common or _under(home, common):
+    if not may_widen(common):
         return False
     parts = os.path.relpath(real, common).split(os.sep)[:-1]
     return not any(p in SKIPPED_DIRS for p in parts)

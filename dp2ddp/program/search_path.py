@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dp2ddp.migrate.discovery import SKIPPED_DIRS
-from dp2ddp.program.resolver import Resolver, absolute_names
+from dp2ddp.program.resolver import Resolver, absolute_names, may_widen, under
 from dp2ddp.program.sys_path import PathEdit, resolve_edit, resolve_edits
 
 if TYPE_CHECKING:  # discovery.py imports this module
@@ -98,9 +98,9 @@ def environment_search(root: str) -> tuple[str, list[str]]:
         folder = os.path.abspath(entry) if entry else ""
         if not folder or not os.path.isdir(folder):
             continue
-        if not _under(folder, root):
+        if not under(folder, root):
             wider = os.path.commonpath([root, folder])
-            if not _under(folder, cwd) or not _under(wider, cwd) or not _may_widen(wider):
+            if not under(folder, cwd) or not under(wider, cwd) or not may_widen(wider):
                 continue
             root = wider
         if not any(part in SKIPPED_DIRS for part in os.path.relpath(folder, root).split(os.sep)):
@@ -110,15 +110,15 @@ def environment_search(root: str) -> tuple[str, list[str]]:
 
 def widened_root(root: str, modules: Sequence[ProgramModule], base: str) -> str:
     """`root` widened to cover each existing folder an anchored edit of `modules` puts on
-    sys.path (relative ones against `base`, the root before widening), as far as `_may_widen`
+    sys.path (relative ones against `base`, the root before widening), as far as `may_widen`
     allows."""
     for module in modules:
         for edit in module.path_edits:
             folder = resolve_edit(edit, base) if edit.anchored else None
-            if folder is None or _under(folder, root):
+            if folder is None or under(folder, root):
                 continue
             wider = os.path.commonpath([root, folder])
-            if _may_widen(wider):
+            if may_widen(wider):
                 root = wider
     return root
 
@@ -131,7 +131,7 @@ def own_package_bases(
     layout's `src/` beside the root's setup.py or pyproject.toml (`pip install -e .`), and
     the folder above each folder around the entry that the entry imports by name (`from
     reppkg.util import log` in src/reppkg/train/main.py: the program runs with src/ on
-    PYTHONPATH, or that import fails), as far as `_may_widen` allows. Round 37
+    PYTHONPATH, or that import fails), as far as `may_widen` allows. Round 37
     (abenechehab/rlft4rl@60f3c94, src/rlft4rl/ without __init__.py): its logging helper
     was neither migrated nor said, and every rank wrote each line to one log file."""
     found: list[str] = []
@@ -141,11 +141,11 @@ def own_package_bases(
             found.append(src)
     tops = {name.split(".")[0] for node in imports for name in absolute_names(node)}
     folder = os.path.abspath(entry_dir)
-    while _may_widen(os.path.dirname(folder)):
+    while may_widen(os.path.dirname(folder)):
         parent = os.path.dirname(folder)
         if os.path.basename(folder) in tops and parent not in found:
             found.append(parent)
-            if not _under(parent, root):
+            if not under(parent, root):
                 root = os.path.commonpath([root, parent])
         folder = parent
     return root, found
@@ -160,23 +160,9 @@ def working_folder(root: str, marked: bool) -> str:
     top inserting "." for its package; taken against script/experiment/, the package was
     no file of the program, its loader unsharded, no DP076)."""
     cwd = os.getcwd()
-    if marked or root == cwd or not _under(root, cwd) or not _may_widen(cwd):
+    if marked or root == cwd or not under(root, cwd) or not may_widen(cwd):
         return root
     return cwd
-
-
-def _may_widen(folder: str) -> bool:
-    """Not the file system's root, nor the home folder or a folder above it: the program's
-    files are searched under the root (DP034, DP027), which must stay a project."""
-    if os.path.dirname(folder) == folder:
-        return False
-    home = os.path.abspath(os.path.expanduser("~"))
-    return not _under(home, folder)
-
-
-def _under(path: str, folder: str) -> bool:
-    """`path` is `folder` or lies below it."""
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def incomplete(
@@ -205,7 +191,7 @@ def _outside(
     for index, (module, _) in enumerate(modules):
         for edit in module.path_edits:
             folder = resolve_edit(edit, base)
-            if folder is not None and not _under(folder, resolver.root):
+            if folder is not None and not under(folder, resolver.root):
                 edits.append((index, edit, folder))
     if not edits:
         return
@@ -214,7 +200,7 @@ def _outside(
         for file, name in graph.outside(resolver, module, path):
             if any(part in SKIPPED_DIRS for part in file.split(os.sep)):
                 continue  # an installed package, not the project's code
-            at = next((i for i, (_, _, f) in enumerate(edits) if _under(file, f)), None)
+            at = next((i for i, (_, _, f) in enumerate(edits) if under(file, f)), None)
             if at is not None:
                 reached.setdefault(at, []).append((name, module.path, file))
     for at, names in sorted(reached.items()):
@@ -348,7 +334,7 @@ def _own(paths: Sequence[str], candidate: str, root: str, name: str) -> bool:
     `src/`) that `nearby` passes by for another project's `src/` (UTU-Health-Research/
     dl-ecg-classifier@822fcd8 beside other checkouts: stop 63 v2-C)."""
     own = os.path.join(root, name)
-    return any(_under(p, candidate) or _under(p, own) for p in paths)
+    return any(under(p, candidate) or under(p, own) for p in paths)
 
 
 def _installed(name: str, root: str) -> bool:
@@ -364,7 +350,7 @@ def _installed(name: str, root: str) -> bool:
         origin = next(iter(spec.submodule_search_locations), None)
     if origin is None or not os.path.isabs(origin):
         return origin is not None  # "built-in", "frozen"
-    return not _under(os.path.abspath(origin), root)
+    return not under(os.path.abspath(origin), root)
 
 
 def _import_line(module: ProgramModule, name: str) -> int:
@@ -417,13 +403,13 @@ def _above(root: str) -> Iterator[str]:
     temporary = os.path.abspath(tempfile.gettempdir())
     for _ in range(_LEVELS_ABOVE):
         parent = os.path.dirname(folder)
-        if parent == folder or not _may_widen(parent) or parent == temporary:
+        if parent == folder or not may_widen(parent) or parent == temporary:
             return
         yield parent
         _, dirs = _entries(parent)
         for child in sorted(dirs):
             path = os.path.join(parent, child)
-            if not _under(root, path):
+            if not under(root, path):
                 yield path
         folder = parent
 
