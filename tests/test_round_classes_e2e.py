@@ -2167,6 +2167,14 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   (before: sharded, figures over half the set, unsaid). model_wrap_s82_apply_registers_hooks
   (the word2vec repository's summary()): `apply()` of a function registering hooks draws no
   weight: no DP039.
+- Stop 84 (round 37's leftovers): s84_factory_model_aux_under_flag (ZJULearning/
+  MaxSquareLoss@2fbc18f as published: `self.model, params = get_model(args)`, heads built by
+  `self._make_pred_layer(Classifier_Module, ...)`, the auxiliary output handed to
+  `self.loss(pred_2, y)` under a flag: find_unused_parameters=True; before: no DP041,
+  "Expected to have finished reduction" at step 2 on both ranks).
+  data_s84_subclass_inherits_loader_figures (KaiyangZhou/deep-person-reid@f8cd150's
+  Engine shape in one module: a subclass built with its base's __init__, the base's epoch
+  loop printing a dict's summed loss: DP030; before: the loop was no loader's, unsaid).
 - Stop 83 (round 37): model_wrap_s83_aux_output_read_under_flag (ZJULearning/MaxSquareLoss@
   2fbc18f: an auxiliary head's output read only under a flag, off: find_unused_parameters=
   True; before: "Expected to have finished reduction" at step 2 on both ranks, unsaid),
@@ -3383,9 +3391,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "batches_s83_list_samples_yielded": ("PARAMSUM -15.418960",),
     "s83_cache_read_by_dataset": ("PARAMSUM -1.229977",),
     "s83_best_reload_then_conditional": ("PARAMSUM 23.883011",),
+    "s84_factory_model_aux_under_flag": ("PARAMSUM -5.324967",),
+    "data_s84_subclass_inherits_loader_figures": ("weights -0.080294",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s84_factory_model_aux_under_flag": "train.py",  # stop 84: a factory's model, DP041
     "s83_cache_read_by_dataset": "train.py",  # stop 83: a barrier after the cache's write
     "s83_best_reload_then_conditional": "train.py",  # stop 83: a barrier before the reload
     "s82_link_made_by_other_module": "train.py",  # stop 82: a link another module makes

@@ -538,6 +538,25 @@ class DefUse:
                     todo += self.classes.get(base.value.value, [])
         return None
 
+    def subclasses(self, owner: cst.ClassDef) -> list[cst.ClassDef]:
+        """The classes of this module derived from `owner` (a plainly named base), at any
+        depth: an instance of one runs `owner`'s methods it does not define itself."""
+        found: list[cst.ClassDef] = []
+        todo = [owner]
+        while todo:
+            current = todo.pop()
+            for candidates in self.classes.values():
+                for candidate in candidates:
+                    if candidate in found or candidate is owner:
+                        continue
+                    if any(
+                        isinstance(b.value, cst.Name) and b.value.value == current.name.value
+                        for b in candidate.bases
+                    ):
+                        found.append(candidate)
+                        todo.append(candidate)
+        return found
+
     def function_named(self, name: str) -> list[Function]:
         """Functions and methods of the module called `name`."""
         if self._by_name is None:

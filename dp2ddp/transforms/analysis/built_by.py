@@ -31,7 +31,10 @@ def built_by(t: MigrationTransform, module: cst.BaseExpression) -> cst.BaseExpre
     by what built the wrap's module: judged as the library's class, only the first wrap got
     find_unused_parameters=True and the CPU branch's DDP raised at step 2 (stop 65 v3). A copy
     (`copy.deepcopy(model1)`) was built by what built the original (round 37, KaiyangZhou/
-    deep-person-reid@f8cd150's mutual learning: model2's wrap got no DP041 beside model1's)."""
+    deep-person-reid@f8cd150's mutual learning: model2's wrap got no DP041 beside model1's).
+    An attribute (`self.model`) is followed as a name is, and an element of an unpacking
+    (`self.model, params = get_model(args)`: built by the factory `get_model`, round 38's
+    ZJULearning/MaxSquareLoss@2fbc18f)."""
     node: cst.BaseExpression = module
     at: cst.CSTNode = module
     for _ in range(4):
@@ -43,9 +46,10 @@ def built_by(t: MigrationTransform, module: cst.BaseExpression) -> cst.BaseExpre
                 continue
         if isinstance(node, cst.Call):
             return node.func
-        if not isinstance(node, cst.Name):
+        if not isinstance(node, (cst.Name, cst.Attribute)):
             return None
-        value = assigned_value(t, at, node.value)
+        spelled = node.value if isinstance(node, cst.Name) else t.code(node)
+        value = assigned_value(t, at, spelled)
         if value is None:
             return None
         node = at = value  # what reaches this binding was assigned before it
@@ -54,7 +58,9 @@ def built_by(t: MigrationTransform, module: cst.BaseExpression) -> cst.BaseExpre
 
 def assigned_value(t: MigrationTransform, at: cst.CSTNode, name: str) -> cst.BaseExpression | None:
     """The value last assigned to `name` before `at` in its function (or module); `name`
-    may be an attribute chain as spelled (`self.loss`)."""
+    may be an attribute chain as spelled (`self.loss`). Unpacked (`model, params = ...`):
+    the element of a tuple literal at its place, or the call whose result is unpacked
+    (what built the element is that call's callee, a factory)."""
     scope: cst.CSTNode | None = t.parent(at)
     while scope is not None and not isinstance(scope, (cst.FunctionDef, cst.Module)):
         scope = t.parent(scope)
@@ -63,17 +69,38 @@ def assigned_value(t: MigrationTransform, at: cst.CSTNode, name: str) -> cst.Bas
     line = t._position(at)[0]
     found: cst.BaseExpression | None = None
     for node in walk(scope, skip_scopes=True):
-        if (
-            isinstance(node, cst.Assign)
-            and len(node.targets) == 1
-            and _spelled(t, node.targets[0].target, name)
-            and t._position(node)[0] < line
-        ):
-            found = node.value
+        if isinstance(node, cst.Assign) and len(node.targets) == 1 and t._position(node)[0] < line:
+            target = node.targets[0].target
+            if _spelled(t, target, name):
+                found = node.value
+            elif isinstance(target, (cst.Tuple, cst.List)):
+                found = _unpacked(t, target, node.value, name) or found
     return found
 
 
-def _spelled(t: MigrationTransform, target: cst.BaseAssignTargetExpression, name: str) -> bool:
+def _unpacked(
+    t: MigrationTransform,
+    target: cst.Tuple | cst.List,
+    value: cst.BaseExpression,
+    name: str,
+) -> cst.BaseExpression | None:
+    """What `target`'s element spelled `name` is assigned from `value`: the element of a
+    literal of the same length at its place, or a call's result (the call); None when it
+    is not there, or starred."""
+    places = [
+        i
+        for i, element in enumerate(target.elements)
+        if not isinstance(element, cst.StarredElement) and _spelled(t, element.value, name)
+    ]
+    if len(places) != 1 or any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return None
+    if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
+        element = value.elements[places[0]]
+        return None if isinstance(element, cst.StarredElement) else element.value
+    return value if isinstance(value, cst.Call) else None
+
+
+def _spelled(t: MigrationTransform, target: cst.BaseExpression, name: str) -> bool:
     """`target` is `name`: the bare name, or an attribute chain spelled so."""
     if isinstance(target, cst.Name):
         return target.value == name

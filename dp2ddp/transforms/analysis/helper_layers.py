@@ -10,6 +10,13 @@ the expression the helper returns, and fixed_entries.py counts its entries.
 Inlined only where the helper is a module-level function whose body (past a docstring) is
 one `return <expression>` and the call binds every parameter the expression reads (by
 position, keyword or default; no `*args`/`**kwargs` on either side).
+
+A method of the class called on `self` is read the same way (`self.layer5 =
+self._make_pred_layer(Classifier_Module, 1024, ...)` whose one `return block(inplanes, ...)`
+builds the class handed in: ZJULearning/MaxSquareLoss@2fbc18f's DeepLab, round 37, whose
+auxiliary head fed only the second output and got no DP041); so is one whose every `return`
+gives the same layer expression that reads no parameter (torchvision's `_make_layer`, which
+builds a list and returns `nn.Sequential(*layers)`).
 """
 
 from __future__ import annotations
@@ -44,6 +51,43 @@ def inlined(value: ast.expr, functions: Functions) -> ast.expr | None:
         return None  # a comprehension rebinding a parameter's name: not substituted
     result = _Substitute(bound).visit(copy.deepcopy(body[0].value))
     return result if isinstance(result, ast.expr) else None
+
+
+def method_inlined(value: ast.expr, methods: Functions, me: str) -> ast.expr | None:
+    """The expression `value` (a call `me.method(...)` of one of the class's `methods`)
+    returns: its one `return` with the parameters past the first replaced by the call's
+    arguments, or the one expression every `return` of a longer body gives, where it reads
+    no parameter; None otherwise."""
+    if not (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == me
+    ):
+        return None
+    method = methods.get(value.func.attr)
+    if method is None or isinstance(method, ast.AsyncFunctionDef) or not method.args.args:
+        return None
+    arguments = copy.copy(method.args)
+    arguments.args = method.args.args[1:]  # `self` is the receiver, not an argument
+    shorn = ast.FunctionDef(
+        name=method.name, args=arguments, body=method.body, decorator_list=[], returns=None
+    )
+    if (
+        single := inlined(
+            ast.Call(ast.Name(method.name), value.args, value.keywords), {method.name: shorn}
+        )
+    ) is not None:
+        return single
+    returned = [
+        n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None
+    ]
+    spelled = {ast.dump(r) for r in returned}
+    if len(spelled) != 1:
+        return None
+    parameters = {a.arg for a in (*method.args.args, *method.args.kwonlyargs)}
+    reads = {n.id for n in ast.walk(returned[0]) if isinstance(n, ast.Name)}
+    return None if reads & parameters else returned[0]
 
 
 def _bind(arguments: ast.arguments, call: ast.Call) -> dict[str, ast.expr] | None:

@@ -229,7 +229,14 @@ class _Follow:
                 continue
             got = self.value(use, level, depth + 1)
             test = _condition_between(self.view, target, use)
-            if got.whole and test is not None:
+            if (
+                test is not None
+                and (got.whole or got.unknown not in ("", CONDITIONAL))
+                and not _tests_sequence(test, target.value)
+            ):
+                # read (or handed where it is not followed: `self.crit(aux, y)`) only
+                # when the test holds: not read in the steps it fails (a test that the
+                # result is a tuple holds wherever several outputs are at stake)
                 got = Kept(
                     unknown=CONDITIONAL, node=test,
                     how=f"`{target.value}` is read only when `{code(test, 60)}`",
@@ -316,7 +323,7 @@ class _Follow:
 _INSPECTING = frozenset({"isinstance", "len", "type", "hasattr", "callable", "id"})
 
 
-def _tests_sequence(test: cst.BaseExpression, name: str) -> bool:
+def _tests_sequence(test: cst.CSTNode, name: str) -> bool:
     """`isinstance(name, tuple)`, `isinstance(name, (list, tuple))`."""
     if not (
         isinstance(test, cst.Call)

@@ -74,7 +74,7 @@ from dp2ddp.transforms.analysis.dropped_outputs import (
     starved,
 )
 from dp2ddp.transforms.analysis.growing_methods import growing_methods
-from dp2ddp.transforms.analysis.helper_layers import inlined
+from dp2ddp.transforms.analysis.helper_layers import inlined, method_inlined
 from dp2ddp.transforms.analysis.inherited_layers import inherited_base
 from dp2ddp.transforms.analysis.layer_arguments import (
     filled_containers,
@@ -282,6 +282,8 @@ def _class_facts(
                 holds = has_parameters(node.value, imports, local, prefix)
                 if holds is None and (built := inlined(node.value, functions or {})):
                     holds = has_parameters(built, imports, local, prefix)  # `clones(x, 3)`
+                if holds is None and (built := method_inlined(node.value, methods, me)):
+                    holds = has_parameters(built, imports, local, prefix)  # `self._make(...)`
                 if holds is None and (bound := layer_names.bound_layer_call(node.value, init)):
                     holds = has_parameters(bound, imports, local, prefix)  # `norm_layer(w)`
                 if holds is not None or target.attr in filled:

@@ -5,7 +5,6 @@ program's nn.Module classes (ProgramFacts.models), or over the file's own for on
 from __future__ import annotations
 
 import ast
-import sys
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -26,6 +25,7 @@ from dp2ddp.transforms.analysis.built_by import (
 )
 from dp2ddp.transforms.analysis.dropped_outputs import DroppedOutput, Outputs, starved
 from dp2ddp.transforms.analysis.kept_outputs import CONDITIONAL, Kept, kept_outputs, model_calls
+from dp2ddp.transforms.analysis.library_wraps import library_text
 from dp2ddp.transforms.analysis.module_parts import GradToggle, grad_toggles
 from dp2ddp.transforms.analysis.outside_reads import outside_reads, program_functions, said_reads
 from dp2ddp.transforms.analysis.own_models import own_model_classes
@@ -308,7 +308,7 @@ class UnusedParameters:
             self._caller = True
             return unread
         if not any(classes.values()):
-            return ""
+            return self._unknown_class_drops(built, target, classes)
         branch = self._other_bindings(module, built, classes)
         if branch:
             return branch
@@ -325,9 +325,43 @@ class UnusedParameters:
         first = next(
             (use for name, use in classes.items() if use and name not in self._unbuilt), None
         )
-        if first is None:
-            return ""  # only classes the program never builds may leave a layer unused
+        if first is None:  # only classes the program never builds may leave a layer unused
+            return self._unknown_class_drops(built, target, classes)
         return f"the model's class is not known statically, and {first}"
+
+    def _unknown_class_drops(
+        self, built: cst.BaseExpression | None, target: str | None, classes: dict[str, str]
+    ) -> str:
+        """A model whose class is not known statically (a factory's, `self.model, params =
+        get_model(args)`) may be any class the program builds: where one of those returns
+        several outputs and the program's calls of `target` leave one out, the layers
+        feeding only that one get no gradient (ZJULearning/MaxSquareLoss@2fbc18f, round 37:
+        the auxiliary head read only under `if args.multi`, no DP041, both ranks failed at
+        step 2). "" for a class known (judged above), a library's, or no call leaving one."""
+        if target is None:
+            return ""
+        if built is not None:
+            names = self._class_names(built, classes)
+            qualified = {n for n in names if "." in n} or names  # not the bare name beside
+            roots = self._program_roots()
+            if names & set(classes) or not any(
+                n.startswith(".") or n.split(".", 1)[0] in roots for n in qualified
+            ):
+                return ""  # a class judged above, or a library's callable
+        for name in sorted(classes):
+            if name in self._unbuilt:
+                continue
+            if self._outputs.get(name) is None and not self._several.get(name):
+                continue
+            dropped = self._caller_drops(target, name)
+            if dropped:
+                self._caller = True
+                short = name.rsplit(".", 1)[-1]
+                return (
+                    f"the model's class is not known statically (one the program builds "
+                    f"is {short}), and {dropped}"
+                )
+        return ""
 
     def _handed_in(self, module: cst.BaseExpression, classes: dict[str, str]) -> str:
         """A partial class built as an argument of the wrapped model's construction, which
@@ -593,69 +627,22 @@ class UnusedParameters:
         return None
 
     def _library(self, built: cst.BaseExpression | None, classes: dict[str, str]) -> str:
-        """DP102's text where the wrapped model is built by an imported callable of no
-        module of the program (a library's class or factory: `BertForTokenClassification.
-        from_pretrained(...)`, `models.resnet18()`), whose forward() is not read; "" for
-        torch.nn's own layers, the program's classes and what is not imported (class v2-C,
-        stop 40: lemonhu/NER-BERT-pytorch@5f7577b, whose BERT pooler gets no gradient under
-        token classification; DDP failed at the second step with no word)."""
+        """DP102's text for a model a library builds (analysis/library_wraps.py)."""
         if built is None or self.module is None:
             return ""
-        if not view(self.module).imported_root(built):
-            return ""
-        names = sorted(n for n in self.t.qualified_names(built) if not n.startswith("."))
-        roots = self._program_roots()
-        known = {*classes, *(name for name, _ in self.t.state.loaders.consumers)}
-        roots |= {k.split(".", 1)[0] for k in known}
-        if not names or any(
-            n.split(".", 1)[0] in roots or any(k == n or k.endswith(f".{n}") for k in known)
-            for n in names
-        ):
-            return ""  # the program's own (a module of a package, a script's sibling)
-        name, package = names[0], names[0].split(".", 1)[0]
-        if package in sys.stdlib_module_names or package == "dp2ddp" or self._handed(built):
-            return ""  # `copy.deepcopy(model)`, a library wrapper of a model built here
-        if name in ("torch.load", "torch.jit.load", "torch.hub.load"):
-            how = f"comes from `{name}`: its class is not known statically"
-        elif package == "torch":
-            return ""  # torch.nn's own layers, `torch.compile(model)`
-        else:
-            how = f"is built by `{name}`, from {package} (no file of the program: a library)"
-        return (
-            f"the model {how}, and its forward() is not read: whether it leaves some "
-            "parameters without a gradient in a step is not known (a library BERT's pooler "
-            "under token classification gets none: DDP fails at the second step); "
-            "find_unused_parameters=True runs either way, at the cost of one walk of the "
-            "autograd graph per step"
-        )
-
-    def _handed(self, built: cst.BaseExpression) -> bool:
-        """The call of `built` is handed a model built in this file (`Wrapper(model)`,
-        `model` assigned from a call of a class of the program), or rebinds the name it is
-        handed (`model = Wrapper(model)`): it wraps that model, judged as before."""
-        call = self.t.parent(built)
-        if not isinstance(call, cst.Call):
-            return False
-        bound = self.t.parent(call)
-        rebinds = isinstance(bound, cst.Assign) and {
-            t.target.value for t in bound.targets if isinstance(t.target, cst.Name)
-        }  # `model = Wrapper(model)`: the model it was handed, under a library's wrapper
-        for arg in call.args:
-            if rebinds and isinstance(arg.value, cst.Name) and arg.value.value in rebinds:
-                return True
-            if arg.keyword is None and isinstance(arg.value, (cst.Name, cst.Call)):
-                inner = built_by(self.t, arg.value)
-                names = self.t.qualified_names(inner) if inner is not None else set()
-                if isinstance(inner, cst.Name):
-                    names = names | {inner.value}
-                if any(n in self._model_classes() for n in names):
-                    return True
-        return False
+        return library_text(self.t, view(self.module), built, classes, self._program_roots())
 
     def _program_roots(self) -> set[str]:
-        return {
-            c.split(".", 1)[0] for c in self._model_classes() if "." in c and not c.startswith(".")
-        }
+        """The top-level names of the program's modules: those of its model classes, and
+        of the functions and methods other modules summarise (a factory in utils/ beside
+        models in graphs/: MaxSquareLoss's `utils.train_helper.get_model`)."""
+        facts = self.t.state.facts
+        named = (
+            *self._model_classes(),
+            *(name for name, _ in facts.backward_summaries),
+            *self.t.state.hints.class_methods,
+        )
+        return {n.split(".", 1)[0] for n in named if "." in n and not n.startswith(".")}
 
 
 def _named_literally(built: cst.BaseExpression) -> bool:

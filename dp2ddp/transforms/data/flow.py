@@ -234,10 +234,23 @@ class CallFlow(MigrationTransform):
         bind to its parameters (zoogzog/chexnet@bbe30b5: `model.train()` in the epoch loop
         was taken for a call of the trainer class's `train(path, ..., checkpoint)`, and its
         loader for one built anew in that loop, a false DP011 text), `Cls(...)` for
-        `Cls.__init__`."""
+        `Cls.__init__`, also `Sub(...)` of a subclass that does not define its own (a
+        base Engine keeping the loader, the program building its subclass: round 37,
+        KaiyangZhou/deep-person-reid@f8cd150's ImageDMLEngine, whose epoch figures were rank
+        0's half with no DP030)."""
         owner = method_class(function, self)
         if owner is not None and function.name.value == "__init__":
-            return self._calls_of(owner)
+            module = module_of(function, self)
+            inheriting = (
+                [
+                    sub
+                    for sub in view(module).subclasses(owner)
+                    if view(module).method(sub, "__init__") is view(module).functions.get(function)
+                ]
+                if isinstance(module, cst.Module)
+                else []
+            )
+            return [c for cls in (owner, *inheriting) for c in self._calls_of(cls)]
         if owner is not None:
             name = function.name.value
             return [
