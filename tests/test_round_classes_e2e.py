@@ -2175,6 +2175,18 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   data_s84_subclass_inherits_loader_figures (KaiyangZhou/deep-person-reid@f8cd150's
   Engine shape in one module: a subclass built with its base's __init__, the base's epoch
   loop printing a dict's summed loss: DP030; before: the loop was no loader's, unsaid).
+  Round 38: s84_syspath_config_attribute_trainer (mks0601/3DMPPE_POSENET_RELEASE@dd025c5:
+  `sys.path.insert(0, osp.join(cfg.root_dir, 'common'))` through a config class's
+  attribute, the trainer module holding the wrap and the loader behind it; before: "2
+  files unchanged", each rank trained alone on every batch, unsaid; the entry's loop over
+  the object's loader is split at the loop, `source=` passing a sharded one on).
+  batches_s84_token_lists_with_labels (lonePatient/cw2vec-pytorch@c38cc16: a batch of
+  token-id lists beside a list of labels, cut by rows; before: whole on every rank).
+  shared_draws_s84_draw_through_alias (akanimax/Variational_Discriminator_Bottleneck@26a39dd:
+  `distrib = torch.randn if ... else torch.rand`, the latent rows drawn through it: drawn as
+  DataParallel drew them; before: alike on every rank, unsaid).
+  hazards_s84_dataset_statistic_not_batch (that repository's variant: the mean of a whole
+  dataset tensor offsets the loss: no false DP059).
 - Stop 83 (round 37): model_wrap_s83_aux_output_read_under_flag (ZJULearning/MaxSquareLoss@
   2fbc18f: an auxiliary head's output read only under a flag, off: find_unused_parameters=
   True; before: "Expected to have finished reduction" at step 2 on both ranks, unsaid),
@@ -3393,10 +3405,15 @@ CASES: dict[str, tuple[str, ...]] = {
     "s83_best_reload_then_conditional": ("PARAMSUM 23.883011",),
     "s84_factory_model_aux_under_flag": ("PARAMSUM -5.324967",),
     "data_s84_subclass_inherits_loader_figures": ("weights -0.080294",),
+    "s84_syspath_config_attribute_trainer": ("PARAMSUM -0.395108",),
+    "batches_s84_token_lists_with_labels": ("weights 4.857449",),
+    "shared_draws_s84_draw_through_alias": ("weights -2.231140",),
+    "hazards_s84_dataset_statistic_not_batch": ("weights -0.959367",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "s84_factory_model_aux_under_flag": "train.py",  # stop 84: a factory's model, DP041
+    "s84_syspath_config_attribute_trainer": "main/train.py",  # stop 84: a config's sys.path
     "s83_cache_read_by_dataset": "train.py",  # stop 83: a barrier after the cache's write
     "s83_best_reload_then_conditional": "train.py",  # stop 83: a barrier before the reload
     "s82_link_made_by_other_module": "train.py",  # stop 82: a link another module makes

@@ -128,8 +128,17 @@ def _plan_one(
             plan.add(outcome, data, alone.real, alone.stamp)
             return program
         migrated = _migrate(program, gate, project, orphan)
-        if named is not None and (gate.has_dataparallel or program.dynamic_sites):
-            migrated = _unreached(program, migrated, named, gate.has_dataparallel)
+        if named is not None and (
+            gate.has_dataparallel or program.dynamic_sites or program.incomplete
+        ):
+            noted = _unreached(program, migrated, named, gate.has_dataparallel)
+            if noted is not migrated and not gate.has_dataparallel and program.incomplete:
+                # a sys.path edit not followed, and DataParallel modules the program does
+                # not reach: the DataParallel may be behind the edit (round 38, mks0601/
+                # 3DMPPE_POSENET_RELEASE@dd025c5: `sys.path.insert(0, osp.join(cfg.root_dir,
+                # 'common'))`, "2 files unchanged" and no word; each rank trained alone)
+                noted = _incomplete(program, noted)
+            migrated = noted
         if gate.has_dataparallel:
             for index, notes in unread_member_notes(program):  # DP073
                 migrated = _noted(migrated, index, notes)

@@ -202,13 +202,18 @@ def _statement_edits(
     env, from_file = names
     edits: list[PathEdit] = []
     for statement in _top_level(body):
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        if isinstance(statement, ast.ClassDef):
+            _class_paths(statement, names, file)
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1:
             target = statement.targets[0]
             if isinstance(target, ast.Name):
                 value = _path(statement.value, env, file)
                 from_file.discard(target.id)
+                for key in [k for k in env if k.startswith(f"{target.id}.")]:
+                    del env[key]
                 if value is None:
                     env.pop(target.id, None)
+                    _instance_paths(target.id, statement.value, names)
                 else:
                     env[target.id] = value
                     if _uses_file(statement.value, from_file):
@@ -219,6 +224,48 @@ def _statement_edits(
                 followed.add(id(statement.value))
                 edits += found
     return edits
+
+
+def _class_paths(cls: ast.ClassDef, names: _Names, file: str) -> None:
+    """The paths `cls`'s body binds to its attributes, kept as `Class.attr` (a config
+    class: `root_dir = osp.join(cur_dir, '..')` after `cur_dir =
+    osp.dirname(osp.abspath(__file__))`, mks0601/3DMPPE_POSENET_RELEASE@dd025c5's
+    main/config.py, round 38: its `sys.path.insert(0, osp.join(cfg.root_dir, 'common'))`
+    was not followed and the trainer module holding the DataParallel was never migrated)."""
+    env, from_file = names
+    inner, inner_file = dict(env), set(from_file)
+    for statement in cls.body:
+        if not (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
+            continue
+        name = statement.targets[0].id
+        value = _path(statement.value, inner, file)
+        if value is None:
+            inner.pop(name, None)
+            env.pop(f"{cls.name}.{name}", None)
+            continue
+        inner[name] = value
+        env[f"{cls.name}.{name}"] = value
+        if _uses_file(statement.value, inner_file):
+            inner_file.add(name)
+            from_file.add(f"{cls.name}.{name}")
+
+
+def _instance_paths(name: str, value: ast.expr, names: _Names) -> None:
+    """`name = Class()` of a class `_class_paths` read: `name.attr` is `Class.attr`."""
+    env, from_file = names
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+        return
+    prefix = f"{value.func.id}."
+    for key, path in list(env.items()):
+        if key.startswith(prefix):
+            attribute = f"{name}.{key[len(prefix) :]}"
+            env[attribute] = path
+            if key in from_file:
+                from_file.add(attribute)
 
 
 def resolve_edits(edits: tuple[PathEdit, ...], root: str) -> tuple[list[str], list[str]]:
@@ -317,6 +364,11 @@ def _uses_file(expr: ast.expr, from_file: set[str]) -> bool:
     bound to such paths)."""
     return any(
         (isinstance(node, ast.Name) and (node.id == "__file__" or node.id in from_file))
+        or (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and f"{node.value.id}.{node.attr}" in from_file
+        )
         or _is_script_folder(node)
         for node in ast_nodes.walk(expr)
     )
@@ -333,6 +385,12 @@ def _path(expr: ast.expr, env: dict[str, str], file: str) -> str | None:
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):  # pathlib's `/`
         left, right = _path(expr.left, env, file), _path(expr.right, env, file)
         return None if left is None or right is None else os.path.join(left, right)
+    if (
+        isinstance(expr, ast.Attribute)
+        and isinstance(expr.value, ast.Name)
+        and f"{expr.value.id}.{expr.attr}" in env
+    ):
+        return env[f"{expr.value.id}.{expr.attr}"]  # a config object's attribute
     if isinstance(expr, ast.Attribute) and expr.attr == "parent":
         inner = _path(expr.value, env, file)
         return None if inner is None else os.path.dirname(inner)

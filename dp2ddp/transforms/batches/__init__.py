@@ -252,7 +252,13 @@ class ShardBatches(BatchSqueezes):
             return self._plan_range_loop(loop)
         fed = fed_loader(self, loop, seen)
         if fed is None and any(self._is_loader(s) for s in seen):
-            return True  # the data pass shards it (or warns)
+            if any(self._is_loader(s, named=False) for s in seen) or not self._foreign_held(loop):
+                return True  # the data pass shards it (or warns)
+            # Named like a loader, not proved one the data pass shards, held by an object
+            # of another module's class (`t.loader`, which that module left whole finding no
+            # loop of its own: round 38's mks0601/3DMPPE_POSENET_RELEASE@dd025c5 trainer,
+            # every rank trained on every batch): split at the loop, `source=` passing a
+            # batch on where the object's sampler shards already
         if fed is not None and fed.sharded:
             return plan_fed(self, loop, fed)
         if self._models and not self._feeds_wrapped(loop.body):
@@ -288,6 +294,28 @@ class ShardBatches(BatchSqueezes):
         for reshape, detail in global_reshapes(loop.body, set(self._models), self.code):
             self.warn(reshape, "DP085", detail)  # stop 34, M1
         return True
+
+    def _foreign_held(self, loop: cst.For) -> bool:
+        """The loop iterates an attribute of an object every binding of which is built by
+        an imported class (`engine.batches` after `engine = Engine()`, Engine another
+        module's): a loader that module keeps, which its own data pass leaves whole where
+        no loop of its iterates it (DP015 there). Re-readable, so the split is guarded."""
+        source = self._batch_source(loop.iter)
+        if not isinstance(source, cst.Attribute) or self._guard_source(loop) is None:
+            return False
+        root: cst.BaseExpression = source
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name) or self._module is None:
+            return False
+        flow = view(self._module)
+        built = [d.value for d in flow.definitions(root)]
+        return bool(built) and all(
+            isinstance(v, cst.Call)
+            and flow.imported_root(v.func)
+            and name_of(v.func).rpartition(".")[2][:1].isupper()
+            for v in built
+        )
 
     def _taken_whole(self, loop: cst.For, iterable: str, names: set[str]) -> bool:
         """True where the loop's batches are not split: micro-batches cut from them (DP037,

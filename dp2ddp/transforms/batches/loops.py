@@ -160,11 +160,12 @@ class BatchLoops(LoaderEvaluation):
             found = self._loops_train[loop] = loop_trains(loop, self.qualified_names)
         return found
 
-    def _is_loader(self, expr: cst.BaseExpression) -> bool:
+    def _is_loader(self, expr: cst.BaseExpression, named: bool = True) -> bool:
         """A DataLoader of this module, one of another module of the program, or something
         named like one (a loader factory's result): the data pass's (it shards or warns).
         A value built by a class or function of this module that names no DataLoader
-        (`train_loader = BatchIterator(...)`) is not one, whatever its name."""
+        (`train_loader = BatchIterator(...)`) is not one, whatever its name. With `named`
+        False, only what is proved a loader counts (not a name, not a callee's name)."""
         if self._resolve(expr, self._loader_calls, 0) or self._read_through(
             expr, self._loader_calls
         ):
@@ -190,10 +191,11 @@ class BatchLoops(LoaderEvaluation):
             return False
         if isinstance(inner, cst.Call) and self._calls_an_object(inner):
             return False
-        if named_loader(self.code(expr)):
+        if named and named_loader(self.code(expr)):
             return True
         return any(
-            self.matches(call.func, DATALOADER) or "loader" in self.code(call.func).lower()
+            self.matches(call.func, DATALOADER)
+            or (named and "loader" in self.code(call.func).lower())
             for call in calls
         )
 

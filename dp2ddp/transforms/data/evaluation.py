@@ -354,7 +354,7 @@ class LoaderEvaluation(ShowingCalls):
             own = ((n, None, None) for n in walk(root, skip_scopes=True))
             held: dict[cst.FunctionDef, dict[str, set[str]]] = {}
             for node, named, inner in (*own, *nested_shows(self, root)):
-                if isinstance(node, cst.Call) and self._prints(node):
+                if isinstance(node, cst.Call) and (self._prints(node) or self._writes_model(node)):
                     values = [a.value for a in node.args] + self._kept_shown(node, keeping)
                 elif isinstance(node, cst.Return) and node.value is not None and inner is None:
                     values = [node.value]

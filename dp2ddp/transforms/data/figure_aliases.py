@@ -111,9 +111,19 @@ def may_hold(
     flow = view(t._module_node)
     if flow.parent(name) is None:
         return True
-    found = [d for d in flow.reaching(name) if d.kind != "store"]
+    reaching = flow.reaching(name)
+    found = [d for d in reaching if d.kind != "store"]
     if not found:
         return True
+    for store in (d for d in reaching if d.kind == "store"):
+        # an item stored into it after the loop (`info = {}; info["loss"] = meter.avg;
+        # return info`: round 38, lonePatient/BERT-chinese-text-classification-pytorch@
+        # 2f9ae40's epoch figures, rank 0's half, unsaid) holds what its value reads
+        if id(store) in visiting or store.value is None:
+            continue
+        stored = [n for n in variables_under(store.value) if figure in held.get(n.value, ())]
+        if any(may_hold(t, n, figure, end, held, visiting | {id(store)}) for n in stored):
+            return True
     around = flow.function_around(name)
     for definition in found:
         if flow.function_around(definition.target) is not around:

@@ -13,6 +13,12 @@ from dp2ddp.transforms.analysis.printing import printing_functions
 from dp2ddp.transforms.data.counters import LoopCounters
 from dp2ddp.transforms.data.plan import PRINTER_NAME
 
+#: Methods of a model (or its parts) that read or move it, not write what they are handed.
+_NO_STATE = frozenset(
+    {"train", "eval", "parameters", "named_parameters", "state_dict", "to", "cuda", "cpu",
+     "zero_grad", "modules", "children", "buffers", "forward", "requires_grad_", "apply"}
+)  # fmt: skip
+
 
 class ShowingCalls(LoopCounters):
     """The calls that show a figure: where DP030 looks for a figure shown."""
@@ -23,6 +29,8 @@ class ShowingCalls(LoopCounters):
         written (a table of figures, numpy's savetxt) or printed."""
         if isinstance(node, cst.Return):
             return "returned"
+        if self._writes_model(node):
+            return f"written into the wrapped model's state (`{self.code(node.func)}`)"
         if self.matches(node.func, TORCH_SAVE):
             return "saved"
         return "written" if self.matches(node.func, frozenset({"numpy.savetxt"})) else "printed"
@@ -67,6 +75,20 @@ class ShowingCalls(LoopCounters):
                 func.value in self.state.hints.printers or bool(PRINTER_NAME.search(func.value))
             )
         return False
+
+    def _writes_model(self, call: cst.Call) -> bool:
+        """A method called through a wrapped model's attributes (`model.module.feat_mean.
+        copy_(...)`, `model.module.fds.update_running_stats(...)`): what it is handed
+        becomes the model's state, which training reads and DDP copies from rank 0 (round
+        38, YyzHarry/imbalanced-regression@a6fdc45's feature statistics gathered over the
+        training loader at each epoch's end: each rank's half, rank 0's kept, unsaid)."""
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value in _NO_STATE:
+            return False
+        text = self.code(func.value)
+        return any(
+            text.startswith(f"{wrapped}.") and text != wrapped for wrapped in self.state.wrapped
+        )
 
     def _names_a_module(self, node: cst.BaseExpression) -> bool:
         """`np`, `torch.nn.functional`: a receiver whose root name an import binds."""

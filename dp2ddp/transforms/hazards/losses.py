@@ -175,6 +175,7 @@ class LossChecks:
         """Learn `node`'s loss objects (what enter_module does before it checks)."""
         self._module, self._given, self._alike, self._averaging = node, None, None, None
         self._own, self.term_scales = None, {}
+        self._backward_scopes: dict[int, bool] = {}  # _called_to_train's, per scope
         read_tree(node, LossConstructors(self))
 
     def enter_module(self, node: cst.Module) -> None:
@@ -185,8 +186,38 @@ class LossChecks:
     def enter_function(self, node: cst.FunctionDef) -> None:
         no_grad = any(grad_off(d.decorator, self.t.matches) for d in node.decorators)
         backward = self._check_sums(node)
-        evaluates = not backward and bool(_EVALUATION.search(node.name.value))
+        evaluates = (
+            not backward
+            and bool(_EVALUATION.search(node.name.value))
+            and not self._called_to_train(node)
+        )
         self._trains.append(not no_grad and not evaluates)
+
+    def _called_to_train(self, node: cst.FunctionDef) -> bool:
+        """`node`, a function of the module (not a method) whatever its name says, is
+        called in a loop that backpropagates: a loss (round 38, foamliu/Deep-Image-
+        Matting-PyTorch@db6a96d's `alpha_prediction_loss`, taken for an evaluation by the
+        word `prediction`: its masked ratio of batch sums got no DP071, unsaid)."""
+        if self._module is None:
+            return False
+        flow = view(self._module)
+        function = flow.functions.get(node)
+        if function is None or function.owner is not None:
+            return False
+        for site in flow.call_sites(function):
+            for loop in flow.ancestors(site):
+                if isinstance(loop, (cst.FunctionDef, cst.ClassDef)):
+                    break
+                if not isinstance(loop, (cst.For, cst.While)):
+                    continue
+                if id(loop) not in self._backward_scopes:
+                    self._backward_scopes[id(loop)] = any(
+                        isinstance(n, cst.Attribute) and n.attr.value == "backward"
+                        for n in walk(loop.body)
+                    )
+                if self._backward_scopes[id(loop)]:
+                    return True
+        return False
 
     def leave_function(self) -> None:
         self._trains.pop()

@@ -92,6 +92,7 @@ from dp2ddp.transforms.analysis.row_picks import picks_rows
 from dp2ddp.transforms.analysis.torch_generators import generators_alike
 from dp2ddp.transforms.analysis.training import evaluation_draw, loop_trains
 from dp2ddp.transforms.hazards.draws import HelperDraws
+from dp2ddp.transforms.shared_draws.aliased import aliased_draw
 from dp2ddp.transforms.shared_draws.dataset_draws import (
     SAME_RANDOM,
     DatasetDrawFinder,
@@ -334,7 +335,10 @@ class ShareDatasetDraws(WholeReads):
     def _draw_names(self, call: cst.Call) -> set[str]:
         """The draw's qualified names; a `torch.distributions` object's `sample`/`rsample`
         (batch_noise.is_distribution_draw) also named DISTRIBUTION_SAMPLE."""
-        names = with_fill(call, self.qualified_names(call.func))
+        names = with_fill(
+            call,
+            self.qualified_names(call.func) | aliased_draw(self._flow, call, self.qualified_names),
+        )
         if is_distribution_draw(call, self._receivers, self.qualified_names):
             names = {*names, DISTRIBUTION_SAMPLE}
         return names
