@@ -95,6 +95,8 @@ def prove_beside_loader(
             if per_rank is None and proof._split_on_path(flow, origin, loop):
                 split = True
                 continue
+            if per_rank is not None and _gathered(proof, flow, found):
+                continue  # rows looked up by this rank's samples: this rank's part
             sized = (
                 f", cut or shaped by {code(per_rank)}, this rank's part of the loader's "
                 "batch: the same rows on every rank"
@@ -343,6 +345,27 @@ def _split_here(proof: BatchProof, flow: DefUse, origin: Origin) -> bool:
         flow.statement_of(step.node) in proof._split_after or step.node in proof._swap
         for step in origin.path
     )
+
+
+def _gathered(proof: BatchProof, flow: DefUse, found: list[Origin]) -> bool:
+    """The loader's batch reaches the value only as a whole index of a table (`table[ids]`,
+    `opt.user_doc[list(ids)]`): the rows looked up are this rank's samples' own, the ones
+    DataParallel scattered to it from the whole batch's lookup (round 38, ShomyLiu/
+    Neu-Review-Rec@6dfe474: a false DP047 "the same rows on every rank"). Not a slice's
+    bound nor a size (`noise[: x.size(0)]`: the same first rows on every rank)."""
+    taken = False
+    for origin in found:
+        node = from_loader_loop(proof, flow, origin) if origin.selects else None
+        if node is None:
+            continue
+        start = next(i for i, step in enumerate(origin.path) if step.node is node)
+        after = origin.path[start + 1 :]  # from the loop's target on (not the loader's build)
+        if any(step.shapes for step in after) or not any(step.index for step in after):
+            return False
+        if not all(isinstance(flow.parent(s.node), cst.Index) for s in after if s.index):
+            return False
+        taken = True
+    return taken
 
 
 def from_loader_loop(proof: BatchProof, flow: DefUse, origin: Origin) -> cst.CSTNode | None:

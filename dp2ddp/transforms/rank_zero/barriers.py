@@ -595,7 +595,7 @@ class Barriers(Rule):
         not another module's `Trainer.train` that loads; round 34, thunlp/DocRED@64622e6,
         a false DP031)."""
         return bool(called_names(call, self.t) & self._loaded_elsewhere) and not torch_receiver(
-            self.t, self.facts.module, call
+            self.t, self.facts.module, call, own=True
         )
 
     def saves_elsewhere(self, call: cst.Call) -> str:

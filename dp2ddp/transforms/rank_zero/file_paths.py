@@ -359,14 +359,25 @@ def called_names(call: cst.Call, t: RankZeroOnly) -> set[str]:
     return names
 
 
-def torch_receiver(t: RankZeroOnly, module: cst.Module, call: cst.Call) -> bool:
+def torch_receiver(t: RankZeroOnly, module: cst.Module, call: cst.Call, own: bool = False) -> bool:
     """`call` is a method of an object a binding of which torch builds (`model.train()`
     after `model = model_pattern(config)` and `model = nn.DataParallel(model)`: thunlp/
     DocRED@64622e6): torch's own method, not one of the program's of the same name
-    (called_names matches by name); the name holds a torch module on that path."""
+    (called_names matches by name); the name holds a torch module on that path. With
+    `own`, also torch's function (`torch.save`) and the class's own method (`self.save()`
+    where the class around defines `save`), read here: neither is another module's
+    function of that name (round 38, lonePatient/cw2vec-pytorch@c38cc16: a `save(model,
+    path)` of utils that loads made both loads, a false DP031)."""
     func = call.func
     if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
         return False
+    if own and any(q.startswith("torch.") for q in t.qualified_names(func)):
+        return True
+    flow = view(module)
+    around = flow.function_around(call)
+    if own and around is not None and around.owner is not None:
+        if around.self_name == func.value.value and flow.method(around.owner, func.attr.value):
+            return True
     bindings = [d for d in view(module).definitions(func.value) if d.kind != "store"]
     return any(
         d.kind == "assign"
