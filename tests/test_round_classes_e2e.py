@@ -2191,6 +2191,8 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   false DP031, and torch.save is no other module's loader).
   batches_s84_rows_looked_up_by_batch_ids (ShomyLiu/Neu-Review-Rec@6dfe474: the model's
   input looked up in a table by the loader's sample ids: this rank's rows, no false DP047).
+  s84_fed_loader_handed_to_epoch_method (BERT-chinese-text-classification's Trainer: the
+  fed loader handed on to `self.train_epoch(data)`, its figures in a returned dict: DP030).
 - Stop 83 (round 37): model_wrap_s83_aux_output_read_under_flag (ZJULearning/MaxSquareLoss@
   2fbc18f: an auxiliary head's output read only under a flag, off: find_unused_parameters=
   True; before: "Expected to have finished reduction" at step 2 on both ranks, unsaid),
@@ -3415,12 +3417,14 @@ CASES: dict[str, tuple[str, ...]] = {
     "hazards_s84_dataset_statistic_not_batch": ("weights -0.959367",),
     "s84_own_save_beside_loading_namesake": ("PARAMSUM -0.080294",),
     "batches_s84_rows_looked_up_by_batch_ids": ("weights 8.105183",),
+    "s84_fed_loader_handed_to_epoch_method": ("weights -0.080294",),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
     "s84_factory_model_aux_under_flag": "train.py",  # stop 84: a factory's model, DP041
     "s84_syspath_config_attribute_trainer": "main/train.py",  # stop 84: a config's sys.path
     "s84_own_save_beside_loading_namesake": "train.py",  # stop 84: no false DP031
+    "s84_fed_loader_handed_to_epoch_method": "train.py",  # stop 84: DP030 one call down
     "s83_cache_read_by_dataset": "train.py",  # stop 83: a barrier after the cache's write
     "s83_best_reload_then_conditional": "train.py",  # stop 83: a barrier before the reload
     "s82_link_made_by_other_module": "train.py",  # stop 82: a link another module makes
