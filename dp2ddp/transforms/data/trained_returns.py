@@ -47,9 +47,11 @@ def said_unlooped_whole(t: ShardDataLoaders, loader: Loader, label: str) -> bool
             loader.call,
             "DP015",
             f"{how}; left unsharded (every rank goes through all of it): where {consumer} "
-            "trains on it, every rank trains on a whole batch per step, the same one "
-            "(repeated work) where the ranks load alike, else WORLD_SIZE different ones "
-            "(WORLD_SIZE times DataParallel's batch: a dataset that draws its items unseeded)",
+            "trains on it in a loop the migration splits (ddp_shard_batch), each rank takes "
+            "its part of each batch; elsewhere every rank trains on a whole batch per step, "
+            "the same one (repeated work) where the ranks load alike, else WORLD_SIZE "
+            "different ones (WORLD_SIZE times DataParallel's batch: a dataset that draws its "
+            "items unseeded)",
         )
         return True
     return False
