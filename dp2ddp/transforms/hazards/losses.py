@@ -175,7 +175,8 @@ class LossChecks:
         """Learn `node`'s loss objects (what enter_module does before it checks)."""
         self._module, self._given, self._alike, self._averaging = node, None, None, None
         self._own, self.term_scales = None, {}
-        self._backward_scopes: dict[int, bool] = {}  # _called_to_train's, per scope
+        self._backward_scopes: dict[int, bool] = {}  # _called_to_train's, per loop
+        self._sites: dict[str, list[cst.Call]] | None = None  # _called_to_train's
         read_tree(node, LossConstructors(self))
 
     def enter_module(self, node: cst.Module) -> None:
@@ -198,28 +199,28 @@ class LossChecks:
         called in a loop that backpropagates: a loss (round 38, foamliu/Deep-Image-
         Matting-PyTorch@db6a96d's `alpha_prediction_loss`, taken for an evaluation by the
         word `prediction`: its masked ratio of batch sums got no DP071, unsaid)."""
-        if self._module is None:
-            return False
-        flow = view(self._module)
-        function = flow.functions.get(node)
-        if function is None or function.owner is not None:
-            return False
-        sites = flow.call_sites(function)
+        if self._module is None or not isinstance(self.t.parent(node), cst.Module):
+            return False  # a method, or a function inside another: judged by its name
+        if self._sites is None:  # one walk: this module's calls by the bare name they call
+            self._sites = {}
+            for call in walk(self._module):
+                if isinstance(call, cst.Call) and isinstance(call.func, cst.Name):
+                    self._sites.setdefault(call.func.value, []).append(call)
+        sites = self._sites.get(node.name.value, [])
         if not sites and "loss" in node.name.value.lower():
             return True  # named a loss, called by other modules only (the matting's utils)
         for site in sites:
-            for loop in flow.ancestors(site):
-                if isinstance(loop, (cst.FunctionDef, cst.ClassDef)):
-                    break
-                if not isinstance(loop, (cst.For, cst.While)):
-                    continue
-                if id(loop) not in self._backward_scopes:
-                    self._backward_scopes[id(loop)] = any(
-                        isinstance(n, cst.Attribute) and n.attr.value == "backward"
-                        for n in walk(loop.body)
-                    )
-                if self._backward_scopes[id(loop)]:
-                    return True
+            loop: cst.CSTNode | None = self.t.parent(site)
+            while loop is not None and not isinstance(loop, (cst.FunctionDef, cst.ClassDef)):
+                if isinstance(loop, (cst.For, cst.While)):
+                    if id(loop) not in self._backward_scopes:
+                        self._backward_scopes[id(loop)] = any(
+                            isinstance(n, cst.Attribute) and n.attr.value == "backward"
+                            for n in walk(loop.body)
+                        )
+                    if self._backward_scopes[id(loop)]:
+                        return True
+                loop = self.t.parent(loop)
         return False
 
     def leave_function(self) -> None:
