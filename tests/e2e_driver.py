@@ -90,12 +90,20 @@ class _IndexCounter:
             _BaseDataLoaderIter._next_index = self._original  # type: ignore[method-assign]
 
 
-def _forget_project_modules(folder: Path) -> None:
-    """Unload the modules a multi-module program imported from its own folder, so the
-    next script imports its own `models`, `data` or `_dp2ddp`, not this one's."""
+def _forget_project_modules(folder: Path, before: set[str]) -> None:
+    """Unload the modules a multi-module program imported from its own folder, or from a
+    folder it put on sys.path (a program fixture's `main/../common`: stop 84), so the next
+    script imports its own `models`, `data`, `engine` or `_dp2ddp`, not this one's. Modules
+    new since `before` that no installation holds (the standard library, site-packages)
+    are the program's."""
+    installed = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
-        if file and Path(file).resolve().is_relative_to(folder):
+        if not file:
+            continue
+        where = Path(file).resolve()
+        mine = name not in before and not any(where.is_relative_to(p) for p in installed)
+        if where.is_relative_to(folder) or mine:
             del sys.modules[name]
 
 
@@ -112,6 +120,7 @@ def _run_one(script: Path, out_dir: Path, rank: int) -> dict[str, object]:
     workdir = out_dir / workdir_of(script)
     workdir.mkdir(parents=True, exist_ok=True)
     old_cwd, old_argv, old_path = os.getcwd(), sys.argv, list(sys.path)
+    loaded = set(sys.modules)
     status: dict[str, object] = {"script": str(script), "rank": rank, "ok": False}
     start = time.perf_counter()
     with (
@@ -138,7 +147,7 @@ def _run_one(script: Path, out_dir: Path, rank: int) -> dict[str, object]:
         finally:
             os.chdir(old_cwd)
             sys.argv, sys.path[:] = old_argv, old_path
-            _forget_project_modules(script.parent)
+            _forget_project_modules(script.parent, loaded)
             _reset_logging()
             out.flush()
             err.flush()
