@@ -87,12 +87,10 @@ def _unpacked(
     """What `target`'s element spelled `name` is assigned from `value`: the element of a
     literal of the same length at its place, or a call's result (the call); None when it
     is not there, or starred."""
-    places = [
-        i
-        for i, element in enumerate(target.elements)
-        if not isinstance(element, cst.StarredElement) and _spelled(t, element.value, name)
-    ]
-    if len(places) != 1 or any(isinstance(e, cst.StarredElement) for e in target.elements):
+    if any(isinstance(e, cst.StarredElement) for e in target.elements):
+        return None
+    places = [i for i, e in enumerate(target.elements) if _spelled(t, e.value, name)]
+    if len(places) != 1:
         return None
     if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements):
         element = value.elements[places[0]]

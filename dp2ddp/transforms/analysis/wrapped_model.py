@@ -67,6 +67,9 @@ class UnusedParameters:
         self._tree: ast.Module | None = None
         self._toggles: tuple[GradToggle, ...] | None = None
         self._spared: frozenset[tuple[int, str]] | None = None
+        #: Wrapped target -> its calls and what the program keeps of each, in `_kept_of`.
+        self._kept: dict[str, list[tuple[cst.Call, Kept]]] = {}
+        self._kept_of: cst.Module | None = None
         #: What the last why() asked for: the DDP keyword set True and the warning's code.
         self.flag, self.code = "find_unused_parameters", "DP041"
 
@@ -343,10 +346,7 @@ class UnusedParameters:
         if built is not None:
             names = self._class_names(built, classes)
             qualified = {n for n in names if "." in n} or names  # not the bare name beside
-            roots = self._program_roots()
-            if names & set(classes) or not any(
-                n.startswith(".") or n.split(".", 1)[0] in roots for n in qualified
-            ):
+            if names & set(classes) or not self._of_program(qualified):
                 return ""  # a class judged above, or a library's callable
         for name in sorted(classes):
             if name in self._unbuilt:
@@ -538,9 +538,7 @@ class UnusedParameters:
             return ""
         short = cls.rsplit(".", 1)[-1]
         outputs, several = self._outputs.get(cls), self._several.get(cls, "")
-        flow = view(self.module)
-        for call in model_calls(flow, target):
-            kept = kept_outputs(flow, call, self._program)
+        for call, kept in self._kept_calls(target):
             if kept.whole:
                 continue
             line = self.t.state.line_map(self.t._position(kept.node or call)[0])
@@ -559,6 +557,18 @@ class UnusedParameters:
                     f"{how.format(attr=target)}, those layers get no gradient in it"
                 )
         return ""
+
+    def _kept_calls(self, target: str) -> list[tuple[cst.Call, Kept]]:
+        """Each gradient-enabled call of `target` with what the program keeps of it, once per
+        module and target (_unknown_class_drops asks it of every class the program builds)."""
+        assert self.module is not None
+        if self._kept_of is not self.module:
+            self._kept_of, self._kept = self.module, {}
+        if target not in self._kept:
+            flow = view(self.module)
+            calls = model_calls(flow, target)
+            self._kept[target] = [(c, kept_outputs(flow, c, self._program)) for c in calls]
+        return self._kept[target]
 
     def _starved(self, kept: Kept, cls: str, short: str, target: str, length: int) -> str:
         """starved()'s text for what `kept` keeps; where which is not known, for the first
@@ -612,9 +622,7 @@ class UnusedParameters:
         if not found:
             return False  # a builtin: sum(out), len(out)
         if all(d.kind == "import" for d in found):
-            roots = self._program_roots()
-            names = self.t.qualified_names(func) or {root.value}
-            return any(n.startswith(".") or n.split(".", 1)[0] in roots for n in names)
+            return self._of_program(self.t.qualified_names(func) or {root.value})
         if func is root and all(isinstance(d.value, cst.Call) for d in found):
             makers = [self._program(d.value) for d in found if isinstance(d.value, cst.Call)]
             if any(
@@ -631,6 +639,12 @@ class UnusedParameters:
         if built is None or self.module is None:
             return ""
         return library_text(self.t, view(self.module), built, classes, self._program_roots())
+
+    def _of_program(self, names: set[str]) -> bool:
+        """One of the qualified `names` is the program's: a relative import's, or under a
+        top-level name of the program's modules."""
+        roots = self._program_roots()
+        return any(n.startswith(".") or n.split(".", 1)[0] in roots for n in names)
 
     def _program_roots(self) -> set[str]:
         """The top-level names of the program's modules: those of its model classes, and

@@ -241,16 +241,12 @@ class CallFlow(MigrationTransform):
         owner = method_class(function, self)
         if owner is not None and function.name.value == "__init__":
             module = module_of(function, self)
-            inheriting = (
-                [
-                    sub
-                    for sub in view(module).subclasses(owner)
-                    if view(module).method(sub, "__init__") is view(module).functions.get(function)
-                ]
-                if isinstance(module, cst.Module)
-                else []
-            )
-            return [c for cls in (owner, *inheriting) for c in self._calls_of(cls)]
+            classes = [owner]
+            if isinstance(module, cst.Module):
+                flow = view(module)
+                init = flow.functions.get(function)
+                classes += [s for s in flow.subclasses(owner) if flow.method(s, "__init__") is init]
+            return [c for cls in classes for c in self._calls_of(cls)]
         if owner is not None:
             name = function.name.value
             return [

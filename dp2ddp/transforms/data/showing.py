@@ -86,9 +86,7 @@ class ShowingCalls(LoopCounters):
         if not isinstance(func, cst.Attribute) or func.attr.value in _NO_STATE:
             return False
         text = self.code(func.value)
-        return any(
-            text.startswith(f"{wrapped}.") and text != wrapped for wrapped in self.state.wrapped
-        )
+        return any(text.startswith(f"{wrapped}.") for wrapped in self.state.wrapped)
 
     def _names_a_module(self, node: cst.BaseExpression) -> bool:
         """`np`, `torch.nn.functional`: a receiver whose root name an import binds."""

@@ -28,8 +28,9 @@ from dp2ddp.flow import Function, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.grad_mode import grad_off, under_grad_off
 from dp2ddp.transforms._support.names import SCALED_LOSS
-from dp2ddp.transforms._support.nodes import enclosing_function, walk
+from dp2ddp.transforms._support.nodes import calls_under, enclosing_function, walk
 from dp2ddp.transforms._support.visiting import read_tree
+from dp2ddp.transforms.analysis.training import is_backward_call
 from dp2ddp.transforms.analysis.uniformity import RankUniformity
 from dp2ddp.transforms.hazards.batch_baselines import OFFSETS, baseline_statistics
 from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
@@ -215,8 +216,8 @@ class LossChecks:
                 if isinstance(loop, (cst.For, cst.While)):
                     if id(loop) not in self._backward_scopes:
                         self._backward_scopes[id(loop)] = any(
-                            isinstance(n, cst.Attribute) and n.attr.value == "backward"
-                            for n in walk(loop.body)
+                            is_backward_call(c, self.t.qualified_names)
+                            for c in calls_under(loop.body)
                         )
                     if self._backward_scopes[id(loop)]:
                         return True
