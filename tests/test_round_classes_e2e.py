@@ -2167,6 +2167,27 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   (before: sharded, figures over half the set, unsaid). model_wrap_s82_apply_registers_hooks
   (the word2vec repository's summary()): `apply()` of a function registering hooks draws no
   weight: no DP039.
+- Stop 85 (round 38's leftovers): s85_gan_method_fed_factory_loader (akanimax/
+  Variational_Discriminator_Bottleneck@26a39dd's form: the GAN's `train(self, data, ...)`
+  handed `data = get_data_loader(...)`, a third module's factory that shards it; the latent
+  rows drawn for each batch: drawn as DataParallel drew them; before: the batch split again
+  at run time and the rows alike on every rank, unsaid). s85_gan_method_loader_left_whole
+  (the factory's loader unshuffled, left whole for an evaluation, DP015: the method's loop
+  split at its top and the rows drawn for the split batch shared; before: alike, unsaid).
+  hazards_s85_batches_from_generator_seeded_alike (cw2vec-pytorch's shape: batches a
+  generator function draws from a generator object seeded with a constant, alike on every
+  rank, split: no false DP006). Round 39: rank_zero_s85_skip_run_when_folder_exists
+  (timoschick/pet@21d32de: `if os.path.exists(run_dir): continue`, then the folder made:
+  rank 0's reading; before: the second rank skipped the run, a hang, unsaid).
+  hazards_s85_gradient_penalty_summed_over_batch (tomguluson92/StyleGAN_PyTorch@4fd0711:
+  an R1 penalty summed over the gradient's rows, scaled by WORLD_SIZE; before: halved).
+  data_s85_mean_list_through_stores_and_alias (limaosen0/AS-GCN@ab6951c: a loader in a
+  dict iterated through a local alias, the loss stored in `self.step_info["loss"]` and
+  appended from there: the list gathered, the mean DataParallel's; before: rank 0's half).
+  data_s85_last_item_printed_in_loop (StyleGAN_PyTorch: `losses[-1]` printed in the loop is
+  this step's loss, no false DP030; the list's mean gathered). rank_zero_s85_format_
+  spelled_paths (microsoft/CodeXGLUE@ac74a62: `"{}.gold".format(str(i))` written, `.format
+  (i)` read: one path, a barrier before the read; before: DP066, rank 1 FileNotFoundError).
 - Stop 84 (round 37's leftovers): s84_factory_model_aux_under_flag (ZJULearning/
   MaxSquareLoss@2fbc18f as published: `self.model, params = get_model(args)`, heads built by
   `self._make_pred_layer(Classifier_Module, ...)`, the auxiliary output handed to
@@ -3418,9 +3439,25 @@ CASES: dict[str, tuple[str, ...]] = {
     "s84_own_save_beside_loading_namesake": ("PARAMSUM -0.080294",),
     "batches_s84_rows_looked_up_by_batch_ids": ("weights 8.105183",),
     "s84_fed_loader_handed_to_epoch_method": ("weights -0.080294",),
+    "s85_gan_method_fed_factory_loader": ("PARAMSUM -2.677330",),
+    "s85_gan_method_loader_left_whole": ("PARAMSUM -2.657898",),
+    "hazards_s85_batches_from_generator_seeded_alike": ("weights 0.159414",),
+    "rank_zero_s85_skip_run_when_folder_exists": (
+        "seed 1 weights 2.768259",
+        "seed 2 weights 2.730369",
+    ),
+    "hazards_s85_gradient_penalty_summed_over_batch": ("weights -0.958252",),
+    "data_s85_last_item_printed_in_loop": ("epoch 1 mean 0.049838",),
+    "rank_zero_s85_format_spelled_paths": ("dev agree 15", "test agree 15"),
+    "data_s85_mean_list_through_stores_and_alias": (
+        "mean_loss 4.471305",
+        "mean_loss 0.149808",
+    ),
 }
 #: the program fixtures of CASES -> their entry
 PROGRAMS = {
+    "s85_gan_method_fed_factory_loader": "train.py",  # stop 85: noise in a fed loop
+    "s85_gan_method_loader_left_whole": "train.py",  # stop 85: noise after a loop's split
     "s84_factory_model_aux_under_flag": "train.py",  # stop 84: a factory's model, DP041
     "s84_syspath_config_attribute_trainer": "main/train.py",  # stop 84: a config's sys.path
     "s84_own_save_beside_loading_namesake": "train.py",  # stop 84: no false DP031

@@ -53,6 +53,11 @@ def edits(source: str) -> list[tuple[bool, str]]:
             "import sys\ntry:\n    sys.path.append('third_party')\nexcept Exception:\n    pass\n",
             [(False, "third_party")],
         ),
+        (  # round 39, xiaoyufenfei/LEDNet@5d900d9: the root as os.path.split(...)[0]
+            "import os, sys\ncur = os.path.abspath(os.path.dirname(__file__))\n"
+            "root = os.path.split(cur)[0]\nsys.path.append(root)\n",
+            [(False, "/repo")],
+        ),
         (  # pytorch_stacked_hourglass's data/MPII/dp.py: in a function, then an import there
             "import os, sys\ndef init(config):\n"
             "    here = os.path.dirname(os.path.abspath(__file__))\n"

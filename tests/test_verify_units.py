@@ -1987,3 +1987,17 @@ def test_a_buffer_apart_after_updates_moved_by_rounding_is_rounding(tmp_path: Pa
     assert [c.key for c in causes] == ["rounding_growth"], causes
     assert "from step 1 the updates of bias already differed" in causes[0].detail
     assert "DataParallel's replicas" in causes[0].detail
+
+
+def test_a_batch_of_one_repeated_sample_split_right_is_no_same_data() -> None:
+    """Round 38 (cw2vec-pytorch): a batch whose rows are all one sample, split 4+4, is
+    alike on the ranks and its union the original's: sharded, not "same data"; the same
+    rows fed whole to each rank are."""
+    from dp2ddp.verify.sharding import _step
+
+    split = _step(1, "model", ["a"] * 8, [["a"] * 4, ["a"] * 4])
+    assert split.ok and not split.identical
+    whole = _step(1, "model", ["a"] * 8, [["a"] * 8, ["a"] * 8])
+    assert whole.identical and not whole.ok
+    mixed = _step(1, "model", ["a", "b"], [["a", "b"], ["a", "b"]])
+    assert mixed.identical

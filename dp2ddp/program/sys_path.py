@@ -407,11 +407,30 @@ def _path(expr: ast.expr, env: dict[str, str], file: str) -> str | None:
         for _ in range(expr.slice.value + 1):
             inner = os.path.dirname(inner)
         return inner
+    if _split_head(expr):  # `os.path.split(p)[0]`: dirname (round 39, LEDNet@5d900d9)
+        assert isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Call)
+        inner = _path(expr.value.args[0], env, file)
+        return None if inner is None else os.path.dirname(inner)
     if isinstance(expr, ast.Call):
         return _called(expr, env, file)
     if _is_script_folder(expr):
         return env.get(_SCRIPT_FOLDER)
     return None
+
+
+def _split_head(expr: ast.AST) -> bool:
+    """`os.path.split(p)[0]` (`osp.split`, `path.split`): the folder of `p`, as dirname."""
+    return (
+        isinstance(expr, ast.Subscript)
+        and isinstance(expr.slice, ast.Constant)
+        and expr.slice.value == 0
+        and isinstance(expr.value, ast.Call)
+        and isinstance(expr.value.func, ast.Attribute)
+        and expr.value.func.attr == "split"
+        and _is_os_path(expr.value.func.value)
+        and len(expr.value.args) == 1
+        and not expr.value.keywords
+    )
 
 
 def _is_script_folder(expr: ast.AST) -> bool:

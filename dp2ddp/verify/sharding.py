@@ -363,7 +363,16 @@ def _step(step: int, model: str, original: list[str], ranks: list[list[str]]) ->
         union.update(c)
     expected = Counter(original)
     seen_by = Counter(s for c in counts for s in c)  # how many ranks fed each sample
-    identical = len(ranks) > 1 and bool(ranks[0]) and all(c == counts[0] for c in counts)
+    # Alike on every rank and more than the original's: a batch whose rows are all one
+    # sample (a centre word's pairs, `pos_u`), split right, is alike on the ranks and its
+    # union the original's (round 38, lonePatient/cw2vec-pytorch@c38cc16: "same data on
+    # every rank" for a right split).
+    identical = (
+        len(ranks) > 1
+        and bool(ranks[0])
+        and all(c == counts[0] for c in counts)
+        and union != expected
+    )
     return StepShards(
         step=step,
         model=model,

@@ -3,6 +3,8 @@ running sums: the value they start from before the loop)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import libcst as cst
 
 from dp2ddp.flow.defuse import suppresses
@@ -61,3 +63,42 @@ def bound_value(statement: cst.BaseStatement, name: str) -> tuple[bool, cst.Base
             if any(isinstance(n, cst.Name) and n.value == name for n in walk(bound)):
                 return True, None
     return False, None
+
+
+def bound_under_if(statement: cst.CSTNode, name: str) -> cst.BaseExpression | None:
+    """The value a branch of an `if` statement last binds `name` to, as a plain statement
+    of the branch (`if do_iou: iou_train = IouEval(n)`, round 39, xiaoyufenfei/
+    LEDNet@5d900d9: a meter built under an option in the epoch loop, fed with this rank's
+    batches, its IoU printed: no DP030 before). A figure said where it may be bound so."""
+    if not isinstance(statement, cst.If):
+        return None
+    branches: list[cst.BaseSuite] = [statement.body]
+    orelse = statement.orelse
+    while orelse is not None:
+        branches.append(orelse.body)
+        orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+    for branch in branches:
+        if not isinstance(branch, cst.IndentedBlock):
+            continue
+        for inner in reversed(list(branch.body)):
+            bound, value = bound_value(inner, name)
+            if bound:
+                return value
+    return None
+
+
+def all_targets(small: cst.BaseSmallStatement) -> Iterator[cst.BaseExpression]:
+    """Every leaf an assignment stores to, names or not."""
+
+    def leaves(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                yield from leaves(element.value)
+        else:
+            yield target
+
+    if isinstance(small, cst.Assign):
+        for target in small.targets:
+            yield from leaves(target.target)
+    elif isinstance(small, cst.AnnAssign):
+        yield from leaves(small.target)

@@ -492,24 +492,20 @@ def per_rank_noise(
     loaders: dict[str, str],
     flow: DefUse | None = None,
     alike: bool = False,
+    fed: bool = False,
 ) -> bool:
     """A draw sized by a batch of `loop`, a loop over one of `loaders` (or one handed to its
-    function: loops_over with `flow`); not one drawn apart (is_batch_noise's `alike`)."""
+    function: loops_over with `flow`; or, `fed`, a loader other modules hand it); not one
+    drawn apart (is_batch_noise's `alike`)."""
     if drawn_apart(call, alike):
         return False
     like = like_argument(call, names)
+    first = first_dimension(call, names) if like is None else None
     if like is not None:  # `torch.rand_like(x)` of a batch the loop's target binds
-        return (
-            isinstance(like, cst.Name)
-            and like.value in batch_rows(loop, call)
-            and loops_over(loop, loaders, flow) is not None
-        )
-    first = first_dimension(call, names)
-    return (
-        first is not None
-        and sized_by_batch(first, loop, call)
-        and loops_over(loop, loaders, flow) is not None
-    )
+        sized = isinstance(like, cst.Name) and like.value in batch_rows(loop, call)
+    else:
+        sized = first is not None and sized_by_batch(first, loop, call)
+    return sized and (fed or loops_over(loop, loaders, flow) is not None)
 
 
 def batch_rows(loop: cst.For, before: cst.CSTNode) -> set[str]:

@@ -20,6 +20,7 @@ proof needs every value fed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -27,6 +28,7 @@ import libcst as cst
 from dp2ddp.facts import LoaderFeed
 from dp2ddp.flow import DefUse, Function, origins
 from dp2ddp.flow.origins import argument_for
+from dp2ddp.transforms._support.nodes import iterated
 
 #: A slot a call site fills: (function as the program names it, position, parameter name).
 Slot = tuple[str, int, str]
@@ -120,6 +122,26 @@ def feeds_for(feeds: tuple[LoaderFeed, ...], slots: list[Slot]) -> LoaderFeed | 
                 )
             )
     return found
+
+
+def fed_share_loops(
+    flow: DefUse, loops: Iterable[cst.For], feeds: tuple[LoaderFeed, ...]
+) -> frozenset[cst.For]:
+    """The `loops` through a value every site of the program hands a loader sharded there
+    (none whole): `for batch in data` in `GAN.train(self, data, ...)`, handed `data =
+    get_data_loader(...)` by the entry. Their batches are this rank's share, and noise
+    drawn for one is drawn for it (shared_draws: the global batch's rows on rank 0's
+    stream, this rank's kept), as in a loop over a sharded loader of the module."""
+    if not feeds:
+        return frozenset()
+    found: set[cst.For] = set()
+    for loop in loops:
+        values = iterated(loop.iter)
+        slots = [fed_slots(flow, value) for value in values]
+        fed = [feeds_for(feeds, s) if s is not None else None for s in slots]
+        if values and all(f is not None and f.sharded and not f.whole for f in fed):
+            found.add(loop)
+    return frozenset(found)
 
 
 def fed_share(flow: DefUse, param: cst.CSTNode, feeds: tuple[LoaderFeed, ...]) -> bool:

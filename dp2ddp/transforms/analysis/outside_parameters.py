@@ -172,7 +172,9 @@ class OutsideParameters:
         for line, statement in self.grown.rewraps:
             self._after.setdefault(id(line), []).append(statement)
         others = frozenset(self.t.state.facts.wrap_functions)
-        found = unwrapped_optimizers(module, self._plain_optimizer, self._is_wrap, others)
+        found = unwrapped_optimizers(
+            module, self._plain_optimizer, self._is_wrap, others, self.t.qualified_names
+        )
         for optimizer, model in found:
             if (self.t.input_position(optimizer)[0], model) not in synced:
                 self.t.warn(

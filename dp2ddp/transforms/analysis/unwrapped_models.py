@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator
 import libcst as cst
 
 from dp2ddp.flow import origins, view
+from dp2ddp.flow.origins import Origin
 from dp2ddp.transforms._support.nodes import (
     MODULE_SELF_CALLS,
     code_of,
@@ -97,13 +98,30 @@ def unwrapped_optimizers(
     is_optimizer: Callable[[cst.Call], bool],
     is_wrap: Callable[[cst.Call], bool],
     others: frozenset[str] = frozenset(),
+    qualified_names: Callable[[cst.CSTNode], set[str]] | None = None,
 ) -> list[tuple[cst.Call, str]]:
     """Optimizer calls over a module proved not to be the wrapped one, with its name; not
     one bound from a builder that may return a wrap (`_holds_wrap`; `others`: the other
-    modules' functions whose body wraps)."""
+    modules' functions whose body wraps). Given `qualified_names`, also those the def-use
+    view proves (unwrapped_held_optimizers)."""
     wraps = [n for n in nodes_of(module, cst.Call) if is_wrap(n)]
     if not wraps:
         return []
+    found = _scoped_unwrapped(module, is_optimizer, is_wrap, others, wraps)
+    if qualified_names is not None:
+        held = unwrapped_held_optimizers(module, is_optimizer, is_wrap, qualified_names)
+        found += [pair for pair in held if pair not in found]
+    return found
+
+
+def _scoped_unwrapped(
+    module: cst.Module,
+    is_optimizer: Callable[[cst.Call], bool],
+    is_wrap: Callable[[cst.Call], bool],
+    others: frozenset[str],
+    wraps: list[cst.Call],
+) -> list[tuple[cst.Call, str]]:
+    """unwrapped_optimizers' proof within one scope (the module docstring's)."""
     wrapped: set[str] = set()
     for call in wraps:
         wrapped.update(_wrapped_names(call))
@@ -271,3 +289,60 @@ def _holder_of_wraps(
                 return False
             parts.add(key.evaluated_value if isinstance(key.evaluated_value, str) else "")
     return bound and bool(wrapped) and parts <= wrapped
+
+
+def unwrapped_held_optimizers(
+    module: cst.Module,
+    is_optimizer: Callable[[cst.Call], bool],
+    is_wrap: Callable[[cst.Call], bool],
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+) -> list[tuple[cst.Call, str]]:
+    """Optimizer calls over `E.parameters()`, E an item (`x["k"]`, whose value the def-use
+    view takes, where an attribute's it does not), where every value the view finds E may
+    hold (through names, dicts, parameters and returns) is a module built here
+    that no wrap takes: a program class's instance or a torch.nn layer (`criterion
+    ["center"]` of `build_criterion()`'s `{"center": CenterLoss(n, d)}`, handed to
+    `build_optimizers(model, criterion)`: round 39, mangye16/ReID-Survey@38f5912's centre
+    loss, each rank stepping its own centres, unsaid). With E's text, for DP069."""
+    wraps = [n for n in nodes_of(module, cst.Call) if is_wrap(n)]
+    if not wraps:
+        return []
+    flow = view(module)
+    wrapped = {
+        id(o.node) for w in wraps if w.args for o in origins(flow, w.args[0].value) if not o.selects
+    }
+    found: list[tuple[cst.Call, str]] = []
+    for call in nodes_of(module, cst.Call):
+        if not call.args or not is_optimizer(call):
+            continue
+        for inner in walk(call.args[0].value):
+            if not (
+                isinstance(inner, cst.Call)
+                and isinstance(inner.func, cst.Attribute)
+                and inner.func.attr.value == "parameters"
+                and isinstance(inner.func.value, cst.Subscript)  # the view takes its item
+            ):
+                continue
+            held = [o for o in origins(flow, inner.func.value) if not o.selects]
+            if held and all(_built_unwrapped(o, wrapped, is_wrap, qualified_names) for o in held):
+                found.append((call, code_of(inner.func.value)))
+                break
+    return found
+
+
+def _built_unwrapped(
+    origin: Origin,
+    wrapped: set[int],
+    is_wrap: Callable[[cst.Call], bool],
+    qualified_names: Callable[[cst.CSTNode], set[str]],
+) -> bool:
+    """The origin is a module's construction no wrap of the module takes."""
+    node = origin.node
+    if not isinstance(node, cst.Call) or is_wrap(node) or id(node) in wrapped:
+        return False
+    if origin.kind == "instance":
+        return not any(isinstance(s.node, cst.Attribute) for s in origin.path)  # its own
+    names = qualified_names(node.func)
+    return origin.kind == "call" and any(
+        n.startswith("torch.nn.") and n.rpartition(".")[2][:1].isupper() for n in names
+    )

@@ -26,6 +26,7 @@ from dp2ddp.transforms._support.nodes import (
 from dp2ddp.transforms.analysis.fixed_fetch import iterates_built_loader, names_no_loader
 from dp2ddp.transforms.analysis.training import loop_trains
 from dp2ddp.transforms.batches.each_argument import held_model_call, parts_are_arguments
+from dp2ddp.transforms.batches.split_draws import share_split_draws
 from dp2ddp.transforms.data.evaluation import LoaderEvaluation
 from dp2ddp.transforms.data.plan import Loader, named_loader
 
@@ -559,6 +560,7 @@ class BatchLoops(LoaderEvaluation):
         wrapped = set(self._models) | self._proving_wrapped
         model = (lambda c: calls_model(c, wrapped)) if wrapped else held_model_call
         each = parts_are_arguments(loop.body, batch, model)
+        share_split_draws(self, loop)  # noise drawn for the split batch
         return self._split_statement(batch, source=self._guard_source(loop), each=each)
 
     def _split_statement(

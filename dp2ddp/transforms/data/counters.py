@@ -9,7 +9,7 @@ from libcst.metadata import PositionProvider
 from dp2ddp.flow import view
 from dp2ddp.flow.origins import argument_for
 from dp2ddp.transforms._support.ast_nodes import import_table, parse_python
-from dp2ddp.transforms._support.bound_values import bound_value
+from dp2ddp.transforms._support.bound_values import bound_under_if, bound_value
 from dp2ddp.transforms._support.nodes import (
     is_script_guard,
     name_of,
@@ -267,7 +267,7 @@ class LoopCounters(LoaderImports):
                 for statement in reversed(body[:at]):
                     bound, value = bound_value(statement, name)
                     if bound:
-                        return value
+                        return value or bound_under_if(statement, name)
             child, node = node, self.parent(node)
         return None
 

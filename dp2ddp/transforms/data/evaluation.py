@@ -26,6 +26,7 @@ from dp2ddp.transforms.data.comprehension_reads import unlooped_reason
 from dp2ddp.transforms.data.figure_aliases import (
     figure_aliases,
     global_table_shows,
+    last_item,
     may_hold,
     reads_weights,
 )
@@ -375,7 +376,9 @@ class LoaderEvaluation(ShowingCalls):
                         figure
                         for value in values
                         for n in walk(value)
-                        if isinstance(n, cst.Name) and not reads_weights(n, self.parent)
+                        if isinstance(n, cst.Name)
+                        and not reads_weights(n, self.parent)
+                        and (after or not last_item(n, self.parent))  # this batch's own
                         for figure in seen.get(n.value, ())
                         if figure in shown_counters or figure in objects
                         if inner is not None or not after or may_hold(self, n, figure, end, seen)
@@ -435,6 +438,16 @@ class LoaderEvaluation(ShowingCalls):
         fed = batch | fed_receivers(self, loop.body, batch, self._keeping())  # type: ignore[arg-type]
         found: set[str] = set()
         calls: list[cst.Call] = []  # for handed_objects, in the same walk
+        # `self.info["loss"] = loss.item()`, then `losses.append(self.info["loss"])`: the
+        # item stored from the batch is read back by its text (round 39, limaosen0/
+        # AS-GCN@ab6951c's iter_info: the epoch's mean loss rank 0's half, unsaid)
+        stored = {
+            self.code(t.target)
+            for n in walk(loop.body, skip_scopes=True)
+            if isinstance(n, cst.Assign) and any(v.value in fed for v in variables_under(n.value))
+            for t in n.targets
+            if isinstance(t.target, (cst.Subscript, cst.Attribute))
+        }
         for node in walk(loop.body, skip_scopes=True):
             if isinstance(node, cst.Call) and node.args:
                 calls.append(node)
@@ -473,7 +486,9 @@ class LoaderEvaluation(ShowingCalls):
             ):
                 continue  # compute() gathers every process's state itself; or keeps nothing
             if any(
-                n.value in fed for a in node.args for n in variables_under(a.value)
+                n.value in fed or self.code(a.value) in stored
+                for a in node.args
+                for n in [*variables_under(a.value), cst.Name("_")]
             ) and not inner_batches_only(self, loop, node):
                 found.add(name)
         found |= handed_objects(self, loop, calls, batch) | running_calls(self, loop, batch)

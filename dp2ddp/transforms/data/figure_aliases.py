@@ -217,3 +217,20 @@ def _module_global(flow: DefUse, name: cst.Name) -> bool:
     is made at module level (an `if __name__ == "__main__":` block's too)."""
     bound = [d for d in flow.definitions(name) if d.kind != "store"]
     return bool(bound) and all(flow.function_around(d.target) is None for d in bound)
+
+
+def last_item(name: cst.Name, parent: Callable[[cst.CSTNode], cst.CSTNode | None]) -> bool:
+    """`name[-1]`: the item appended last (in a loop, this step's own: `losses.append(
+    loss.item())`, then `print(losses[-1])`, a per-batch figure, not a running one; round
+    39, tomguluson92/StyleGAN_PyTorch@4fd0711's false DP030)."""
+    holder = parent(name)
+    if not isinstance(holder, cst.Subscript) or holder.value is not name or len(holder.slice) != 1:
+        return False
+    index = holder.slice[0].slice
+    return (
+        isinstance(index, cst.Index)
+        and isinstance(index.value, cst.UnaryOperation)
+        and isinstance(index.value.operator, cst.Minus)
+        and isinstance(index.value.expression, cst.Integer)
+        and index.value.expression.value == "1"
+    )

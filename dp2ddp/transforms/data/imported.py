@@ -58,7 +58,7 @@ from dp2ddp.transforms.data.factory_wrappers import evaluation_slots, export_wra
 from dp2ddp.transforms.data.flow import MAX_DEPTH, Path, branch_calls
 from dp2ddp.transforms.data.handed_beside import handed_beside_training
 from dp2ddp.transforms.data.handed_loops import hands_step
-from dp2ddp.transforms.data.handoffs import handed_on, handed_role
+from dp2ddp.transforms.data.handoffs import exported_handoffs, handed_on, handed_role
 from dp2ddp.transforms.data.loop_takers import next_taken
 from dp2ddp.transforms.data.plan import Loader
 from dp2ddp.transforms.data.sample_roles import fetched_once
@@ -416,6 +416,7 @@ class LoaderImports(LoaderSetEpoch):
         evaluation, wrapped = self._factory_sites.imported_sites(nodes, exported)
         evaluation |= self._evaluation_factory_calls(nodes, exported)
         slots = evaluation_slots(self, nodes, exported)  # built whole by the library
+        self.state.handoffs += exported_handoffs(self, exported, evaluation, slots)
         #: The sharded loaders of other modules iterated here, one per binding call: their
         #: loops' running figures are this rank's share as for this module's own loaders.
         sharded: dict[cst.CSTNode | str, Loader] = {}

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from dp2ddp.flow import origins, view
+from dp2ddp.flow import DefUse, origins, view
 from dp2ddp.flow.elements import literal_key
-from dp2ddp.transforms._support.nodes import nodes_of
+from dp2ddp.transforms._support.nodes import iterated, nodes_of
 from dp2ddp.transforms.data.plan import Loader
 
 if TYPE_CHECKING:
@@ -29,14 +29,12 @@ def register_keyed_loops(t: ShardDataLoaders, loaders: dict[cst.Call, Loader]) -
     """Each `for` over an item a literal key takes (`state["loader"]`) whose sources are
     loaders of `loaders`: one of their read_loops."""
     module = t._module_node
-    keyed = [
-        loop
-        for loop in nodes_of(module, cst.For)
-        if any(literal_key(n) is not None for n in nodes_of(loop.iter, cst.Subscript))
-    ]
-    if not keyed or not loaders:
+    if not loaders or "[" not in (t.state.text or "["):
         return
     flow = view(module)
+    keyed = [loop for loop in nodes_of(module, cst.For) if _keyed(flow, loop.iter)]
+    if not keyed:
+        return
     for loop in keyed:
         for origin in origins(flow, loop.iter):
             loader = loaders.get(origin.node) if isinstance(origin.node, cst.Call) else None
@@ -46,3 +44,19 @@ def register_keyed_loops(t: ShardDataLoaders, loaders: dict[cst.Call, Loader]) -
                 loop is seen for seen in loader.read_loops
             ):
                 loader.read_loops.append(loop)
+
+
+def _keyed(flow: DefUse, iterable: cst.BaseExpression) -> bool:
+    """`iterable` takes an item by a literal key, itself or through a name every binding
+    of which does (`loader = self.data_loader["train"]`, then `for x, y in loader`: round
+    39, limaosen0/AS-GCN@ab6951c's Processor, whose epoch's mean loss was rank 0's half
+    with no word, DP011 "no loop" only)."""
+    if any(literal_key(n) is not None for n in nodes_of(iterable, cst.Subscript)):
+        return True
+    for name in iterated(iterable):  # `loader`, `enumerate(loader)`: the alias itself
+        bound = flow.definitions(name) if isinstance(name, cst.Name) else []
+        if bound and all(
+            isinstance(d.value, cst.Subscript) and literal_key(d.value) is not None for d in bound
+        ):
+            return True
+    return False

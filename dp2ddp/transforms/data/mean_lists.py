@@ -43,8 +43,9 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from dp2ddp.flow import view
-from dp2ddp.transforms._support.nodes import call_named, name_of, unmoved, walk
+from dp2ddp.transforms._support.nodes import call_named, iterated, name_of, unmoved, walk
 from dp2ddp.transforms.data.closure_reads import closures, outer_reads
+from dp2ddp.transforms.data.figure_aliases import last_item
 from dp2ddp.transforms.data.index_tables import every_rank_runs
 
 if TYPE_CHECKING:
@@ -80,7 +81,9 @@ def gathered_mean_lists(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst
         name = _appended(t, loop, statement)
         if name is None or name in found or fresh_before(before, name, _empty_list) is None:
             continue
-        if sum(mentions(loop.body, name)) != 1 or not _read_as_mean(t, loop, name):
+        last = [n for n in walk(loop.body) if isinstance(n, cst.Name) and n.value == name]
+        last = [n for n in last if last_item(n, t.parent)]  # `L[-1]`: this step's item
+        if sum(mentions(loop.body, name)) != 1 + len(last) or not _read_as_mean(t, loop, name):
             continue
         found.add(name)
         if any(_gathers(after, name) for after in t._after.get(loop, [])):
@@ -115,7 +118,10 @@ def even_pass(
     )
     if (
         not isinstance(loop, cst.For)
-        or not any(loop is other for other, _, _ in loader.loops)
+        or not (
+            any(loop is other for other, _, _ in loader.loops)
+            or (any(loop is r for r in loader.read_loops) and _read_itself(loop))
+        )
         or not (sampled or loader.split_rows)
         or not isinstance(loop.body, cst.IndentedBlock)
         or any(
@@ -129,6 +135,13 @@ def even_pass(
     if not isinstance(block, (cst.IndentedBlock, cst.Module)):
         return None
     return list(block.body)[: list(block.body).index(loop)]
+
+
+def _read_itself(loop: cst.For) -> bool:
+    """A loop of the loader's `read_loops` that iterates a name or an item (`loader`, bound
+    to `self.data_loader["train"]`; `state["loader"]`), the loader itself, not what a call
+    makes of it: as many passes on every rank as the loader's."""
+    return all(isinstance(i, (cst.Name, cst.Subscript)) for i in iterated(loop.iter))
 
 
 def _gathers(statement: cst.BaseStatement, name: str) -> bool:
@@ -158,9 +171,32 @@ def _appended(t: LoaderEvaluation, loop: cst.For, statement: cst.CSTNode) -> str
         and not call.args[0].star
     ):
         return None
-    if not per_batch_mean(t, loop, call.args[0].value):
+    value = _stored_item(t, loop, statement, call.args[0].value)
+    if not per_batch_mean(t, loop, value):
         return None
     return call.func.value.value
+
+
+def _stored_item(
+    t: LoaderEvaluation, loop: cst.For, statement: cst.CSTNode, value: cst.BaseExpression
+) -> cst.BaseExpression:
+    """What `self.info["loss"]` holds where the statement of the loop's body right before
+    `statement` stores it (`self.info["loss"] = loss.item()`, then `losses.append(self.
+    info["loss"])`: round 39, limaosen0/AS-GCN@ab6951c's iter_info); `value` otherwise."""
+    if not isinstance(value, (cst.Subscript, cst.Attribute)):
+        return value
+    body = list(loop.body.body) if isinstance(loop.body, cst.IndentedBlock) else []
+    at = next((i for i, s in enumerate(body) if s is statement), 0)
+    before = body[at - 1] if at else None
+    if (
+        isinstance(before, cst.SimpleStatementLine)
+        and len(before.body) == 1
+        and isinstance(store := before.body[0], cst.Assign)
+        and len(store.targets) == 1
+        and t.code(store.targets[0].target) == t.code(value)
+    ):
+        return store.value
+    return value
 
 
 def per_batch_mean(t: LoaderEvaluation, loop: cst.For, held: cst.BaseExpression) -> bool:

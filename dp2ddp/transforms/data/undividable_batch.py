@@ -99,6 +99,8 @@ def _proved_constant(t: LoaderBatchSize, value: cst.BaseExpression) -> tuple[int
         ]
         if not found or len(constants) != len(found) or len(set(constants)) != 1:
             return None
+        if _uncalled_default(t, found):
+            return None
         number = constants[0]
         return number, (
             _through_defaults(t, found) or f"every binding it reads is the constant {number}"
@@ -122,6 +124,23 @@ def _proved_constant(t: LoaderBatchSize, value: cst.BaseExpression) -> tuple[int
         f"the default of {'/'.join(first.options)}, declared at {where}: unless the command "
         f"line gives {unless}"
     )
+
+
+def _uncalled_default(t: LoaderBatchSize, found: list[Origin]) -> bool:
+    """An origin is a parameter's default of a function (or class) nothing in the module
+    calls, nor another module may (`_through_defaults`): the code may never run, and
+    whoever calls it may pass their own value (round 39, tomguluson92/StyleGAN_PyTorch@
+    4fd0711: a loader class never built, its `batch_size=1` default read as the batch:
+    a false DP133 and DP011)."""
+    flow = view(t._module_node)
+    for origin in found:
+        param = flow.parent(origin.node)
+        if not isinstance(param, cst.Param) or param.default is not origin.node:
+            continue
+        function = flow.function_around(param)
+        if function is not None and not flow.call_sites(function):
+            return _through_defaults(t, [origin]) is None
+    return False
 
 
 def _through_defaults(t: LoaderBatchSize, found: list[Origin]) -> str | None:

@@ -55,6 +55,7 @@ from dp2ddp.transforms._support.names import (
 from dp2ddp.transforms._support.nodes import (
     ModuleNodes,
     code_of,
+    iterated,
     name_of,
     variables_under,
     wrap_target,
@@ -101,6 +102,7 @@ from dp2ddp.transforms.hazards.count_means import CountMeans
 from dp2ddp.transforms.hazards.coupled_forwards import coupled_wraps
 from dp2ddp.transforms.hazards.draws import HelperDraws
 from dp2ddp.transforms.hazards.forward_calls import helper_changes
+from dp2ddp.transforms.hazards.generator_objects import seeded_alike
 from dp2ddp.transforms.hazards.handed_forwards import handed_forwards
 from dp2ddp.transforms.hazards.losses import LossChecks, string_value
 from dp2ddp.transforms.hazards.mean_losses import MeanLosses
@@ -355,7 +357,7 @@ class FlagHazards(MigrationTransform):
         if info.training and self._draws is not None:
             # `for x, y, z in fetcher`: an iterator of the module drawing on each step
             draw = self._draws.of_iterator(node.iter)
-            if draw is not None:
+            if draw is not None and not seeded_alike(draw.source):
                 self.warn(node.iter, "DP006", draw.describe())
         self._loops.append(info)
 
@@ -466,8 +468,16 @@ class FlagHazards(MigrationTransform):
             self.state.elsewhere_draws.add((self.input_position(node)[0], self.code(func)))
         if draw is None and self._draws is not None and name_of(func) == "next" and node.args:
             draw = self._draws.of_iterator(node.args[0].value)  # next(fetcher)
-        if draw is not None:
+        if draw is not None and not (seeded_alike(draw.source) and self._iterated(node)):
             self.warn(node, "DP006", draw.describe())
+
+    def _iterated(self, call: cst.Call) -> bool:
+        """`call` is what a loop iterates (`for x, y in batches():`, through enumerate): its
+        batches, drawn alike from a generator seeded alike, are split by the batch pass."""
+        loop = self.parent(call)
+        while isinstance(loop, (cst.Arg, cst.Call)):
+            loop = self.parent(loop)
+        return isinstance(loop, cst.For) and any(i is call for i in iterated(loop.iter))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:

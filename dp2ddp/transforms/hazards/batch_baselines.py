@@ -24,6 +24,7 @@ from typing import TypeVar
 
 import libcst as cst
 
+from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.base import MigrationTransform
 from dp2ddp.transforms._support.children import children_of
 from dp2ddp.transforms.hazards.reductions import TENSOR_METHODS, Alike, alike_value, reduction
@@ -114,14 +115,29 @@ class _Search:
     ran for minutes). A fact met again while it is being computed (a cycle through the
     bindings) adds nothing."""
 
-    def __init__(self, transform: MigrationTransform, program: _Program, alike: Alike) -> None:
+    def __init__(
+        self, transform: MigrationTransform, program: _Program, alike: Alike, flow: DefUse
+    ) -> None:
         self.t = transform
+        self.flow = flow
         self.program = program
         self.alike = alike
         self._statistics: dict[tuple[int, int, int], list[cst.Call]] = {}
         self._offsets: dict[tuple[int, int, int], list[cst.Call]] = {}
         self._outer: dict[tuple[int, int], list[cst.BaseExpression]] = {}
         self._locals: dict[int, Bindings] = {}
+
+    def _bound(self, name: cst.Name, names: Bindings) -> list[cst.BaseExpression]:
+        """The values of `names` bound to `name` that may reach this use of it (the def-use
+        view's reaching bindings): `loss = loss.mean()` reads the criterion's loss bound
+        before it, not `loss = loss / steps` after it, which holds that mean (round 38,
+        lonePatient/BERT-chinese-text-classification-pytorch@2f9ae40: the identity
+        `.mean()` of a scalar loss was said to offset per-sample terms, a false DP059)."""
+        bound = names.get(name.value, [])
+        if len(bound) <= 1 or self.flow.parent(name) is None:  # not in the view's tree
+            return bound
+        reached = {id(d.value) for d in self.flow.reaching(name) if d.value is not None}
+        return [b for b in bound if id(b) in reached]
 
     def statistics(self, node: cst.CSTNode, names: Bindings, attrs: Bindings) -> list[cst.Call]:
         """The statistics over the batch `node` holds (names, attributes, methods followed)."""
@@ -132,7 +148,7 @@ class _Search:
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             return []
         if isinstance(node, cst.Name):
-            return [s for b in names.get(node.value, ()) for s in self.statistics(b, names, attrs)]
+            return [s for b in self._bound(node, names) for s in self.statistics(b, names, attrs)]
         if isinstance(node, cst.Attribute) and _attr_key(node) in attrs:
             bound = attrs[_attr_key(node)]
             return [s for b in bound for s in self.statistics(b, names, attrs)]
@@ -176,7 +192,7 @@ class _Search:
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             return []
         if isinstance(node, cst.Name):
-            return [o for b in names.get(node.value, ()) for o in self.outer(b, names)]
+            return [o for b in self._bound(node, names) for o in self.outer(b, names)]
         found: list[cst.BaseExpression] = []
         if isinstance(node, cst.Call):
             reduced = reduction(node, self.t)
@@ -197,7 +213,7 @@ class _Search:
         if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
             return []
         if isinstance(node, cst.Name):
-            return [s for b in names.get(node.value, ()) for s in self.offsets(b, names, attrs)]
+            return [s for b in self._bound(node, names) for s in self.offsets(b, names, attrs)]
         found: list[cst.Call] = []
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _OFFSETS):
             sides = (node.left, node.right)
@@ -289,7 +305,7 @@ def baseline_statistics(
         _PROGRAM.clear()
         cached = _PROGRAM[id(module)] = (module, _Program(module))
     program = cached[1]
-    search = _Search(transform, program, alike)
+    search = _Search(transform, program, alike, view(module))
     found: list[cst.Call] = []
     for value in values:
         cls = _enclosing_class(value, transform)

@@ -88,6 +88,15 @@ def batch_intact(
         return result
     if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
         return True
+    if isinstance(node, cst.Call) and "torch.autograd.grad" in transform.qualified_names(node.func):
+        # A gradient has its inputs' rows whatever its outputs sum (`grad(D(x).sum(), x)`,
+        # an R1 penalty's: round 39, tomguluson92/StyleGAN_PyTorch@4fd0711, a batch sum of
+        # it left unscaled and unsaid): only the inputs decide.
+        inputs = [a.value for a in node.args if a.keyword and a.keyword.value == "inputs"]
+        inputs = inputs or [a.value for a in node.args if a.keyword is None][1:2]
+        if not inputs:
+            return None
+        return batch_intact(inputs[0], assigned, transform, depth, root, following)
     result = True
     reduction = _reduction(node, transform)
     if reduction is not None:

@@ -258,6 +258,7 @@ class CountMeans:
             # `loss /= n`: the name's other bindings decide whether backward() is scaled by
             # WORLD_SIZE as a summed loss (hazards.losses); a share here could scale twice.
             why = f"an in-place division of {self.t.code(numerator)} (write it as a / b)"
+            self.losses.cover(losses)  # a count mean, said here: no DP004 for its sum too
         elif not summed:
             why = f"{self.t.code(numerator)} is not shown to be a sum over the batch"
         elif not linear:

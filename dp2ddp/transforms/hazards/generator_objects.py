@@ -91,3 +91,26 @@ def handed_generators(flow: DefUse | None, call: cst.Call) -> str | None:
             owner = f"`{function.name}()`'s " if function is not None else ""
             handed.append(f"{owner}`{origin.node.name.value}`")
     return " or ".join(dict.fromkeys(handed)) or None
+
+
+def seeded_alike(source: str | None) -> bool:
+    """`source`, the constructor of a generator object a batch iterator draws from
+    (facts.HelperDraw.source), seeds it with constants only (`random.Random(1)`,
+    `np.random.RandomState(1234)`): every rank builds it alike and draws the batches
+    DataParallel's one process drew, which the batch pass splits, each rank taking its
+    part (round 38, lonePatient/cw2vec-pytorch@c38cc16's shape: a false DP006). No
+    argument (seeded from the system's entropy) or any other value: not shown alike."""
+    if source is None:
+        return False
+    try:
+        built = cst.parse_expression(source)
+    except cst.ParserSyntaxError:
+        return False
+    return (
+        isinstance(built, cst.Call)
+        and bool(built.args)
+        and all(
+            not a.star and isinstance(a.value, (cst.Integer, cst.Float, cst.SimpleString))
+            for a in built.args
+        )
+    )

@@ -48,16 +48,40 @@ def written_after(t: RankZeroOnly, statement: cst.If) -> cst.Call | None:
         return None
     body = list(parent.body)
     checked = checked_paths(t, statement)
+    jumps = _jumps(statement)  # a folder made after it decides where the ranks go too
     for later in body[next(i for i, s in enumerate(body) if s is statement) + 1 :]:
         for call in walk(later, skip_scopes=True):
             if not isinstance(call, cst.Call):
                 continue
-            written = whole_file_path(call, t.qualified_names(call.func), write=True)
+            names = t.qualified_names(call.func)
+            written = whole_file_path(call, names, write=True)
             if written is None and path_open_for_writing(call):
                 written = call.func.value  # type: ignore[attr-defined]  # `path.open("wb")`
+            if written is None and jumps:
+                written = made_directory(call, names)
             if written is not None and spelled(t, written) & checked:
                 return call
     return None
+
+
+def _jumps(statement: cst.If) -> bool:
+    """A branch of `statement` leaves its block (`continue`, `break`, `return`; a `break`
+    or `continue` of a loop nested in it does not, nor anything in a nested def):
+    `if os.path.exists(run_dir): continue`, then `os.makedirs(run_dir)` (round 39,
+    timoschick/pet@21d32de: the rank that came second saw the folder the first had made
+    and skipped that run, a hang)."""
+    stack: list[cst.CSTNode] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Return, cst.Break, cst.Continue)):
+            return True
+        if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            continue
+        if isinstance(node, (cst.For, cst.While)):
+            stack += [n for n in walk(node, skip_scopes=True) if isinstance(n, cst.Return)]
+            continue
+        stack.extend(node.children)
+    return False
 
 
 def _removes_only(t: RankZeroOnly, statement: cst.If) -> bool:

@@ -207,6 +207,9 @@ def _called(node: cst.Call, t: RankZeroOnly, depth: int) -> list[_Piece] | None:
     args = [a for a in node.args if a.keyword is None and not a.star]
     if len(args) != len(node.args) or not args:
         return [(False, t.code(node))]
+    formatted = _str_format(node, args, t, depth)
+    if formatted is not None:
+        return formatted
     if names & _SAME and len(args) == 1:
         return _pieces(args[0].value, t, depth)
     if not names & _JOINS:
@@ -220,6 +223,41 @@ def _called(node: cst.Call, t: RankZeroOnly, depth: int) -> list[_Piece] | None:
             joined = []  # an absolute part restarts the path, as os.path.join does
         joined += ([(True, "/")] if joined else []) + inner
     return joined
+
+
+def _str_format(
+    node: cst.Call, args: list[cst.Arg], t: RankZeroOnly, depth: int
+) -> list[_Piece] | None:
+    """`"gold_{}.txt".format(str(i))`: the literal's parts with each `{}` (or `{n}`) the
+    form of its argument, as an f-string's (round 39, microsoft/CodeXGLUE@ac74a62: written
+    with `str(idx)`, read with `idx`, one path by its form; by text none, no barrier, and
+    rank 1 read a file rank 0 had not written). None where it is no such call."""
+    func = node.func
+    if not (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "format"
+        and isinstance(func.value, cst.SimpleString)
+        and isinstance(template := func.value.evaluated_value, str)
+    ):
+        return None
+    parts = re.split(r"\{(\d*)\}", template)
+    if any(c in p for p in parts[::2] for c in "{}"):
+        return None  # `{name}`, `{:03d}`, `{{`: not followed
+    pieces: list[_Piece] = []
+    auto = 0
+    for index, part in enumerate(parts):
+        if index % 2 == 0:
+            pieces += [(True, part)] if part else []
+            continue
+        at = int(part) if part else auto
+        auto += not part
+        if at >= len(args):
+            return None
+        inner = _pieces(args[at].value, t, depth)
+        if inner is None:
+            return None
+        pieces += inner
+    return pieces
 
 
 def _bound(node: cst.Name, t: RankZeroOnly, depth: int) -> list[_Piece]:

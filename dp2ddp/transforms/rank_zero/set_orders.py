@@ -43,7 +43,7 @@ from typing import Final
 import libcst as cst
 
 from dp2ddp.flow import DefUse, origins, view
-from dp2ddp.transforms._support.nodes import enclosing_function, walk
+from dp2ddp.transforms._support.nodes import code_of, enclosing_function, walk
 from dp2ddp.transforms.analysis.sample_code import per_sample_functions
 from dp2ddp.transforms.rank_zero.rule import CallRule
 from dp2ddp.transforms.rank_zero.set_returns import (
@@ -466,4 +466,14 @@ def _kind(defuse: DefUse, source: cst.CSTNode, path: list[cst.CSTNode]) -> str:
             return "str"
     if isinstance(source, cst.Call) and _builtin(defuse, source.func, NUMBER_CALLS):
         return "number"
+    if isinstance(source, cst.Call) and code_of(source.func) in _NUMBER_DRAWS:
+        return "number"  # `idx.add(random.randint(0, n - 1))` (round 39, StyleGAN_PyTorch)
     return ""
+
+
+#: Draws that return numbers (ints, floats: hashed alike in every process).
+_NUMBER_DRAWS = frozenset(
+    f"{stream}.{name}"
+    for stream in ("random", "np.random", "numpy.random")
+    for name in ("randint", "randrange", "random", "uniform", "getrandbits")
+)

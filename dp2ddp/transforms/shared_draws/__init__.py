@@ -44,7 +44,7 @@ size cannot be named there.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import cast
 
 import libcst as cst
@@ -54,6 +54,7 @@ from libcst.metadata import PositionProvider
 from dp2ddp.facts import HelperDraw
 from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.base import MigrationState
+from dp2ddp.transforms._support.bound_values import all_targets
 from dp2ddp.transforms._support.names import DDP_WRAPS
 from dp2ddp.transforms._support.nodes import (
     bound_names,
@@ -66,6 +67,7 @@ from dp2ddp.transforms._support.nodes import (
     parsed_or_none,
     walk,
 )
+from dp2ddp.transforms.analysis.aliased_draws import aliased_draw
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
     DISTRIBUTION_METHODS,
@@ -84,6 +86,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     loops_over,
     per_rank_noise,
 )
+from dp2ddp.transforms.analysis.fed_slots import fed_share_loops
 from dp2ddp.transforms.analysis.filled_draws import with_fill
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
 from dp2ddp.transforms.analysis.helper_noise import helper_noise
@@ -92,7 +95,6 @@ from dp2ddp.transforms.analysis.row_picks import picks_rows
 from dp2ddp.transforms.analysis.torch_generators import generators_alike
 from dp2ddp.transforms.analysis.training import evaluation_draw, loop_trains
 from dp2ddp.transforms.hazards.draws import HelperDraws
-from dp2ddp.transforms.shared_draws.aliased import aliased_draw
 from dp2ddp.transforms.shared_draws.dataset_draws import (
     SAME_RANDOM,
     DatasetDrawFinder,
@@ -149,6 +151,7 @@ class ShareDatasetDraws(WholeReads):
         self._flow: DefUse | None = None
         #: the module's generators are alike on every rank (torch_generators.py)
         self._alike = False
+        self._fed: frozenset[cst.For] = frozenset()  # loops over a loader handed sharded
         #: what an earlier migration's DDP wraps are assigned to (_migrated_wraps), once
         self._ddp_targets: set[str] | None = None
         self._tree: cst.Module | None = None
@@ -254,7 +257,7 @@ class ShareDatasetDraws(WholeReads):
                     names = self.qualified_names(node)
                     if not names or not all(n == "torch" or n.startswith("torch.") for n in names):
                         return False
-            if len(targets) != sum(1 for _ in _all_targets(small)):
+            if len(targets) != sum(1 for _ in all_targets(small)):
                 return False  # `self.x = ...`, `a[i] = ...`: reads a name bound elsewhere
             bound.update(t.value for t in targets)
         return True
@@ -267,9 +270,10 @@ class ShareDatasetDraws(WholeReads):
         sizes = global_batch_sizes(
             module, self.matches, returned_factories(self.state.loaders.exported)
         )
-        if not sizes.written and not sizes.returned:
-            return
         self._flow = view(module)  # a loader handed to a function (batch_noise.handed_loader)
+        self._fed = fed_share_loops(self._flow, nodes_of(module, cst.For), self.state.loaders.fed)
+        if not sizes.written and not sizes.returned and not self._fed:
+            return
         self._alike = generators_alike(module, self.state.text or None)  # torch_generators
         self._receivers = distribution_receivers(module, self.qualified_names)
         self._receivers |= imported_distributions(module, self.state.random_helpers.keys())
@@ -442,15 +446,16 @@ class ShareDatasetDraws(WholeReads):
         DP006 (hazards left it to here)."""
         current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda)):
+            fed = current in self._fed
             if isinstance(current, cst.For) and per_rank_noise(
-                node, names, current, sizes.every(), self._flow, self._alike
+                node, names, current, sizes.every(), self._flow, self._alike, fed
             ):
                 first = first_dimension(node, names)
                 if first is None:  # a like-draw: its first dimension is its tensor's
                     like = like_argument(node, names)
                     assert like is not None
                     first = cst.parse_expression(f"len({code_of(like)})")
-                if loops_over(current, sizes.per_rank(), self._flow) is not None:
+                if fed or loops_over(current, sizes.per_rank(), self._flow) is not None:
                     self._scaled.add(node)
                     self.record(
                         node,
@@ -681,20 +686,3 @@ def unshared_draws(source: str) -> list[tuple[int, str]]:
     reader.found = []
     reader.transform_module(tree)
     return sorted(set(reader.found))
-
-
-def _all_targets(small: cst.BaseSmallStatement) -> Iterator[cst.BaseExpression]:
-    """Every leaf an assignment stores to, names or not."""
-
-    def leaves(target: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-        if isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                yield from leaves(element.value)
-        else:
-            yield target
-
-    if isinstance(small, cst.Assign):
-        for target in small.targets:
-            yield from leaves(target.target)
-    elif isinstance(small, cst.AnnAssign):
-        yield from leaves(small.target)
