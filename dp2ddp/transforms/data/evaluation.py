@@ -441,16 +441,16 @@ class LoaderEvaluation(ShowingCalls):
         # `self.info["loss"] = loss.item()`, then `losses.append(self.info["loss"])`: the
         # item stored from the batch is read back by its text (round 39, limaosen0/
         # AS-GCN@ab6951c's iter_info: the epoch's mean loss rank 0's half, unsaid)
-        stored = {
-            self.code(t.target)
-            for n in walk(loop.body, skip_scopes=True)
-            if isinstance(n, cst.Assign) and any(v.value in fed for v in variables_under(n.value))
-            for t in n.targets
-            if isinstance(t.target, (cst.Subscript, cst.Attribute))
-        }
+        stored: set[str] = set()  # filled in the walk below (a store comes before its read)
         for node in walk(loop.body, skip_scopes=True):
             if isinstance(node, cst.Call) and node.args:
                 calls.append(node)
+            elif (
+                isinstance(node, cst.Assign)
+                and any(isinstance(t.target, (cst.Subscript, cst.Attribute)) for t in node.targets)
+                and any(v.value in fed for v in variables_under(node.value))
+            ):
+                stored.update(self.code(t.target) for t in node.targets)
             added = list_added(node)  # `losses += [loss.item()]`, read as an append
             initial = self._bound_before(loop, added[0]) if added is not None else None
             if added is not None and isinstance(initial, cst.List) and not initial.elements:
@@ -485,10 +485,9 @@ class LoaderEvaluation(ShowingCalls):
                 or self._fed_to_no_keeper(node, initial)
             ):
                 continue  # compute() gathers every process's state itself; or keeps nothing
-            if any(
-                n.value in fed or self.code(a.value) in stored
-                for a in node.args
-                for n in [*variables_under(a.value), cst.Name("_")]
+            if (
+                any(n.value in fed for a in node.args for n in variables_under(a.value))
+                or (stored and any(self.code(a.value) in stored for a in node.args))
             ) and not inner_batches_only(self, loop, node):
                 found.add(name)
         found |= handed_objects(self, loop, calls, batch) | running_calls(self, loop, batch)

@@ -270,8 +270,11 @@ class ShareDatasetDraws(WholeReads):
         sizes = global_batch_sizes(
             module, self.matches, returned_factories(self.state.loaders.exported)
         )
+        fed = self.state.loaders.fed  # loops over a loader other modules hand in sharded
+        if not sizes.written and not sizes.returned and not fed:
+            return
         self._flow = view(module)  # a loader handed to a function (batch_noise.handed_loader)
-        self._fed = fed_share_loops(self._flow, nodes_of(module, cst.For), self.state.loaders.fed)
+        self._fed = fed_share_loops(self._flow, nodes_of(module, cst.For), fed)
         if not sizes.written and not sizes.returned and not self._fed:
             return
         self._alike = generators_alike(module, self.state.text or None)  # torch_generators
