@@ -2188,6 +2188,9 @@ Stop 66 (lead), issue 28's fixed batches ("sample grids"):
   this step's loss, no false DP030; the list's mean gathered). rank_zero_s85_format_
   spelled_paths (microsoft/CodeXGLUE@ac74a62: `"{}.gold".format(str(i))` written, `.format
   (i)` read: one path, a barrier before the read; before: DP066, rank 1 FileNotFoundError).
+  rank_zero_s85_set_of_drawn_ints and data_s85_batch_size_default_of_unbuilt_class (the
+  same repository: a set of drawn ints, no false DP158; an unbuilt class's batch_size
+  default, no false DP133): each runs as the original.
 - Stop 84 (round 37's leftovers): s84_factory_model_aux_under_flag (ZJULearning/
   MaxSquareLoss@2fbc18f as published: `self.model, params = get_model(args)`, heads built by
   `self._make_pred_layer(Classifier_Module, ...)`, the auxiliary output handed to
@@ -3448,6 +3451,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     "hazards_s85_gradient_penalty_summed_over_batch": ("weights -0.958252",),
     "data_s85_last_item_printed_in_loop": ("epoch 1 mean 0.049838",),
+    "rank_zero_s85_set_of_drawn_ints": ("held [4, 7, 17, 18] weights 0.093346",),
+    "data_s85_batch_size_default_of_unbuilt_class": ("weights 0.799002",),
     "rank_zero_s85_format_spelled_paths": ("dev agree 15", "test agree 15"),
     "data_s85_mean_list_through_stores_and_alias": (
         "mean_loss 4.471305",

@@ -323,7 +323,11 @@ def unwrapped_held_optimizers(
                 and isinstance(inner.func.value, cst.Subscript)  # the view takes its item
             ):
                 continue
-            held = [o for o in origins(flow, inner.func.value) if not o.selects]
+            held = [
+                o
+                for o in origins(flow, inner.func.value)
+                if not o.selects and not _empty_container(o.node)  # `c = {}`, then c["k"] = m
+            ]
             if held and all(_built_unwrapped(o, wrapped, is_wrap, qualified_names) for o in held):
                 found.append((call, code_of(inner.func.value)))
                 break
@@ -346,3 +350,11 @@ def _built_unwrapped(
     return origin.kind == "call" and any(
         n.startswith("torch.nn.") and n.rpartition(".")[2][:1].isupper() for n in names
     )
+
+
+def _empty_container(node: cst.CSTNode) -> bool:
+    """`{}`, `[]`, `dict()`: the container a helper fills item by item (ReID-Survey's
+    `criterion = {}; criterion['center'] = CenterLoss(...)`), no module of its own."""
+    if isinstance(node, (cst.Dict, cst.List)):
+        return not node.elements
+    return isinstance(node, cst.Call) and name_of(node.func) in ("dict", "list") and not node.args
