@@ -109,7 +109,7 @@ def unwrapped_optimizers(
         return []
     found = _scoped_unwrapped(module, is_optimizer, is_wrap, others, wraps)
     if qualified_names is not None:
-        held = unwrapped_held_optimizers(module, is_optimizer, is_wrap, qualified_names)
+        held = unwrapped_held_optimizers(module, is_optimizer, is_wrap, qualified_names, wraps)
         found += [pair for pair in held if pair not in found]
     return found
 
@@ -296,6 +296,7 @@ def unwrapped_held_optimizers(
     is_optimizer: Callable[[cst.Call], bool],
     is_wrap: Callable[[cst.Call], bool],
     qualified_names: Callable[[cst.CSTNode], set[str]],
+    wraps: list[cst.Call],
 ) -> list[tuple[cst.Call, str]]:
     """Optimizer calls over `E.parameters()`, E an item (`x["k"]`, whose value the def-use
     view takes, where an attribute's it does not), where every value the view finds E may
@@ -303,10 +304,8 @@ def unwrapped_held_optimizers(
     that no wrap takes: a program class's instance or a torch.nn layer (`criterion
     ["center"]` of `build_criterion()`'s `{"center": CenterLoss(n, d)}`, handed to
     `build_optimizers(model, criterion)`: round 39, mangye16/ReID-Survey@38f5912's centre
-    loss, each rank stepping its own centres, unsaid). With E's text, for DP069."""
-    wraps = [n for n in nodes_of(module, cst.Call) if is_wrap(n)]
-    if not wraps:
-        return []
+    loss, each rank stepping its own centres, unsaid). With E's text, for DP069. `wraps`:
+    the module's wrap calls (unwrapped_optimizers' own list)."""
     flow = view(module)
     wrapped = {
         id(o.node) for w in wraps if w.args for o in origins(flow, w.args[0].value) if not o.selects

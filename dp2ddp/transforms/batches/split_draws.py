@@ -17,28 +17,24 @@ trainer method whose loader another module builds).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from dp2ddp.flow import DefUse, view
 from dp2ddp.transforms._support.nodes import name_of, walk
+from dp2ddp.transforms.analysis.aliased_draws import aliased_draw
 from dp2ddp.transforms.analysis.batch_noise import (
     BATCH_DRAWS,
     DRAW_SHARE,
     GLOBAL_LIKE,
-    first_dimension,
-    like_argument,
     per_rank_noise,
 )
+from dp2ddp.transforms.analysis.draw_shares import DRAW_HELPERS, global_batch_draw, shared_draw
 from dp2ddp.transforms.analysis.row_picks import picks_rows
 
 if TYPE_CHECKING:
     from dp2ddp.transforms.batches.loops import BatchLoops
-from dp2ddp.transforms.analysis.aliased_draws import aliased_draw
-
-#: The helpers a shared draw calls (templates/helpers).
-DRAW_HELPERS = frozenset({"draw_share", "same_random", "rank0_value", "rank_slice"})
 
 
 def share_split_draws(t: BatchLoops, loop: cst.For) -> None:
@@ -67,13 +63,11 @@ def split_loop_draws(
     torch.randn(n * WORLD_SIZE, Z))`, `ddp_draw_share(lambda:
     torch.randn_like(ddp_global_like(x)))`. Row picks (a permutation of the batch) are the
     hazards pass's."""
+    calls = [n for n in walk(loop.body, skip_scopes=True) if isinstance(n, cst.Call)]
+    if any(name_of(call.func) == DRAW_SHARE for call in calls):
+        return {}  # the randomness pass shares this loop's draws: none left here
     found: dict[cst.Call, cst.BaseExpression] = {}
-    for node in walk(loop.body, skip_scopes=True):
-        if isinstance(node, cst.Call) and name_of(node.func) == DRAW_SHARE:
-            return {}  # the randomness pass shares this loop's draws: none left here
-    for node in walk(loop.body, skip_scopes=True):
-        if not isinstance(node, cst.Call):
-            continue
+    for node in calls:
         names = (qualified_names(node.func) | aliased_draw(flow, node, qualified_names)) & set(
             BATCH_DRAWS
         )
@@ -81,23 +75,5 @@ def split_loop_draws(
             continue
         if not per_rank_noise(node, names, loop, {}, flow, fed=True):
             continue
-        found[node] = _shared(node, names)
+        found[node] = shared_draw(global_batch_draw(node.deep_clone(), names))
     return found
-
-
-def _shared(call: cst.Call, names: set[str]) -> cst.BaseExpression:
-    """`call` drawn for the global batch on rank 0's stream, this rank's rows kept."""
-    drawn: cst.Call = call.deep_clone()
-    like = like_argument(drawn, names)
-    if like is not None:
-        wrapped = cst.Call(func=cst.Name(GLOBAL_LIKE), args=[cst.Arg(like)])
-        drawn = cast(cst.Call, drawn.deep_replace(like, wrapped))
-    else:
-        first = first_dimension(drawn, names)
-        assert first is not None
-        scaled = cst.BinaryOperation(
-            left=first, operator=cst.Multiply(), right=cst.Name("WORLD_SIZE")
-        )
-        drawn = cast(cst.Call, drawn.deep_replace(first, scaled))
-    lazy = cst.Lambda(params=cst.Parameters(), body=drawn)
-    return cst.Call(func=cst.Name(DRAW_SHARE), args=[cst.Arg(lazy)])

@@ -81,9 +81,9 @@ def gathered_mean_lists(t: LoaderEvaluation, loader: Loader, loop: cst.For | cst
         name = _appended(t, loop, statement)
         if name is None or name in found or fresh_before(before, name, _empty_list) is None:
             continue
-        last = [n for n in walk(loop.body) if isinstance(n, cst.Name) and n.value == name]
-        last = [n for n in last if last_item(n, t.parent)]  # `L[-1]`: this step's item
-        if sum(mentions(loop.body, name)) != 1 + len(last) or not _read_as_mean(t, loop, name):
+        named = [n for n in walk(loop.body) if isinstance(n, cst.Name) and n.value == name]
+        reads = [n for n in named if not last_item(n, t.parent)]  # `L[-1]`: this step's item
+        if len(reads) != 1 or not _read_as_mean(t, loop, name):
             continue
         found.add(name)
         if any(_gathers(after, name) for after in t._after.get(loop, [])):

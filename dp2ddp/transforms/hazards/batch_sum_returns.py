@@ -27,14 +27,13 @@ from libcst.codemod import CodemodContext
 
 from dp2ddp.flow import DefUse, Function, origins, view
 from dp2ddp.flow.returned import returned_values
-from dp2ddp.flow.text import code
 from dp2ddp.loss_facts import BatchSumReturn
 from dp2ddp.options import MigrateOptions
 from dp2ddp.transforms._support.base import MigrationState, MigrationTransform
 from dp2ddp.transforms._support.qualified import told_matches
 from dp2ddp.transforms._support.visiting import read_tree
 from dp2ddp.transforms.hazards.batch_sums import batch_sum as _batch_sum
-from dp2ddp.transforms.hazards.batch_sums import is_loss_sum
+from dp2ddp.transforms.hazards.batch_sums import gradient_inputs, is_gradient, is_loss_sum
 from dp2ddp.transforms.hazards.batch_terms import additive_terms, pick_element, size_methods
 from dp2ddp.transforms.hazards.reductions import receiver as _receiver
 from dp2ddp.transforms.hazards.scopes import ScopeFacts
@@ -118,7 +117,7 @@ class _ExportBatchSums(MigrationTransform):
                     assert isinstance(term, cst.Call)
                     receiver = _receiver(term, self)
                     params = (
-                        _summed_params(flow, receiver, own, self._torch_op)
+                        _summed_params(flow, receiver, own, self._torch_op, self._gradient)
                         if receiver is not None
                         else ()
                     )
@@ -157,7 +156,7 @@ class _ExportBatchSums(MigrationTransform):
         for position, arg in enumerate(value.args):
             if arg.star:
                 return None
-            passed = _summed_params(flow, arg.value, own)
+            passed = _summed_params(flow, arg.value, own, gradient=self._gradient)
             if len(passed) != 1:
                 continue  # not one parameter: never a summed argument of the callee
             if passed[0] not in params:
@@ -171,6 +170,9 @@ class _ExportBatchSums(MigrationTransform):
         return BatchSumReturn(
             (), tuple(params), self.code(value), where, via=callee, passes=tuple(passes)
         )
+
+    def _gradient(self, call: cst.Call) -> bool:
+        return is_gradient(call, self.qualified_names)
 
     def _torch_op(self, call: cst.Call) -> bool:
         """A function of torch computing on what it is given (`torch.min(P, 1)`, whose
@@ -394,6 +396,7 @@ def _summed_params(
     value: cst.BaseExpression,
     own: list[cst.Param],
     computes: Callable[[cst.Call], bool] = lambda _: False,
+    gradient: Callable[[cst.Call], bool] = lambda _: False,
     depth: int = 0,
 ) -> tuple[tuple[int, str], ...]:
     """The function's parameters `value` comes from, where it comes only from them and
@@ -404,12 +407,14 @@ def _summed_params(
     StyleGAN_PyTorch@4fd0711's loss/loss.py)."""
     params: set[tuple[int, str]] = set()
     function = next((f for f in flow.functions.values() if own and own[0] in f.params), None)
-    for origin in origins(flow, value, stop=_is_grad, free=function):
+    for origin in origins(flow, value, stop=gradient, free=function):
         if origin.selects or origin.kind == "constant":
             continue
-        if origin.kind == "call" and isinstance(origin.node, cst.Call) and _is_grad(origin.node):
-            inputs = _grad_inputs(origin.node)
-            found = _summed_params(flow, inputs, own, computes, depth + 1) if inputs else ()
+        if origin.kind == "call" and isinstance(origin.node, cst.Call) and gradient(origin.node):
+            inputs = gradient_inputs(origin.node)
+            found = (
+                _summed_params(flow, inputs, own, computes, gradient, depth + 1) if inputs else ()
+            )
             if not found or depth > 2:
                 return ()
             params.update(found)
@@ -421,20 +426,6 @@ def _summed_params(
         assert isinstance(origin.node, cst.Param)
         params.add((own.index(origin.node), origin.node.name.value))
     return tuple(sorted(params))
-
-
-def _is_grad(call: cst.Call) -> bool:
-    """`torch.autograd.grad(...)` / `autograd.grad(...)` / `grad(...)` as spelled (no
-    qualified names here: the walk's stop)."""
-    text = code(call.func)
-    return text in ("torch.autograd.grad", "autograd.grad", "grad")
-
-
-def _grad_inputs(call: cst.Call) -> cst.BaseExpression | None:
-    """The `inputs` argument of a gradient's call (second positional, or by keyword)."""
-    keyed = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "inputs"]
-    positional = [a.value for a in call.args if a.keyword is None and not a.star]
-    return keyed[0] if keyed else (positional[1] if len(positional) > 1 else None)
 
 
 def module_batch_sum_returns(

@@ -4,6 +4,8 @@ beneath), hazards.losses' proof, read also by hazards.batch_sum_returns."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from dp2ddp.transforms._support.base import MigrationTransform
@@ -88,15 +90,14 @@ def batch_intact(
         return result
     if isinstance(node, (cst.Lambda, cst.FunctionDef, cst.ClassDef)):
         return True
-    if isinstance(node, cst.Call) and "torch.autograd.grad" in transform.qualified_names(node.func):
+    if isinstance(node, cst.Call) and is_gradient(node, transform.qualified_names):
         # A gradient has its inputs' rows whatever its outputs sum (`grad(D(x).sum(), x)`,
         # an R1 penalty's: round 39, tomguluson92/StyleGAN_PyTorch@4fd0711, a batch sum of
         # it left unscaled and unsaid): only the inputs decide.
-        inputs = [a.value for a in node.args if a.keyword and a.keyword.value == "inputs"]
-        inputs = inputs or [a.value for a in node.args if a.keyword is None][1:2]
-        if not inputs:
+        inputs = gradient_inputs(node)
+        if inputs is None:
             return None
-        return batch_intact(inputs[0], assigned, transform, depth, root, following)
+        return batch_intact(inputs, assigned, transform, depth, root, following)
     result = True
     reduction = _reduction(node, transform)
     if reduction is not None:
@@ -114,3 +115,16 @@ def batch_intact(
         if found is None:
             result = None
     return result
+
+
+def is_gradient(call: cst.Call, qualified_names: Callable[[cst.CSTNode], set[str]]) -> bool:
+    """`call` is `torch.autograd.grad(...)`, by qualified name."""
+    return "torch.autograd.grad" in qualified_names(call.func)
+
+
+def gradient_inputs(call: cst.Call) -> cst.BaseExpression | None:
+    """The `inputs` argument of a gradient's call (second positional, or by keyword): the
+    rows of what it returns."""
+    keyed = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "inputs"]
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    return keyed[0] if keyed else (positional[1] if len(positional) > 1 else None)

@@ -45,7 +45,6 @@ size cannot be named there.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -58,7 +57,6 @@ from dp2ddp.transforms._support.bound_values import all_targets
 from dp2ddp.transforms._support.names import DDP_WRAPS
 from dp2ddp.transforms._support.nodes import (
     bound_names,
-    call_named,
     calls_model,
     code_of,
     enclosing_function,
@@ -73,7 +71,6 @@ from dp2ddp.transforms.analysis.batch_noise import (
     DISTRIBUTION_METHODS,
     DISTRIBUTION_SAMPLE,
     DRAW_SHARE,
-    GLOBAL_LIKE,
     WHOLE_BATCH,
     BatchSizes,
     distribution_receivers,
@@ -86,6 +83,7 @@ from dp2ddp.transforms.analysis.batch_noise import (
     loops_over,
     per_rank_noise,
 )
+from dp2ddp.transforms.analysis.draw_shares import DRAW_HELPERS, global_batch_draw, shared_draw
 from dp2ddp.transforms.analysis.fed_slots import fed_share_loops
 from dp2ddp.transforms.analysis.filled_draws import with_fill
 from dp2ddp.transforms.analysis.handed_loaders import returned_factories
@@ -333,7 +331,7 @@ class ShareDatasetDraws(WholeReads):
         self._helper_noise(module, sizes)
         self._find_whole_reads(module, sizes)
         if self._noise or self._scaled:
-            self.state.helpers.update({"draw_share", "same_random", "rank0_value", "rank_slice"})
+            self.state.helpers.update(DRAW_HELPERS)
         if any(like_argument(c, self._draw_names(c)) is not None for c in self._scaled):
             self.state.helpers.add("global_like")
         if self._fixed:
@@ -551,22 +549,11 @@ class ShareDatasetDraws(WholeReads):
                 func=cst.Name(WHOLE_BATCH),
                 args=[cst.Arg(inner.args[0].value), cst.Arg(cst.parse_expression(size))],
             )
-        like = like_argument(updated_node, self._draw_names(original_node))
-        if original_node in self._scaled and like is not None:
-            updated_node = cast(
-                cst.Call, updated_node.deep_replace(like, call_named(GLOBAL_LIKE, cst.Arg(like)))
-            )
-        elif original_node in self._scaled:
-            first = first_dimension(updated_node, self._draw_names(original_node))
-            assert first is not None
-            scaled = cst.BinaryOperation(
-                left=first, operator=cst.Multiply(), right=cst.Name("WORLD_SIZE")
-            )
-            updated_node = cast(cst.Call, updated_node.deep_replace(first, scaled))
+        if original_node in self._scaled:
+            updated_node = global_batch_draw(updated_node, self._draw_names(original_node))
         elif original_node not in self._noise:
             return updated_node
-        draw = cst.Lambda(params=cst.Parameters(), body=updated_node)
-        return cst.Call(func=cst.Name(DRAW_SHARE), args=[cst.Arg(draw)])
+        return shared_draw(updated_node)
 
     def _inside(self, statement: cst.CSTNode, other: cst.CSTNode) -> bool:
         """`statement` is strictly inside `other`."""
